@@ -1,0 +1,41 @@
+#include "engine/compute/backend.h"
+
+#include <cstdio>
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace modescope {
+
+std::string BackendInfo::describe() const {
+  if (kind == BackendKind::Cuda) {
+    char mem[32];
+    std::snprintf(mem, sizeof mem, "%.1f GiB", static_cast<double>(memoryBytes) / (1024.0 * 1024 * 1024));
+    return "GPU: " + deviceName + ", " + mem;
+  }
+  return "CPU, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+std::unique_ptr<ComputeBackend> selectBackend(BackendChoice choice, GpuBackendFactory gpu,
+                                              std::string* note) {
+  if (choice == BackendChoice::Cpu) return makeCpuBackend();
+  std::string reason = "this build has no CUDA backend";
+  if (gpu) {
+    if (auto b = gpu(reason)) return b;
+  }
+  if (choice == BackendChoice::Cuda) {
+    throw DeviceError("the CUDA backend was requested but is not available: " + reason +
+                      ". Use --backend cpu (or 'CPU' in the backend menu)");
+  }
+  if (note) *note = "no usable GPU (" + reason + "); computing on the CPU";
+  return makeCpuBackend();
+}
+
+BackendChoice parseBackendChoice(const std::string& text) {
+  if (equalsIgnoreCase(text, "auto")) return BackendChoice::Auto;
+  if (equalsIgnoreCase(text, "cpu")) return BackendChoice::Cpu;
+  if (equalsIgnoreCase(text, "cuda") || equalsIgnoreCase(text, "gpu")) return BackendChoice::Cuda;
+  throw InvalidParameterError("backend", "'" + text + "'", "auto, cpu or cuda");
+}
+
+}  // namespace modescope

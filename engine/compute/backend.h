@@ -1,0 +1,78 @@
+// The compute backend interface (DESIGN.md, "Layers"): the CPU implementation lives in the engine
+// (reference, double-precision arithmetic inside), the CUDA one in cuda/ (float32). Every method
+// that has a GPU path appears here once, so the CPU and the GPU run the same contract and parity
+// tests compare like with like.
+//
+// Thread rules: a backend is used by one job at a time (the engine thread); info() may be called
+// from any thread.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/job_context.h"
+#include "engine/core/recording.h"
+
+namespace modescope {
+
+enum class BackendKind { Cpu, Cuda };
+enum class BackendChoice { Auto, Cpu, Cuda };
+
+struct BackendInfo {
+  BackendKind kind = BackendKind::Cpu;
+  std::string deviceName;      // "NVIDIA H100 80GB HBM3", or the CPU model
+  std::size_t memoryBytes = 0; // device memory (GPU) or 0
+  int threads = 1;             // CPU worker threads
+  // What the status bar shows: "GPU: NVIDIA H100 80GB HBM3, 79.1 GiB" or "CPU, 2 threads".
+  std::string describe() const;
+};
+
+// A reference signal r(t) = sum_k weights[k] * x_{sources[k]}(t) subtracted from every target
+// channel: average reference, linked mastoids and a single reference channel are all this form.
+// Indices are rows of the SignalBlock.
+struct ReferencePlan {
+  std::vector<std::size_t> sources;
+  std::vector<double> weights;
+  std::vector<std::size_t> targets;
+};
+
+// A linear-phase FIR filter (odd length, symmetric taps) applied with its group delay removed,
+// which makes it zero-phase. Designed on the host in double (engine/dsp/fir_design.h).
+struct FirKernel {
+  std::vector<double> taps;
+  double sampleRate = 0.0;
+  std::string description;  // "band-pass 1-40 Hz, 529 taps, Hamming"
+};
+
+class ComputeBackend {
+ public:
+  virtual ~ComputeBackend() = default;
+  virtual BackendInfo info() const = 0;
+
+  // In place: block rows in plan.targets minus the reference signal.
+  virtual void applyReference(SignalBlock& block, const ReferencePlan& plan, JobContext& ctx) = 0;
+
+  // In place, every row of the block: zero-phase FIR by FFT convolution. Edges are padded with
+  // the odd reflection of the signal (as MNE's "reflect_limited") over the filter half-length so
+  // the first and last samples do not ring. Throws InvalidParameterError if the kernel is even or
+  // empty.
+  virtual void applyFir(SignalBlock& block, const FirKernel& fir, JobContext& ctx) = 0;
+};
+
+// The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.
+std::unique_ptr<ComputeBackend> makeCpuBackend(int threads = 0);
+
+// A factory the app registers when it was built with CUDA; returns nullptr when no usable device
+// is present (and why, in `reason`).
+using GpuBackendFactory = std::unique_ptr<ComputeBackend> (*)(std::string& reason);
+
+// Auto: the GPU when the factory gives one, else the CPU. Cuda: the GPU or an Error explaining
+// why not. Cpu: the CPU. `note` receives a line for the user when Auto fell back to the CPU.
+std::unique_ptr<ComputeBackend> selectBackend(BackendChoice choice, GpuBackendFactory gpu,
+                                              std::string* note = nullptr);
+
+BackendChoice parseBackendChoice(const std::string& text);  // "auto" | "cpu" | "cuda"
+
+}  // namespace modescope

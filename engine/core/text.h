@@ -1,0 +1,23 @@
+// Small string helpers shared by readers, writers and the CLI.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace modescope {
+
+std::string trim(std::string_view s);
+std::string toLower(std::string_view s);
+std::string toUpper(std::string_view s);
+bool equalsIgnoreCase(std::string_view a, std::string_view b);
+bool startsWithIgnoreCase(std::string_view s, std::string_view prefix);
+std::vector<std::string> split(std::string_view s, char sep);
+// Shortest round-trip-ish text for a number in messages ("160", "0.5", "1e-07").
+std::string formatNumber(double v);
+// Replaces bytes that are not valid UTF-8 with U+FFFD so labels from old files display safely.
+std::string sanitizeUtf8(std::string_view s);
+// Printable form of header bytes for error messages: non-printable bytes as \xNN.
+std::string printableBytes(std::string_view s);
+
+}  // namespace modescope

@@ -1,0 +1,24 @@
+// Write-then-rename: outputs appear under their final name only when complete.
+#pragma once
+
+#include <string>
+
+namespace modescope {
+
+class AtomicOutput {
+ public:
+  explicit AtomicOutput(std::string finalPath);  // picks "<dir>/.<name>.partial-<pid>-<n>"
+  ~AtomicOutput();                               // removes the temporary file unless committed
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+
+  const std::string& temporaryPath() const { return tmp_; }
+  const std::string& finalPath() const { return final_; }
+  void commit();  // fsync + rename; throws OutputError
+
+ private:
+  std::string final_, tmp_;
+  bool committed_ = false;
+};
+
+}  // namespace modescope

@@ -1,0 +1,51 @@
+// Our own EDF/EDF+/BDF/BDF+ header parser and checker. It never trusts a field: every number is
+// parsed with bounds, and the data size implied by the header is compared with the file size.
+// Used (1) before any library sees a file, so absurd headers are refused with a precise message,
+// and (2) to tell the user what was non-compliant when EDFlib refuses a file that other readers
+// accept.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace modescope {
+
+struct EdfSignalHeader {
+  std::string label, transducer, physicalDimension, prefilter, reserved;
+  double physicalMin = 0, physicalMax = 0;
+  long long digitalMin = 0, digitalMax = 0;
+  long long samplesPerRecord = 0;
+};
+
+struct EdfHeader {
+  bool isBdf = false;       // 24-bit BioSemi variant
+  bool isPlus = false;      // EDF+ / BDF+ (reserved field starts with "EDF+" / "BDF+")
+  bool isDiscontinuous = false;
+  std::string version, patient, recording, startDate, startTime, reserved;
+  long long headerBytes = 0;
+  long long recordCount = 0;   // -1 in the file means unknown (during recording)
+  double recordDuration = 0;   // s
+  std::vector<EdfSignalHeader> signals;
+  long long fileBytes = 0;
+};
+
+struct EdfFinding {
+  bool fatal = false;   // the file cannot be read safely by any reader
+  std::string field;    // "number of data records", "signal 3 label", ...
+  std::string found;
+  std::string expected;
+};
+
+struct EdfCheck {
+  EdfHeader header;
+  std::vector<EdfFinding> findings;  // empty: compliant as far as we check
+  bool looksLikeEdf = false;         // the magic bytes matched EDF or BDF
+  bool readable() const;             // looksLikeEdf and no fatal finding
+};
+
+// Reads and checks the header of `path`. Never throws for a damaged file (the findings say what is
+// wrong); throws InvalidInputError only when the file cannot be opened at all.
+EdfCheck checkEdfHeader(const std::string& path);
+
+}  // namespace modescope

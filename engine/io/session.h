@@ -1,0 +1,52 @@
+// The session file (HDF5, docs/hdf5-schema.md, "/modescope_session"): the opened recording, the
+// view state, the jobs run with their results, marks and provenance. Reopens as it was saved.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/provenance.h"
+#include "engine/core/recording.h"
+
+namespace modescope {
+
+struct ViewState {
+  double pageStart = 0.0;        // s
+  double pageLength = 10.0;      // s
+  double microvoltsPerDivision = 50.0;  // amplitude scale: one channel spacing in uV
+  int firstVisibleChannel = 0;
+  int visibleChannelCount = 32;
+  std::vector<std::string> selectedChannels;  // normalised names
+  std::string montage = "as recorded";        // "as recorded", "average", "linked mastoids", "ref:Cz"
+  std::string displayFilter = "none";         // e.g. "bandpass 1-40 Hz", "notch 50 Hz"
+};
+
+struct JobRecord {
+  std::string title;
+  std::string state;    // jobStateName()
+  std::string message;  // error text for failed jobs
+  Provenance provenance;
+  // The job's result when it is a recording (e.g. a filtered copy); null otherwise.
+  std::shared_ptr<const Recording> resultRecording;
+};
+
+struct Marks {
+  std::vector<std::string> badChannels;      // normalised names
+  std::vector<Annotation> userAnnotations;   // added in the GUI, kept apart from the file's
+};
+
+struct Session {
+  std::string recordingPath;  // absolute path of the opened recording ("<demo>" for the demo)
+  ViewState view;
+  std::vector<JobRecord> jobs;
+  Marks marks;
+  Provenance provenance;  // who wrote the session and when
+};
+
+// Atomic (temporary name, then rename). Throws OutputError.
+void saveSession(const Session& session, const std::string& path);
+// Throws InvalidInputError for a file that is not a ModeScope session.
+Session loadSession(const std::string& path);
+
+}  // namespace modescope

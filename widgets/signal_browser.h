@@ -1,0 +1,90 @@
+// The multichannel signal browser: the view clinicians spend their time in.
+//
+// Speed is the design goal (256 channels, 1 h at 1 kHz, 10,000 annotations must scroll
+// continuously): only the visible page of the visible channels is read from the SignalSource;
+// each trace is reduced to a min/max pair per pixel column before drawing; annotations are found
+// by binary search on their sorted onsets. Montage (re-reference) and the display filter are
+// applied to the page (padded by the filter length) through the engine's CPU preprocessing, never
+// to the whole file.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/core/recording.h"
+#include "engine/dsp/preprocess.h"
+#include "engine/io/session.h"
+
+class QPainter;
+
+namespace modescope {
+
+class SignalBrowser : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit SignalBrowser(QWidget* parent = nullptr);
+  ~SignalBrowser() override;
+
+  void setRecording(std::shared_ptr<const Recording> recording);
+  std::shared_ptr<const Recording> recording() const;
+
+  // Whole view state (page, scale, channels, montage, filter) for sessions.
+  ViewState viewState() const;
+  void setViewState(const ViewState& state);
+
+  double pageStart() const;     // s
+  double pageLength() const;    // s
+  double microvoltsPerDivision() const;
+  int firstVisibleChannel() const;
+  int visibleChannelCount() const;
+  std::vector<int> selectedChannels() const;
+
+  // Extra annotations drawn with the file's (user marks); sorted by onset.
+  void setUserAnnotations(std::vector<Annotation> annotations);
+  void setBadChannels(const std::vector<std::string>& names);
+
+  // Renders the current page (traces, labels, time axis, annotations) into any painter: used by
+  // paintEvent, PNG/SVG/PDF export and the benchmark.
+  void renderPage(QPainter& painter, const QRect& area) const;
+  // Exports the current page; the format follows the extension (.png, .svg, .pdf). Returns false
+  // and sets *error when writing failed.
+  bool exportPage(const QString& path, QString* error = nullptr) const;
+
+ public slots:
+  void setPageStart(double seconds);
+  void setPageLength(double seconds);
+  void setMicrovoltsPerDivision(double uv);
+  void setFirstVisibleChannel(int index);
+  void setVisibleChannelCount(int count);
+  void setSelectedChannels(const std::vector<int>& channels);
+  void setMontage(const ReferenceSpec& montage);
+  void setDisplayFilter(std::optional<FilterSpec> filter);
+  void nextPage();
+  void previousPage();
+  void jumpTo(double seconds);  // centres the page on `seconds`
+  void zoomTime(double factor);       // page length * factor
+  void zoomAmplitude(double factor);  // uV per division * factor
+
+ signals:
+  void viewChanged();            // page, scale, channels, montage or filter changed
+  void selectionChanged();
+  void channelActivated(int channel);  // double-click on a label
+  void displayProblem(const QString& message);  // e.g. a montage that does not fit the recording
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace modescope
