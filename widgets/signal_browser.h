@@ -28,6 +28,14 @@ class SignalBrowser : public QWidget {
   explicit SignalBrowser(QWidget* parent = nullptr);
   ~SignalBrowser() override;
 
+  // Navigation steps (docs/browser.md): Left/Right and one wheel notch (120 eighths of a degree)
+  // move by these fractions of a page; PageUp/PageDown by one page; Up/Down and shift+wheel by
+  // one channel; +/- and ctrl+wheel divide/multiply the uV per division by kAmplitudeStep.
+  static constexpr double kArrowStepFraction = 0.1;
+  static constexpr double kWheelStepFraction = 0.1;
+  static constexpr double kAmplitudeStep = 1.25;
+  static constexpr double kMinPageLength = 0.1;  // s
+
   void setRecording(std::shared_ptr<const Recording> recording);
   std::shared_ptr<const Recording> recording() const;
 
