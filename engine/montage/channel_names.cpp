@@ -19,8 +19,8 @@ namespace {
 // C++ guarantees thread-safe initialisation of the function-local statics below.
 
 struct SiteTable {
-  std::vector<std::string> names;                     // table order, fiducials included
-  std::vector<std::string> electrodeNames;            // without NAS/LPA/RPA
+  std::vector<std::string> names;                        // table order, fiducials included
+  std::vector<std::string> electrodeNames;               // without NAS/LPA/RPA
   std::unordered_map<std::string, std::size_t> byLower;  // lower-case name -> index
   std::vector<Position3> positions;
 };
@@ -70,14 +70,13 @@ std::vector<std::pair<std::string, std::vector<double>>> parseTable(std::string_
   return rows;
 }
 
-bool isFiducial(const std::string& name) {
-  return name == "NAS" || name == "LPA" || name == "RPA";
-}
+bool isFiducial(const std::string& name) { return name == "NAS" || name == "LPA" || name == "RPA"; }
 
 const SiteTable& sites3D() {
   static const SiteTable table = [] {
     SiteTable t;
-    for (auto& [name, v] : parseTable(embeddedResource("montages/eeg_positions_standard_1005_3D.tsv"), 3)) {
+    for (auto& [name, v] :
+         parseTable(embeddedResource("montages/eeg_positions_standard_1005_3D.tsv"), 3)) {
       t.byLower.emplace(toLower(name), t.names.size());
       t.positions.push_back({v[0], v[1], v[2]});
       if (!isFiducial(name)) t.electrodeNames.push_back(name);
@@ -91,7 +90,8 @@ const SiteTable& sites3D() {
 const std::unordered_map<std::string, std::pair<double, double>>& sites2D() {
   static const auto table = [] {
     std::unordered_map<std::string, std::pair<double, double>> t;
-    for (auto& [name, v] : parseTable(embeddedResource("montages/eeg_positions_standard_1005_2D.tsv"), 2)) {
+    for (auto& [name, v] :
+         parseTable(embeddedResource("montages/eeg_positions_standard_1005_2D.tsv"), 2)) {
       t.emplace(toLower(name), std::make_pair(v[0], v[1]));
     }
     return t;
@@ -117,9 +117,9 @@ const std::map<std::string, std::string, std::less<>> kReferenceSites = {
 // Second electrodes that mean "referenced to": Fp1-REF, C3-A2, fp1-le (linked ears), -AR/-AVG
 // (average), -M1M2 (linked mastoids). A second site like -F7 or -Cz makes a bipolar derivation
 // unless the whole recording shares it (see applyStandardNames).
-const char* const kReferenceWords[] = {"REF", "LE",  "RE",   "AR",   "AVG", "AV", "CAR",
-                                       "A1",  "A2",  "A1A2", "A12",  "M1",  "M2", "M1M2",
-                                       "M12", "LM",  "RM",   "LMAS", "LINKED"};
+const char* const kReferenceWords[] = {"REF", "LE", "RE",   "AR",   "AVG",   "AV", "CAR",
+                                       "A1",  "A2", "A1A2", "A12",  "M1",    "M2", "M1M2",
+                                       "M12", "LM", "RM",   "LMAS", "LINKED"};
 
 const char* const kTypePrefixes[] = {"EEG", "EOG", "ECG", "EKG", "EMG"};
 

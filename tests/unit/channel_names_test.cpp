@@ -188,7 +188,8 @@ TEST(ChannelNames, TypeGuessing) {
   };
   for (const auto& c : cases) {
     EXPECT_EQ(guessChannelType(c.label, normaliseChannelLabel(c.label)), c.type)
-        << c.label << " got " << channelTypeName(guessChannelType(c.label, normaliseChannelLabel(c.label)));
+        << c.label << " got "
+        << channelTypeName(guessChannelType(c.label, normaliseChannelLabel(c.label)));
   }
 }
 

@@ -38,9 +38,8 @@ TEST(Philox, SeedStreamIndexMappingIsTheDocumentedOne) {
   const uint64_t stream = 0xfedcba9876543210ull;
   const uint64_t block = 0x0000000500000007ull;
   const Philox4x32 gen(seed);
-  const Philox4x32Block direct =
-      philox4x32_10({{0x00000007u, 0x00000005u, 0x76543210u, 0xfedcba98u}},
-                    {{0x89abcdefu, 0x01234567u}});
+  const Philox4x32Block direct = philox4x32_10(
+      {{0x00000007u, 0x00000005u, 0x76543210u, 0xfedcba98u}}, {{0x89abcdefu, 0x01234567u}});
   const Philox4x32Block viaClass = gen.block(stream, block);
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(viaClass.w[i], direct.w[i]);
