@@ -8,10 +8,10 @@
 //
 // Mapping used everywhere in ModeScope (change it and every seeded result changes):
 //   key     = (k0, k1) = (low 32 bits of seed, high 32 bits of seed)
-//   counter = (c0, c1, c2, c3) = (low, high 32 bits of block index b, low, high 32 bits of stream
-//   s) one block = 4 words w0..w3 = philox4x32_10(counter, key) uniformFloat(seed, s, n)  = ((w[n %
-//   4] >> 9) + 0.5) * 2^-23          from block b = n / 4 uniformDouble(seed, s, n) = (((w[2m] <<
-//   20) | (w[2m+1] >> 12)) + 0.5) * 2^-52,
+//   counter = (c0, c1, c2, c3) = (block b low, block b high, stream s low, stream s high)
+//   one block = 4 words w0..w3 = philox4x32_10(counter, key)
+//   uniformFloat(seed, s, n)  = ((w[n % 4] >> 9) + 0.5) * 2^-23, from block b = n / 4
+//   uniformDouble(seed, s, n) = (((w[2m] << 20) | (w[2m+1] >> 12)) + 0.5) * 2^-52,
 //                               m = n % 2, from block b = n / 2
 //   normalDouble(seed, s, n): Box-Muller on the two doubles of block b = n / 2,
 //                               u1 from (w0, w1), u2 from (w2, w3), r = sqrt(-2 ln u1),
