@@ -116,8 +116,11 @@ TEST(SyntheticEeg, ChannelSetsAreTheStandardOnes) {
                                            "Pz",  "P4",  "P8", "O1", "O2"};
   SynthParams p = quiet();
   p.duration = 1.0;
+  // (The generated object is kept in a variable: a range-for over a member of a temporary would
+  // read freed memory.)
   std::set<std::string> got;
-  for (const auto& ch : generate(p).recording->channels) got.insert(ch.name);
+  const auto s19 = generate(p);
+  for (const auto& ch : s19.recording->channels) got.insert(ch.name);
   EXPECT_EQ(got, tenTwenty);
 
   // 64: exactly the sites of the PhysioNet/BCI2000 cap, taken from the real file's header.
@@ -132,14 +135,16 @@ TEST(SyntheticEeg, ChannelSetsAreTheStandardOnes) {
   }
   p.channels = 64;
   got.clear();
-  for (const auto& ch : generate(p).recording->channels) got.insert(ch.name);
+  const auto s64 = generate(p);
+  for (const auto& ch : s64.recording->channels) got.insert(ch.name);
   EXPECT_EQ(got, physionet);
 
   // 128: distinct 10-05 sites, all positioned; every count in between works too.
   for (int n : {1, 20, 75, 100, 128}) {
     p.channels = n;
     got.clear();
-    for (const auto& ch : generate(p).recording->channels) {
+    const auto sn = generate(p);
+    for (const auto& ch : sn.recording->channels) {
       EXPECT_TRUE(standardPosition(ch.name).has_value()) << ch.name;
       got.insert(ch.name);
     }
