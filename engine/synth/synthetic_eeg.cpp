@@ -22,7 +22,10 @@ constexpr double kMaxSampleRate = 100000.0;
 // Samples live in memory (channels + sources, float32): 2 GiB is 128 channels at 1 kHz for about
 // an hour, and still leaves room on an 8 GiB laptop.
 constexpr double kMaxGeneratedBytes = 2.0 * 1024 * 1024 * 1024;
-constexpr int kChannelsPerChunk = 8;
+// A chunk of channels between checkpoints: up to 8 channels, fewer for long recordings so one
+// chunk stays near 1M samples (~0.1-0.3 s with the pink background, DESIGN.md's chunk size).
+constexpr std::size_t kMaxChannelsPerChunk = 8;
+constexpr double kSamplesPerChunk = 1e6;
 
 // Philox streams (see engine/core/philox.h for the (seed, stream, index) mapping). Per-channel and
 // per-event streams put the channel/event number in the stream id, so every draw is addressed and
@@ -120,7 +123,7 @@ constexpr double kBlinkWidth = 0.6;  // rad: Fz gets ~1/3 of Fp1's blink, Cz ~1 
 // Temporalis muscles: just above and in front of the ears.
 const Position3 kLeftTemporalis = normalised(-0.99, 0.1, 0.05);
 const Position3 kRightTemporalis = normalised(0.99, 0.1, 0.05);
-constexpr double kMuscleWidth = 0.35;  // rad: T7 ~0.7, C3 ~0.03, Cz ~0
+constexpr double kMuscleWidth = 0.35;  // rad: T7 ~0.7, C3 ~0.04, Cz ~0
 
 // ---------------------------------------------------------------------------------------------
 
@@ -329,11 +332,12 @@ int64_t validate(const SynthParams& p) {
 // and highest corners. Each process starts in its stationary distribution, so there is no
 // start-up transient.
 void addPinkNoise(std::vector<double>& acc, std::size_t channel, double rms, double fs,
-                  uint64_t seed) {
+                  uint64_t seed, const JobContext& ctx) {
   const double fLow = 0.25, fHigh = std::max(fLow, fs / 4.0);
   const int components = 1 + static_cast<int>(std::floor(std::log2(fHigh / fLow)));
   const double scale = rms / std::sqrt(static_cast<double>(components));
   for (int k = 0; k < components; ++k) {
+    ctx.checkpoint();  // the background dominates the run time: keep cancel prompt
     const double fk = fLow * std::exp2(k);
     const double a = std::exp(-2.0 * kPi * fk / fs);
     const double b = std::sqrt(1.0 - a * a);
@@ -466,9 +470,12 @@ SyntheticEeg generateSyntheticEeg(const SynthParams& params, JobContext& ctx) {
   // Channels, in chunks with a checkpoint and progress between them.
   std::vector<std::vector<float>> data(channels.size());
   std::vector<double> acc(ns);
-  for (std::size_t c0 = 0; c0 < channels.size(); c0 += kChannelsPerChunk) {
+  const std::size_t perChunk = std::clamp<std::size_t>(
+      static_cast<std::size_t>(kSamplesPerChunk / static_cast<double>(samples)), 1,
+      kMaxChannelsPerChunk);
+  for (std::size_t c0 = 0; c0 < channels.size(); c0 += perChunk) {
     ctx.checkpoint();
-    const std::size_t c1 = std::min(channels.size(), c0 + kChannelsPerChunk);
+    const std::size_t c1 = std::min(channels.size(), c0 + perChunk);
     for (std::size_t i = c0; i < c1; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);
       for (std::size_t j = 0; j < sources.size(); ++j) {
@@ -477,7 +484,7 @@ SyntheticEeg generateSyntheticEeg(const SynthParams& params, JobContext& ctx) {
         for (std::size_t n = 0; n < ns; ++n) acc[n] += a * static_cast<double>(s[n]);
       }
       if (params.backgroundMicrovolts > 0) {
-        addPinkNoise(acc, i, params.backgroundMicrovolts, fs, params.seed);
+        addPinkNoise(acc, i, params.backgroundMicrovolts, fs, params.seed, ctx);
       }
       if (line) {
         // Mains pick-up differs with electrode impedance: amplitude 0.5-1.5x, phase within 0.1 rad.
