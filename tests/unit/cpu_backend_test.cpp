@@ -229,37 +229,42 @@ TEST(CpuBackend, MatchesMnePythonFilterData) {
       {"highpass:0.5", "l_freq=0.5, h_freq=None", 100.0, 3001},
       {"lowpass:30", "l_freq=None, h_freq=30.", 512.0, 2048},
   };
+  // One Python run for all cases (importing MNE takes seconds).
+  std::vector<SignalBlock> blocks;
+  std::ostringstream py;
+  py << "import sys\ntry:\n    import mne, numpy as np\nexcept ImportError:\n    sys.exit(3)\n";
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const auto& tc = cases[c];
-    SCOPED_TRACE(tc.filter + " at " + std::to_string(tc.rate) + " Hz, n=" + std::to_string(tc.samples));
-    SignalBlock b = randomBlock(2, tc.samples, rng, tc.rate);
+    blocks.push_back(randomBlock(2, tc.samples, rng, tc.rate));
     const auto in = (dir / ("in" + std::to_string(c) + ".f32")).string();
     const auto out = (dir / ("out" + std::to_string(c) + ".f64")).string();
-    {
-      std::ofstream f(in, std::ios::binary);
-      f.write(reinterpret_cast<const char*>(b.data.data()),
-              static_cast<std::streamsize>(b.data.size() * sizeof(float)));
-    }
-    std::ostringstream py;
-    py << "import sys\ntry:\n    import mne, numpy as np\nexcept ImportError:\n    sys.exit(3)\n"
-       << "x = np.fromfile('" << in << "', dtype='<f4').astype(np.float64).reshape(2, " << tc.samples << ")\n"
+    std::ofstream f(in, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(blocks.back().data.data()),
+            static_cast<std::streamsize>(blocks.back().data.size() * sizeof(float)));
+    py << "x = np.fromfile('" << in << "', dtype='<f4').astype(np.float64).reshape(2, "
+       << tc.samples << ")\n"
        << "y = mne.filter.filter_data(x, " << tc.rate << ", " << tc.mneArgs
        << ", method='fir', phase='zero', fir_window='hamming', fir_design='firwin',"
        << " pad='reflect_limited', verbose='ERROR')\n"
        << "y.astype('<f8').tofile('" << out << "')\n";
-    const auto script = (dir / "run.py").string();
-    {
-      std::ofstream f(script);
-      f << py.str();
-    }
-    const int status = std::system(("/usr/bin/python3 " + script + " >/dev/null 2>&1").c_str());
-    if (status != 0) {
-      std::filesystem::remove_all(dir);
-      GTEST_SKIP() << "/usr/bin/python3 with MNE is not available (status " << status << ")";
-    }
+  }
+  const auto script = (dir / "run.py").string();
+  {
+    std::ofstream f(script);
+    f << py.str();
+  }
+  const int status = std::system(("/usr/bin/python3 " + script + " >/dev/null 2>&1").c_str());
+  if (status != 0) {
+    std::filesystem::remove_all(dir);
+    GTEST_SKIP() << "/usr/bin/python3 with MNE is not available (status " << status << ")";
+  }
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const auto& tc = cases[c];
+    SCOPED_TRACE(tc.filter + " at " + std::to_string(tc.rate) + " Hz, n=" + std::to_string(tc.samples));
+    SignalBlock& b = blocks[c];
     std::vector<double> mne(b.data.size());
     {
-      std::ifstream f(out, std::ios::binary);
+      std::ifstream f((dir / ("out" + std::to_string(c) + ".f64")).string(), std::ios::binary);
       f.read(reinterpret_cast<char*>(mne.data()), static_cast<std::streamsize>(mne.size() * sizeof(double)));
       ASSERT_TRUE(f) << "MNE output missing";
     }
