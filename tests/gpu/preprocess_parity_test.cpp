@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <random>
 #include <stop_token>
 #include <string>
@@ -87,7 +88,7 @@ SignalBlock randomBlock(std::size_t rows, int64_t samples, double rate, std::mt1
     const float offset = 20.0f * noise(rng);
     for (int64_t t = 0; t < samples; ++t) {
       const double s = static_cast<double>(t) / rate;
-      b.channel(r)[t] = offset + static_cast<float>(5.0 * std::sin(2 * M_PI * 10.0 * s + r) +
+      b.channel(r)[t] = offset + static_cast<float>(5.0 * std::sin(2 * std::numbers::pi * 10.0 * s + r) +
                                                     0.01 * s) +
                         noise(rng);
     }
