@@ -174,6 +174,10 @@ std::string formatCommandHelp(const CommandSpec& spec) {
   return out;
 }
 
+std::string wrapText(const std::string& text, std::size_t width) {
+  return wrap(text, 0, width, false);
+}
+
 std::string formatUsageHint(const CommandSpec& spec) {
   return "Usage: " + std::string(kProgram) + " " + spec.name + " " + spec.usage + "\nRun '" +
          kProgram + " " + spec.name + " --help' for the options.\n";

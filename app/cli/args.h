@@ -36,7 +36,8 @@ struct OptionSpec {
 struct CommandSpec {
   std::string name;         // "convert"
   std::string usage;        // after the program and command name: "IN -o OUT [options]"
-  std::string summary;      // one line for the main help
+  std::string brief;        // a few words for the main help's command list
+  std::string summary;      // one or two sentences at the top of the command's help
   std::string description;  // paragraphs for the command's help
   std::vector<OptionSpec> options;
   std::string examples;     // lines, shown verbatim
@@ -64,6 +65,8 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
 bool wantsHelp(const std::vector<std::string>& args);
 
 std::string formatCommandHelp(const CommandSpec& spec);
+// Word-wraps text to `width` columns; every line ends in '\n'.
+std::string wrapText(const std::string& text, std::size_t width);
 // "Usage: modescope-cli convert IN -o OUT [options]\nRun 'modescope-cli convert --help' ...".
 std::string formatUsageHint(const CommandSpec& spec);
 

@@ -12,6 +12,7 @@ CommandSpec backendsSpec() {
   CommandSpec s;
   s.name = "backends";
   s.usage = "[--json]";
+  s.brief = "List the compute backends and what --backend auto picks";
   s.summary = "List the compute backends (CPU, and the CUDA GPU when this build and machine have "
               "one) and which one --backend auto picks.";
   s.options = {jsonOption("the list"), helpOption()};

@@ -16,6 +16,7 @@ CommandSpec biosigImportSpec() {
   CommandSpec s;
   s.name = "biosig-import";
   s.usage = "IN OUT.h5";
+  s.brief = "Internal: BioSig import in a child process";
   s.summary = "Internal: convert IN with BioSig into a ModeScope HDF5 file (run by the readers in "
               "a child process; use 'convert' instead).";
   s.options = {helpOption()};

@@ -28,6 +28,7 @@ CommandSpec convertSpec() {
   CommandSpec s;
   s.name = "convert";
   s.usage = "IN -o OUT [options]";
+  s.brief = "Convert to HDF5, EDF+ or BDF+, optionally cutting channels and time";
   s.summary = "Convert a recording to HDF5, EDF+ or BDF+, optionally cutting out channels and a "
               "time range.";
   s.description =

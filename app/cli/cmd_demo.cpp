@@ -21,6 +21,7 @@ CommandSpec demoSpec() {
   CommandSpec s;
   s.name = "demo";
   s.usage = "[options]";
+  s.brief = "Run the demo headless: summary, then band-pass + average reference";
   s.summary = "Run the demo without a window: open the embedded demo recording, show its summary, "
               "then band-pass 1-40 Hz and average-reference it on the chosen backend and report "
               "the time taken.";
@@ -72,10 +73,10 @@ int runDemo(const Args& argv) {
 
   if (!json) {
     std::fputs(formatRecordingSummary(*rec, displayPath).c_str(), stdout);
-    std::printf("\n%s\n\n", kDemoAttribution);
+    std::printf("\n%s\n", wrapText(kDemoAttribution, 100).c_str());
     std::fflush(stdout);
   }
-  if (!backendNote.empty() && !quiet) printNote(backendNote);
+  if (!backendNote.empty() && !quiet && gpuFactory()) printNote(backendNote);
 
   double computeSeconds = 0.0;
   std::size_t samples = 0;

@@ -20,6 +20,7 @@ CommandSpec filterSpec() {
   CommandSpec s;
   s.name = "filter";
   s.usage = "IN -o OUT --filter SPEC [--filter SPEC]... [--reference REF] [options]";
+  s.brief = "Re-reference and filter (zero-phase FIR); write with provenance";
   s.summary = "Re-reference and filter (zero-phase FIR) a recording and write the result with its "
               "provenance.";
   s.description =
@@ -75,7 +76,8 @@ int runFilter(const Args& argv) {
   std::string backendNote;
   std::unique_ptr<ComputeBackend> backend = chooseBackend(choice, &backendNote);
   const std::string backendText = backend->info().describe();
-  if (!backendNote.empty() && !quiet) printNote(backendNote);
+  // A CPU-only build always computes on the CPU: say so only where a GPU was possible.
+  if (!backendNote.empty() && !quiet && gpuFactory()) printNote(backendNote);
 
   std::size_t channelCount = 0;
   double duration = 0.0, computeSeconds = 0.0;

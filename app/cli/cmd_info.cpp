@@ -13,6 +13,7 @@ CommandSpec infoSpec() {
   CommandSpec s;
   s.name = "info";
   s.usage = "FILE... [options]";
+  s.brief = "Summarise recordings (format, channels, rates, annotations, warnings)";
   s.summary = "Show what a recording holds: format, reader, patient and recording fields, start "
               "time, duration, channels, sample rates, units, annotations and reader warnings.";
   s.description =

@@ -17,6 +17,7 @@ CommandSpec synthSpec() {
   CommandSpec s;
   s.name = "synth";
   s.usage = "-o OUT [options]";
+  s.brief = "Generate synthetic EEG with known sources and artifacts";
   s.summary = "Generate a synthetic EEG recording with known sources, blinks, line noise and "
               "muscle bursts, and write it.";
   s.description =

@@ -103,8 +103,10 @@ void checkOutputPath(const std::string& output, const std::string& input) {
   fs::path dir = out.parent_path();
   if (dir.empty()) dir = ".";
   if (!fs::is_directory(dir, ec)) {
-    throw OutputError(output, "the folder '" + dir.string() +
-                                  "' does not exist; create it first or choose another path");
+    throw OutputError(output, "'" + dir.string() +
+                                  (fs::exists(dir, ec) ? "' is not a folder"
+                                                       : "' does not exist") +
+                                  "; create the folder first or choose another path");
   }
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     throw OutputError(output, "no permission to create files in '" + dir.string() +

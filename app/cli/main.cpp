@@ -42,7 +42,7 @@ std::string mainHelp() {
     const CommandSpec spec = c.spec();
     std::string name = "  " + spec.name;
     name.append(name.size() < 14 ? 14 - name.size() : 1, ' ');
-    s += name + spec.summary + "\n";
+    s += name + spec.brief + "\n";
   }
   s += "\nCommon options (where they apply): --channels LIST, --start SECONDS, --duration "
        "SECONDS,\n--backend auto|cpu|cuda, --seed N, --json, --quiet, -o/--output OUT, --help.\n";

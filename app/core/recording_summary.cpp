@@ -63,7 +63,11 @@ std::string annotationLine(const Annotation& a) {
   std::string s = "  " + padLeft(fixed(a.onset, 3), 10) + " s";
   s += a.duration > 0 ? "  " + padLeft(fixed(a.duration, 3), 8) + " s  " : std::string(13, ' ');
   // One line per annotation: keep multi-line texts on the line.
-  std::string text = sanitizeUtf8(a.text);
+  std::string text = a.text;
+  for (char& c : text) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  text = sanitizeUtf8(text);
   s += text.empty() ? "(no text)" : text;
   return s + "\n";
 }
@@ -94,10 +98,10 @@ std::string channelTable(const Recording& rec) {
   // Numbers right-aligned, text left-aligned.
   const std::vector<bool> rightAlign = {true, false, false, false, false, true, true, false, false};
   auto render = [&](const std::vector<std::string>& r) {
-    std::string s = " ";
+    std::string s;
     for (std::size_t k = 0; k < r.size(); ++k) {
       const bool last = k + 1 == r.size();
-      s += " ";
+      s += "  ";
       s += rightAlign[k] ? padLeft(r[k], widths[k]) : last ? r[k] : padRight(r[k], widths[k]);
     }
     return s + "\n";
