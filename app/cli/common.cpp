@@ -119,9 +119,12 @@ void checkOutputPath(const std::string& output, const std::string& input) {
 }
 
 void printDiagnostics(const Recording& rec, ProgressDisplay& display) {
+  // Only warnings: informational notes (where an HDF5 file came from, cosmetic header findings)
+  // are for `info`, and would clutter every conversion.
   for (const auto& d : rec.diagnostics) {
-    display.message(std::string(kProgram) +
-                    (d.severity == Severity::Warning ? ": warning: " : ": ") + d.message);
+    if (d.severity == Severity::Warning) {
+      display.message(std::string(kProgram) + ": warning: " + d.message);
+    }
   }
 }
 

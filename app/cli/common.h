@@ -57,8 +57,8 @@ std::string readOutputPath(const ParsedArgs& args, const CommandSpec& spec);
 // (exit 1) for an unknown extension or when it is the input file itself.
 void checkOutputPath(const std::string& output, const std::string& input = {});
 
-// Prints the reader's warnings (e.g. the BioSig fallback) through the display (nothing when it is
-// Off, i.e. --quiet), so they do not garble a progress bar.
+// Prints the reader's warnings (e.g. the BioSig fallback; not its informational notes) through
+// the display (nothing when it is Off, i.e. --quiet), so they do not garble a progress bar.
 void printDiagnostics(const Recording& rec, ProgressDisplay& display);
 
 // "1.23 s" / "850 ms".
