@@ -37,8 +37,9 @@ CommandSpec convertSpec() {
       "rates. The output is written under a temporary name and renamed when complete, so a "
       "failed or cancelled conversion (Ctrl-C) leaves no output file.\n\n"
       "Annotations whose onset lies in the selected range are kept, shifted to the new start. "
-      "EDF+ stores 16-bit samples: values are quantised to the channel's physical range; BDF+ "
-      "stores 24 bits.";
+      "EDF+ stores 16-bit samples and BDF+ 24-bit samples, scaled to each channel's range in the "
+      "data; both store whole data records, so a selection that does not fill the last record is "
+      "padded with zeros (HDF5 keeps float32 samples and the exact length).";
   s.options = {outputOption("The file to write.", true),
                channelsOption(),
                startOption(),

@@ -52,20 +52,23 @@ std::string shiftIsoDateTime(const std::string& iso, double seconds) {
   // The time is local as written in the file; UTC arithmetic shifts it without time-zone rules.
   const std::time_t base = timegm(&tm);
   if (base == static_cast<std::time_t>(-1)) return {};
+  // Keep 100 ns resolution: EDF+ stores the start's fraction of a second in 100 ns units.
   const double total = frac + seconds;
   const double whole = std::floor(total);
   std::time_t t = base + static_cast<std::time_t>(whole);
-  long ms = std::lround((total - whole) * 1000.0);
-  if (ms == 1000) ++t, ms = 0;
+  long long ticks = std::llround((total - whole) * 1e7);
+  if (ticks >= 10000000) ++t, ticks -= 10000000;
   std::tm out{};
   gmtime_r(&t, &out);
   char buf[64];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &out);
   std::string r = buf;
-  if (ms != 0) {
-    char f[8];
-    std::snprintf(f, sizeof f, ".%03ld", ms);
-    r += f;
+  if (ticks != 0) {
+    char f[32];
+    std::snprintf(f, sizeof f, ".%07lld", ticks);
+    std::string digits = f;
+    while (digits.back() == '0') digits.pop_back();
+    r += digits;
   }
   return r;
 }

@@ -27,8 +27,8 @@ std::shared_ptr<const Recording> selectRecording(std::shared_ptr<const Recording
 std::string describeSelection(const Recording& rec, const std::vector<std::size_t>& channels,
                               double startSeconds, double durationSeconds);
 
-// Adds `seconds` to an ISO 8601 local time "YYYY-MM-DDTHH:MM:SS[.fff]"; returns "" when `iso`
-// does not parse.
+// Adds `seconds` to an ISO 8601 local time "YYYY-MM-DDTHH:MM:SS[.f...]" (fraction kept to
+// 100 ns, trailing zeros dropped); returns "" when `iso` does not parse.
 std::string shiftIsoDateTime(const std::string& iso, double seconds);
 
 }  // namespace modescope

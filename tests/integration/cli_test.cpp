@@ -29,6 +29,11 @@
 
 #include <gtest/gtest.h>
 
+#include "app/core/channel_selection.h"
+#include "app/core/json_writer.h"
+#include "app/core/recording_selection.h"
+#include "engine/core/error.h"
+
 extern char** environ;
 
 namespace {
@@ -612,6 +617,9 @@ TEST_F(CliTest, ConvertSelectionCutsChannelsAndTime) {
                                              original["channels"][1]["name"].str()};
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(j["channels"][i]["name"].str(), expected[i]);
   EXPECT_NEAR(j["duration_s"].num(), 20.0, kOneSample);
+  // The header says 12.08.09 16.15.00 (MNE's meas_date agrees); the cut starts 10 s later.
+  ASSERT_EQ(original["start_time"].str(), "2009-08-12T16:15:00");
+  EXPECT_EQ(j["start_time"].str(), "2009-08-12T16:15:10");
   // The rule in docs/cli.md: annotations with onset in [start, start + duration), shifted.
   std::vector<std::pair<double, std::string>> kept;
   for (const Json& a : original["annotations"].arr()) {
@@ -921,6 +929,111 @@ TEST_F(CliTest, BiosigImportWritesHdf5OrSaysItIsMissing) {
   EXPECT_EQ(r.exitCode, 2) << describe(r);
   EXPECT_NE(r.err.find("BioSig"), std::string::npos);
 #endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// The app/core pieces behind the CLI, called directly.
+
+TEST(CliCore, JsonWriterOutputParsesBackToTheSameValues) {
+  // Every byte class a file label can bring: quotes, backslashes, control characters, valid
+  // multi-byte UTF-8, and invalid bytes (which must become U+FFFD, never broken JSON).
+  const std::string tricky = std::string("a\"b\\c/d\n\t\x01 \xC2\xB5V \xE2\x82\xAC ") + "\xFF\xC3";
+  modescope::JsonWriter w;
+  w.beginObject();
+  w.field("text", tricky).field("int", -42).field("big", 18446744073709551615ull);
+  w.field("tenth", 0.1).field("huge", 1e300).field("tiny", -2.5e-308);
+  w.field("nan", std::nan("")).field("yes", true).nullField("none");
+  w.key("empty").beginArray().endArray();
+  w.key("nested").beginArray().beginObject().endObject().value(3).endArray();
+  w.endObject();
+  ASSERT_TRUE(w.complete());
+  const Json j = parseJson(w.str());
+  EXPECT_EQ(j["text"].str(),
+            std::string("a\"b\\c/d\n\t\x01 \xC2\xB5V \xE2\x82\xAC ") + "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(j["int"].num(), -42);
+  EXPECT_EQ(j["big"].num(), 18446744073709551615.0);
+  EXPECT_EQ(j["tenth"].num(), 0.1) << "shortest round-trip text reads back exactly";
+  EXPECT_EQ(j["huge"].num(), 1e300);
+  EXPECT_EQ(j["tiny"].num(), -2.5e-308);
+  EXPECT_TRUE(j["nan"].isNull()) << "JSON has no NaN";
+  EXPECT_TRUE(std::get<bool>(j["yes"].v));
+  EXPECT_TRUE(j["none"].isNull());
+  EXPECT_TRUE(j["empty"].arr().empty());
+  EXPECT_EQ(j["nested"][1].num(), 3);
+  // Misuse is a programming error.
+  modescope::JsonWriter bad;
+  bad.beginObject();
+  EXPECT_THROW(bad.value(1), std::logic_error);
+  EXPECT_THROW(bad.endArray(), std::logic_error);
+}
+
+TEST(CliCore, ShiftIsoDateTimeCarriesAcrossDaysAndKeepsFractions) {
+  using modescope::shiftIsoDateTime;
+  EXPECT_EQ(shiftIsoDateTime("2009-08-12T16:15:00", 10), "2009-08-12T16:15:10");
+  EXPECT_EQ(shiftIsoDateTime("2009-12-31T23:59:59", 1.5), "2010-01-01T00:00:00.5");
+  EXPECT_EQ(shiftIsoDateTime("2020-02-28T23:00:00", 3600), "2020-02-29T00:00:00") << "leap year";
+  EXPECT_EQ(shiftIsoDateTime("2020-01-24T04:05:56.3945312", 1), "2020-01-24T04:05:57.3945312");
+  EXPECT_EQ(shiftIsoDateTime("2020-01-24T04:05:56.75", 0.25), "2020-01-24T04:05:57");
+  EXPECT_EQ(shiftIsoDateTime("12.08.09 16.15.00", 1), "");
+  EXPECT_EQ(shiftIsoDateTime("", 1), "");
+}
+
+modescope::Recording tinyRecording(const std::vector<std::pair<std::string, std::string>>& chs) {
+  modescope::Recording rec;
+  std::vector<std::vector<float>> data;
+  for (const auto& [label, name] : chs) {
+    modescope::ChannelInfo c;
+    c.label = label;
+    c.name = name;
+    c.sampleRate = 100;
+    c.sampleCount = 1000;
+    rec.channels.push_back(c);
+    std::vector<float> x(1000);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rec.channels.size() * 1000 + i);
+    data.push_back(std::move(x));
+  }
+  rec.source = std::make_shared<modescope::InMemorySource>(std::move(data));
+  return rec;
+}
+
+TEST(CliCore, ChannelSelectionSyntax) {
+  const auto rec = tinyRecording(
+      {{"EEG Fp1-REF", "Fp1"}, {"EEG Cz-REF", "Cz"}, {"C3-A2", "C3"}, {"1-2", "1-2"}, {"7", "7"}});
+  using modescope::parseChannelSelection;
+  using V = std::vector<std::size_t>;
+  EXPECT_EQ(parseChannelSelection(rec, "cz, fp1"), (V{1, 0})) << "names, any case, order kept";
+  EXPECT_EQ(parseChannelSelection(rec, "EEG Cz-REF"), (V{1})) << "labels as stored";
+  EXPECT_EQ(parseChannelSelection(rec, "2-3,5"), (V{1, 2, 4})) << "ranges and indices";
+  EXPECT_EQ(parseChannelSelection(rec, "1-2"), (V{3})) << "a channel literally labelled 1-2";
+  EXPECT_EQ(parseChannelSelection(rec, "C3-A2"), (V{2}));
+  EXPECT_EQ(parseChannelSelection(rec, "5"), (V{4})) << "a pure number is an index";
+  for (const char* bad : {"", "0", "6", "3-2", "1-9", "Pz", "Cz,,C3", "Cz,2"}) {
+    EXPECT_THROW(parseChannelSelection(rec, bad), modescope::InvalidParameterError) << bad;
+  }
+}
+
+TEST(CliCore, SelectRecordingCutsLazilyWithExactSamples) {
+  auto rec = std::make_shared<modescope::Recording>(tinyRecording({{"A", "A"}, {"B", "B"}}));
+  rec->channels[1].sampleRate = 12.8;  // 1000 samples at 12.8 Hz: 78.125 s
+  rec->channels[1].sampleCount = 1000;
+  rec->annotations = {{1.0, 0.0, "before"}, {2.0, 0.5, "first"}, {4.99, 0.0, "last"},
+                      {5.0, 0.0, "after"}};
+  const auto cut = modescope::selectRecording(rec, {1, 0}, 2.0, 3.0);
+  ASSERT_EQ(cut->channelCount(), 2u);
+  // Channel B (12.8 Hz): samples round(25.6) = 26 to round(64) = 64; channel A (100 Hz): 200-500.
+  EXPECT_EQ(cut->channels[0].name, "B");
+  EXPECT_EQ(cut->channels[0].sampleCount, 64 - 26);
+  EXPECT_EQ(cut->channels[1].sampleCount, 300);
+  EXPECT_EQ(cut->readChannel(0, 0, 1).at(0), 2000.0f + 26) << "B's sample 26";
+  EXPECT_EQ(cut->readChannel(1, 299, 1).at(0), 1000.0f + 499) << "A's sample 499";
+  ASSERT_EQ(cut->annotations.size(), 2u);
+  EXPECT_EQ(cut->annotations[0].text, "first");
+  EXPECT_DOUBLE_EQ(cut->annotations[0].onset, 0.0);
+  EXPECT_NEAR(cut->annotations[1].onset, 2.99, 1e-12);
+  EXPECT_THROW(modescope::selectRecording(rec, {0}, 80.0, 1.0), modescope::InvalidParameterError);
+  EXPECT_THROW(modescope::selectRecording(rec, {}, 0.0, 1.0), modescope::InvalidParameterError);
+  // 10 ms at 12.8 Hz holds no sample of B: refused, naming the channel.
+  EXPECT_THROW(modescope::selectRecording(rec, {1}, 2.0, 0.01), modescope::InvalidParameterError);
 }
 
 }  // namespace
