@@ -59,6 +59,33 @@ std::string line(const char* label, const std::string& value) {
   return padRight(std::string(label) + ":", 13) + value + "\n";
 }
 
+// A labelled line whose value is word-wrapped at 100 columns under the value column.
+std::string wrappedLine(const char* label, const std::string& value) {
+  constexpr std::size_t kWidth = 100, kIndent = 13;
+  std::string out = padRight(std::string(label) + ":", kIndent);
+  std::size_t col = kIndent, pos = 0;
+  bool firstWord = true;
+  while (pos < value.size()) {
+    std::size_t end = value.find(' ', pos);
+    if (end == std::string::npos) end = value.size();
+    const std::string word = value.substr(pos, end - pos);
+    pos = end + 1;
+    if (word.empty()) continue;
+    const std::size_t w = displayWidth(word);
+    if (!firstWord && col + 1 + w > kWidth) {
+      out += "\n" + std::string(kIndent, ' ');
+      col = kIndent;
+    } else if (!firstWord) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += w;
+    firstWord = false;
+  }
+  return out + "\n";
+}
+
 std::string annotationLine(const Annotation& a) {
   std::string s = "  " + padLeft(fixed(a.onset, 3), 10) + " s";
   s += a.duration > 0 ? "  " + padLeft(fixed(a.duration, 3), 8) + " s  " : std::string(13, ' ');
@@ -143,8 +170,8 @@ std::string formatRecordingSummary(const Recording& rec, const std::string& disp
   if (!rec.info.reader.empty()) format += " (read by " + rec.info.reader + ")";
   out += line("Format", format);
   for (const auto& d : rec.diagnostics) {
-    out += line(d.severity == Severity::Warning ? "Warning" : "Note",
-                sanitizeUtf8(d.message) + (d.code.empty() ? "" : " [" + d.code + "]"));
+    out += wrappedLine(d.severity == Severity::Warning ? "Warning" : "Note",
+                       sanitizeUtf8(d.message) + (d.code.empty() ? "" : " [" + d.code + "]"));
   }
 
   const RecordingInfo& info = rec.info;
