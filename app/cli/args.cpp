@@ -122,8 +122,9 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
   const std::size_t n = parsed.positionals.size();
   if (n < spec.minPositionals) {
     throw UsageError("'" + spec.name + "' needs " +
-                     (spec.minPositionals == 1 ? std::string("an input")
-                                               : std::to_string(spec.minPositionals) + " arguments") +
+                     (spec.minPositionals == 1
+                          ? std::string("an input")
+                          : std::to_string(spec.minPositionals) + " arguments") +
                      " (usage: " + spec.name + " " + spec.usage + ")");
   }
   if (spec.maxPositionals > 0 && n > spec.maxPositionals) {
@@ -203,16 +204,15 @@ double parseSeconds(const std::string& option, const std::string& text, bool all
   return v;
 }
 
-int64_t parseInteger(const std::string& option, const std::string& text, int64_t min,
-                     int64_t max) {
+int64_t parseInteger(const std::string& option, const std::string& text, int64_t min, int64_t max) {
   int64_t v = 0;
   const char* b = text.data();
   const char* e = b + text.size();
   auto [end, ec] = std::from_chars(b, e, v);
   if (text.empty() || ec != std::errc() || end != e || v < min || v > max) {
-    throw InvalidParameterError(option, "'" + text + "'",
-                                "a whole number from " + std::to_string(min) + " to " +
-                                    std::to_string(max));
+    throw InvalidParameterError(
+        option, "'" + text + "'",
+        "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
   }
   return v;
 }
@@ -223,9 +223,9 @@ uint64_t parseUnsigned(const std::string& option, const std::string& text) {
   const char* e = b + text.size();
   auto [end, ec] = std::from_chars(b, e, v);
   if (text.empty() || ec != std::errc() || end != e) {
-    throw InvalidParameterError(option, "'" + text + "'",
-                                "a whole number from 0 to " +
-                                    std::to_string(std::numeric_limits<uint64_t>::max()));
+    throw InvalidParameterError(
+        option, "'" + text + "'",
+        "a whole number from 0 to " + std::to_string(std::numeric_limits<uint64_t>::max()));
   }
   return v;
 }

@@ -40,7 +40,7 @@ struct CommandSpec {
   std::string summary;      // one or two sentences at the top of the command's help
   std::string description;  // paragraphs for the command's help
   std::vector<OptionSpec> options;
-  std::string examples;     // lines, shown verbatim
+  std::string examples;                                // lines, shown verbatim
   std::size_t minPositionals = 0, maxPositionals = 0;  // maxPositionals 0 = no limit
 };
 
@@ -51,7 +51,9 @@ class ParsedArgs {
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   std::optional<std::string> value(const std::string& name) const;
   std::vector<std::string> values(const std::string& name) const;  // repeatable options, in order
-  void add(const std::string& name, std::string value) { values_[name].push_back(std::move(value)); }
+  void add(const std::string& name, std::string value) {
+    values_[name].push_back(std::move(value));
+  }
 
  private:
   std::map<std::string, std::vector<std::string>> values_;

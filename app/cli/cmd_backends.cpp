@@ -13,8 +13,9 @@ CommandSpec backendsSpec() {
   s.name = "backends";
   s.usage = "[--json]";
   s.brief = "List the compute backends and what --backend auto picks";
-  s.summary = "List the compute backends (CPU, and the CUDA GPU when this build and machine have "
-              "one) and which one --backend auto picks.";
+  s.summary =
+      "List the compute backends (CPU, and the CUDA GPU when this build and machine have "
+      "one) and which one --backend auto picks.";
   s.options = {jsonOption("the list"), helpOption()};
   s.examples = "  modescope-cli backends\n  modescope-cli backends --json\n";
   s.maxPositionals = 0;
@@ -41,16 +42,20 @@ int runBackends(const Args& argv) {
     w.beginObject().field("name", "cpu").field("available", true).field("description", cpu);
     w.nullField("reason").endObject();
     w.beginObject().field("name", "cuda").field("available", haveGpu);
-    if (haveGpu) w.field("description", gpu).nullField("reason");
-    else w.nullField("description").field("reason", reason);
+    if (haveGpu)
+      w.field("description", gpu).nullField("reason");
+    else
+      w.nullField("description").field("reason", reason);
     w.endObject();
     w.endArray().field("auto", autoPick).endObject();
     std::fputs(w.str().c_str(), stdout);
     return 0;
   }
   std::printf("cpu   available      %s\n", cpu.c_str());
-  if (haveGpu) std::printf("cuda  available      %s\n", gpu.c_str());
-  else std::printf("cuda  not available  %s\n", reason.c_str());
+  if (haveGpu)
+    std::printf("cuda  available      %s\n", gpu.c_str());
+  else
+    std::printf("cuda  not available  %s\n", reason.c_str());
   std::printf("auto  picks %s\n", autoPick);
   return 0;
 }

@@ -17,8 +17,9 @@ CommandSpec biosigImportSpec() {
   s.name = "biosig-import";
   s.usage = "IN OUT.h5";
   s.brief = "Internal: BioSig import in a child process";
-  s.summary = "Internal: convert IN with BioSig into a ModeScope HDF5 file (run by the readers in "
-              "a child process; use 'convert' instead).";
+  s.summary =
+      "Internal: convert IN with BioSig into a ModeScope HDF5 file (run by the readers in "
+      "a child process; use 'convert' instead).";
   s.options = {helpOption()};
   s.minPositionals = 2;
   s.maxPositionals = 2;
@@ -31,9 +32,10 @@ int runBiosigImportCommand(const Args& argv) {
 #ifdef MODESCOPE_HAVE_BIOSIG
   return modescope::runBiosigImport(args.positionals[0], args.positionals[1]);
 #else
-  printError("this build of modescope-cli has no BioSig support (libbiosig was not found when it "
-             "was built), so '" + args.positionals[0] +
-             "' cannot be imported; install libbiosig-dev and rebuild");
+  printError(
+      "this build of modescope-cli has no BioSig support (libbiosig was not found when it "
+      "was built), so '" +
+      args.positionals[0] + "' cannot be imported; install libbiosig-dev and rebuild");
   return 2;
 #endif
 }

@@ -15,9 +15,12 @@ namespace {
 
 const char* formatName(OutputFormat f) {
   switch (f) {
-    case OutputFormat::Hdf5: return "HDF5";
-    case OutputFormat::EdfPlus: return "EDF+";
-    case OutputFormat::BdfPlus: return "BDF+";
+    case OutputFormat::Hdf5:
+      return "HDF5";
+    case OutputFormat::EdfPlus:
+      return "EDF+";
+    case OutputFormat::BdfPlus:
+      return "BDF+";
   }
   return "?";
 }
@@ -29,8 +32,9 @@ CommandSpec convertSpec() {
   s.name = "convert";
   s.usage = "IN -o OUT [options]";
   s.brief = "Convert to HDF5, EDF+ or BDF+, optionally cutting channels and time";
-  s.summary = "Convert a recording to HDF5, EDF+ or BDF+, optionally cutting out channels and a "
-              "time range.";
+  s.summary =
+      "Convert a recording to HDF5, EDF+ or BDF+, optionally cutting out channels and a "
+      "time range.";
   s.description =
       "Reads any supported input (EDF/EDF+/BDF/BDF+, ModeScope HDF5, and what BioSig reads) and "
       "writes all channels and annotations, or the selection. Channels keep their own sample "

@@ -22,17 +22,16 @@ CommandSpec demoSpec() {
   s.name = "demo";
   s.usage = "[options]";
   s.brief = "Run the demo headless: summary, then band-pass + average reference";
-  s.summary = "Run the demo without a window: open the embedded demo recording, show its summary, "
-              "then band-pass 1-40 Hz and average-reference it on the chosen backend and report "
-              "the time taken.";
+  s.summary =
+      "Run the demo without a window: open the embedded demo recording, show its summary, "
+      "then band-pass 1-40 Hz and average-reference it on the chosen backend and report "
+      "the time taken.";
   s.description =
       "The demo recording is built into the program (PhysioNet EEG Motor Movement/Imagery, "
       "subject 1, run 3: 64 EEG channels at 160 Hz, 125 s). Nothing is written unless -o is "
       "given.";
-  s.options = {jsonOption("the summary, the backend and the timing"),
-               backendOption(),
-               outputOption("Also write the filtered recording.", false),
-               quietOption(),
+  s.options = {jsonOption("the summary, the backend and the timing"), backendOption(),
+               outputOption("Also write the filtered recording.", false), quietOption(),
                helpOption()};
   s.examples =
       "  modescope-cli demo\n"
@@ -119,8 +118,10 @@ int runDemo(const Args& argv) {
     w.field("choice", args.value("backend").value_or("auto"));
     w.field("kind", onGpu ? "cuda" : "cpu");
     w.field("description", backendText);
-    if (backendNote.empty()) w.nullField("note");
-    else w.field("note", backendNote);
+    if (backendNote.empty())
+      w.nullField("note");
+    else
+      w.field("note", backendNote);
     w.endObject();
     w.key("preprocess").beginObject();
     w.field("steps", what);
@@ -128,8 +129,10 @@ int runDemo(const Args& argv) {
     w.field("samples_per_channel", samples);
     w.field("wall_s", computeSeconds);
     w.endObject();
-    if (output) w.field("output", *output);
-    else w.nullField("output");
+    if (output)
+      w.field("output", *output);
+    else
+      w.nullField("output");
     w.endObject();
     std::fputs(w.str().c_str(), stdout);
   } else {

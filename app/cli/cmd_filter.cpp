@@ -21,8 +21,9 @@ CommandSpec filterSpec() {
   s.name = "filter";
   s.usage = "IN -o OUT --filter SPEC [--filter SPEC]... [--reference REF] [options]";
   s.brief = "Re-reference and filter (zero-phase FIR); write with provenance";
-  s.summary = "Re-reference and filter (zero-phase FIR) a recording and write the result with its "
-              "provenance.";
+  s.summary =
+      "Re-reference and filter (zero-phase FIR) a recording and write the result with its "
+      "provenance.";
   s.description =
       "The re-reference is applied first, then the filters in the order given. Filters are "
       "linear-phase FIR (Hamming window) applied forwards with the group delay removed, so they "
@@ -36,8 +37,10 @@ CommandSpec filterSpec() {
       "provenance: method, parameters, backend, input file, selection, wall time, version) holds "
       "the filtered channels and the annotations of the range.";
   s.options = {outputOption("The file to write.", true),
-               {"filter", 0, "SPEC", "bandpass:1-40, highpass:0.5, lowpass:40, notch:50 or "
-                                     "notch:60. Repeat to chain filters.", true},
+               {"filter", 0, "SPEC",
+                "bandpass:1-40, highpass:0.5, lowpass:40, notch:50 or "
+                "notch:60. Repeat to chain filters.",
+                true},
                {"reference", 0, "REF", "none, average, mastoids or channel:NAME (default none)."},
                channelsOption(),
                startOption(),
@@ -67,8 +70,9 @@ int runFilter(const Args& argv) {
   for (const std::string& f : args.values("filter")) pre.filters.push_back(parseFilterSpec(f));
   if (auto r = args.value("reference")) pre.reference = parseReferenceSpec(*r);
   if (pre.filters.empty() && pre.reference.kind == ReferenceKind::AsRecorded) {
-    throw UsageError("'filter' has nothing to do: give at least one --filter SPEC or a "
-                     "--reference other than none");
+    throw UsageError(
+        "'filter' has nothing to do: give at least one --filter SPEC or a "
+        "--reference other than none");
   }
   checkOutputPath(output, input);
   const OutputFormat format = outputFormatForPath(output);

@@ -14,8 +14,9 @@ CommandSpec infoSpec() {
   s.name = "info";
   s.usage = "FILE... [options]";
   s.brief = "Summarise recordings (format, channels, rates, annotations, warnings)";
-  s.summary = "Show what a recording holds: format, reader, patient and recording fields, start "
-              "time, duration, channels, sample rates, units, annotations and reader warnings.";
+  s.summary =
+      "Show what a recording holds: format, reader, patient and recording fields, start "
+      "time, duration, channels, sample rates, units, annotations and reader warnings.";
   s.description =
       "Reads only the headers and annotations, not the samples. Files EDFlib refuses are read "
       "through BioSig when possible, and the warning says what was not compliant.\n\n"
@@ -25,7 +26,8 @@ CommandSpec infoSpec() {
   s.options = {jsonOption("the summary"),
                {"annotations", 0, "", "List every annotation (default: the first 5)."},
                {"channels-table", 0, "", "Add a table with one row per channel."},
-               quietOption(), helpOption()};
+               quietOption(),
+               helpOption()};
   s.examples =
       "  modescope-cli info recording.edf\n"
       "  modescope-cli info recording.edf --channels-table --annotations\n"

@@ -18,8 +18,9 @@ CommandSpec synthSpec() {
   s.name = "synth";
   s.usage = "-o OUT [options]";
   s.brief = "Generate synthetic EEG with known sources and artifacts";
-  s.summary = "Generate a synthetic EEG recording with known sources, blinks, line noise and "
-              "muscle bursts, and write it.";
+  s.summary =
+      "Generate a synthetic EEG recording with known sources, blinks, line noise and "
+      "muscle bursts, and write it.";
   s.description =
       "Oscillatory sources (alpha, beta, theta) are mixed to the electrodes through a spherical "
       "head model or a random matrix, over pink background noise, with eye blinks, line noise and "
@@ -27,13 +28,15 @@ CommandSpec synthSpec() {
       "the same recording on every machine. The seed and all parameters are stored in the "
       "output's provenance (HDF5).";
   s.options = {outputOption("The file to write.", true),
-               {"channels", 0, "N", "Number of electrodes: 19 (10-20), 32, 64 (10-10) or up to "
-                                    "128 (10-05 sites). Default 32."},
+               {"channels", 0, "N",
+                "Number of electrodes: 19 (10-20), 32, 64 (10-10) or up to "
+                "128 (10-05 sites). Default 32."},
                {"rate", 0, "HZ", "Sample rate in Hz (default 256)."},
                {"duration", 0, "SECONDS", "Length in seconds (default 60)."},
                {"sources", 0, "K", "Number of oscillatory sources (default 4)."},
-               {"mixing", 0, "head|random", "Mixing model: head (spherical head model, the "
-                                            "default) or random (a random matrix)."},
+               {"mixing", 0, "head|random",
+                "Mixing model: head (spherical head model, the "
+                "default) or random (a random matrix)."},
                {"line-noise", 0, "50|60|0", "Mains frequency in Hz, 0 for none (default 50)."},
                {"seed", 0, "N", "Random seed, a whole number (default 1)."},
                quietOption(),
@@ -57,14 +60,19 @@ int runSynth(const Args& argv) {
   const bool quiet = args.has("quiet");
 
   SynthParams p;
-  if (auto v = args.value("channels")) p.channels = static_cast<int>(parseInteger("--channels", *v, 1, 100000));
+  if (auto v = args.value("channels"))
+    p.channels = static_cast<int>(parseInteger("--channels", *v, 1, 100000));
   if (auto v = args.value("rate")) p.sampleRate = parseNumber("--rate", *v);
   if (auto v = args.value("duration")) p.duration = parseSeconds("--duration", *v, false);
-  if (auto v = args.value("sources")) p.sources = static_cast<int>(parseInteger("--sources", *v, 0, 100000));
+  if (auto v = args.value("sources"))
+    p.sources = static_cast<int>(parseInteger("--sources", *v, 0, 100000));
   if (auto v = args.value("mixing")) {
-    if (*v == "head") p.mixing = MixingModel::HeadModel;
-    else if (*v == "random") p.mixing = MixingModel::RandomMatrix;
-    else throw InvalidParameterError("--mixing", "'" + *v + "'", "head or random");
+    if (*v == "head")
+      p.mixing = MixingModel::HeadModel;
+    else if (*v == "random")
+      p.mixing = MixingModel::RandomMatrix;
+    else
+      throw InvalidParameterError("--mixing", "'" + *v + "'", "head or random");
   }
   if (auto v = args.value("line-noise")) {
     const double hz = parseNumber("--line-noise", *v);
@@ -89,17 +97,16 @@ int runSynth(const Args& argv) {
         ctx.checkpoint();
         Provenance prov;
         prov.method = "synth";
-        prov.parameters = {
-            {"channels", std::to_string(p.channels)},
-            {"sample_rate", formatNumber(p.sampleRate) + " Hz"},
-            {"duration", formatNumber(p.duration) + " s"},
-            {"sources", std::to_string(p.sources)},
-            {"mixing", p.mixing == MixingModel::HeadModel ? "head" : "random"},
-            {"line_noise", formatNumber(p.lineNoiseHz) + " Hz"},
-            {"line_noise_amplitude", formatNumber(p.lineNoiseMicrovolts) + " uV"},
-            {"blink_rate", formatNumber(p.blinkRatePerMinute) + " /min"},
-            {"muscle_burst_rate", formatNumber(p.muscleBurstsPerMinute) + " /min"},
-            {"background_rms", formatNumber(p.backgroundMicrovolts) + " uV"}};
+        prov.parameters = {{"channels", std::to_string(p.channels)},
+                           {"sample_rate", formatNumber(p.sampleRate) + " Hz"},
+                           {"duration", formatNumber(p.duration) + " s"},
+                           {"sources", std::to_string(p.sources)},
+                           {"mixing", p.mixing == MixingModel::HeadModel ? "head" : "random"},
+                           {"line_noise", formatNumber(p.lineNoiseHz) + " Hz"},
+                           {"line_noise_amplitude", formatNumber(p.lineNoiseMicrovolts) + " uV"},
+                           {"blink_rate", formatNumber(p.blinkRatePerMinute) + " /min"},
+                           {"muscle_burst_rate", formatNumber(p.muscleBurstsPerMinute) + " /min"},
+                           {"background_rms", formatNumber(p.backgroundMicrovolts) + " uV"}};
         prov.seed = std::to_string(p.seed);
         prov.backend = "CPU";
         prov.softwareVersion = softwareVersion();
@@ -116,7 +123,8 @@ int runSynth(const Args& argv) {
   if (code == 0 && !quiet) {
     std::printf("wrote %s (%zu channels, %s Hz, %s s, seed %llu) in %s\n", output.c_str(),
                 channelCount, formatNumber(p.sampleRate).c_str(), formatNumber(p.duration).c_str(),
-                static_cast<unsigned long long>(p.seed), formatSeconds(outcome.wallSeconds).c_str());
+                static_cast<unsigned long long>(p.seed),
+                formatSeconds(outcome.wallSeconds).c_str());
   }
   return code;
 }

@@ -36,8 +36,9 @@ OptionSpec jsonOption(const std::string& what) {
 }
 OptionSpec outputOption(const std::string& what, bool required) {
   return {"output", 'o', "OUT",
-          what + " File type from the extension: .h5/.hdf5 (HDF5, ModeScope schema), .edf "
-                 "(EDF+), .bdf (BDF+)." +
+          what +
+              " File type from the extension: .h5/.hdf5 (HDF5, ModeScope schema), .edf "
+              "(EDF+), .bdf (BDF+)." +
               (required ? " Required." : "")};
 }
 OptionSpec channelsOption() {
@@ -46,8 +47,9 @@ OptionSpec channelsOption() {
           "(C3,C4,Cz or 1-8,10). Default: all."};
 }
 OptionSpec startOption() {
-  return {"start", 0, "SECONDS", "Start of the time range, seconds from the recording start "
-                                 "(default 0)."};
+  return {"start", 0, "SECONDS",
+          "Start of the time range, seconds from the recording start "
+          "(default 0)."};
 }
 OptionSpec durationOption() {
   return {"duration", 0, "SECONDS", "Length of the time range in seconds (default: to the end)."};
@@ -86,8 +88,8 @@ BackendChoice readBackendChoice(const ParsedArgs& args) {
 std::string readOutputPath(const ParsedArgs& args, const CommandSpec& spec) {
   auto out = args.value("output");
   if (!out || out->empty()) {
-    throw UsageError("'" + spec.name + "' needs an output file: -o OUT (usage: " + spec.name +
-                     " " + spec.usage + ")");
+    throw UsageError("'" + spec.name + "' needs an output file: -o OUT (usage: " + spec.name + " " +
+                     spec.usage + ")");
   }
   return *out;
 }
@@ -97,15 +99,14 @@ void checkOutputPath(const std::string& output, const std::string& input) {
   const fs::path out(output);
   std::error_code ec;
   if (fs::is_directory(out, ec)) {
-    throw OutputError(output, "this is a folder; give a file name such as " +
-                                  (out / "result.h5").string());
+    throw OutputError(output,
+                      "this is a folder; give a file name such as " + (out / "result.h5").string());
   }
   fs::path dir = out.parent_path();
   if (dir.empty()) dir = ".";
   if (!fs::is_directory(dir, ec)) {
     throw OutputError(output, "'" + dir.string() +
-                                  (fs::exists(dir, ec) ? "' is not a folder"
-                                                       : "' does not exist") +
+                                  (fs::exists(dir, ec) ? "' is not a folder" : "' does not exist") +
                                   "; create the folder first or choose another path");
   }
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
@@ -130,8 +131,10 @@ void printDiagnostics(const Recording& rec, ProgressDisplay& display) {
 
 std::string formatSeconds(double s) {
   char buf[32];
-  if (s < 1.0) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000.0);
-  else std::snprintf(buf, sizeof buf, "%.2f s", s);
+  if (s < 1.0)
+    std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000.0);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
   return buf;
 }
 

@@ -33,9 +33,13 @@ JobOutcome runCliJob(const std::string& title, JobFunction fn, ProgressDisplay& 
 
 int reportOutcome(const JobOutcome& outcome) {
   switch (outcome.state) {
-    case JobState::Succeeded: return 0;
-    case JobState::Cancelled: printNote(outcome.message); return 130;
-    default: break;
+    case JobState::Succeeded:
+      return 0;
+    case JobState::Cancelled:
+      printNote(outcome.message);
+      return 130;
+    default:
+      break;
   }
   printError(outcome.message);
   return outcome.exitCode != 0 ? outcome.exitCode : 1;

@@ -24,9 +24,11 @@ std::size_t terminalWidth() {
 std::string clock(std::chrono::steady_clock::duration d) {
   const auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
   char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)s / 3600,
-                               (long long)s / 60 % 60, (long long)s % 60);
-  else std::snprintf(buf, sizeof buf, "%lld:%02lld", (long long)s / 60, (long long)s % 60);
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)s / 3600,
+                  (long long)s / 60 % 60, (long long)s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", (long long)s / 60, (long long)s % 60);
   return buf;
 }
 
@@ -94,8 +96,8 @@ void ProgressDisplay::drawLocked(bool force) {
   const std::size_t width = terminalWidth() - 1;  // never touch the last column (no auto-wrap)
   constexpr std::size_t kBar = 24;
   const auto filled = static_cast<std::size_t>(std::floor(fraction_ * kBar));
-  std::string text = title_ + " [" + std::string(filled, '#') + std::string(kBar - filled, '-') +
-                     "] ";
+  std::string text =
+      title_ + " [" + std::string(filled, '#') + std::string(kBar - filled, '-') + "] ";
   char pct[8];
   std::snprintf(pct, sizeof pct, "%3d%%", static_cast<int>(std::floor(fraction_ * 100)));
   text += pct;

@@ -20,11 +20,11 @@ std::optional<std::size_t> parseIndex(std::string_view s) {
 }
 
 [[noreturn]] void badItem(const Recording& rec, const std::string& item, const std::string& why) {
-  throw InvalidParameterError(
-      "channels", "'" + item + "' (" + why + ")",
-      "channel names or labels, or 1-based indices/ranges within 1-" +
-          std::to_string(rec.channelCount()) + " (for example C3,C4,Cz or 1-8)",
-      "List the channels with 'modescope-cli info FILE --channels-table'");
+  throw InvalidParameterError("channels", "'" + item + "' (" + why + ")",
+                              "channel names or labels, or 1-based indices/ranges within 1-" +
+                                  std::to_string(rec.channelCount()) +
+                                  " (for example C3,C4,Cz or 1-8)",
+                              "List the channels with 'modescope-cli info FILE --channels-table'");
 }
 
 }  // namespace
@@ -35,8 +35,9 @@ std::vector<std::size_t> parseChannelSelection(const Recording& rec, const std::
   std::vector<bool> taken(n, false);
   auto add = [&](std::size_t index, const std::string& item) {
     if (taken[index]) {
-      badItem(rec, item, "channel " + std::to_string(index + 1) + " (" + rec.channels[index].name +
-                             ") is already selected");
+      badItem(rec, item,
+              "channel " + std::to_string(index + 1) + " (" + rec.channels[index].name +
+                  ") is already selected");
     }
     taken[index] = true;
     out.push_back(index);
@@ -89,8 +90,10 @@ std::vector<std::size_t> defaultMethodChannels(const Recording& rec, std::string
   std::map<double, std::size_t> perRate;
   std::size_t stim = 0;
   for (const auto& c : rec.channels) {
-    if (c.type == ChannelType::STIM) ++stim;
-    else ++perRate[c.sampleRate];
+    if (c.type == ChannelType::STIM)
+      ++stim;
+    else
+      ++perRate[c.sampleRate];
   }
   // Most channels win; among equals the higher rate (the data channels, not housekeeping ones).
   double rate = 0.0;
@@ -107,8 +110,8 @@ std::vector<std::size_t> defaultMethodChannels(const Recording& rec, std::string
     note->clear();
     const std::size_t otherRate = rec.channelCount() - stim - out.size();
     if (stim > 0 || otherRate > 0) {
-      *note = "using the " + std::to_string(out.size()) + " channels at " + formatNumber(rate) +
-              " Hz";
+      *note =
+          "using the " + std::to_string(out.size()) + " channels at " + formatNumber(rate) + " Hz";
       if (stim > 0) *note += "; left out " + std::to_string(stim) + " trigger/status channel(s)";
       if (otherRate > 0) {
         *note += "; left out " + std::to_string(otherRate) + " channel(s) at other sample rates";

@@ -36,10 +36,11 @@ class JsonWriter {
   JsonWriter& value(bool b);
   JsonWriter& value(double d);
   template <std::integral T>
-    requires(!std::same_as<T, bool>)
-  JsonWriter& value(T v) {
-    if constexpr (std::is_signed_v<T>) return writeInteger(static_cast<std::int64_t>(v));
-    else return writeUnsigned(static_cast<std::uint64_t>(v));
+  requires(!std::same_as<T, bool>) JsonWriter& value(T v) {
+    if constexpr (std::is_signed_v<T>)
+      return writeInteger(static_cast<std::int64_t>(v));
+    else
+      return writeUnsigned(static_cast<std::uint64_t>(v));
   }
   JsonWriter& null();
 

@@ -73,7 +73,7 @@ std::string shiftIsoDateTime(const std::string& iso, double seconds) {
   return r;
 }
 
-std::shared_ptr<const Recording> selectRecording(std::shared_ptr<const Recording> rec,
+std::shared_ptr<const Recording> selectRecording(const std::shared_ptr<const Recording>& rec,
                                                  const std::vector<std::size_t>& channels,
                                                  double startSeconds, double durationSeconds) {
   if (channels.empty()) {
@@ -105,15 +105,16 @@ std::shared_ptr<const Recording> selectRecording(std::shared_ptr<const Recording
                                   "1-" + std::to_string(rec->channels.size()));
     }
     ChannelInfo c = rec->channels[ch];
-    const int64_t first = std::min<int64_t>(c.sampleCount, std::llround(startSeconds * c.sampleRate));
+    const int64_t first =
+        std::min<int64_t>(c.sampleCount, std::llround(startSeconds * c.sampleRate));
     const int64_t last = std::min<int64_t>(c.sampleCount, std::llround(end * c.sampleRate));
     if (last <= first) {
       throw InvalidParameterError(
-          "duration", formatNumber(end - startSeconds) + " s from " + formatNumber(startSeconds) +
-                          " s",
+          "duration",
+          formatNumber(end - startSeconds) + " s from " + formatNumber(startSeconds) + " s",
           "a range holding at least one sample of channel '" + c.name + "' (" +
-              formatNumber(c.sampleRate) + " Hz, " + formatNumber(c.sampleCount / c.sampleRate) +
-              " s)",
+              formatNumber(c.sampleRate) + " Hz, " +
+              formatNumber(static_cast<double>(c.sampleCount) / c.sampleRate) + " s)",
           "Choose a longer range or leave this channel out");
     }
     c.sampleCount = last - first;

@@ -19,7 +19,7 @@ namespace modescope {
 // `startSeconds` when it is a parseable ISO 8601 time. Throws InvalidParameterError (parameters
 // "channels", "start", "duration") for an empty selection, a start outside the recording, a
 // non-positive duration, or a range that leaves a channel without samples.
-std::shared_ptr<const Recording> selectRecording(std::shared_ptr<const Recording> rec,
+std::shared_ptr<const Recording> selectRecording(const std::shared_ptr<const Recording>& rec,
                                                  const std::vector<std::size_t>& channels,
                                                  double startSeconds, double durationSeconds);
 

@@ -17,9 +17,12 @@ template <typename T>
 std::vector<std::pair<T, std::size_t>> countGroups(const std::vector<T>& values) {
   std::vector<std::pair<T, std::size_t>> groups;
   for (const auto& v : values) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == v; });
-    if (it == groups.end()) groups.emplace_back(v, 1);
-    else ++it->second;
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == v; });
+    if (it == groups.end())
+      groups.emplace_back(v, 1);
+    else
+      ++it->second;
   }
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -146,8 +149,10 @@ std::string formatClockDuration(double seconds) {
   const long long h = totalMs / 3600000, m = totalMs / 60000 % 60, s = totalMs / 1000 % 60,
                   ms = totalMs % 1000;
   char buf[64];
-  if (ms == 0) std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", h, m, s);
-  else std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld.%03lld", h, m, s, ms);
+  if (ms == 0)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", h, m, s);
+  else
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld.%03lld", h, m, s, ms);
   return buf;
 }
 
@@ -208,8 +213,8 @@ std::string formatRecordingSummary(const Recording& rec, const std::string& disp
   for (const auto& [t, n] : countGroups(types)) {
     typeText += (typeText.empty() ? "" : ", ") + t + " " + std::to_string(n);
   }
-  out += line("Channels", std::to_string(rec.channelCount()) +
-                              (typeText.empty() ? "" : " (" + typeText + ")"));
+  out += line("Channels",
+              std::to_string(rec.channelCount()) + (typeText.empty() ? "" : " (" + typeText + ")"));
   out += line("Rates", describeSampleRates(rec));
   std::string unitText;
   for (const auto& [u, n] : countGroups(units)) {
@@ -240,8 +245,10 @@ void writeRecordingJson(JsonWriter& w, const Recording& rec, const std::string& 
   w.field("file", displayPath);
   w.field("format", info.format);
   w.field("reader", info.reader);
-  if (info.startDateTime.empty()) w.nullField("start_time");
-  else w.field("start_time", info.startDateTime);
+  if (info.startDateTime.empty())
+    w.nullField("start_time");
+  else
+    w.field("start_time", info.startDateTime);
   w.field("duration_s", rec.duration());
   w.key("patient").beginObject();
   w.field("name", info.patient).field("code", info.patientCode);

@@ -27,9 +27,9 @@
 namespace modescope {
 
 struct SummaryOptions {
-  bool allAnnotations = false;    // list every annotation, not only the first `annotationPreview`
+  bool allAnnotations = false;  // list every annotation, not only the first `annotationPreview`
   std::size_t annotationPreview = 5;
-  bool channelTable = false;      // append one row per channel
+  bool channelTable = false;  // append one row per channel
 };
 
 // Multi-line text, every line ending in '\n'. `displayPath` is what the user passed.

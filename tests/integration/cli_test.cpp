@@ -5,6 +5,7 @@
 //   - MNE-Python (Debian's python3-mne, /usr/bin/python3) reads the same files independently;
 //   - the exit codes and behaviour promised in docs/cli.md.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,7 +14,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,10 +24,9 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "app/core/channel_selection.h"
 #include "app/core/json_writer.h"
@@ -95,7 +94,8 @@ class Child {
       if (fd < 0 || !(revents & (POLLIN | POLLHUP | POLLERR))) return;
       char buf[65536];
       const ssize_t n = read(fd, buf, sizeof buf);
-      if (n > 0) into.append(buf, static_cast<std::size_t>(n));
+      if (n > 0)
+        into.append(buf, static_cast<std::size_t>(n));
       else {
         close(fd);
         fd = -1;
@@ -250,19 +250,36 @@ class JsonParser {
       if (i_ >= s_.size()) fail("unterminated escape");
       const char e = s_[i_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           if (i_ + 4 > s_.size()) fail("short \\u escape");
           const unsigned cp = std::stoul(s_.substr(i_, 4), nullptr, 16);
           i_ += 4;
-          if (cp < 0x80) out += static_cast<char>(cp);
+          if (cp < 0x80)
+            out += static_cast<char>(cp);
           else if (cp < 0x800) {
             out += static_cast<char>(0xC0 | (cp >> 6));
             out += static_cast<char>(0x80 | (cp & 0x3F));
@@ -273,7 +290,8 @@ class JsonParser {
           }
           break;
         }
-        default: fail("bad escape");
+        default:
+          fail("bad escape");
       }
     }
   }
@@ -313,9 +331,9 @@ std::optional<std::string> runPython(const std::string& script, std::string* why
     *why = "no /usr/bin/python3";
     return std::nullopt;
   }
-  const std::string path = (fs::temp_directory_path() /
-                            ("modescope-cli-test-" + std::to_string(getpid()) + ".py"))
-                               .string();
+  const std::string path =
+      (fs::temp_directory_path() / ("modescope-cli-test-" + std::to_string(getpid()) + ".py"))
+          .string();
   std::ofstream(path) << script;
   const std::string cmd = std::string(python) + " " + path + " 2>&1";
   std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
@@ -354,13 +372,15 @@ std::optional<Json> provenanceOf(const std::string& h5, std::string* why) {
       "    import h5py\n"
       "except ImportError:\n"
       "    print('No module named h5py'); raise SystemExit(0)\n"
-      "with h5py.File('" + h5 + "', 'r') as f:\n"
-      "    p = f['provenance']\n"
-      "    d = {k: (v.decode() if isinstance(v, bytes) else v if isinstance(v, str) else "
-      "float(v)) for k, v in p.attrs.items()}\n"
-      "    d['parameters'] = [list(x) for x in zip(p['parameter_name'].asstr()[...].tolist(), "
-      "p['parameter_value'].asstr()[...].tolist())]\n"
-      "    print(json.dumps(d))\n",
+      "with h5py.File('" +
+          h5 +
+          "', 'r') as f:\n"
+          "    p = f['provenance']\n"
+          "    d = {k: (v.decode() if isinstance(v, bytes) else v if isinstance(v, str) else "
+          "float(v)) for k, v in p.attrs.items()}\n"
+          "    d['parameters'] = [list(x) for x in zip(p['parameter_name'].asstr()[...].tolist(), "
+          "p['parameter_value'].asstr()[...].tolist())]\n"
+          "    print(json.dumps(d))\n",
       why);
   if (!out) return std::nullopt;
   if (out->find("No module named h5py") != std::string::npos) {
@@ -413,8 +433,8 @@ TEST_F(CliTest, MainHelpListsCommandsAndExitCodes) {
 }
 
 TEST_F(CliTest, EveryCommandHasHelp) {
-  for (const char* cmd : {"info", "convert", "filter", "synth", "demo", "backends",
-                          "biosig-import"}) {
+  for (const char* cmd :
+       {"info", "convert", "filter", "synth", "demo", "backends", "biosig-import"}) {
     const RunResult r = runCli({cmd, "--help"});
     EXPECT_EQ(r.exitCode, 0) << cmd << describe(r);
     EXPECT_NE(r.out.find(std::string("Usage: modescope-cli ") + cmd), std::string::npos) << cmd;
@@ -437,13 +457,13 @@ TEST_F(CliTest, UsageMistakesExitWithOne) {
            {"--frobnicate"},
            {"info", "--bogus", kPhysionet},
            {"info"},
-           {"convert", kPhysionet},                                  // no -o
-           {"convert", kPhysionet, "-o"},                            // -o without a value
-           {"convert", kPhysionet, "-o", path("a.h5"), "extra"},    // two inputs
-           {"convert", kPhysionet, "-o", path("a.xyz")},             // unknown extension
+           {"convert", kPhysionet},                               // no -o
+           {"convert", kPhysionet, "-o"},                         // -o without a value
+           {"convert", kPhysionet, "-o", path("a.h5"), "extra"},  // two inputs
+           {"convert", kPhysionet, "-o", path("a.xyz")},          // unknown extension
            {"convert", kPhysionet, "-o", path("a.h5"), "--start", "abc"},
            {"convert", kPhysionet, "-o", path("a.h5"), "--duration", "0"},
-           {"filter", kPhysionet, "-o", path("a.h5")},              // nothing to do
+           {"filter", kPhysionet, "-o", path("a.h5")},  // nothing to do
            {"synth", "-o", path("a.h5"), "--line-noise", "55"},
            {"synth", "-o", path("a.h5"), "--channels", "many"},
            {"demo", "--backend", "quantum"},
@@ -500,11 +520,13 @@ TEST_F(CliTest, InfoJsonMatchesMne) {
   std::string why;
   const auto mne = runPython(
       "import mne\n"
-      "r = mne.io.read_raw_edf('" + kPhysionet + "', preload=False, verbose='error')\n"
-      "print(len(r.ch_names), r.info['sfreq'], r.n_times)\n"
-      "print('|'.join(r.ch_names))\n"
-      "for a in r.annotations: print(repr(float(a['onset'])), repr(float(a['duration'])), "
-      "a['description'])\n",
+      "r = mne.io.read_raw_edf('" +
+          kPhysionet +
+          "', preload=False, verbose='error')\n"
+          "print(len(r.ch_names), r.info['sfreq'], r.n_times)\n"
+          "print('|'.join(r.ch_names))\n"
+          "for a in r.annotations: print(repr(float(a['onset'])), repr(float(a['duration'])), "
+          "a['description'])\n",
       &why);
   if (!mne) GTEST_SKIP() << "MNE cross-check skipped: " << why;
   std::istringstream in(*mne);
@@ -528,7 +550,8 @@ TEST_F(CliTest, InfoJsonMatchesMne) {
     // the alphanumeric core.
     auto core = [](std::string s) {
       std::string r;
-      for (char c : s) if (std::isalnum(static_cast<unsigned char>(c))) r += c;
+      for (char c : s)
+        if (std::isalnum(static_cast<unsigned char>(c))) r += c;
       return r;
     };
     EXPECT_EQ(core(j["channels"][i]["label"].str()), core(mneNames[i])) << i;
@@ -613,7 +636,8 @@ TEST_F(CliTest, ConvertSelectionCutsChannelsAndTime) {
   EXPECT_TRUE(r.out.empty() && r.err.empty()) << "--quiet: " << describe(r);
   const Json j = infoJson(path("cut.h5"));
   ASSERT_EQ(j["channel_count"].num(), 5);
-  const std::vector<std::string> expected = {"C3", "C4", "Cz", original["channels"][0]["name"].str(),
+  const std::vector<std::string> expected = {"C3", "C4", "Cz",
+                                             original["channels"][0]["name"].str(),
                                              original["channels"][1]["name"].str()};
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(j["channels"][i]["name"].str(), expected[i]);
   EXPECT_NEAR(j["duration_s"].num(), 20.0, kOneSample);
@@ -653,17 +677,18 @@ TEST_F(CliTest, ConvertKeepsSamplesAsMneReadsThem) {
   const RunResult r = runCli({"convert", path("a.h5"), "-o", path("b.edf"), "-q"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   std::string why;
-  const auto out = runPython(
-      std::string(kPythonSteps) +
-          "a = mne.io.read_raw_edf('" + kPhysionet + "', preload=True, verbose='error')\n"
-          "b = mne.io.read_raw_edf('" + path("b.edf") + "', preload=True, verbose='error')\n"
-          "x, y = a.get_data(), b.get_data()\n"
-          "print(x.shape[0], y.shape[0], x.shape[1], y.shape[1])\n"
-          "n = min(x.shape[1], y.shape[1])\n"
-          "err = np.abs(x[:, :n] - y[:, :n]).max(axis=1)\n"
-          "print(float((err / (steps(x) + steps(y))).max()))\n"
-          "print(float(np.abs(x).max()))\n",
-      &why);
+  const auto out = runPython(std::string(kPythonSteps) + "a = mne.io.read_raw_edf('" + kPhysionet +
+                                 "', preload=True, verbose='error')\n"
+                                 "b = mne.io.read_raw_edf('" +
+                                 path("b.edf") +
+                                 "', preload=True, verbose='error')\n"
+                                 "x, y = a.get_data(), b.get_data()\n"
+                                 "print(x.shape[0], y.shape[0], x.shape[1], y.shape[1])\n"
+                                 "n = min(x.shape[1], y.shape[1])\n"
+                                 "err = np.abs(x[:, :n] - y[:, :n]).max(axis=1)\n"
+                                 "print(float((err / (steps(x) + steps(y))).max()))\n"
+                                 "print(float(np.abs(x).max()))\n",
+                             &why);
   if (!out) GTEST_SKIP() << "MNE cross-check skipped: " << why;
   std::istringstream in(*out);
   int na = 0, nb = 0, ta = 0, tb = 0;
@@ -681,10 +706,9 @@ TEST_F(CliTest, ConvertKeepsSamplesAsMneReadsThem) {
 // filter
 
 TEST_F(CliTest, FilterWritesResultWithProvenance) {
-  const RunResult r = runCli({"filter", kPhysionet, "-o", path("f.h5"), "--filter",
-                              "bandpass:1-40", "--filter", "notch:60", "--reference", "average",
-                              "--channels", "1-8", "--start", "5", "--duration", "30",
-                              "--backend", "cpu"});
+  const RunResult r = runCli({"filter", kPhysionet, "-o", path("f.h5"), "--filter", "bandpass:1-40",
+                              "--filter", "notch:60", "--reference", "average", "--channels", "1-8",
+                              "--start", "5", "--duration", "30", "--backend", "cpu"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   EXPECT_NE(r.out.find("CPU"), std::string::npos) << "names the backend: " << r.out;
   const Json j = infoJson(path("f.h5"));
@@ -704,17 +728,17 @@ TEST_F(CliTest, FilterWritesResultWithProvenance) {
   std::string params;
   for (const Json& kv : p["parameters"].arr()) params += kv[0].str() + "=" + kv[1].str() + "; ";
   for (const char* needle : {"40", "60", "average"}) {
-    EXPECT_NE(params.find(needle), std::string::npos) << "parameters lack " << needle << ": "
-                                                      << params;
+    EXPECT_NE(params.find(needle), std::string::npos)
+        << "parameters lack " << needle << ": " << params;
   }
 }
 
 TEST_F(CliTest, ConvertAndSynthRecordTheirProvenance) {
   ASSERT_EQ(runCli({"convert", kPhysionet, "-o", path("c.h5"), "--channels", "Cz", "-q"}).exitCode,
             0);
-  ASSERT_EQ(runCli({"synth", "-o", path("s.h5"), "--duration", "4", "--seed", "12345", "-q"})
-                .exitCode,
-            0);
+  ASSERT_EQ(
+      runCli({"synth", "-o", path("s.h5"), "--duration", "4", "--seed", "12345", "-q"}).exitCode,
+      0);
   std::string why;
   const auto c = provenanceOf(path("c.h5"), &why);
   if (!c) GTEST_SKIP() << "provenance check skipped: " << why;
@@ -738,16 +762,17 @@ TEST_F(CliTest, FilteredSamplesAreAverageReferencedAndZeroMean) {
   // what a wrong band, a missing reference or a phase shift would give (tens of percent) and
   // above float32 arithmetic plus the EDF steps (measured 0.04 %).
   const RunResult r = runCli({"filter", kPhysionet, "-o", path("f.edf"), "--filter",
-                              "bandpass:1-40", "--reference", "average", "--backend", "cpu",
-                              "-q"});
+                              "bandpass:1-40", "--reference", "average", "--backend", "cpu", "-q"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   std::string why;
   const auto out = runPython(
-      std::string(kPythonSteps) +
-          "b = mne.io.read_raw_edf('" + path("f.edf") + "', preload=True, verbose='error')\n"
+      std::string(kPythonSteps) + "b = mne.io.read_raw_edf('" + path("f.edf") +
+          "', preload=True, verbose='error')\n"
           "y = b.get_data()\n"
           "rms = np.sqrt((y ** 2).mean())\n"
-          "a = mne.io.read_raw_edf('" + kPhysionet + "', preload=True, verbose='error').get_data()\n"
+          "a = mne.io.read_raw_edf('" +
+          kPhysionet +
+          "', preload=True, verbose='error').get_data()\n"
           "ref = mne.filter.filter_data(a - a.mean(axis=0), 160.0, 1.0, 40.0, verbose='error')\n"
           "print(y.shape[0], float(np.abs(y.sum(axis=0)).max() / (0.5 * steps(y).sum())), "
           "float(np.abs(y.mean(axis=1)).max() / rms), float(rms), "
@@ -780,8 +805,8 @@ TEST_F(CliTest, BadFilterSpecExitsWithOne) {
 
 TEST_F(CliTest, CudaBackendWithoutGpuExitsWithThree) {
   if (haveCudaDevice()) GTEST_SKIP() << "this machine has a usable CUDA device";
-  const RunResult r = runCli({"filter", kPhysionet, "-o", path("f.h5"), "--filter",
-                              "bandpass:1-40", "--backend", "cuda"});
+  const RunResult r = runCli(
+      {"filter", kPhysionet, "-o", path("f.h5"), "--filter", "bandpass:1-40", "--backend", "cuda"});
   EXPECT_EQ(r.exitCode, 3) << describe(r);
   EXPECT_NE(r.err.find("modescope-cli: error: "), std::string::npos);
   EXPECT_EQ(runCli({"demo", "--backend", "cuda", "-q"}).exitCode, 3);
@@ -803,16 +828,16 @@ TEST_F(CliTest, BackendsListsCpuAndWhatAutoPicks) {
 // synth
 
 TEST_F(CliTest, SynthThenInfo) {
-  const RunResult r = runCli({"synth", "-o", path("s.h5"), "--channels", "19", "--rate", "128",
-                              "--duration", "10", "--sources", "3", "--mixing", "random",
-                              "--line-noise", "60", "--seed", "7"});
+  const RunResult r =
+      runCli({"synth", "-o", path("s.h5"), "--channels", "19", "--rate", "128", "--duration", "10",
+              "--sources", "3", "--mixing", "random", "--line-noise", "60", "--seed", "7"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   const Json j = infoJson(path("s.h5"));
   EXPECT_EQ(j["channel_count"].num(), 19);
   EXPECT_NEAR(j["duration_s"].num(), 10.0, 1.0 / 128);
   for (const Json& c : j["channels"].arr()) EXPECT_EQ(c["sample_rate"].num(), 128.0);
-  const RunResult edf = runCli({"synth", "-o", path("s.edf"), "--channels", "32", "--duration",
-                                "5", "-q"});
+  const RunResult edf =
+      runCli({"synth", "-o", path("s.edf"), "--channels", "32", "--duration", "5", "-q"});
   ASSERT_EQ(edf.exitCode, 0) << describe(edf);
   EXPECT_EQ(infoJson(path("s.edf"))["channel_count"].num(), 32);
 }
@@ -872,8 +897,8 @@ TEST_F(CliTest, UnwritableOutputExitsWithTwoAndLeavesNothing) {
 TEST_F(CliTest, InterruptDuringLongSynthExitsWith130AndLeavesNoOutput) {
   // Big enough to take many seconds on a 2-core CI machine (64 channels x 1200 s at 512 Hz,
   // 157 MB of float32), so the signal arrives while the job runs.
-  Child child({"synth", "-o", path("long.h5"), "--channels", "64", "--rate", "512", "--duration",
-               "1200"});
+  Child child(
+      {"synth", "-o", path("long.h5"), "--channels", "64", "--rate", "512", "--duration", "1200"});
   // Progress lines on a non-terminal stderr: the first one means the job started.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (child.stderrSoFar().find("synth:") == std::string::npos &&
@@ -989,7 +1014,8 @@ modescope::Recording tinyRecording(const std::vector<std::pair<std::string, std:
     c.sampleCount = 1000;
     rec.channels.push_back(c);
     std::vector<float> x(1000);
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rec.channels.size() * 1000 + i);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<float>(rec.channels.size() * 1000 + i);
     data.push_back(std::move(x));
   }
   rec.source = std::make_shared<modescope::InMemorySource>(std::move(data));
@@ -1016,8 +1042,8 @@ TEST(CliCore, SelectRecordingCutsLazilyWithExactSamples) {
   auto rec = std::make_shared<modescope::Recording>(tinyRecording({{"A", "A"}, {"B", "B"}}));
   rec->channels[1].sampleRate = 12.8;  // 1000 samples at 12.8 Hz: 78.125 s
   rec->channels[1].sampleCount = 1000;
-  rec->annotations = {{1.0, 0.0, "before"}, {2.0, 0.5, "first"}, {4.99, 0.0, "last"},
-                      {5.0, 0.0, "after"}};
+  rec->annotations = {
+      {1.0, 0.0, "before"}, {2.0, 0.5, "first"}, {4.99, 0.0, "last"}, {5.0, 0.0, "after"}};
   const auto cut = modescope::selectRecording(rec, {1, 0}, 2.0, 3.0);
   ASSERT_EQ(cut->channelCount(), 2u);
   // Channel B (12.8 Hz): samples round(25.6) = 26 to round(64) = 64; channel A (100 Hz): 200-500.
