@@ -16,6 +16,7 @@ struct EdfSignalHeader {
   double physicalMin = 0, physicalMax = 0;
   long long digitalMin = 0, digitalMax = 0;
   long long samplesPerRecord = 0;
+  bool isAnnotation = false;  // "EDF Annotations" / "BDF Annotations" in an EDF+/BDF+ file
 };
 
 struct EdfHeader {
@@ -28,6 +29,10 @@ struct EdfHeader {
   double recordDuration = 0;   // s
   std::vector<EdfSignalHeader> signals;
   long long fileBytes = 0;
+  long long recordBytes = 0;    // bytes of one data record (2 or 3 bytes per sample)
+  // Complete data records present in the file: what a tolerant reader uses. Equals recordCount
+  // for a compliant file; smaller for a truncated file; inferred from the size for -1.
+  long long recordsInFile = 0;
 };
 
 struct EdfFinding {
@@ -35,6 +40,9 @@ struct EdfFinding {
   std::string field;    // "number of data records", "signal 3 label", ...
   std::string found;
   std::string expected;
+  // EDFlib 1.23 refuses a file with this finding (edfopen_file_readonly error -3, or -10 for
+  // EDF+D); readers such as MNE and BioSig accept it. Used to tell the user why EDFlib refused.
+  bool refusedByEdflib = false;
 };
 
 struct EdfCheck {
@@ -46,6 +54,13 @@ struct EdfCheck {
 
 // Reads and checks the header of `path`. Never throws for a damaged file (the findings say what is
 // wrong); throws InvalidInputError only when the file cannot be opened at all.
-EdfCheck checkEdfHeader(const std::string& path);
+// scanAnnotations: also check the annotation signals of every data record of an EDF+/BDF+ file
+// (one small read per record); false checks the header alone.
+EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations = true);
+
+// "signal 65 ('EDF Annotations') prefiltering: found 'HP:0Hz LP:0Hz N:0Hz', expected spaces".
+std::string describeFinding(const EdfFinding& f);
+// The findings as one text, those EDFlib refuses first, at most `maxCount` (then "and N more").
+std::string summariseFindings(const std::vector<EdfFinding>& findings, std::size_t maxCount = 6);
 
 }  // namespace modescope
