@@ -24,7 +24,8 @@ namespace {
 // would make a reader allocate or seek without limit.
 constexpr long long kMaxSignals = 4096;
 constexpr long long kEdflibMaxSignals = 640;             // EDFLIB_MAXSIGNALS
-constexpr long long kMaxSamplesPerRecord = 100'000'000;  // per signal
+constexpr long long kMaxSamplesPerRecord = 10'000'000;  // per signal
+constexpr long long kMaxRecordBytes = 1LL << 30;         // one data record, all signals
 constexpr double kMaxRecordDuration = 1e6;               // s (11.6 days in one record)
 constexpr long long kEdflibMaxRecordBytesEdf = 10LL * 1024 * 1024;
 constexpr long long kEdflibMaxRecordBytesBdf = 15LL * 1024 * 1024;
@@ -593,6 +594,12 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
   }
   const int bytesPerSample = h.isBdf ? 3 : 2;
   h.recordBytes = samplesPerRecordSum * bytesPerSample;
+  if (h.recordBytes > kMaxRecordBytes) {
+    c.fatal("data record size", std::to_string(h.recordBytes) + " bytes",
+            "at most " + std::to_string(kMaxRecordBytes) + " bytes per data record");
+    c.finishGroups();
+    return out;
+  }
   if (h.recordBytes > (h.isBdf ? kEdflibMaxRecordBytesBdf : kEdflibMaxRecordBytesEdf)) {
     c.refused("data record size", std::to_string(h.recordBytes) + " bytes",
               std::string("at most ") + (h.isBdf ? "15" : "10") + " MiB (EDFlib's limit)");
