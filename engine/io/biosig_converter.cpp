@@ -19,6 +19,7 @@
 #include "engine/core/provenance.h"
 #include "engine/core/recording.h"
 #include "engine/core/text.h"
+#include "engine/io/edf_header.h"
 #include "engine/io/recording_io.h"
 #include "engine/io/trigger_channel.h"
 #include "engine/montage/channel_names.h"
@@ -121,7 +122,7 @@ std::size_t physicalMemoryBytes() {
                                : std::size_t(1) << 34;
 }
 
-Recording importRecording(HDRTYPE* h, const std::string& path) {
+Recording importRecording(HDRTYPE* h, const std::string& path, const EdfCheck& edf) {
   if (h->NS == 0 || h->NS > kMaxChannels) {
     throw InvalidInputError(path, "number of channels", std::to_string(h->NS),
                             "1-" + std::to_string(kMaxChannels));
@@ -149,6 +150,10 @@ Recording importRecording(HDRTYPE* h, const std::string& path) {
   rec.info.technician = text(h->ID.Technician);
   rec.info.equipment = text(h->ID.Manufacturer.Name);
   if (h->T0 != 0) rec.info.startDateTime = isoFromGdfTime(h->T0, true);
+  // For EDF/BDF our own header parse is exact (BioSig's T0 is rounded to ~20 us).
+  if (edf.looksLikeEdf) {
+    if (std::string iso = edfStartDateTimeIso(edf.header); !iso.empty()) rec.info.startDateTime = iso;
+  }
 
   // Channels BioSig reads, plus trigger channels it switched off (it turns a BDF Status channel
   // into events; we keep the channel and decode it ourselves, see trigger_channel.h).
@@ -240,11 +245,14 @@ Recording importRecording(HDRTYPE* h, const std::string& path) {
   // Events. For BDF, BioSig derives events without a description from the Status channel; we
   // decode that channel ourselves (same rule for every reader), so those are skipped here.
   const double eventRate = h->EVENT.SampleRate > 0 ? h->EVENT.SampleRate : h->SampleRate;
+  // BioSig counts EDF+ event positions from the header's whole-second start time; EDF+ onsets
+  // (and EDFlib, MNE) count from the first data record, which may start up to 1 s later.
+  const double eventShift = edf.looksLikeEdf ? edf.header.startOffset : 0.0;
   for (uint32_t e = 0; e < h->EVENT.N; ++e) {
     const char* desc = GetEventDescription(h, e);
     if (isBdf && desc == nullptr) continue;
     Annotation a;
-    a.onset = h->EVENT.POS[e] / eventRate;
+    a.onset = h->EVENT.POS[e] / eventRate - eventShift;
     a.duration = h->EVENT.DUR ? h->EVENT.DUR[e] / eventRate : 0.0;
     if (desc) {
       a.text = text(desc);
@@ -265,8 +273,21 @@ Recording importRecording(HDRTYPE* h, const std::string& path) {
 
 int runBiosigImport(const std::string& inputPath, const std::string& outputHdf5Path) {
   try {
+    // Our own header check first: it refuses headers that would make BioSig allocate or loop
+    // without bound, and it gives the exact EDF+ start (BioSig rounds it).
+    EdfCheck edf;
+    try {
+      edf = checkEdfHeader(inputPath);
+    } catch (const Error&) {
+      edf = EdfCheck{};
+    }
+    if (edf.looksLikeEdf) {
+      for (const auto& f : edf.findings) {
+        if (f.fatal) throw InvalidInputError(inputPath, f.field, f.found, f.expected);
+      }
+    }
     BiosigFile file(inputPath);
-    Recording rec = importRecording(file.get(), inputPath);
+    Recording rec = importRecording(file.get(), inputPath, edf);
     Provenance prov;
     prov.method = "biosig-import";
     prov.inputFile = inputPath;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -670,6 +671,29 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
     for (auto& f : checkAnnotationSignals(in, h)) out.findings.push_back(std::move(f));
   }
   return out;
+}
+
+std::string edfStartDateTimeIso(const EdfHeader& h) {
+  int d = 0, m = 0, y = 0, hh = 0, mm = 0, ss = 0;
+  const std::string_view date = h.startDate, time = h.startTime;
+  if (date.size() != 8 || time.size() != 8 || !twoDigits(date, 0, &d) || !twoDigits(date, 3, &m) ||
+      !twoDigits(date, 6, &y) || !twoDigits(time, 0, &hh) || !twoDigits(time, 3, &mm) ||
+      !twoDigits(time, 6, &ss) || d < 1 || d > 31 || m < 1 || m > 12 || hh > 23 || mm > 59 ||
+      ss > 59) {
+    return {};
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", y >= 85 ? 1900 + y : 2000 + y, m,
+                d, hh, mm, ss);
+  std::string s = buf;
+  const long long ticks = std::llround(h.startOffset * 1e7);  // 100 ns, as EDF+ keeps it
+  if (ticks > 0 && ticks < 10'000'000) {
+    std::snprintf(buf, sizeof buf, ".%07lld", ticks);
+    std::string frac = buf;
+    while (frac.back() == '0') frac.pop_back();
+    s += frac;
+  }
+  return s;
 }
 
 std::string describeFinding(const EdfFinding& f) {

@@ -33,6 +33,9 @@ struct EdfHeader {
   // Complete data records present in the file: what a tolerant reader uses. Equals recordCount
   // for a compliant file; smaller for a truncated file; inferred from the size for -1.
   long long recordsInFile = 0;
+  // s: onset of the first data record from its time-keeping TAL (EDF+/BDF+ sub-second start,
+  // 0 <= offset < 1); 0 for EDF/BDF or when the annotation signals were not scanned.
+  double startOffset = 0;
 };
 
 struct EdfFinding {
@@ -57,6 +60,11 @@ struct EdfCheck {
 // scanAnnotations: also check the annotation signals of every data record of an EDF+/BDF+ file
 // (one small read per record); false checks the header alone.
 EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations = true);
+
+// ISO 8601 start "2009-08-12T16:15:00[.fraction]" from the header's dd.mm.yy hh.mm.ss (years
+// 85-99 are 19xx, 00-84 20xx, as the EDF spec says) plus startOffset; "" if the fields are
+// malformed.
+std::string edfStartDateTimeIso(const EdfHeader& h);
 
 // "signal 65 ('EDF Annotations') prefiltering: found 'HP:0Hz LP:0Hz N:0Hz', expected spaces".
 std::string describeFinding(const EdfFinding& f);

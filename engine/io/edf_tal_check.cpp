@@ -122,7 +122,7 @@ struct Problem {
 
 }  // namespace
 
-std::vector<EdfFinding> checkAnnotationSignals(std::istream& in, const EdfHeader& h) {
+std::vector<EdfFinding> checkAnnotationSignals(std::istream& in, EdfHeader& h) {
   std::vector<EdfFinding> out;
   const int bps = h.isBdf ? 3 : 2;
   struct Where {
@@ -180,6 +180,7 @@ std::vector<EdfFinding> checkAnnotationSignals(std::istream& in, const EdfHeader
         havePrevious = false;
         continue;
       }
+      if (r == 0) h.startOffset = static_cast<double>(s.timekeepingTicks) / kTicksPerSecond;
       if (r == 0 && (s.timekeepingTicks < 0 || s.timekeepingTicks >= kTicksPerSecond)) {
         report("d-start", r, formatNumber(s.timekeepingTicks / 1e7) + " s",
                "0 <= onset < 1 s for the first data record (sub-second start, EDF+ 2.2.4)");

@@ -14,7 +14,7 @@ namespace modescope {
 
 // Reads the annotation signals of the first `h.recordsInFile` records from `in` (the open file).
 // Returns one finding per kind of problem (with the number of records affected); never throws
-// for bad content.
-std::vector<EdfFinding> checkAnnotationSignals(std::istream& in, const EdfHeader& h);
+// for bad content. Sets h.startOffset from the first record's time-keeping TAL.
+std::vector<EdfFinding> checkAnnotationSignals(std::istream& in, EdfHeader& h);
 
 }  // namespace modescope
