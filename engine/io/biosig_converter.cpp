@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +28,8 @@
 
 namespace modescope {
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr unsigned kMaxChannels = 4096;
 // Samples per sread call: bounds the double buffer BioSig allocates (64 MiB).
@@ -269,6 +273,27 @@ Recording importRecording(HDRTYPE* h, const std::string& path, const EdfCheck& e
   return rec;
 }
 
+struct RemoveOnExit {
+  std::string path;
+  ~RemoveOnExit() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove(path, ec);
+  }
+};
+
+void writeCompleteRecordsCopy(const std::string& in, const EdfHeader& h, const std::string& out) {
+  std::error_code ec;
+  fs::copy_file(in, out, fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::resize_file(out, static_cast<std::uintmax_t>(h.headerBytes + h.recordsInFile * h.recordBytes), ec);
+  if (ec) throw OutputError(out, "cannot prepare a repaired copy for BioSig: " + ec.message());
+  std::string count = std::to_string(h.recordsInFile);
+  count.resize(8, ' ');
+  std::fstream f(out, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(236);  // "number of data records", 8 ASCII characters
+  f.write(count.data(), 8);
+  if (!f) throw OutputError(out, "cannot write the repaired record count");
+}
+
 }  // namespace
 
 int runBiosigImport(const std::string& inputPath, const std::string& outputHdf5Path) {
@@ -286,7 +311,17 @@ int runBiosigImport(const std::string& inputPath, const std::string& outputHdf5P
         if (f.fatal) throw InvalidInputError(inputPath, f.field, f.found, f.expected);
       }
     }
-    BiosigFile file(inputPath);
+    // BioSig trusts the record count: a count beyond the file (a truncated file, -1 while still
+    // recording) makes it loop or crash. It reads a repaired copy instead: the count the file
+    // holds, and only the complete records.
+    std::string readPath = inputPath;
+    RemoveOnExit repaired;
+    if (edf.looksLikeEdf && edf.header.recordCount != edf.header.recordsInFile) {
+      repaired.path = outputHdf5Path + ".complete-records" + fs::path(inputPath).extension().string();
+      writeCompleteRecordsCopy(inputPath, edf.header, repaired.path);
+      readPath = repaired.path;
+    }
+    BiosigFile file(readPath);
     Recording rec = importRecording(file.get(), inputPath, edf);
     Provenance prov;
     prov.method = "biosig-import";

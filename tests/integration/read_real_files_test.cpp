@@ -12,6 +12,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <tuple>
 #include <random>
 #include <thread>
 
@@ -215,6 +217,56 @@ TEST(ReadRealFiles, BiosigConverterAgreesWithEdflib) {
       EXPECT_NEAR(ab[i].onset, ae[i].onset, 1.0 / maxRate + 1e-9) << ae[i].text;
       EXPECT_NEAR(ab[i].duration, ae[i].duration, 1.0 / maxRate + 1e-9) << ae[i].text;
       EXPECT_EQ(ab[i].text, ae[i].text);
+    }
+  }
+}
+
+// A truncated file (the recorder stopped mid-record) and one whose record count was never
+// filled in (-1): EDFlib refuses both; the complete records are read through BioSig and are the
+// same samples EDFlib reads from the intact file.
+TEST(ReadRealFiles, TruncatedAndUnknownLengthFilesKeepTheCompleteRecords) {
+  TempDir tmp;
+  const std::string original = dataPath("pyedflib_test_generator.edf");
+  std::ifstream in(original, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const long long ns = std::stoll(bytes.substr(252, 4));
+  const long long headerBytes = 256 * (ns + 1);
+  long long recordBytes = 0;
+  for (long long i = 0; i < ns; ++i) {
+    recordBytes += 2 * std::stoll(bytes.substr(256 + ns * 216 + 8 * i, 8));
+  }
+  auto intact = openRecording(original, withHelper());
+  ASSERT_EQ(intact->info.reader, "EDFlib");
+
+  const std::string truncated = tmp.path() + "/truncated.edf";
+  std::ofstream(truncated, std::ios::binary)
+      << bytes.substr(0, static_cast<std::size_t>(headerBytes + recordBytes * 100 + recordBytes / 2));
+  std::string unknown = bytes;
+  unknown.replace(236, 8, "-1      ");
+  const std::string unknownPath = tmp.path() + "/unknown-length.edf";
+  std::ofstream(unknownPath, std::ios::binary) << unknown;
+
+  for (const auto& [path, records, finding] :
+       {std::tuple<std::string, long long, std::string>{truncated, 100, "the file is truncated"},
+        {unknownPath, 600, "number of data records: found -1"}}) {
+    SCOPED_TRACE(path);
+    auto rec = openRecording(path, withHelper());
+    EXPECT_EQ(rec->info.reader, "BioSig");
+    bool told = false;
+    for (const auto& d : rec->diagnostics) {
+      told = told || (d.code == "edf.edflibRefused" && d.message.find(finding) != std::string::npos);
+    }
+    EXPECT_TRUE(told) << "no diagnostic saying '" << finding << "'";
+    ASSERT_EQ(rec->channelCount(), intact->channelCount());
+    for (std::size_t c = 0; c < rec->channelCount(); ++c) {
+      const int64_t perRecord =
+          static_cast<int64_t>(std::llround(intact->channels[c].sampleRate));  // 1 s records
+      ASSERT_EQ(rec->channels[c].sampleCount, records * perRecord);
+      const auto a = rec->readChannel(c, 0, rec->channels[c].sampleCount);
+      const auto b = intact->readChannel(c, 0, rec->channels[c].sampleCount);
+      int bad = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) bad += std::abs(a[i] - b[i]) > 1e-6 * std::abs(b[i]) + 1e-6;
+      EXPECT_EQ(bad, 0) << rec->channels[c].label;
     }
   }
 }
