@@ -52,10 +52,10 @@ class BiosigFile {
       char* msg = biosig_get_errormsg(hdr_);
       std::string text = msg ? msg : "unknown BioSig error";
       std::free(msg);
-      throw InvalidInputError(path, "file", "BioSig error " +
-                                                std::to_string(biosig_check_error(hdr_)) + ": " +
-                                                trim(text),
-                              "a file in a format BioSig reads");
+      throw InvalidInputError(
+          path, "file",
+          "BioSig error " + std::to_string(biosig_check_error(hdr_)) + ": " + trim(text),
+          "a file in a format BioSig reads");
     }
   }
   ~BiosigFile() {
@@ -86,7 +86,7 @@ std::string isoFromGdfTime(gdf_time t, bool withTime) {
   const double rounded = std::round(unixSeconds * 1e3) / 1e3;
   const double whole = std::floor(rounded);
   const auto secs = static_cast<std::time_t>(whole);
-  struct tm u{};
+  struct tm u {};
   if (!gmtime_r(&secs, &u)) return {};
   char buf[64];
   if (!withTime) {
@@ -112,7 +112,8 @@ std::string prefilterText(const CHANNEL_TYPE& c) {
   // BioSig parses the prefilter text into numbers; rebuild an EDF-style text from them.
   std::string s;
   auto add = [&](const char* name, float v) {
-    if (std::isfinite(v) && v > 0) s += (s.empty() ? "" : " ") + std::string(name) + formatNumber(v) + "Hz";
+    if (std::isfinite(v) && v > 0)
+      s += (s.empty() ? "" : " ") + std::string(name) + formatNumber(v) + "Hz";
   };
   add("HP:", c.HighPass);
   add("LP:", c.LowPass);
@@ -156,7 +157,8 @@ Recording importRecording(HDRTYPE* h, const std::string& path, const EdfCheck& e
   if (h->T0 != 0) rec.info.startDateTime = isoFromGdfTime(h->T0, true);
   // For EDF/BDF our own header parse is exact (BioSig's T0 is rounded to ~20 us).
   if (edf.looksLikeEdf) {
-    if (std::string iso = edfStartDateTimeIso(edf.header); !iso.empty()) rec.info.startDateTime = iso;
+    if (std::string iso = edfStartDateTimeIso(edf.header); !iso.empty())
+      rec.info.startDateTime = iso;
   }
 
   // Channels BioSig reads, plus trigger channels it switched off (it turns a BDF Status channel
@@ -284,7 +286,9 @@ struct RemoveOnExit {
 void writeCompleteRecordsCopy(const std::string& in, const EdfHeader& h, const std::string& out) {
   std::error_code ec;
   fs::copy_file(in, out, fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::resize_file(out, static_cast<std::uintmax_t>(h.headerBytes + h.recordsInFile * h.recordBytes), ec);
+  if (!ec)
+    fs::resize_file(
+        out, static_cast<std::uintmax_t>(h.headerBytes + h.recordsInFile * h.recordBytes), ec);
   if (ec) throw OutputError(out, "cannot prepare a repaired copy for BioSig: " + ec.message());
   std::string count = std::to_string(h.recordsInFile);
   count.resize(8, ' ');
@@ -317,7 +321,8 @@ int runBiosigImport(const std::string& inputPath, const std::string& outputHdf5P
     std::string readPath = inputPath;
     RemoveOnExit repaired;
     if (edf.looksLikeEdf && edf.header.recordCount != edf.header.recordsInFile) {
-      repaired.path = outputHdf5Path + ".complete-records" + fs::path(inputPath).extension().string();
+      repaired.path =
+          outputHdf5Path + ".complete-records" + fs::path(inputPath).extension().string();
       writeCompleteRecordsCopy(inputPath, edf.header, repaired.path);
       readPath = repaired.path;
     }

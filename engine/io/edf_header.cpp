@@ -24,10 +24,10 @@ namespace {
 // Bounds beyond which a field is absurd: no recorder writes such files, and trusting the value
 // would make a reader allocate or seek without limit.
 constexpr long long kMaxSignals = 4096;
-constexpr long long kEdflibMaxSignals = 640;             // EDFLIB_MAXSIGNALS
+constexpr long long kEdflibMaxSignals = 640;            // EDFLIB_MAXSIGNALS
 constexpr long long kMaxSamplesPerRecord = 10'000'000;  // per signal
-constexpr long long kMaxRecordBytes = 1LL << 30;         // one data record, all signals
-constexpr double kMaxRecordDuration = 1e6;               // s (11.6 days in one record)
+constexpr long long kMaxRecordBytes = 1LL << 30;        // one data record, all signals
+constexpr double kMaxRecordDuration = 1e6;              // s (11.6 days in one record)
 constexpr long long kEdflibMaxRecordBytesEdf = 10LL * 1024 * 1024;
 constexpr long long kEdflibMaxRecordBytesBdf = 15LL * 1024 * 1024;
 
@@ -152,8 +152,9 @@ class Checker {
 
   void add(bool fatal, std::string field, std::string found, std::string expected,
            bool refusedByEdflib) {
-    out_.findings.push_back(
-        {fatal, std::move(field), std::move(found), std::move(expected), refusedByEdflib});
+    // A fatal finding stops us before EDFlib is asked, so the EDFlib mark is for the others.
+    out_.findings.push_back({fatal, std::move(field), std::move(found), std::move(expected),
+                             refusedByEdflib && !fatal});
   }
   void fatal(std::string field, std::string found, std::string expected) {
     add(true, std::move(field), std::move(found), std::move(expected), true);
@@ -234,8 +235,9 @@ void checkTime(Checker& c, std::string_view raw) {
 void checkPlusPatient(Checker& c, const std::string& raw) {
   const std::string t = trim(raw);
   const auto parts = split(t, ' ');
-  const std::string expected = "'code sex birthdate name' (e.g. 'MCH-0234567 F 02-MAY-1951 "
-                               "Haagse_Harry' or 'X X X X'), single spaces between subfields";
+  const std::string expected =
+      "'code sex birthdate name' (e.g. 'MCH-0234567 F 02-MAY-1951 "
+      "Haagse_Harry' or 'X X X X'), single spaces between subfields";
   bool ok = parts.size() >= 4;
   for (std::size_t i = 0; ok && i < 4; ++i) ok = !parts[i].empty();
   if (ok) ok = parts[1] == "M" || parts[1] == "F" || parts[1] == "X";
@@ -281,7 +283,8 @@ std::string readFileError(const std::string& path) {
 
 bool EdfCheck::readable() const {
   if (!looksLikeEdf) return false;
-  return std::none_of(findings.begin(), findings.end(), [](const EdfFinding& f) { return f.fatal; });
+  return std::none_of(findings.begin(), findings.end(),
+                      [](const EdfFinding& f) { return f.fatal; });
 }
 
 EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
@@ -308,7 +311,9 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
   const std::string_view version = std::string_view(fixed).substr(0, std::min<std::size_t>(8, got));
   if (version == "0       ") {
     out.looksLikeEdf = true;
-  } else if (version == std::string_view("\xff" "BIOSEMI", 8)) {
+  } else if (version == std::string_view("\xff"
+                                         "BIOSEMI",
+                                         8)) {
     out.looksLikeEdf = true;
     h.isBdf = true;
   } else if (!version.empty() && version[0] == '0' &&
@@ -354,11 +359,11 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
     return out;
   }
   if (ns.integer <= 0 || ns.integer > kMaxSignals) {
-    c.fatal("number of signals", std::to_string(ns.integer),
-            "1-" + std::to_string(kMaxSignals));
+    c.fatal("number of signals", std::to_string(ns.integer), "1-" + std::to_string(kMaxSignals));
     return out;
   }
-  if (!ns.leftJustified) c.refused("number of signals", quoted(nsField), "a left-justified integer");
+  if (!ns.leftJustified)
+    c.refused("number of signals", quoted(nsField), "a left-justified integer");
   if (ns.integer > kEdflibMaxSignals) {
     c.refused("number of signals", std::to_string(ns.integer),
               "at most " + std::to_string(kEdflibMaxSignals) + " (EDFlib's limit)");
@@ -379,8 +384,8 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
   h.headerBytes = expectedHeaderBytes;
   if (fileBytes < expectedHeaderBytes) {
     c.fatal("file size", std::to_string(fileBytes) + " bytes",
-            "at least " + std::to_string(expectedHeaderBytes) +
-                " bytes (the header of " + std::to_string(nsig) + " signals); the file is truncated");
+            "at least " + std::to_string(expectedHeaderBytes) + " bytes (the header of " +
+                std::to_string(nsig) + " signals); the file is truncated");
     return out;
   }
 
@@ -440,8 +445,8 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
     s.reserved = trim(raw[9][i]);
     s.isAnnotation = h.isPlus && raw[0][i] == annotationLabel;
   }
-  const int annotationCount = static_cast<int>(
-      std::count_if(h.signals.begin(), h.signals.end(), [](const auto& s) { return s.isAnnotation; }));
+  const int annotationCount = static_cast<int>(std::count_if(
+      h.signals.begin(), h.signals.end(), [](const auto& s) { return s.isAnnotation; }));
 
   const long long digLimitMin = h.isBdf ? -8388608 : -32768;
   const long long digLimitMax = h.isBdf ? 8388607 : 32767;
@@ -566,9 +571,9 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
     }
   }
   if (h.isPlus && annotationCount == 0) {
-    c.refused("annotation signal", "none", "at least one '" + trim(annotationLabel) +
-                                               "' signal in an " + (h.isBdf ? "BDF+" : "EDF+") +
-                                               " file");
+    c.refused("annotation signal", "none",
+              "at least one '" + trim(annotationLabel) + "' signal in an " +
+                  (h.isBdf ? "BDF+" : "EDF+") + " file");
   }
 
   // Record duration.
@@ -622,8 +627,7 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
     c.refused("number of data records", quoted(records), "a left-justified integer");
   }
   if (rec.integer < -1) {
-    c.fatal("number of data records", std::to_string(rec.integer),
-            "a count >= 0, or -1 (unknown)");
+    c.fatal("number of data records", std::to_string(rec.integer), "a count >= 0, or -1 (unknown)");
     c.finishGroups();
     return out;
   }
@@ -645,14 +649,15 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
     }
   } else if (rec.integer > complete) {
     h.recordsInFile = complete;
-    c.refused("file size",
-              std::to_string(fileBytes) + " bytes: " + std::to_string(complete) +
-                  " complete data records" +
-                  (partial ? " and " + std::to_string(partial) + " bytes of an incomplete one" : ""),
-              std::to_string(h.headerBytes + rec.integer * h.recordBytes) + " bytes for the " +
-                  std::to_string(rec.integer) +
-                  " records in the header; the file is truncated and only the complete records "
-                  "are read");
+    c.refused(
+        "file size",
+        std::to_string(fileBytes) + " bytes: " + std::to_string(complete) +
+            " complete data records" +
+            (partial ? " and " + std::to_string(partial) + " bytes of an incomplete one" : ""),
+        std::to_string(h.headerBytes + rec.integer * h.recordBytes) + " bytes for the " +
+            std::to_string(rec.integer) +
+            " records in the header; the file is truncated and only the complete records "
+            "are read");
   } else {
     h.recordsInFile = rec.integer;
     if (rec.integer < complete || partial != 0) {

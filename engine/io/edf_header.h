@@ -29,7 +29,7 @@ struct EdfHeader {
   double recordDuration = 0;   // s
   std::vector<EdfSignalHeader> signals;
   long long fileBytes = 0;
-  long long recordBytes = 0;    // bytes of one data record (2 or 3 bytes per sample)
+  long long recordBytes = 0;  // bytes of one data record (2 or 3 bytes per sample)
   // Complete data records present in the file: what a tolerant reader uses. Equals recordCount
   // for a compliant file; smaller for a truncated file; inferred from the size for -1.
   long long recordsInFile = 0;
@@ -43,8 +43,8 @@ struct EdfFinding {
   std::string field;    // "number of data records", "signal 3 label", ...
   std::string found;
   std::string expected;
-  // EDFlib 1.23 refuses a file with this finding (edfopen_file_readonly error -3, or -10 for
-  // EDF+D); readers such as MNE and BioSig accept it. Used to tell the user why EDFlib refused.
+  // Non-fatal findings only: EDFlib 1.23 refuses a file with this finding (edfopen_file_readonly
+  // error -3, or -10 for EDF+D) while MNE and BioSig read it. Tells the user why EDFlib refused.
   bool refusedByEdflib = false;
 };
 

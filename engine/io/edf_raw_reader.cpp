@@ -36,8 +36,8 @@ TriggerCodeReader edfRawTriggerReader(const std::string& path, const EdfHeader& 
       file->seekg(headerBytes + record * recordBytes + signalOffset + within * bps);
       file->read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(buf.size()));
       if (file->gcount() != static_cast<std::streamsize>(buf.size())) {
-        throw InvalidInputError(path, "data record " + std::to_string(record + 1),
-                                "a short read", std::to_string(recordBytes) + " bytes per record",
+        throw InvalidInputError(path, "data record " + std::to_string(record + 1), "a short read",
+                                std::to_string(recordBytes) + " bytes per record",
                                 "The file may have changed since it was opened");
       }
       for (long long i = 0; i < n; ++i) {
@@ -50,8 +50,8 @@ TriggerCodeReader edfRawTriggerReader(const std::string& path, const EdfHeader& 
           v = static_cast<int16_t>(static_cast<uint16_t>(p[0] | (p[1] << 8)));
         }
         if (!isBdf && digSpan != 0) {
-          const double phys = (static_cast<double>(v) - s.digitalMin) * physSpan / digSpan +
-                              s.physicalMin;
+          const double phys =
+              (static_cast<double>(v) - s.digitalMin) * physSpan / digSpan + s.physicalMin;
           v = std::isfinite(phys) ? static_cast<int64_t>(std::llround(phys)) : 0;
         }
         out[done + i] = v;

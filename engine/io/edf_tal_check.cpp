@@ -10,7 +10,7 @@
 namespace modescope {
 namespace {
 
-constexpr char kTalSep = 0x14;       // ends the onset/duration and each annotation text
+constexpr char kTalSep = 0x14;        // ends the onset/duration and each annotation text
 constexpr char kDurationMark = 0x15;  // precedes the duration
 constexpr long long kTicksPerSecond = 10'000'000;  // 100 ns: the precision EDF+ readers keep
 

@@ -29,19 +29,26 @@ std::mutex& edflibMutex() {
 
 std::string edflibErrorText(int code) {
   switch (code) {
-    case EDFLIB_MALLOC_ERROR: return "out of memory (EDFLIB_MALLOC_ERROR)";
-    case EDFLIB_NO_SUCH_FILE_OR_DIRECTORY: return "no such file (EDFLIB_NO_SUCH_FILE_OR_DIRECTORY)";
+    case EDFLIB_MALLOC_ERROR:
+      return "out of memory (EDFLIB_MALLOC_ERROR)";
+    case EDFLIB_NO_SUCH_FILE_OR_DIRECTORY:
+      return "no such file (EDFLIB_NO_SUCH_FILE_OR_DIRECTORY)";
     case EDFLIB_FILE_CONTAINS_FORMAT_ERRORS:
       return "format errors (EDFLIB_FILE_CONTAINS_FORMAT_ERRORS)";
-    case EDFLIB_MAXFILES_REACHED: return "too many files open (EDFLIB_MAXFILES_REACHED)";
-    case EDFLIB_FILE_READ_ERROR: return "read error (EDFLIB_FILE_READ_ERROR)";
-    case EDFLIB_FILE_ALREADY_OPENED: return "file already open (EDFLIB_FILE_ALREADY_OPENED)";
-    case EDFLIB_FILETYPE_ERROR: return "not an EDF/BDF file (EDFLIB_FILETYPE_ERROR)";
+    case EDFLIB_MAXFILES_REACHED:
+      return "too many files open (EDFLIB_MAXFILES_REACHED)";
+    case EDFLIB_FILE_READ_ERROR:
+      return "read error (EDFLIB_FILE_READ_ERROR)";
+    case EDFLIB_FILE_ALREADY_OPENED:
+      return "file already open (EDFLIB_FILE_ALREADY_OPENED)";
+    case EDFLIB_FILETYPE_ERROR:
+      return "not an EDF/BDF file (EDFLIB_FILETYPE_ERROR)";
     case EDFLIB_NUMBER_OF_SIGNALS_INVALID:
       return "invalid number of signals (EDFLIB_NUMBER_OF_SIGNALS_INVALID)";
     case EDFLIB_FILE_IS_DISCONTINUOUS:
       return "discontinuous EDF+D/BDF+D file (EDFLIB_FILE_IS_DISCONTINUOUS)";
-    default: return "error " + std::to_string(code);
+    default:
+      return "error " + std::to_string(code);
   }
 }
 
@@ -74,9 +81,12 @@ class EdflibSource final : public SignalSource {
 
   void read(std::size_t channel, int64_t first, int64_t count, float* out) const override {
     std::vector<double> buf;
-    readPhysical(channel, first, count, [&](int64_t at, const double* v, int n) {
-      for (int i = 0; i < n; ++i) out[at + i] = static_cast<float>(v[i]);
-    }, buf);
+    readPhysical(
+        channel, first, count,
+        [&](int64_t at, const double* v, int n) {
+          for (int i = 0; i < n; ++i) out[at + i] = static_cast<float>(v[i]);
+        },
+        buf);
   }
 
   void readDigital(std::size_t channel, int64_t first, int64_t count, int64_t* out) const {
@@ -86,8 +96,8 @@ class EdflibSource final : public SignalSource {
     seek(channel, first);
     for (int64_t done = 0; done < count;) {
       const int want = static_cast<int>(std::min<int64_t>(kChunk, count - done));
-      const int got = edfread_digital_samples(h_->handle(), static_cast<int>(channel), want,
-                                              buf.data());
+      const int got =
+          edfread_digital_samples(h_->handle(), static_cast<int>(channel), want, buf.data());
       if (got != want) fail(channel, first + done);
       for (int i = 0; i < got; ++i) out[done + i] = buf[static_cast<std::size_t>(i)];
       done += got;
@@ -106,8 +116,8 @@ class EdflibSource final : public SignalSource {
     seek(channel, first);
     for (int64_t done = 0; done < count;) {
       const int want = static_cast<int>(std::min<int64_t>(kChunk, count - done));
-      const int got = edfread_physical_samples(h_->handle(), static_cast<int>(channel), want,
-                                               buf.data());
+      const int got =
+          edfread_physical_samples(h_->handle(), static_cast<int>(channel), want, buf.data());
       if (got != want) fail(channel, first + done);
       sink(done, buf.data(), got);
       done += got;
@@ -263,8 +273,8 @@ EdflibOpenResult openWithEdflib(const std::string& path) {
   } catch (const Error&) {
     fileSignal.clear();
   }
-  const bool layoutMatches = fileSignal.size() == rec->channels.size() &&
-                             layout.recordsInFile == h.datarecords_in_file;
+  const bool layoutMatches =
+      fileSignal.size() == rec->channels.size() && layout.recordsInFile == h.datarecords_in_file;
   addTriggerAnnotations(*rec, [&](std::size_t ch) -> TriggerCodeReader {
     if (layoutMatches && trim(layout.signals[fileSignal[ch]].label) == rec->channels[ch].label) {
       return edfRawTriggerReader(path, layout, fileSignal[ch]);

@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 constexpr const char* kHelperName = "modescope-cli";
 
 bool isExecutableFile(const std::string& p) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
@@ -70,8 +70,8 @@ class TempDir {
   TempDir() {
     std::string base = fs::temp_directory_path().string() + "/modescope-biosig-XXXXXX";
     if (::mkdtemp(base.data()) == nullptr) {
-      throw OutputError(base, std::string("cannot create a temporary folder: ") +
-                                  std::strerror(errno));
+      throw OutputError(base,
+                        std::string("cannot create a temporary folder: ") + std::strerror(errno));
     }
     path_ = base;
   }
@@ -110,20 +110,23 @@ std::shared_ptr<Recording> readWithBiosigChild(const std::string& path, const Op
   const std::string expected = "a file the tolerant reader (BioSig) can read";
   switch (r.outcome) {
     case ChildResult::Outcome::CouldNotStart:
-      throw InvalidInputError(path, "reader", "the tolerant reader could not be started: " + r.stderrText,
+      throw InvalidInputError(path, "reader",
+                              "the tolerant reader could not be started: " + r.stderrText,
                               "the helper '" + helper + "' (modescope-cli biosig-import)",
                               "Install modescope-cli next to this program or set MODESCOPE_CLI");
     case ChildResult::Outcome::Crashed:
       throw InvalidInputError(path, "file",
                               "the file could not be read (the tolerant reader failed: crashed "
-                              "with " + signalText(r.signal) + ")",
+                              "with " +
+                                  signalText(r.signal) + ")",
                               expected,
                               "The file is probably damaged; re-export it from the recording "
                               "software or convert it to EDF+");
     case ChildResult::Outcome::TimedOut:
       throw InvalidInputError(path, "file",
                               "the file could not be read (the tolerant reader failed: did not "
-                              "finish within " + formatNumber(options.fallbackTimeoutSeconds) + " s)",
+                              "finish within " +
+                                  formatNumber(options.fallbackTimeoutSeconds) + " s)",
                               expected,
                               "The file is probably damaged; if it is very large, raise the time "
                               "limit (OpenOptions.fallbackTimeoutSeconds)");
@@ -133,7 +136,8 @@ std::shared_ptr<Recording> readWithBiosigChild(const std::string& path, const Op
         throw InvalidInputError(path, "file",
                                 "the tolerant reader (BioSig) could not read it" +
                                     (why.empty() ? std::string() : ": " + why),
-                                expected, "Check that the file is complete and in a supported format");
+                                expected,
+                                "Check that the file is complete and in a supported format");
       }
       break;
   }
@@ -168,16 +172,17 @@ std::vector<std::string> supportedInputFormats() {
   std::vector<std::string> v = {"EDF, EDF+, BDF, BDF+ (EDFlib; BioSig for files EDFlib refuses)",
                                 "HDF5 (.h5/.hdf5, ModeScope schema)"};
   if (biosigBuilt()) {
-    v.push_back("through BioSig: GDF 1/2, BrainVision (.vhdr), Neuroscan CNT, EGI, Micromed TRC, "
-                "Nihon Kohden, MIT/WFDB, SCP-ECG, HL7aECG, BIOPAC ACQ and other formats BioSig "
-                "reads");
+    v.push_back(
+        "through BioSig: GDF 1/2, BrainVision (.vhdr), Neuroscan CNT, EGI, Micromed TRC, "
+        "Nihon Kohden, MIT/WFDB, SCP-ECG, HL7aECG, BIOPAC ACQ and other formats BioSig "
+        "reads");
   }
   return v;
 }
 
 std::shared_ptr<const Recording> openRecording(const std::string& path,
                                                const OpenOptions& options) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int e = errno;
     throw InvalidInputError(path, "file", std::strerror(e), "an existing recording file",
@@ -227,10 +232,10 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
   EdflibOpenResult r = openWithEdflib(path);
   if (r.recording) {
     if (!check.findings.empty()) {
-      addDiagnostic(r.recording->diagnostics, Severity::Info, "edf.nonCompliant",
-                    "The header does not follow the " + formatName(check.header) +
-                        " specification in every detail (read anyway): " +
-                        summariseFindings(check.findings));
+      addDiagnostic(
+          r.recording->diagnostics, Severity::Info, "edf.nonCompliant",
+          "The header does not follow the " + formatName(check.header) +
+              " specification in every detail (read anyway): " + summariseFindings(check.findings));
     }
     return r.recording;
   }
@@ -254,10 +259,9 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
               "modescope-cli with BioSig support or set MODESCOPE_CLI)"
             : "Allow the BioSig fallback, or repair the header";
     if (first) {
-      throw InvalidInputError(path, first->field, first->found,
-                              first->expected + " (" + edflibError + "; all findings: " +
-                                  findings + ")",
-                              remedy);
+      throw InvalidInputError(
+          path, first->field, first->found,
+          first->expected + " (" + edflibError + "; all findings: " + findings + ")", remedy);
     }
     throw InvalidInputError(path, "file", edflibError, "a file EDFlib reads", remedy);
   }

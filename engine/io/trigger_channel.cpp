@@ -61,7 +61,7 @@ TriggerCodeReader physicalTriggerReader(const Recording& rec, std::size_t channe
   const double digSpan = static_cast<double>(c.digitalMax) - c.digitalMin;
   const bool reconstruct = isBdf && physSpan != 0 && digSpan != 0;
   return [source, channel, c, physSpan, digSpan, reconstruct](int64_t first, int64_t count,
-                                                               int64_t* out) {
+                                                              int64_t* out) {
     std::vector<float> buf(static_cast<std::size_t>(count));
     source->read(channel, first, count, buf.data());
     for (int64_t i = 0; i < count; ++i) {

@@ -69,9 +69,15 @@ std::vector<Variant> variantsOf(const std::string& f, std::mt19937& rng) {
     return lo + static_cast<std::size_t>(rng() % std::max<std::size_t>(1, hi - lo));
   };
   // Truncations: inside the fixed header, the signal headers, the first record, the last.
-  std::vector<std::size_t> lengths = {1, 8, 200, 256, l.headerBytes - 1, l.headerBytes,
+  std::vector<std::size_t> lengths = {1,
+                                      8,
+                                      200,
+                                      256,
+                                      l.headerBytes - 1,
+                                      l.headerBytes,
                                       l.headerBytes + l.recordBytes / 2,
-                                      l.headerBytes + l.recordBytes + 1, f.size() - 1};
+                                      l.headerBytes + l.recordBytes + 1,
+                                      f.size() - 1};
   if (f.size() > l.headerBytes + l.recordBytes) lengths.push_back(f.size() - l.recordBytes / 2);
   for (int k = 0; k < 3; ++k) lengths.push_back(pick(1, f.size()));
   for (std::size_t len : lengths) {
@@ -84,9 +90,12 @@ std::vector<Variant> variantsOf(const std::string& f, std::mt19937& rng) {
     for (int i = 0; i < n; ++i) c[pick(0, l.headerBytes)] = static_cast<char>(rng() & 0xff);
     v.push_back({"random header bytes #" + std::to_string(k), std::move(c)});
   }
-  for (const char* r : {"99999999", "-1", "0", "-7"}) with(std::string("records ") + r, 236, field(r, 8));
-  for (const char* d : {"0", "-1", "1e30", "0.000001"}) with(std::string("duration ") + d, 244, field(d, 8));
-  for (const std::string& n : {std::string("0"), std::string("9999"), std::to_string(l.ns + 1), std::string("-1")}) {
+  for (const char* r : {"99999999", "-1", "0", "-7"})
+    with(std::string("records ") + r, 236, field(r, 8));
+  for (const char* d : {"0", "-1", "1e30", "0.000001"})
+    with(std::string("duration ") + d, 244, field(d, 8));
+  for (const std::string& n :
+       {std::string("0"), std::string("9999"), std::to_string(l.ns + 1), std::string("-1")}) {
     with("signals " + n, 252, field(n, 4));
   }
   for (const char* s : {"0", "99999999", "-1", "1"}) {
@@ -134,7 +143,8 @@ TEST(Corruption, DamagedFilesNeverCrashAndFailAsInvalidInput) {
   std::sort(files.begin(), files.end());
   ASSERT_GE(files.size(), 7u);
   for (const auto& p : files) {
-    for (auto& v : variantsOf(readAll(p.string()), rng)) cases.push_back({p.filename().string(), std::move(v)});
+    for (auto& v : variantsOf(readAll(p.string()), rng))
+      cases.push_back({p.filename().string(), std::move(v)});
   }
 
   OpenOptions options;

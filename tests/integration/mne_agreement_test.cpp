@@ -28,7 +28,9 @@ namespace {
 
 // A minimal JSON reader for the summary (objects, arrays, strings, numbers, literals).
 struct Json {
-  std::variant<std::nullptr_t, bool, double, std::string, std::vector<Json>, std::map<std::string, Json>> v;
+  std::variant<std::nullptr_t, bool, double, std::string, std::vector<Json>,
+               std::map<std::string, Json>>
+      v;
   bool has(const std::string& k) const {
     auto* o = std::get_if<std::map<std::string, Json>>(&v);
     return o && o->count(k);
@@ -43,7 +45,9 @@ struct Json {
   }
   double num() const { return std::get<double>(v); }
   const std::string& str() const { return std::get<std::string>(v); }
-  const std::map<std::string, Json>& obj() const { return std::get<std::map<std::string, Json>>(v); }
+  const std::map<std::string, Json>& obj() const {
+    return std::get<std::map<std::string, Json>>(v);
+  }
 };
 
 class JsonParser {
@@ -103,7 +107,8 @@ class JsonParser {
     }
     if (c == '"') return Json{string()};
     for (const auto& [word, j] : {std::pair<const char*, Json>{"true", Json{true}},
-                                  {"false", Json{false}}, {"null", Json{nullptr}},
+                                  {"false", Json{false}},
+                                  {"null", Json{nullptr}},
                                   {"NaN", Json{std::nan("")}}}) {
       if (s_.compare(i_, std::strlen(word), word) == 0) {
         i_ += std::strlen(word);
@@ -123,11 +128,21 @@ class JsonParser {
       if (c == '\\') {
         const char e = s_.at(i_++);
         switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
+          case 'n':
+            out += '\n';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
           case 'u': {
             const unsigned cp = static_cast<unsigned>(std::stoul(s_.substr(i_, 4), nullptr, 16));
             i_ += 4;
@@ -144,7 +159,8 @@ class JsonParser {
             }
             break;
           }
-          default: out += e;
+          default:
+            out += e;
         }
       } else {
         out += c;
@@ -173,11 +189,13 @@ std::string runCapture(const std::string& cmd, int* status) {
   return out;
 }
 
-const std::vector<std::string> kFiles = {
-    "mne_test.bdf",          "mne_test.edf",
-    "mne_test_uneven_samp.edf", "physionet_eegmmidb_S001R03.edf",
-    "pyedflib_test_generator.bdf", "pyedflib_test_generator.edf",
-    "pyedflib_test_subsecond.edf"};
+const std::vector<std::string> kFiles = {"mne_test.bdf",
+                                         "mne_test.edf",
+                                         "mne_test_uneven_samp.edf",
+                                         "physionet_eegmmidb_S001R03.edf",
+                                         "pyedflib_test_generator.bdf",
+                                         "pyedflib_test_generator.edf",
+                                         "pyedflib_test_subsecond.edf"};
 
 class MneAgreement : public ::testing::Test {
  protected:
@@ -190,8 +208,8 @@ class MneAgreement : public ::testing::Test {
           "agreement checks did NOT run");
       return;
     }
-    std::string cmd = std::string(kPython) + " " + MODESCOPE_SOURCE_DIR +
-                      "/tests/tools/mne_summary.py";
+    std::string cmd =
+        std::string(kPython) + " " + MODESCOPE_SOURCE_DIR + "/tests/tools/mne_summary.py";
     for (const auto& f : kFiles) cmd += " '" + std::string(MODESCOPE_TEST_DATA) + "/" + f + "'";
     const std::string out = runCapture(cmd + " 2>/dev/null", &status);
     if (status != 0) {
@@ -246,7 +264,8 @@ TEST_F(MneAgreement, ChannelsRatesAndLengths) {
       const auto& ch = rec->channels[c];
       EXPECT_EQ(ch.label, m["ch_names"][c].str());
       EXPECT_NEAR(ch.sampleRate, m["rates"][c].num(), 1e-9 * m["rates"][c].num()) << ch.label;
-      EXPECT_EQ(ch.sampleCount, static_cast<int64_t>(m["samples_per_channel"][c].num())) << ch.label;
+      EXPECT_EQ(ch.sampleCount, static_cast<int64_t>(m["samples_per_channel"][c].num()))
+          << ch.label;
     }
     EXPECT_NEAR(rec->duration(), m["duration"].num(), m["record_length"].num());
   }
@@ -277,13 +296,13 @@ TEST_F(MneAgreement, Samples) {
       const Json& first = d["first"];
       const Json& last = d["last"];
       for (std::size_t i = 0; i < first.size(); ++i) {
-        EXPECT_TRUE(agree(whole[i], first[i].num())) << label << " sample " << i << ": "
-                                                     << whole[i] << " vs MNE " << first[i].num();
+        EXPECT_TRUE(agree(whole[i], first[i].num()))
+            << label << " sample " << i << ": " << whole[i] << " vs MNE " << first[i].num();
       }
       for (std::size_t i = 0; i < last.size(); ++i) {
         const std::size_t k = whole.size() - last.size() + i;
-        EXPECT_TRUE(agree(whole[k], last[i].num())) << label << " sample " << k << ": "
-                                                    << whole[k] << " vs MNE " << last[i].num();
+        EXPECT_TRUE(agree(whole[k], last[i].num()))
+            << label << " sample " << k << ": " << whole[k] << " vs MNE " << last[i].num();
       }
       ++compared;
     }

@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <tuple>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "engine/core/error.h"
 #include "engine/io/child_process.h"
@@ -45,7 +45,9 @@ const RealFile kRealFiles[] = {
     {"pyedflib_test_subsecond.edf", "EDFlib", "EDF+", ""},
 };
 
-std::string dataPath(const std::string& name) { return std::string(MODESCOPE_TEST_DATA) + "/" + name; }
+std::string dataPath(const std::string& name) {
+  return std::string(MODESCOPE_TEST_DATA) + "/" + name;
+}
 
 OpenOptions withHelper() {
   OpenOptions o;
@@ -177,7 +179,8 @@ TEST(ReadRealFiles, BiosigConverterAgreesWithEdflib) {
     SCOPED_TRACE(f.name);
     auto edf = openRecording(dataPath(f.name), withHelper());
     const std::string out = tmp.path() + "/" + f.name + ".h5";
-    const ChildResult r = runChildProcess(MODESCOPE_CLI, {"biosig-import", dataPath(f.name), out}, 60);
+    const ChildResult r =
+        runChildProcess(MODESCOPE_CLI, {"biosig-import", dataPath(f.name), out}, 60);
     ASSERT_EQ(r.outcome, ChildResult::Outcome::Exited) << r.stderrText;
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     auto bio = openHdf5Recording(out);
@@ -239,8 +242,8 @@ TEST(ReadRealFiles, TruncatedAndUnknownLengthFilesKeepTheCompleteRecords) {
   ASSERT_EQ(intact->info.reader, "EDFlib");
 
   const std::string truncated = tmp.path() + "/truncated.edf";
-  std::ofstream(truncated, std::ios::binary)
-      << bytes.substr(0, static_cast<std::size_t>(headerBytes + recordBytes * 100 + recordBytes / 2));
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(
+      0, static_cast<std::size_t>(headerBytes + recordBytes * 100 + recordBytes / 2));
   std::string unknown = bytes;
   unknown.replace(236, 8, "-1      ");
   const std::string unknownPath = tmp.path() + "/unknown-length.edf";
@@ -254,7 +257,8 @@ TEST(ReadRealFiles, TruncatedAndUnknownLengthFilesKeepTheCompleteRecords) {
     EXPECT_EQ(rec->info.reader, "BioSig");
     bool told = false;
     for (const auto& d : rec->diagnostics) {
-      told = told || (d.code == "edf.edflibRefused" && d.message.find(finding) != std::string::npos);
+      told =
+          told || (d.code == "edf.edflibRefused" && d.message.find(finding) != std::string::npos);
     }
     EXPECT_TRUE(told) << "no diagnostic saying '" << finding << "'";
     ASSERT_EQ(rec->channelCount(), intact->channelCount());
@@ -265,7 +269,8 @@ TEST(ReadRealFiles, TruncatedAndUnknownLengthFilesKeepTheCompleteRecords) {
       const auto a = rec->readChannel(c, 0, rec->channels[c].sampleCount);
       const auto b = intact->readChannel(c, 0, rec->channels[c].sampleCount);
       int bad = 0;
-      for (std::size_t i = 0; i < a.size(); ++i) bad += std::abs(a[i] - b[i]) > 1e-6 * std::abs(b[i]) + 1e-6;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        bad += std::abs(a[i] - b[i]) > 1e-6 * std::abs(b[i]) + 1e-6;
       EXPECT_EQ(bad, 0) << rec->channels[c].label;
     }
   }
@@ -369,12 +374,13 @@ TEST(ReadRealFiles, GdfThroughBiosig) {
   // A format EDFlib does not read: made from an EDF file with BioSig's own converter, then read
   // back through openRecording's BioSig child and compared with the EDF.
   if (std::system("command -v save2gdf >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "save2gdf (Debian package biosig-tools) is not installed; cannot make a GDF file";
+    GTEST_SKIP()
+        << "save2gdf (Debian package biosig-tools) is not installed; cannot make a GDF file";
   }
   TempDir tmp;
   const std::string gdf = tmp.path() + "/uneven.gdf";
-  const std::string cmd = "save2gdf -f=GDF '" + dataPath("mne_test_uneven_samp.edf") + "' '" +
-                          gdf + "' >/dev/null 2>&1";
+  const std::string cmd = "save2gdf -f=GDF '" + dataPath("mne_test_uneven_samp.edf") + "' '" + gdf +
+                          "' >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   auto g = openRecording(gdf, withHelper());
   auto e = openRecording(dataPath("mne_test_uneven_samp.edf"), withHelper());

@@ -1,11 +1,11 @@
 // The child-process runner that isolates BioSig: exit codes, crashes, hangs and stderr capture,
 // with /bin/sh as the child (its behaviour is known without our code).
+#include "engine/io/child_process.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <csignal>
-
-#include "engine/io/child_process.h"
 
 namespace modescope {
 namespace {
@@ -46,7 +46,8 @@ TEST(ChildProcess, PathSearchForBareNames) {
 
 TEST(ChildProcess, LongStderrKeepsTheTail) {
   const auto r = runChildProcess(
-      "/bin/sh", {"-c", "i=0; while [ $i -lt 3000 ]; do echo line$i >&2; i=$((i+1)); done; echo END >&2"}, 20);
+      "/bin/sh",
+      {"-c", "i=0; while [ $i -lt 3000 ]; do echo line$i >&2; i=$((i+1)); done; echo END >&2"}, 20);
   EXPECT_EQ(r.outcome, ChildResult::Outcome::Exited);
   EXPECT_LE(r.stderrText.size(), 8u * 1024u);
   EXPECT_EQ(r.stderrText.substr(r.stderrText.size() - 4), "END\n");

@@ -2,6 +2,8 @@
 // broken), on the real files in tests/data, and against EDFlib itself: every finding the checker
 // marks as "refusedByEdflib" must make EDFlib 1.23 refuse the file, and a file EDFlib refuses
 // must carry such a finding. EDFlib is the independent oracle for those marks.
+#include "engine/io/edf_header.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "engine/io/edf_header.h"
 
 #ifdef MODESCOPE_HAVE_EDFLIB
 #include <edflib.h>
@@ -27,8 +28,7 @@ namespace fs = std::filesystem;
 struct SignalSpec {
   std::string label = "EEG Fp1-Ref", transducer = "AgAgCl electrode", dimension = "uV",
               physicalMin = "-3200", physicalMax = "3200", digitalMin = "-32768",
-              digitalMax = "32767", prefilter = "HP:0.1Hz LP:75Hz", samples = "100",
-              reserved = "";
+              digitalMax = "32767", prefilter = "HP:0.1Hz LP:75Hz", samples = "100", reserved = "";
 };
 
 // A small, valid EDF/EDF+/BDF/BDF+ file; tests break one field at a time.
@@ -61,9 +61,9 @@ struct FileSpec {
     return s;
   }();
   int recordsWritten = 3;
-  double recordSeconds = 1.0;  // for the time-keeping TALs
+  double recordSeconds = 1.0;                  // for the time-keeping TALs
   std::function<std::string(int record)> tal;  // overrides the TAL bytes of a record
-  std::string trailing;  // bytes appended after the last record
+  std::string trailing;                        // bytes appended after the last record
 };
 
 std::string pad(std::string s, std::size_t width) {
@@ -95,7 +95,10 @@ std::string buildFile(FileSpec spec) {
   if (spec.plus && spec.annotationSignal) sig.push_back(spec.annotation);
   const std::size_t ns = sig.size();
   std::string h;
-  h += spec.version.empty() ? (spec.bdf ? std::string("\xff" "BIOSEMI", 8) : pad("0", 8))
+  h += spec.version.empty() ? (spec.bdf ? std::string("\xff"
+                                                      "BIOSEMI",
+                                                      8)
+                                        : pad("0", 8))
                             : pad(spec.version, 8);
   h += pad(spec.patient, 80) + pad(spec.recording, 80) + pad(spec.date, 8) + pad(spec.time, 8);
   h += pad(spec.headerBytes.empty() ? std::to_string(256 * (ns + 1)) : spec.headerBytes, 8);
@@ -123,14 +126,16 @@ std::string buildFile(FileSpec spec) {
       std::string bytes(static_cast<std::size_t>(n * bps), '\0');
       const bool annotation = spec.plus && spec.annotationSignal && k + 1 == ns;
       if (annotation) {
-        std::string tal = spec.tal ? spec.tal(r)
-                                   : "+" + std::to_string(static_cast<int>(r * spec.recordSeconds)) +
-                                         std::string("\x14\x14\0", 3);
+        std::string tal = spec.tal
+                              ? spec.tal(r)
+                              : "+" + std::to_string(static_cast<int>(r * spec.recordSeconds)) +
+                                    std::string("\x14\x14\0", 3);
         std::copy_n(tal.begin(), std::min(tal.size(), bytes.size()), bytes.begin());
       } else {
         for (long long i = 0; i < n; ++i) {
           const int v = static_cast<int>((i * 37 + r * 11 + k * 5) % 2001) - 1000;
-          for (int b = 0; b < bps; ++b) bytes[i * bps + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+          for (int b = 0; b < bps; ++b)
+            bytes[i * bps + b] = static_cast<char>((v >> (8 * b)) & 0xff);
         }
       }
       h += bytes;
@@ -205,7 +210,8 @@ TEST(EdfHeader, ValidFilesHaveNoFindings) {
       const EdfCheck c = checkEdfHeader(p);
       EXPECT_TRUE(c.looksLikeEdf);
       EXPECT_TRUE(c.readable());
-      EXPECT_TRUE(c.findings.empty()) << "bdf=" << bdf << " plus=" << plus << "\n" << listFindings(c);
+      EXPECT_TRUE(c.findings.empty()) << "bdf=" << bdf << " plus=" << plus << "\n"
+                                      << listFindings(c);
       EXPECT_EQ(c.header.isBdf, bdf);
       EXPECT_EQ(c.header.isPlus, plus);
       EXPECT_EQ(c.header.recordCount, 3);
@@ -231,14 +237,16 @@ TEST(EdfHeader, FatalFindingsNameTheField) {
   const std::vector<FatalCase> cases = {
       {"wrong magic", [](FileSpec& s) { s.version = "1"; }, "version"},
       {"header bytes", [](FileSpec& s) { s.headerBytes = "2048"; }, "number of bytes in header"},
-      {"header bytes text", [](FileSpec& s) { s.headerBytes = "abc"; }, "number of bytes in header"},
+      {"header bytes text", [](FileSpec& s) { s.headerBytes = "abc"; },
+       "number of bytes in header"},
       {"no signals", [](FileSpec& s) { s.signalCount = "0"; }, "number of signals"},
       {"negative signals", [](FileSpec& s) { s.signalCount = "-3"; }, "number of signals"},
       {"absurd signals", [](FileSpec& s) { s.signalCount = "5000"; }, "number of signals"},
       {"signals not a number", [](FileSpec& s) { s.signalCount = "x1"; }, "number of signals"},
       {"zero duration", [](FileSpec& s) { s.duration = "0"; }, "duration of a data record"},
       {"negative duration", [](FileSpec& s) { s.duration = "-1"; }, "duration of a data record"},
-      {"absurd duration", [](FileSpec& s) { s.duration = "99999999"; }, "duration of a data record"},
+      {"absurd duration", [](FileSpec& s) { s.duration = "99999999"; },
+       "duration of a data record"},
       {"duration text", [](FileSpec& s) { s.duration = "one"; }, "duration of a data record"},
       {"zero samples", [](FileSpec& s) { s.signals[0].samples = "0"; },
        "number of samples in each data record"},
@@ -248,7 +256,8 @@ TEST(EdfHeader, FatalFindingsNameTheField) {
        "number of samples in each data record"},
       {"digital min = max", [](FileSpec& s) { s.signals[0].digitalMin = "32767"; },
        "digital minimum/maximum"},
-      {"digital min > max", [](FileSpec& s) {
+      {"digital min > max",
+       [](FileSpec& s) {
          s.signals[1].digitalMin = "100";
          s.signals[1].digitalMax = "-100";
        },
@@ -346,14 +355,11 @@ std::vector<SoftCase> softCases() {
        "patient identification (EDF+)", true},
       {"EDF+ recording without Startdate", [](FileSpec& s) { s.recording = "PSG X X X"; },
        "recording identification (EDF+)", true},
-      {"EDF+ recording lower-case month", [](FileSpec& s) {
-         s.recording = "Startdate 02-mar-2002 X X X";
-       },
+      {"EDF+ recording lower-case month",
+       [](FileSpec& s) { s.recording = "Startdate 02-mar-2002 X X X"; },
        "recording identification (EDF+)", true},
-      {"EDF+ recording date mismatch", [](FileSpec& s) {
-         s.recording = "Startdate 03-MAR-2002 X X X";
-       },
-       "start date", true},
+      {"EDF+ recording date mismatch",
+       [](FileSpec& s) { s.recording = "Startdate 03-MAR-2002 X X X"; }, "start date", true},
       {"EDF+ without annotation signal", [](FileSpec& s) { s.annotationSignal = false; },
        "annotation signal", true},
       {"EDF+D", [](FileSpec& s) { s.reserved = "EDF+D"; }, "reserved", true},
@@ -361,15 +367,18 @@ std::vector<SoftCase> softCases() {
        true},
       {"fewer records than the file holds", [](FileSpec& s) { s.records = "2"; }, "file size",
        true},
-      {"TAL onsets not one record apart", [](FileSpec& s) {
+      {"TAL onsets not one record apart",
+       [](FileSpec& s) {
          s.tal = [](int r) { return "+" + std::to_string(r * 2) + std::string("\x14\x14\0", 3); };
        },
        "annotation signal", true},
-      {"TAL without time keeping", [](FileSpec& s) {
+      {"TAL without time keeping",
+       [](FileSpec& s) {
          s.tal = [](int r) { return "+" + std::to_string(r) + std::string("\x14note\x14\0", 7); };
        },
        "annotation signal", true},
-      {"first record onset beyond 1 s", [](FileSpec& s) {
+      {"first record onset beyond 1 s",
+       [](FileSpec& s) {
          s.tal = [](int r) { return "+" + std::to_string(r + 5) + std::string("\x14\x14\0", 3); };
        },
        "annotation signal", true},
@@ -391,7 +400,8 @@ TEST(EdfHeader, NonFatalFindingsAreReportedWithTheirEdflibMark) {
     const EdfCheck c = checkEdfHeader(tmp.write(buildFile(spec)));
     EXPECT_TRUE(c.readable()) << sc.name << "\n" << listFindings(c);
     const EdfFinding* f = findField(c, sc.field, false);
-    ASSERT_NE(f, nullptr) << sc.name << ": no finding for '" << sc.field << "'\n" << listFindings(c);
+    ASSERT_NE(f, nullptr) << sc.name << ": no finding for '" << sc.field << "'\n"
+                          << listFindings(c);
     EXPECT_EQ(f->refusedByEdflib, sc.refusedByEdflib) << sc.name << ": " << describeFinding(*f);
   }
 }
@@ -404,7 +414,8 @@ TEST(EdfHeader, EdflibRefusalMarksAgreeWithEdflib) {
   auto agree = [&](const std::string& name, const std::string& path) {
     const EdfCheck c = checkEdfHeader(path);
     EXPECT_EQ(predictsEdflibRefusal(c), !edflibOpens(path))
-        << name << ": checker and EDFlib disagree\n" << listFindings(c);
+        << name << ": checker and EDFlib disagree\n"
+        << listFindings(c);
     ++checked;
   };
   for (const auto& sc : softCases()) {
@@ -426,8 +437,9 @@ TEST(EdfHeader, EdflibRefusalMarksAgreeWithEdflib) {
 }
 
 TEST(EdfHeader, RealFilesEdflibAcceptsHaveNoRefusalFinding) {
-  for (const char* name : {"mne_test.edf", "mne_test_uneven_samp.edf", "pyedflib_test_generator.edf",
-                           "pyedflib_test_generator.bdf", "pyedflib_test_subsecond.edf"}) {
+  for (const char* name :
+       {"mne_test.edf", "mne_test_uneven_samp.edf", "pyedflib_test_generator.edf",
+        "pyedflib_test_generator.bdf", "pyedflib_test_subsecond.edf"}) {
     const std::string p = std::string(MODESCOPE_TEST_DATA) + "/" + name;
     const EdfCheck c = checkEdfHeader(p);
     EXPECT_TRUE(c.readable()) << name;
@@ -477,11 +489,11 @@ TEST(EdfHeader, BiosemiFileRecordCountIsNotLeftJustified) {
 }
 
 TEST(EdfHeader, SummaryPutsEdflibRefusalsFirstAndCaps) {
-  std::vector<EdfFinding> f = {{false, "a", "1", "2", false},
-                               {false, "b", "3", "4", true},
-                               {false, "c", "5", "6", false}};
-  EXPECT_EQ(summariseFindings(f), "b: found 3, expected 4; a: found 1, expected 2; c: found 5, "
-                                  "expected 6");
+  std::vector<EdfFinding> f = {
+      {false, "a", "1", "2", false}, {false, "b", "3", "4", true}, {false, "c", "5", "6", false}};
+  EXPECT_EQ(summariseFindings(f),
+            "b: found 3, expected 4; a: found 1, expected 2; c: found 5, "
+            "expected 6");
   EXPECT_EQ(summariseFindings(f, 1), "b: found 3, expected 4; and 2 more");
 }
 

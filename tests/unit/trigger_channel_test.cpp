@@ -1,10 +1,10 @@
 // Trigger decoding: closed-form cases (the expected events follow from the rule in
 // trigger_channel.h by hand, not from the code under test).
+#include "engine/io/trigger_channel.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
-
-#include "engine/io/trigger_channel.h"
 
 namespace modescope {
 namespace {
@@ -54,14 +54,16 @@ TEST(TriggerChannel, EventsAcrossPageBoundaries) {
   for (std::size_t i = 500; i < codes.size(); i += 1000) codes[i] = codes[i + 1] = 1;
   const auto ev = decodeTriggerEvents(static_cast<int64_t>(codes.size()), fromVector(codes));
   ASSERT_EQ(ev.size(), 200u);
-  for (std::size_t k = 0; k < ev.size(); ++k) EXPECT_EQ(ev[k].sample, 500 + 1000 * static_cast<int64_t>(k));
+  for (std::size_t k = 0; k < ev.size(); ++k)
+    EXPECT_EQ(ev[k].sample, 500 + 1000 * static_cast<int64_t>(k));
 }
 
 TEST(TriggerChannel, EventCountIsCapped) {
   std::vector<int64_t> codes(2 * kMaxTriggerEvents + 10);
   for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<int64_t>(i % 2);
   bool truncated = false;
-  const auto ev = decodeTriggerEvents(static_cast<int64_t>(codes.size()), fromVector(codes), &truncated);
+  const auto ev =
+      decodeTriggerEvents(static_cast<int64_t>(codes.size()), fromVector(codes), &truncated);
   EXPECT_TRUE(truncated);
   EXPECT_EQ(ev.size(), kMaxTriggerEvents);
 }
