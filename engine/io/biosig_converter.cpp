@@ -269,6 +269,12 @@ Recording importRecording(HDRTYPE* h, const std::string& path, const EdfCheck& e
     }
     rec.annotations.push_back(std::move(a));
   }
+  const uint32_t v = get_biosig_version();
+  addDiagnostic(rec.diagnostics, Severity::Info, "biosig.read",
+                "Read by BioSig " + std::to_string((v >> 16) & 0xff) + "." +
+                    std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff) + " as " +
+                    (rec.info.format.empty() ? std::string("an unnamed format") : rec.info.format) +
+                    ".");
   rec.source = std::make_shared<InMemorySource>(std::move(data));
   applyStandardNames(rec.channels);
   addTriggerAnnotations(rec, [&](std::size_t ch) { return physicalTriggerReader(rec, ch, isBdf); });

@@ -151,7 +151,22 @@ std::shared_ptr<Recording> readWithBiosigChild(const std::string& path, const Op
   rec->source = std::make_shared<InMemorySource>(std::move(data));
   rec->sourcePath = path;
   rec->info.reader = "BioSig";
+  // The HDF5 reader notes that the temporary file came from elsewhere; here the original file is
+  // the source, so that note would only mislead.
+  std::erase_if(rec->diagnostics, [](const Diagnostic& d) { return d.code == "hdf5.source"; });
   return rec;
+}
+
+// A name for a format EDFlib does not read, from its signature or extension (BioSig's own name
+// for it is in the "biosig.read" diagnostic).
+std::string otherFormatName(const std::string& path, const std::string& magic) {
+  if (magic.rfind("GDF ", 0) == 0) return trim(magic);
+  const std::string ext = toLower(fs::path(path).extension().string());
+  if (ext == ".vhdr") return "BrainVision";
+  if (ext == ".cnt") return "Neuroscan CNT";
+  if (ext == ".trc") return "Micromed TRC";
+  if (ext.size() > 1) return toUpper(ext.substr(1));
+  return "unknown format";
 }
 
 [[noreturn]] void throwUnsupported(const std::string& path, const std::string& magic) {
@@ -217,7 +232,9 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
   const EdfCheck check = checkEdfHeader(path);
   if (!check.looksLikeEdf) {
     if (helper.empty()) throwUnsupported(path, "'" + printableBytes(magic) + "'");
-    return readWithBiosigChild(path, options, helper);
+    std::shared_ptr<Recording> rec = readWithBiosigChild(path, options, helper);
+    rec->info.format = otherFormatName(path, magic);
+    return rec;
   }
   for (const auto& f : check.findings) {
     if (f.fatal) {

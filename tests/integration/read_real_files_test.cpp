@@ -386,6 +386,9 @@ TEST(ReadRealFiles, GdfThroughBiosig) {
   auto e = openRecording(dataPath("mne_test_uneven_samp.edf"), withHelper());
   EXPECT_EQ(g->info.reader, "BioSig");
   EXPECT_NE(g->info.format.find("GDF"), std::string::npos) << g->info.format;
+  bool saysBiosig = false;
+  for (const auto& d : g->diagnostics) saysBiosig = saysBiosig || d.code == "biosig.read";
+  EXPECT_TRUE(saysBiosig);
   ASSERT_EQ(g->channelCount(), e->channelCount());
   for (std::size_t c = 0; c < e->channelCount(); ++c) {
     EXPECT_NEAR(g->channels[c].sampleRate, e->channels[c].sampleRate, 1e-9);
