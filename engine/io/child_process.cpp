@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,8 +34,6 @@ void closeFd(int& fd) {
 ChildResult runChildProcess(const std::string& executable, const std::vector<std::string>& args,
                             double timeoutSeconds) {
   ChildResult result;
-  // Everything the child needs is prepared before fork: after fork in a multi-threaded process
-  // only async-signal-safe calls are allowed.
   std::vector<std::string> argvStore;
   argvStore.push_back(executable);
   argvStore.insert(argvStore.end(), args.begin(), args.end());
@@ -43,66 +42,40 @@ ChildResult runChildProcess(const std::string& executable, const std::vector<std
   argv.push_back(nullptr);
   const bool searchPath = executable.find('/') == std::string::npos;
 
-  int errPipe[2] = {-1, -1};   // the child's stderr
-  int execPipe[2] = {-1, -1};  // carries errno if exec fails; closes on successful exec
+  int errPipe[2] = {-1, -1};  // the child's stderr
   if (::pipe2(errPipe, O_CLOEXEC) != 0) {
     result.stderrText = std::string("pipe: ") + std::strerror(errno);
     return result;
   }
-  if (::pipe2(execPipe, O_CLOEXEC) != 0) {
-    result.stderrText = std::string("pipe: ") + std::strerror(errno);
-    closeFd(errPipe[0]);
-    closeFd(errPipe[1]);
-    return result;
-  }
-  const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    result.stderrText = std::string("fork: ") + std::strerror(errno);
-    closeFd(errPipe[0]);
-    closeFd(errPipe[1]);
-    closeFd(execPipe[0]);
-    closeFd(execPipe[1]);
-    if (devNull >= 0) ::close(devNull);
-    return result;
-  }
-  if (pid == 0) {
-    // Child: own process group, so a timeout kills anything it starts too.
-    ::setpgid(0, 0);
-    if (devNull >= 0) {
-      ::dup2(devNull, STDIN_FILENO);
-      ::dup2(devNull, STDOUT_FILENO);
-    }
-    ::dup2(errPipe[1], STDERR_FILENO);
-    ::signal(SIGPIPE, SIG_DFL);
-    if (searchPath) {
-      ::execvp(argv[0], argv.data());
-    } else {
-      ::execv(argv[0], argv.data());
-    }
-    const int e = errno;
-    (void)!::write(execPipe[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // also from the parent, so there is no race with the kill below
+  // posix_spawn (clone with a shared address space in glibc) rather than fork: the GUI process
+  // may be large, and nothing runs in the child between the spawn and exec. The child gets
+  // /dev/null for stdin/stdout, the pipe as stderr, its own process group (so a timeout kills
+  // anything it starts too), default signal handlers and an empty signal mask.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  const int rc = searchPath ? ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), environ)
+                            : ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   closeFd(errPipe[1]);
-  closeFd(execPipe[1]);
-  if (devNull >= 0) ::close(devNull);
-
-  int execErrno = 0;
-  ssize_t n;
-  do {
-    n = ::read(execPipe[0], &execErrno, sizeof execErrno);
-  } while (n < 0 && errno == EINTR);
-  closeFd(execPipe[0]);
-  if (n == static_cast<ssize_t>(sizeof execErrno)) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+  if (rc != 0) {
     closeFd(errPipe[0]);
     result.outcome = ChildResult::Outcome::CouldNotStart;
-    result.stderrText = "cannot run '" + executable + "': " + std::strerror(execErrno);
+    result.stderrText = "cannot run '" + executable + "': " + std::strerror(rc);
     return result;
   }
 
