@@ -30,6 +30,7 @@ constexpr long long kMaxRecordBytes = 1LL << 30;        // one data record, all 
 constexpr double kMaxRecordDuration = 1e6;              // s (11.6 days in one record)
 constexpr long long kEdflibMaxRecordBytesEdf = 10LL * 1024 * 1024;
 constexpr long long kEdflibMaxRecordBytesBdf = 15LL * 1024 * 1024;
+constexpr std::string_view kBdfMagic{"\377BIOSEMI", 8};  // 0xFF then "BIOSEMI"
 
 struct SignalFieldSpec {
   const char* name;
@@ -311,9 +312,7 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
   const std::string_view version = std::string_view(fixed).substr(0, std::min<std::size_t>(8, got));
   if (version == "0       ") {
     out.looksLikeEdf = true;
-  } else if (version == std::string_view("\xff"
-                                         "BIOSEMI",
-                                         8)) {
+  } else if (version == kBdfMagic) {
     out.looksLikeEdf = true;
     h.isBdf = true;
   } else if (!version.empty() && version[0] == '0' &&
@@ -362,8 +361,9 @@ EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations) {
     c.fatal("number of signals", std::to_string(ns.integer), "1-" + std::to_string(kMaxSignals));
     return out;
   }
-  if (!ns.leftJustified)
+  if (!ns.leftJustified) {
     c.refused("number of signals", quoted(nsField), "a left-justified integer");
+  }
   if (ns.integer > kEdflibMaxSignals) {
     c.refused("number of signals", std::to_string(ns.integer),
               "at most " + std::to_string(kEdflibMaxSignals) + " (EDFlib's limit)");

@@ -95,10 +95,7 @@ std::string buildFile(FileSpec spec) {
   if (spec.plus && spec.annotationSignal) sig.push_back(spec.annotation);
   const std::size_t ns = sig.size();
   std::string h;
-  h += spec.version.empty() ? (spec.bdf ? std::string("\xff"
-                                                      "BIOSEMI",
-                                                      8)
-                                        : pad("0", 8))
+  h += spec.version.empty() ? (spec.bdf ? std::string("\377BIOSEMI", 8) : pad("0", 8))
                             : pad(spec.version, 8);
   h += pad(spec.patient, 80) + pad(spec.recording, 80) + pad(spec.date, 8) + pad(spec.time, 8);
   h += pad(spec.headerBytes.empty() ? std::to_string(256 * (ns + 1)) : spec.headerBytes, 8);
