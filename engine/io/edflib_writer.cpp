@@ -55,7 +55,10 @@ int wholeSamples(double rate, int units) {
   const double spr = rate * units / kOneSecondUnits;
   const double r = std::round(spr);
   if (r < 1 || r > std::numeric_limits<int>::max()) return 0;
-  return std::abs(spr - r) <= 1e-6 * std::max(1.0, spr) ? static_cast<int>(r) : 0;
+  // 1e-9: rates computed from file headers (spr / duration) are off by ~1e-15, while a rate
+  // that is only close to whole (pi Hz in some 0.001 s multiple) must not pass: 1e-9 keeps the
+  // written rate within 3.6 us per hour of the true one.
+  return std::abs(spr - r) <= 1e-9 * std::max(1.0, spr) ? static_cast<int>(r) : 0;
 }
 
 std::string asciiField(std::string_view s, std::size_t maxLen) {
@@ -255,6 +258,11 @@ std::vector<Range> physicalRanges(const Recording& rec, JobContext& ctx) {
   return out;
 }
 
+// EDFlib prints header numbers by cutting the binary value's decimal expansion toward zero, so
+// 157.839 (stored as 157.8389999...) would become "157.8389". Nudging the value away from zero by
+// far less than the last printed digit makes EDFlib print exactly the decimal we chose.
+double awayFromZero(double v) { return v + v * 1e-12; }
+
 void check(int rc, const std::string& path, const std::string& what) {
   if (rc != 0) throw OutputError(path, "EDFlib refused " + what);
 }
@@ -430,9 +438,9 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
     const std::string sig = "signal " + std::to_string(s + 1) + " (" + c.label + ")";
     check(edf_set_samplefrequency(h.get(), s, layout.samplesPerRecord[static_cast<std::size_t>(s)]),
           path, "the samples per record of " + sig);
-    check(edf_set_physical_maximum(h.get(), s, ranges[static_cast<std::size_t>(s)].max), path,
+    check(edf_set_physical_maximum(h.get(), s, awayFromZero(ranges[static_cast<std::size_t>(s)].max)), path,
           "the physical maximum of " + sig);
-    check(edf_set_physical_minimum(h.get(), s, ranges[static_cast<std::size_t>(s)].min), path,
+    check(edf_set_physical_minimum(h.get(), s, awayFromZero(ranges[static_cast<std::size_t>(s)].min)), path,
           "the physical minimum of " + sig);
     check(edf_set_digital_maximum(h.get(), s, digMax), path, "the digital maximum of " + sig);
     check(edf_set_digital_minimum(h.get(), s, digMin), path, "the digital minimum of " + sig);
@@ -497,14 +505,17 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
   }
 
   // Data records, in batches: read every channel's part of the batch, then hand EDFlib one
-  // record at a time, signal by signal.
+  // record at a time, signal by signal. We convert to digital values ourselves, rounding to the
+  // nearest level (EDFlib's physical-sample path truncates, which doubles the error), with the
+  // same linear map a reader applies to the header's ranges.
   int64_t floatsPerRecord = 0;
   for (int spr : layout.samplesPerRecord) floatsPerRecord += spr;
   const int64_t perBatch =
       std::clamp<int64_t>(kBatchFloats / std::max<int64_t>(floatsPerRecord, 1), 1,
                           kMaxRecordsPerBatch);
   std::vector<std::vector<float>> batch(static_cast<std::size_t>(nsig));
-  std::vector<double> recordBuf;
+  std::vector<int> recordBuf;
+  const double digitalSpan = static_cast<double>(digMax) - static_cast<double>(digMin);
   for (int64_t r0 = 0; r0 < layout.recordCount; r0 += perBatch) {
     const int64_t records = std::min(perBatch, layout.recordCount - r0);
     for (int s = 0; s < nsig; ++s) {
@@ -521,16 +532,19 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
         const auto k = static_cast<std::size_t>(s);
         const int spr = layout.samplesPerRecord[k];
         const Range& range = ranges[k];
+        const double scale = digitalSpan / (range.max - range.min);
         recordBuf.resize(static_cast<std::size_t>(spr));
         const float* src = batch[k].data() + r * spr;
         for (int j = 0; j < spr; ++j) {
           const double v = src[j];
           // NaN (also the padding after a channel's end) -> 0 clamped into the range.
+          const double phys = std::isnan(v) ? std::clamp(0.0, range.min, range.max)
+                                            : std::clamp(v, range.min, range.max);
+          const double d = std::round((phys - range.min) * scale) + digMin;
           recordBuf[static_cast<std::size_t>(j)] =
-              std::isnan(v) ? std::clamp(0.0, range.min, range.max)
-                            : std::clamp(v, range.min, range.max);
+              static_cast<int>(std::clamp(d, static_cast<double>(digMin), static_cast<double>(digMax)));
         }
-        const int rc = edfwrite_physical_samples(h.get(), recordBuf.data());
+        const int rc = edfwrite_digital_samples(h.get(), recordBuf.data());
         if (rc != 0) {
           throw OutputError(path, "EDFlib could not write data record " +
                                       std::to_string(r0 + r + 1) + " (" +

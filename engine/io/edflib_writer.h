@@ -8,8 +8,9 @@
 //   no such duration fits is refused with InvalidParameterError naming the channel.
 // - Samples are integers (16-bit EDF, 24-bit BDF) scaled by the physical range, which is taken
 //   from the data (EDF+ forbids physical min == max, so a flat channel gets a small range around
-//   its value) and rounded outward to the 8 characters the header field holds. Read back, values
-//   agree within one quantisation step (physical range / digital range).
+//   its value) and rounded outward to the 8 characters the header field holds. Samples are
+//   rounded to the nearest digital level, so read back they agree within half a quantisation
+//   step (physical range / digital range).
 // - Channels that end early are padded to the last data record with 0 (clamped into the
 //   channel's range); NaN samples are written as 0 the same way, +-Inf as the range limits.
 // - Labels: the original label when it is ASCII and fits 16 characters, else the normalised
