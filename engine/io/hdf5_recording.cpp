@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -135,6 +136,8 @@ void writeSignals(H5::Group& parent, const Recording& rec, JobContext& ctx) {
       dcpl.setChunk(1, &chunk);
       dcpl.setShuffle();
       dcpl.setDeflate(kDeflateLevel);
+      // A checksum per chunk: damaged samples become a read error, not silently wrong values.
+      dcpl.setFletcher32();
     }
     H5::DataSpace fileSpace(1, &length);
     H5::DataSet ds =
@@ -451,8 +454,8 @@ std::shared_ptr<Recording> openHdf5Recording(const std::string& path) {
   return rec;
 }
 
-void writeRecordingToGroup(const Recording& rec, H5::Group& group, const Provenance& provenance,
-                           JobContext& ctx) {
+void writeRecordingGroup(const Recording& rec, H5::Group& group, const Provenance& provenance,
+                         JobContext& ctx) {
   h5::Lock lock(h5::hdf5Mutex());
   h5::initialiseHdf5();
   bool hasSamples = false;
@@ -461,20 +464,26 @@ void writeRecordingToGroup(const Recording& rec, H5::Group& group, const Provena
     throw InvalidParameterError("recording", "channels with samples but no sample source",
                                 "a recording whose SignalSource is set");
   }
-  const std::string file = fileNameOf(group);
+  h5::setAttribute(group, kSchemaAttribute, kRecordingSchema);
+  h5::setAttribute(group, "modescope_version", softwareVersion());
+  writeInfo(group, rec);
+  writeChannelTable(group, rec);
+  writeAnnotations(group, rec.annotations);
+  writeDiagnostics(group, rec.diagnostics);
+  h5::writeProvenance(group, provenance);
+  writeSignals(group, rec, ctx);
+}
+
+void writeRecordingToGroup(const Recording& rec, H5::Group& group, const Provenance& provenance,
+                           JobContext& ctx) {
+  h5::Lock lock(h5::hdf5Mutex());
   try {
-    h5::setAttribute(group, kSchemaAttribute, kRecordingSchema);
-    h5::setAttribute(group, "modescope_version", softwareVersion());
-    writeInfo(group, rec);
-    writeChannelTable(group, rec);
-    writeAnnotations(group, rec.annotations);
-    writeDiagnostics(group, rec.diagnostics);
-    h5::writeProvenance(group, provenance);
-    writeSignals(group, rec, ctx);
+    writeRecordingGroup(rec, group, provenance, ctx);
   } catch (const H5::Exception& e) {
-    throw OutputError(file, "HDF5 could not write the recording (" + e.getFuncName() + ": " +
-                                e.getDetailMsg() +
-                                "). Check free disk space and that the folder is writable");
+    throw OutputError(fileNameOf(group),
+                      "HDF5 could not write the recording (" + e.getFuncName() + ": " +
+                          e.getDetailMsg() +
+                          "). Check free disk space and that the folder is writable");
   }
 }
 
@@ -500,6 +509,10 @@ std::shared_ptr<Recording> readRecordingFromGroup(const H5::Group& group, const 
   } catch (const H5::Exception& e) {
     r.fail(h5::childPath(group, ""), "a group HDF5 cannot read (" + e.getDetailMsg() + ")",
            "a readable ModeScope recording group", kRewriteRemedy);
+  } catch (const std::bad_alloc&) {
+    r.fail(h5::childPath(group, "signals"), "more samples than the memory available holds",
+           "a recording that fits in memory",
+           "If the file is not damaged, open the recording file itself, which is read in pages");
   }
 }
 
@@ -508,8 +521,16 @@ std::shared_ptr<Recording> readRecordingFromGroup(const H5::Group& group, const 
 H5::FileAccPropList readAccess() {
   H5::FileAccPropList fapl;
   // Keep HDF5's file locking, but do not fail on file systems that cannot lock (NFS, some
-  // container mounts): a read-only open is safe without it.
+  // container mounts): our writers never share a file (they write a fresh temporary one).
   H5Pset_file_locking(fapl.getId(), true, true);
+  return fapl;
+}
+
+H5::FileAccPropList writeAccess() {
+  H5::FileAccPropList fapl = readAccess();
+  // The HDF5 1.8 file format: its superblock and object headers carry checksums, so damaged
+  // metadata is reported instead of misread, and HDF5 1.8 or newer (MATLAB, h5py) reads it.
+  fapl.setLibverBounds(H5F_LIBVER_V18, H5F_LIBVER_V18);
   return fapl;
 }
 

@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/core/job_context.h"
+#include "engine/core/provenance.h"
+#include "engine/core/recording.h"
 #include "engine/io/hdf5_util.h"
 
 namespace modescope {
@@ -40,8 +43,14 @@ inline SchemaVersion parseSchema(const std::string& s) {
 // build reads.
 void checkRecordingSchema(const h5::Reader& reader, const H5::Group& group);
 
-// File access for reading: file locking kept but not required (NFS, container mounts).
+// File access: HDF5's file locking kept but not required (NFS, some container mounts).
 H5::FileAccPropList readAccess();
+H5::FileAccPropList writeAccess();
+
+// writeRecordingToGroup without its error translation: throws H5::Exception, so that callers
+// writing a whole file can name the file the user chose rather than its temporary name.
+void writeRecordingGroup(const Recording& rec, H5::Group& group, const Provenance& provenance,
+                         JobContext& ctx);
 
 // Opens reader.file() read-only into `file`; a missing, non-HDF5, truncated or damaged file
 // gives an InvalidInputError that says which.

@@ -1,5 +1,9 @@
 #include "engine/io/hdf5_util.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/core/error.h"
@@ -24,6 +28,12 @@ auto guarded(const Reader& r, const std::string& object, F&& f) -> decltype(f())
   } catch (const H5::Exception& e) {
     r.fail(object, "an object HDF5 cannot read (" + hdf5Detail(e) + ")",
            "a readable object of the ModeScope schema (docs/hdf5-schema.md)", kDamagedRemedy);
+  } catch (const std::length_error&) {
+    r.fail(object, "a size larger than the memory available", "a size that fits in memory",
+           kDamagedRemedy);
+  } catch (const std::bad_alloc&) {
+    r.fail(object, "a size larger than the memory available",
+           "a size that fits in memory", kDamagedRemedy);
   }
 }
 
@@ -45,6 +55,32 @@ std::string typeClassName(H5T_class_t c) {
   }
 }
 
+// Tables (channels, annotations, provenance) are small; a column claiming more rows or bytes
+// than this is a damaged size field, and reading it would exhaust memory (or time) before HDF5
+// notices anything.
+constexpr uint64_t kMaxTableBytes = uint64_t{1} << 28;
+constexpr int64_t kMaxTableRows = int64_t{1} << 24;
+
+// A damaged dimension can claim far more entries than the file stores; for datasets that are not
+// chunked the stored size must cover the declared one.
+void checkTableSize(const Reader& r, const H5::DataSet& ds, const std::string& object, int64_t n,
+                    std::size_t width) {
+  if (n > kMaxTableRows ||
+      static_cast<uint64_t>(n) > kMaxTableBytes / std::max<std::size_t>(width, 1)) {
+    r.fail(object, std::to_string(n) + " entries of " + std::to_string(width) + " bytes",
+           "a table column of at most " + std::to_string(kMaxTableRows) + " entries and 256 MiB",
+           kDamagedRemedy);
+  }
+  const bool chunked = ds.getCreatePlist().getLayout() == H5D_CHUNKED;
+  const uint64_t declared = static_cast<uint64_t>(n) * ds.getDataType().getSize();
+  if (!chunked && ds.getStorageSize() < declared) {
+    r.fail(object,
+           std::to_string(n) + " entries declared but only " +
+               std::to_string(ds.getStorageSize()) + " bytes stored",
+           std::to_string(declared) + " bytes", kDamagedRemedy);
+  }
+}
+
 }  // namespace
 
 std::recursive_mutex& hdf5Mutex() {
@@ -60,9 +96,10 @@ void initialiseHdf5() {
   }
 }
 
-H5::StrType utf8StringType() {
-  H5::StrType t(H5::PredType::C_S1, H5T_VARIABLE);
+H5::StrType utf8StringType(std::size_t bytes) {
+  H5::StrType t(H5::PredType::C_S1, std::max<std::size_t>(bytes, 1));
   t.setCset(H5T_CSET_UTF8);
+  t.setStrpad(H5T_STR_NULLPAD);
   return t;
 }
 
@@ -78,8 +115,10 @@ std::string childPath(const H5::H5Object& parent, const std::string& child) {
 }
 
 void setAttribute(H5::H5Object& object, const std::string& name, const std::string& value) {
-  const H5::StrType t = utf8StringType();
-  replaceAttribute(object, name, t).write(t, value);
+  const H5::StrType t = utf8StringType(value.size());
+  std::vector<char> buf(std::max<std::size_t>(value.size(), 1), '\0');
+  std::copy(value.begin(), value.end(), buf.begin());
+  replaceAttribute(object, name, t).write(t, buf.data());
 }
 
 void setAttribute(H5::H5Object& object, const std::string& name, const char* value) {
@@ -97,14 +136,25 @@ void setAttribute(H5::H5Object& object, const std::string& name, int64_t value) 
 }
 
 void writeStrings(H5::Group& group, const std::string& name, const std::vector<std::string>& v) {
-  const H5::StrType t = utf8StringType();
+  std::size_t width = 1;
+  for (const auto& s : v) width = std::max(width, s.size());
+  const H5::StrType t = utf8StringType(width);
   const hsize_t n = v.size();
-  H5::DataSet ds = group.createDataSet(name, t, H5::DataSpace(1, &n));
+  H5::DSetCreatPropList dcpl;
+  // Long columns (thousands of annotation texts) are mostly padding: compress them.
+  constexpr std::size_t kCompressAbove = 64 * 1024;
+  if (n > 0 && n * width > kCompressAbove) {
+    const hsize_t chunk = std::max<hsize_t>(1, std::min<hsize_t>(n, kCompressAbove / width));
+    dcpl.setChunk(1, &chunk);
+    dcpl.setDeflate(4);
+  }
+  H5::DataSet ds = group.createDataSet(name, t, H5::DataSpace(1, &n), dcpl);
   if (n == 0) return;
-  std::vector<const char*> ptrs;
-  ptrs.reserve(v.size());
-  for (const auto& s : v) ptrs.push_back(s.c_str());
-  ds.write(ptrs.data(), t);
+  std::vector<char> buf(static_cast<std::size_t>(n) * width, '\0');
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::copy(v[i].begin(), v[i].end(), buf.begin() + static_cast<std::ptrdiff_t>(i * width));
+  }
+  ds.write(buf.data(), t);
 }
 
 namespace {
@@ -271,9 +321,11 @@ std::vector<std::string> Reader::strings(const H5::Group& g, const std::string& 
     const H5T_class_t c = ds.getTypeClass();
     if (c != H5T_STRING) fail(path, typeClassName(c), "strings");
     std::vector<std::string> out;
-    out.reserve(static_cast<std::size_t>(n));
     if (n == 0) return out;
     H5::StrType fileType = ds.getStrType();
+    checkTableSize(*this, ds, path, n,
+                   sizeof(std::string) + (fileType.isVariableStr() ? 0 : fileType.getSize()));
+    out.reserve(static_cast<std::size_t>(n));
     if (fileType.isVariableStr()) {
       H5::StrType mem(H5::PredType::C_S1, H5T_VARIABLE);
       mem.setCset(fileType.getCset());
@@ -307,6 +359,7 @@ H5::DataSet Reader::numeric1d(const H5::Group& g, const std::string& name, int64
   }
   const H5T_class_t c = guarded(*this, path, [&] { return ds.getTypeClass(); });
   if (c != H5T_FLOAT && c != H5T_INTEGER) fail(path, typeClassName(c), "numbers");
+  guarded(*this, path, [&] { checkTableSize(*this, ds, path, len, sizeof(double)); });
   n = static_cast<std::size_t>(len);
   return ds;
 }

@@ -24,8 +24,14 @@ using Lock = std::lock_guard<std::recursive_mutex>;
 // Turns HDF5's automatic error-stack printing off (once per process). Call under the lock.
 void initialiseHdf5();
 
-// Variable-length UTF-8 string type (h5py reads it as str, MATLAB as char/cell).
-H5::StrType utf8StringType();
+// Fixed-length, null-padded UTF-8 string type of `bytes` bytes (at least 1).
+//
+// Why fixed-length: HDF5 1.10 stores variable-length strings in a "global heap", and reading a
+// damaged global heap crashes or hangs the library (seen in fuzzing: segmentation faults and
+// endless loops in H5HG_read). Fixed-length strings live inside the dataset or attribute, where
+// damage gives an error instead. The reader still accepts variable-length strings (files made
+// by hand with h5py), with that risk.
+H5::StrType utf8StringType(std::size_t bytes);
 
 // Full HDF5 path of `child` inside `parent` ("/jobs/0/result" + "channels").
 std::string childPath(const H5::H5Object& parent, const std::string& child);

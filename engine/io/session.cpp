@@ -79,7 +79,7 @@ void writeSession(const Session& s, H5::H5File& file) {
     h5::writeProvenance(g, j.provenance);
     if (j.resultRecording) {
       H5::Group result = g.createGroup("result");
-      writeRecordingToGroup(*j.resultRecording, result, j.provenance, quiet);
+      writeRecordingGroup(*j.resultRecording, result, j.provenance, quiet);
     }
   }
   h5::writeProvenance(root, s.provenance);
@@ -167,7 +167,8 @@ void saveSession(const Session& session, const std::string& path) {
     h5::Lock lock(h5::hdf5Mutex());
     h5::initialiseHdf5();
     try {
-      H5::H5File file(out.temporaryPath(), H5F_ACC_TRUNC);
+      H5::H5File file(out.temporaryPath(), H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT,
+                      writeAccess());
       writeSession(session, file);
       file.close();
     } catch (const H5::Exception& e) {

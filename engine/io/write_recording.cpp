@@ -9,6 +9,7 @@
 #include "engine/core/text.h"
 #include "engine/io/atomic_file.h"
 #include "engine/io/hdf5_recording.h"
+#include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
 #ifdef MODESCOPE_HAVE_EDFLIB
@@ -27,20 +28,21 @@ void writeHdf5File(const Recording& rec, const std::string& path, const Provenan
     h5::initialiseHdf5();
     std::unique_ptr<H5::H5File> file;
     try {
-      file = std::make_unique<H5::H5File>(out.temporaryPath(), H5F_ACC_TRUNC);
+      file = std::make_unique<H5::H5File>(out.temporaryPath(), H5F_ACC_TRUNC,
+                                          H5::FileCreatPropList::DEFAULT, writeAccess());
     } catch (const H5::Exception& e) {
       throw OutputError(path, "HDF5 could not create '" + out.temporaryPath() + "' (" +
                                   e.getDetailMsg() +
                                   "); check that the folder exists and is writable");
     }
-    H5::Group root = file->openGroup("/");
-    writeRecordingToGroup(rec, root, provenance, ctx);
     try {
+      H5::Group root = file->openGroup("/");
+      writeRecordingGroup(rec, root, provenance, ctx);
       root.close();
       file->close();
     } catch (const H5::Exception& e) {
-      throw OutputError(path, "HDF5 could not finish the file (" + e.getDetailMsg() +
-                                  "); check free disk space");
+      throw OutputError(path, "HDF5 could not write the recording (" + e.getDetailMsg() +
+                                  "); check free disk space and that the folder is writable");
     }
   }
   out.commit();
