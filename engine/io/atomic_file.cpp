@@ -52,7 +52,8 @@ AtomicOutput::AtomicOutput(std::string finalPath) : final_(std::move(finalPath))
                                   "); create it first or choose another folder");
   }
   if (!S_ISDIR(st.st_mode)) {
-    throw OutputError(final_, "'" + dir + "' is not a folder; choose an output path inside a folder");
+    throw OutputError(final_,
+                      "'" + dir + "' is not a folder; choose an output path inside a folder");
   }
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     throw OutputError(final_, "the folder '" + dir + "' is not writable (" + errnoText(errno) +
@@ -78,19 +79,19 @@ void AtomicOutput::commit() {
   if (committed_) return;
   const int fd = ::open(tmp_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    throw OutputError(final_, "the temporary file '" + tmp_ + "' is missing (" +
-                                  errnoText(errno) + "); nothing was written");
+    throw OutputError(final_, "the temporary file '" + tmp_ + "' is missing (" + errnoText(errno) +
+                                  "); nothing was written");
   }
   if (::fsync(fd) != 0) {
     const int e = errno;
     ::close(fd);
-    throw OutputError(final_, "could not flush the data to disk (" + errnoText(e) +
-                                  "); check free disk space");
+    throw OutputError(
+        final_, "could not flush the data to disk (" + errnoText(e) + "); check free disk space");
   }
   ::close(fd);
   if (::rename(tmp_.c_str(), final_.c_str()) != 0) {
-    throw OutputError(final_, "could not move the finished file into place (" +
-                                  errnoText(errno) + ")");
+    throw OutputError(final_,
+                      "could not move the finished file into place (" + errnoText(errno) + ")");
   }
   committed_ = true;
   syncDirectory(directoryOf(final_));

@@ -168,25 +168,39 @@ bool parseBirthdate(const std::string& text, int& y, int& m, int& d) {
 
 std::string edflibOpenError(int code) {
   switch (code) {
-    case EDFLIB_MALLOC_ERROR: return "out of memory";
-    case EDFLIB_NO_SUCH_FILE_OR_DIRECTORY: return "the file cannot be created";
-    case EDFLIB_MAXFILES_REACHED: return "too many EDF files are open";
-    case EDFLIB_FILE_ALREADY_OPENED: return "the file is already open";
-    case EDFLIB_NUMBER_OF_SIGNALS_INVALID: return "invalid number of signals";
-    default: return "EDFlib error " + std::to_string(code);
+    case EDFLIB_MALLOC_ERROR:
+      return "out of memory";
+    case EDFLIB_NO_SUCH_FILE_OR_DIRECTORY:
+      return "the file cannot be created";
+    case EDFLIB_MAXFILES_REACHED:
+      return "too many EDF files are open";
+    case EDFLIB_FILE_ALREADY_OPENED:
+      return "the file is already open";
+    case EDFLIB_NUMBER_OF_SIGNALS_INVALID:
+      return "invalid number of signals";
+    default:
+      return "EDFlib error " + std::to_string(code);
   }
 }
 
 std::string edflibWriteError(int code) {
   switch (code) {
-    case EDFLIB_NO_SIGNALS: return "no signals";
-    case EDFLIB_TOO_MANY_SIGNALS: return "too many signals";
-    case EDFLIB_NO_SAMPLES_IN_RECORD: return "a signal has no samples per data record";
-    case EDFLIB_DIGMIN_IS_DIGMAX: return "digital minimum equals digital maximum";
-    case EDFLIB_DIGMAX_LOWER_THAN_DIGMIN: return "digital maximum below digital minimum";
-    case EDFLIB_PHYSMIN_IS_PHYSMAX: return "physical minimum equals physical maximum";
-    case EDFLIB_DATARECORD_SIZE_TOO_BIG: return "data record too large";
-    default: return "a write error (disk full or file system error)";
+    case EDFLIB_NO_SIGNALS:
+      return "no signals";
+    case EDFLIB_TOO_MANY_SIGNALS:
+      return "too many signals";
+    case EDFLIB_NO_SAMPLES_IN_RECORD:
+      return "a signal has no samples per data record";
+    case EDFLIB_DIGMIN_IS_DIGMAX:
+      return "digital minimum equals digital maximum";
+    case EDFLIB_DIGMAX_LOWER_THAN_DIGMIN:
+      return "digital maximum below digital minimum";
+    case EDFLIB_PHYSMIN_IS_PHYSMAX:
+      return "physical minimum equals physical maximum";
+    case EDFLIB_DATARECORD_SIZE_TOO_BIG:
+      return "data record too large";
+    default:
+      return "a write error (disk full or file system error)";
   }
 }
 
@@ -310,9 +324,9 @@ EdfRecordLayout planEdfRecords(const Recording& rec, bool bdf) {
   for (std::size_t i = 0; i < n; ++i) {
     const ChannelInfo& c = rec.channels[i];
     if (!(std::isfinite(c.sampleRate) && c.sampleRate > 0)) {
-      throw InvalidParameterError("sample rate of channel " + std::to_string(i + 1) + " (" +
-                                      c.label + ")",
-                                  formatNumber(c.sampleRate) + " Hz", "a positive rate");
+      throw InvalidParameterError(
+          "sample rate of channel " + std::to_string(i + 1) + " (" + c.label + ")",
+          formatNumber(c.sampleRate) + " Hz", "a positive rate");
     }
     rates.insert(c.sampleRate);
   }
@@ -393,11 +407,11 @@ EdfRecordLayout planEdfRecords(const Recording& rec, bool bdf) {
         "keeps any rate");
   }
   if (!anySize) {
-    throw InvalidParameterError(
-        "channels", std::to_string(n) + " channels at these rates",
-        "data records of at most " + std::to_string(kEdfMaxRecordBytes / (1024 * 1024)) +
-            " MiB (EDFlib's limit)",
-        "Save fewer channels, or save as HDF5 (.h5)");
+    throw InvalidParameterError("channels", std::to_string(n) + " channels at these rates",
+                                "data records of at most " +
+                                    std::to_string(kEdfMaxRecordBytes / (1024 * 1024)) +
+                                    " MiB (EDFlib's limit)",
+                                "Save fewer channels, or save as HDF5 (.h5)");
   }
   throw InvalidParameterError(
       "annotations", std::to_string(annotations) + " annotations",
@@ -425,8 +439,8 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
                                     bdf ? EDFLIB_FILETYPE_BDFPLUS : EDFLIB_FILETYPE_EDFPLUS, nsig);
   }
   if (handle < 0) {
-    throw OutputError(path, "EDFlib could not create '" + out.temporaryPath() +
-                                "' (" + edflibOpenError(handle) +
+    throw OutputError(path, "EDFlib could not create '" + out.temporaryPath() + "' (" +
+                                edflibOpenError(handle) +
                                 "); check that the folder exists and is writable");
   }
   EdfHandle h(handle);
@@ -438,10 +452,12 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
     const std::string sig = "signal " + std::to_string(s + 1) + " (" + c.label + ")";
     check(edf_set_samplefrequency(h.get(), s, layout.samplesPerRecord[static_cast<std::size_t>(s)]),
           path, "the samples per record of " + sig);
-    check(edf_set_physical_maximum(h.get(), s, awayFromZero(ranges[static_cast<std::size_t>(s)].max)), path,
-          "the physical maximum of " + sig);
-    check(edf_set_physical_minimum(h.get(), s, awayFromZero(ranges[static_cast<std::size_t>(s)].min)), path,
-          "the physical minimum of " + sig);
+    check(
+        edf_set_physical_maximum(h.get(), s, awayFromZero(ranges[static_cast<std::size_t>(s)].max)),
+        path, "the physical maximum of " + sig);
+    check(
+        edf_set_physical_minimum(h.get(), s, awayFromZero(ranges[static_cast<std::size_t>(s)].min)),
+        path, "the physical minimum of " + sig);
     check(edf_set_digital_maximum(h.get(), s, digMax), path, "the digital maximum of " + sig);
     check(edf_set_digital_minimum(h.get(), s, digMin), path, "the digital minimum of " + sig);
     check(edf_set_label(h.get(), s, edfLabel(c).c_str()), path, "the label of " + sig);
@@ -462,8 +478,8 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
   const RecordingInfo& info = rec.info;
   DateTime start;
   parseStart(info.startDateTime, start);  // keeps 1985-01-01 00:00:00 when it fails
-  check(edf_set_startdatetime(h.get(), start.year, start.month, start.day, start.hour,
-                              start.minute, start.second),
+  check(edf_set_startdatetime(h.get(), start.year, start.month, start.day, start.hour, start.minute,
+                              start.second),
         path, "the start date");
   if (start.subsecond100ns > 0) {
     check(edf_set_subsecond_starttime(h.get(), start.subsecond100ns), path,
@@ -480,12 +496,10 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
   if (parseBirthdate(info.birthdate, by, bm, bd)) {
     check(edf_set_birthdate(h.get(), by, bm, bd), path, "the birthdate");
   }
-  check(edf_set_admincode(h.get(), asciiField(info.adminCode, 80).c_str()), path,
-        "the admin code");
+  check(edf_set_admincode(h.get(), asciiField(info.adminCode, 80).c_str()), path, "the admin code");
   check(edf_set_technician(h.get(), asciiField(info.technician, 80).c_str()), path,
         "the technician");
-  check(edf_set_equipment(h.get(), asciiField(info.equipment, 80).c_str()), path,
-        "the equipment");
+  check(edf_set_equipment(h.get(), asciiField(info.equipment, 80).c_str()), path, "the equipment");
   check(edf_set_recording_additional(h.get(), asciiField(info.recordingId, 80).c_str()), path,
         "the recording identification");
 
@@ -496,11 +510,11 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
     const long long duration = a.duration > 0 ? std::llround(a.duration * 10000.0) : -1;
     const std::string text = utf8Prefix(sanitizeUtf8(a.text), kEdfAnnotationTextBytes);
     if (edfwrite_annotation_utf8(h.get(), onset, duration, text.c_str()) != 0) {
-      throw InvalidParameterError("annotation " + std::to_string(i + 1),
-                                  "onset " + formatNumber(a.onset) + " s, duration " +
-                                      formatNumber(a.duration) + " s",
-                                  "an onset EDF+ can store (0 or later)",
-                                  "Remove or move the annotation, or save as HDF5 (.h5)");
+      throw InvalidParameterError(
+          "annotation " + std::to_string(i + 1),
+          "onset " + formatNumber(a.onset) + " s, duration " + formatNumber(a.duration) + " s",
+          "an onset EDF+ can store (0 or later)",
+          "Remove or move the annotation, or save as HDF5 (.h5)");
     }
   }
 
@@ -510,9 +524,8 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
   // same linear map a reader applies to the header's ranges.
   int64_t floatsPerRecord = 0;
   for (int spr : layout.samplesPerRecord) floatsPerRecord += spr;
-  const int64_t perBatch =
-      std::clamp<int64_t>(kBatchFloats / std::max<int64_t>(floatsPerRecord, 1), 1,
-                          kMaxRecordsPerBatch);
+  const int64_t perBatch = std::clamp<int64_t>(kBatchFloats / std::max<int64_t>(floatsPerRecord, 1),
+                                               1, kMaxRecordsPerBatch);
   std::vector<std::vector<float>> batch(static_cast<std::size_t>(nsig));
   std::vector<int> recordBuf;
   const double digitalSpan = static_cast<double>(digMax) - static_cast<double>(digMin);
@@ -541,14 +554,14 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
           const double phys = std::isnan(v) ? std::clamp(0.0, range.min, range.max)
                                             : std::clamp(v, range.min, range.max);
           const double d = std::round((phys - range.min) * scale) + digMin;
-          recordBuf[static_cast<std::size_t>(j)] =
-              static_cast<int>(std::clamp(d, static_cast<double>(digMin), static_cast<double>(digMax)));
+          recordBuf[static_cast<std::size_t>(j)] = static_cast<int>(
+              std::clamp(d, static_cast<double>(digMin), static_cast<double>(digMax)));
         }
         const int rc = edfwrite_digital_samples(h.get(), recordBuf.data());
         if (rc != 0) {
           throw OutputError(path, "EDFlib could not write data record " +
-                                      std::to_string(r0 + r + 1) + " (" +
-                                      edflibWriteError(rc) + ")");
+                                      std::to_string(r0 + r + 1) + " (" + edflibWriteError(rc) +
+                                      ")");
         }
       }
     }

@@ -48,7 +48,7 @@ inline constexpr int64_t kEdfMaxRecordBytes = 10 * 1024 * 1024;
 
 // How a recording is laid out in data records.
 struct EdfRecordLayout {
-  int durationUnits = 100000;        // data-record duration in EDFlib's units of 10 us
+  int durationUnits = 100000;  // data-record duration in EDFlib's units of 10 us
   double durationSeconds = 1.0;
   std::vector<int> samplesPerRecord;  // per channel
   int64_t recordCount = 0;

@@ -39,8 +39,7 @@ Provenance readProvenance(const Reader& reader, const H5::Group& parent) {
   p.wallSeconds = reader.doubleAttribute(g, "wall_seconds", 0.0);
   if (reader.hasChild(g, "parameter_name") || reader.hasChild(g, "parameter_value")) {
     const auto names = reader.strings(g, "parameter_name");
-    const auto values =
-        reader.strings(g, "parameter_value", static_cast<int64_t>(names.size()));
+    const auto values = reader.strings(g, "parameter_value", static_cast<int64_t>(names.size()));
     for (std::size_t i = 0; i < names.size(); ++i) p.parameters.emplace_back(names[i], values[i]);
   }
   return p;

@@ -140,8 +140,7 @@ void writeSignals(H5::Group& parent, const Recording& rec, JobContext& ctx) {
       dcpl.setFletcher32();
     }
     H5::DataSpace fileSpace(1, &length);
-    H5::DataSet ds =
-        g.createDataSet(std::to_string(i), H5::PredType::IEEE_F32LE, fileSpace, dcpl);
+    H5::DataSet ds = g.createDataSet(std::to_string(i), H5::PredType::IEEE_F32LE, fileSpace, dcpl);
     h5::setAttribute(ds, "label", c.label);
     h5::setAttribute(ds, "name", c.name);
     h5::setAttribute(ds, "unit", c.unit);
@@ -236,8 +235,8 @@ ParsedRecording parseRecording(const h5::Reader& r, const H5::Group& g) {
     } else {
       c.type = ChannelType::MISC;
       addDiagnostic(rec.diagnostics, Severity::Warning, "hdf5.channelType",
-                    "Channel " + std::to_string(i + 1) + " (" + c.label + ") has the unknown type '" +
-                        type[k] + "'; it is treated as MISC.");
+                    "Channel " + std::to_string(i + 1) + " (" + c.label +
+                        ") has the unknown type '" + type[k] + "'; it is treated as MISC.");
     }
     c.unit = unit[k];
     c.sampleRate = rate[k];
@@ -278,8 +277,8 @@ ParsedRecording parseRecording(const h5::Reader& r, const H5::Group& g) {
     try {
       cls = ds.getTypeClass();
     } catch (const H5::Exception& e) {
-      r.fail(dsPath, "an unreadable datatype (HDF5: " + e.getDetailMsg() + ")",
-             "float32 samples", kRewriteRemedy);
+      r.fail(dsPath, "an unreadable datatype (HDF5: " + e.getDetailMsg() + ")", "float32 samples",
+             kRewriteRemedy);
     }
     if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
       r.fail(dsPath, "non-numeric samples", "float32 samples", kRewriteRemedy);
@@ -499,8 +498,8 @@ std::shared_ptr<Recording> readRecordingFromGroup(const H5::Group& group, const 
       const int64_t n = parsed.recording->channels[i].sampleCount;
       std::vector<float> v(static_cast<std::size_t>(n));
       if (n > 0) {
-        readSamples(r, parsed.signals[i], h5::childPath(group, "signals/" + std::to_string(i)),
-                    0, n, v.data());
+        readSamples(r, parsed.signals[i], h5::childPath(group, "signals/" + std::to_string(i)), 0,
+                    n, v.data());
       }
       data.push_back(std::move(v));
     }

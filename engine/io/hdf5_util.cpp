@@ -32,8 +32,8 @@ auto guarded(const Reader& r, const std::string& object, F&& f) -> decltype(f())
     r.fail(object, "a size larger than the memory available", "a size that fits in memory",
            kDamagedRemedy);
   } catch (const std::bad_alloc&) {
-    r.fail(object, "a size larger than the memory available",
-           "a size that fits in memory", kDamagedRemedy);
+    r.fail(object, "a size larger than the memory available", "a size that fits in memory",
+           kDamagedRemedy);
   }
 }
 
@@ -45,13 +45,20 @@ H5::Attribute replaceAttribute(H5::H5Object& object, const std::string& name,
 
 std::string typeClassName(H5T_class_t c) {
   switch (c) {
-    case H5T_INTEGER: return "an integer";
-    case H5T_FLOAT: return "a floating-point number";
-    case H5T_STRING: return "a string";
-    case H5T_COMPOUND: return "a compound";
-    case H5T_ENUM: return "an enumeration";
-    case H5T_ARRAY: return "an array";
-    default: return "a value of another HDF5 type class";
+    case H5T_INTEGER:
+      return "an integer";
+    case H5T_FLOAT:
+      return "a floating-point number";
+    case H5T_STRING:
+      return "a string";
+    case H5T_COMPOUND:
+      return "a compound";
+    case H5T_ENUM:
+      return "an enumeration";
+    case H5T_ARRAY:
+      return "an array";
+    default:
+      return "a value of another HDF5 type class";
   }
 }
 
@@ -75,8 +82,8 @@ void checkTableSize(const Reader& r, const H5::DataSet& ds, const std::string& o
   const uint64_t declared = static_cast<uint64_t>(n) * ds.getDataType().getSize();
   if (!chunked && ds.getStorageSize() < declared) {
     r.fail(object,
-           std::to_string(n) + " entries declared but only " +
-               std::to_string(ds.getStorageSize()) + " bytes stored",
+           std::to_string(n) + " entries declared but only " + std::to_string(ds.getStorageSize()) +
+               " bytes stored",
            std::to_string(declared) + " bytes", kDamagedRemedy);
   }
 }
@@ -281,8 +288,7 @@ int64_t Reader::intAttribute(const H5::H5Object& object, const std::string& name
     const H5T_class_t c = a.getTypeClass();
     if (c != H5T_INTEGER) fail(path, typeClassName(c), "an integer");
     if (a.getSpace().getSimpleExtentNpoints() != 1) {
-      fail(path, std::to_string(a.getSpace().getSimpleExtentNpoints()) + " values",
-           "one integer");
+      fail(path, std::to_string(a.getSpace().getSimpleExtentNpoints()) + " values", "one integer");
     }
     int64_t v = 0;
     a.read(H5::PredType::NATIVE_INT64, &v);
@@ -370,8 +376,7 @@ std::vector<double> Reader::doubles(const H5::Group& g, const std::string& name,
   H5::DataSet ds = numeric1d(g, name, expected, n);
   std::vector<double> out(n);
   if (n > 0) {
-    guarded(*this, childPath(g, name),
-            [&] { ds.read(out.data(), H5::PredType::NATIVE_DOUBLE); });
+    guarded(*this, childPath(g, name), [&] { ds.read(out.data(), H5::PredType::NATIVE_DOUBLE); });
   }
   return out;
 }

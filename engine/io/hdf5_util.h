@@ -58,7 +58,7 @@ class Reader {
                          const std::string& expected, const std::string& remedy = {}) const;
 
   bool hasChild(const H5::Group& parent, const std::string& name) const;
-  H5::Group group(const H5::Group& parent, const std::string& name) const;  // required
+  H5::Group group(const H5::Group& parent, const std::string& name) const;      // required
   H5::DataSet dataset(const H5::Group& parent, const std::string& name) const;  // required
 
   bool hasAttribute(const H5::H5Object& object, const std::string& name) const;
@@ -69,8 +69,7 @@ class Reader {
   double doubleAttribute(const H5::H5Object& object, const std::string& name,
                          double fallback) const;
   int64_t intAttribute(const H5::H5Object& object, const std::string& name) const;
-  int64_t intAttribute(const H5::H5Object& object, const std::string& name,
-                       int64_t fallback) const;
+  int64_t intAttribute(const H5::H5Object& object, const std::string& name, int64_t fallback) const;
 
   // 1-D datasets. `expected` >= 0 checks the length (parallel tables must agree).
   std::vector<std::string> strings(const H5::Group& g, const std::string& name,

@@ -8,7 +8,6 @@
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/io/atomic_file.h"
-#include "engine/io/hdf5_recording.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
@@ -58,10 +57,10 @@ OutputFormat outputFormatForPath(const std::string& path) {
   if (ext == ".h5" || ext == ".hdf5") return OutputFormat::Hdf5;
   if (ext == ".edf") return OutputFormat::EdfPlus;
   if (ext == ".bdf") return OutputFormat::BdfPlus;
-  throw InvalidParameterError("output file", "'" + path + "'" +
-                                  (ext.empty() ? " (no extension)" : " (extension " + ext + ")"),
-                              "a name ending in .h5, .hdf5, .edf or .bdf",
-                              "Add the extension of the format you want");
+  throw InvalidParameterError(
+      "output file",
+      "'" + path + "'" + (ext.empty() ? " (no extension)" : " (extension " + ext + ")"),
+      "a name ending in .h5, .hdf5, .edf or .bdf", "Add the extension of the format you want");
 }
 
 void writeRecording(const Recording& rec, const std::string& path, OutputFormat format,

@@ -125,7 +125,8 @@ std::shared_ptr<Recording> makeRecording() {
     rec->channels.push_back(c);
     ++k;
   }
-  rec->annotations = {{0.25, 0.0, "Stimulus/S  1"}, {1.5, 0.75, "Blinzeln — Ä"}, {2.0, 0.0, "睡眠"}};
+  rec->annotations = {
+      {0.25, 0.0, "Stimulus/S  1"}, {1.5, 0.75, "Blinzeln — Ä"}, {2.0, 0.0, "睡眠"}};
   rec->source = std::make_shared<InMemorySource>(std::move(data));
   return rec;
 }
@@ -159,8 +160,9 @@ std::string expectedJson(const Recording& rec, const Provenance& p, const std::s
     const ChannelInfo& ch = rec.channels[c];
     o << (c ? "," : "") << "{\"label\":" << json(ch.label) << ",\"name\":" << json(ch.name)
       << ",\"type\":" << json(channelTypeName(ch.type)) << ",\"unit\":" << json(ch.unit)
-      << ",\"sample_rate\":" << num(ch.sampleRate) << ",\"last_time\":"
-      << num(static_cast<double>(ch.sampleCount - 1) / ch.sampleRate) << ",\"position\":";
+      << ",\"sample_rate\":" << num(ch.sampleRate)
+      << ",\"last_time\":" << num(static_cast<double>(ch.sampleCount - 1) / ch.sampleRate)
+      << ",\"position\":";
     if (ch.position) {
       o << "[" << num(ch.position->x) << "," << num(ch.position->y) << "," << num(ch.position->z)
         << "]";
@@ -184,8 +186,8 @@ std::string expectedJson(const Recording& rec, const Provenance& p, const std::s
     << ",\"created_at\":" << json(p.createdAt) << "},\"wall_seconds\":" << num(p.wallSeconds)
     << ",\"parameters\":[";
   for (std::size_t k = 0; k < p.parameters.size(); ++k) {
-    o << (k ? "," : "") << "[" << json(p.parameters[k].first) << ","
-      << json(p.parameters[k].second) << "]";
+    o << (k ? "," : "") << "[" << json(p.parameters[k].first) << "," << json(p.parameters[k].second)
+      << "]";
   }
   o << "]}";
   if (!session.empty()) o << ",\"session\":{\"recording_path\":" << json(session) << "}";
@@ -214,7 +216,8 @@ class H5pyReadsSchema : public ::testing::Test {
                       bool runDocExample = false) {
     const std::string exp = (dir_ / "expected.json").string();
     std::ofstream(exp) << expected;
-    const std::string script = std::string(MODESCOPE_SOURCE_DIR) + "/tests/tools/h5py_reads_schema.py";
+    const std::string script =
+        std::string(MODESCOPE_SOURCE_DIR) + "/tests/tools/h5py_reads_schema.py";
     const std::string doc = std::string(MODESCOPE_SOURCE_DIR) + "/docs/hdf5-schema.md";
     return run(std::string(kPython) + " " + quote(script) + " " + quote(h5) + " " + quote(exp) +
                " " + quote(group) + (runDocExample ? " " + quote(doc) : std::string()));
@@ -246,8 +249,8 @@ TEST_F(H5pyReadsSchema, SessionJobResultMatchesTheDocumentation) {
   s.jobs.push_back(j);
   const std::string path = (dir_ / "session.h5").string();
   saveSession(s, path);
-  const CommandResult r = check(path, expectedJson(*rec, j.provenance, s.recordingPath),
-                                "/jobs/0/result");
+  const CommandResult r =
+      check(path, expectedJson(*rec, j.provenance, s.recordingPath), "/jobs/0/result");
   EXPECT_EQ(r.status, 0) << r.output;
 }
 

@@ -110,7 +110,7 @@ TEST_F(AtomicDir, UnusableFoldersAreOutputErrors) {
   EXPECT_THROW(construct(dir_.string() + "/"), OutputError);  // names no file
   fs::create_directory(dir_ / "sub");
   EXPECT_THROW(construct((dir_ / "sub").string()), OutputError);  // a folder, not a file
-  if (::geteuid() != 0) {  // root may write anywhere
+  if (::geteuid() != 0) {                                         // root may write anywhere
     fs::create_directory(dir_ / "ro");
     fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec);
     EXPECT_THROW(construct((dir_ / "ro" / "x").string()), OutputError);

@@ -114,7 +114,7 @@ std::shared_ptr<Recording> makeRecording(const std::vector<ChannelSpec>& specs, 
   rec->info.startDateTime = "2021-03-04T05:06:07.123";
   std::mt19937 rng(seed);
   std::normal_distribution<float> noise(0.0f, 25.0f);
-  std::vector<std::vector<float>> data;
+  std::vector<std::vector<float> > data;
   for (const ChannelSpec& s : specs) {
     ChannelInfo c;
     c.label = s.label;
@@ -166,7 +166,8 @@ void expectWithinOneStep(const Recording& rec, const EdfReadBack& f) {
     EXPECT_LE(p.phys_min, *lo);
     EXPECT_GE(p.phys_max, *hi);
     if (*hi > *lo) {
-      EXPECT_LE(p.phys_max - p.phys_min, (*hi - *lo) * 1.001 + 2e-5 * std::max(1.0f, std::abs(*hi)));
+      EXPECT_LE(p.phys_max - p.phys_min,
+                (*hi - *lo) * 1.001 + 2e-5 * std::max(1.0f, std::abs(*hi)));
     }
     EXPECT_NE(p.phys_min, p.phys_max);
     // Padding after the channel's end is 0 clamped into the range.
@@ -213,7 +214,7 @@ TEST_P(EdfWriterFormats, RoundTripWithinOneQuantisationStep) {
     EXPECT_EQ(trim(p.transducer), "AgAgCl electrode");
   }
   EXPECT_EQ(trim(f.hdr().signalparam[0].label), "EEG Fp1-REF");
-  EXPECT_EQ(trim(f.hdr().signalparam[4].label), "Fpz");  // too long: the normalised name
+  EXPECT_EQ(trim(f.hdr().signalparam[4].label), "Fpz");         // too long: the normalised name
   EXPECT_EQ(trim(f.hdr().signalparam[0].physdimension), "uV");  // µ -> u
   EXPECT_EQ(trim(f.hdr().signalparam[2].physdimension), "mV");
   expectWithinOneStep(*rec, f);
@@ -224,9 +225,9 @@ TEST_P(EdfWriterFormats, RoundTripWithinOneQuantisationStep) {
     const Annotation& a = rec->annotations[i];
     // EDFlib writes onsets and durations in units of 100 us: half a unit of rounding.
     EXPECT_NEAR(static_cast<double>(ann[i].onset) / EDFLIB_TIME_DIMENSION, a.onset, 0.5e-4 + 1e-9);
-    const double dur = ann[i].duration_l < 0 ? 0.0
-                                             : static_cast<double>(ann[i].duration_l) /
-                                                   EDFLIB_TIME_DIMENSION;
+    const double dur = ann[i].duration_l < 0
+                           ? 0.0
+                           : static_cast<double>(ann[i].duration_l) / EDFLIB_TIME_DIMENSION;
     EXPECT_NEAR(dur, a.duration, 0.5e-4 + 1e-9);
     EXPECT_EQ(std::string(ann[i].annotation), a.text);
   }
@@ -249,7 +250,8 @@ TEST_P(EdfWriterFormats, RoundTripWithinOneQuantisationStep) {
   EXPECT_EQ(h.starttime_minute, 6);
   EXPECT_EQ(h.starttime_second, 7);
   EXPECT_EQ(h.starttime_subsecond, 1230000);  // 0.123 s in units of 100 ns
-  EXPECT_EQ(std::distance(fs::directory_iterator(fs::path(path).parent_path()), {}), 1);  // no temporary left
+  EXPECT_EQ(std::distance(fs::directory_iterator(fs::path(path).parent_path()), {}),
+            1);  // no temporary left
 }
 
 INSTANTIATE_TEST_SUITE_P(EdfAndBdf, EdfWriterFormats,
@@ -299,8 +301,8 @@ TEST(EdfWriter, ShortRecordsWhenOneSecondIsTooCoarse) {
 
 TEST(EdfWriter, UnrepresentableRateIsRefusedNamingIt) {
   TempDir dir;
-  auto rec = makeRecording({{"A", "A", "uV", 256, 0}, {"Odd", "Odd", "uV", 3.14159265358979, 0}},
-                           5.0, 5);
+  auto rec =
+      makeRecording({{"A", "A", "uV", 256, 0}, {"Odd", "Odd", "uV", 3.14159265358979, 0}}, 5.0, 5);
   const std::string path = dir.file("pi.edf");
   try {
     write(*rec, path, OutputFormat::EdfPlus);
@@ -320,8 +322,8 @@ TEST(EdfWriter, TenThousandAnnotationsOverAnHourAreAllKept) {
   std::mt19937 rng(8);
   std::uniform_real_distribution<double> when(0.0, 3599.0);
   for (int i = 0; i < 10000; ++i) {
-    rec->annotations.push_back({std::round(when(rng) * 1e4) / 1e4, i % 3 == 0 ? 0.5 : 0.0,
-                                "ev" + std::to_string(i)});
+    rec->annotations.push_back(
+        {std::round(when(rng) * 1e4) / 1e4, i % 3 == 0 ? 0.5 : 0.0, "ev" + std::to_string(i)});
   }
   std::stable_sort(rec->annotations.begin(), rec->annotations.end(),
                    [](const Annotation& a, const Annotation& b) { return a.onset < b.onset; });
@@ -335,7 +337,7 @@ TEST(EdfWriter, TenThousandAnnotationsOverAnHourAreAllKept) {
   ASSERT_TRUE(f.ok());
   ASSERT_EQ(f.hdr().annotations_in_file, 10000);
   // EDFlib returns them by onset; compare as multisets of (onset, text).
-  std::vector<std::pair<long long, std::string>> got, want;
+  std::vector<std::pair<long long, std::string> > got, want;
   for (const auto& a : f.annotations()) got.emplace_back(a.onset / 1000, a.annotation);
   for (const auto& a : rec->annotations) {
     want.emplace_back(std::llround(a.onset * 1e4), a.text);
@@ -433,7 +435,7 @@ TEST(EdfWriter, UnwritableDestinationIsOutputError) {
 
 TEST(EdfWriter, EmptyOrSignallessRecordingsAreRefused) {
   Recording none;
-  none.source = std::make_shared<InMemorySource>(std::vector<std::vector<float>>{});
+  none.source = std::make_shared<InMemorySource>(std::vector<std::vector<float> >{});
   EXPECT_THROW(planEdfRecords(none, false), InvalidParameterError);
   auto empty = makeRecording({{"A", "A", "uV", 100, 0}}, 0.0, 15);
   EXPECT_THROW(planEdfRecords(*empty, false), InvalidParameterError);

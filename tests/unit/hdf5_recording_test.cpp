@@ -1,6 +1,8 @@
 // HDF5 recordings (docs/hdf5-schema.md): round trips, schema and damage handling, paging,
 // cancellation and output errors. The oracle for samples is the input itself: float32 samples are
 // stored as float32, so a round trip must be bit-exact.
+#include "engine/io/hdf5_recording.h"
+
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,8 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -24,7 +26,6 @@
 #include "engine/core/error.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
-#include "engine/io/hdf5_recording.h"
 #include "engine/io/recording_io.h"
 #include "engine/io/session.h"
 
@@ -106,8 +107,8 @@ std::shared_ptr<Recording> makeRecording(unsigned seed, double seconds = 4.0) {
     if (s.position) c.position = Position3{0.1 * k - 0.3, 0.95, 0.2 + 0.01 * k};
     std::vector<float> v(static_cast<std::size_t>(c.sampleCount));
     for (std::size_t i = 0; i < v.size(); ++i) {
-      v[i] = noise(rng) * static_cast<float>(k + 1) +
-             100.0f * std::sin(0.05f * static_cast<float>(i));
+      v[i] =
+          noise(rng) * static_cast<float>(k + 1) + 100.0f * std::sin(0.05f * static_cast<float>(i));
     }
     data.push_back(std::move(v));
     rec->channels.push_back(c);
@@ -200,7 +201,8 @@ std::string readStringAttr(const H5::H5Object& o, const std::string& name) {
   return s;
 }
 
-void writeH5(const Recording& rec, const std::string& path, const Provenance& p = makeProvenance()) {
+void writeH5(const Recording& rec, const std::string& path,
+             const Provenance& p = makeProvenance()) {
   JobContext ctx;
   writeRecording(rec, path, OutputFormat::Hdf5, p, ctx);
 }
@@ -591,10 +593,12 @@ TEST(Hdf5Recording, DamagedFilesNeverCrashOrHang) {
         bytes.resize(rng() % bytes.size());
         break;
       default:  // single bytes in the metadata near the start
-        for (int i = 0; i < 4; ++i) bytes[rng() % std::min<std::size_t>(bytes.size(), 4096)] ^= 0x5a;
+        for (int i = 0; i < 4; ++i)
+          bytes[rng() % std::min<std::size_t>(bytes.size(), 4096)] ^= 0x5a;
     }
     const std::string bad = dir.file("bad.h5");
-    std::ofstream(bad, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(bad, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
@@ -687,8 +691,7 @@ TEST(Hdf5Recording, ExistingFileIsReplacedOnlyWhenTheNewOneIsComplete) {
   JobContext ctx(stop.get_token(), [&](double, std::string_view) {
     if (++calls == 2) stop.request_stop();
   });
-  EXPECT_THROW(writeRecording(*second, path, OutputFormat::Hdf5, makeProvenance(), ctx),
-               Cancelled);
+  EXPECT_THROW(writeRecording(*second, path, OutputFormat::Hdf5, makeProvenance(), ctx), Cancelled);
   auto still = openHdf5Recording(path);  // the old file is intact
   expectSameSamples(*first, *still);
   writeH5(*second, path);
