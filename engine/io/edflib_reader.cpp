@@ -13,19 +13,12 @@
 #include "engine/core/text.h"
 #include "engine/io/edf_header.h"
 #include "engine/io/edf_raw_reader.h"
+#include "engine/io/edflib_lock.h"
 #include "engine/io/trigger_channel.h"
 #include "engine/montage/channel_names.h"
 
 namespace modescope {
 namespace {
-
-// EDFlib keeps its open files in a global table: open and close are not thread-safe, and reads
-// of one handle move that handle's position. One lock for every EDFlib call keeps it simple; a
-// page read is a few milliseconds.
-std::mutex& edflibMutex() {
-  static std::mutex m;
-  return m;
-}
 
 std::string edflibErrorText(int code) {
   switch (code) {

@@ -1,4 +1,5 @@
 #include "engine/io/edflib_writer.h"
+#include "engine/io/edflib_lock.h"
 
 #include <edflib.h>
 
@@ -28,12 +29,6 @@ constexpr int64_t kScanBlockSamples = 1 << 20;
 constexpr int64_t kBatchFloats = 4 << 20;
 // At most this many records per batch so that progress and cancellation stay responsive.
 constexpr int64_t kMaxRecordsPerBatch = 32;
-
-// EDFlib's open/close touch its process-wide table of handles (not thread-safe).
-std::mutex& edflibTableMutex() {
-  static std::mutex m;
-  return m;
-}
 
 // Candidate record durations in preference order (see edflib_writer.h).
 const std::vector<int>& durationCandidates() {
@@ -211,7 +206,7 @@ class EdfHandle {
   explicit EdfHandle(int h) : h_(h) {}
   ~EdfHandle() {
     if (h_ >= 0) {
-      std::lock_guard<std::mutex> lock(edflibTableMutex());
+      std::lock_guard<std::mutex> lock(edflibMutex());
       edfclose_file(h_);
     }
   }
@@ -434,7 +429,7 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
   const int nsig = static_cast<int>(rec.channels.size());
   int handle = -1;
   {
-    std::lock_guard<std::mutex> lock(edflibTableMutex());
+    std::lock_guard<std::mutex> lock(edflibMutex());
     handle = edfopen_file_writeonly(out.temporaryPath().c_str(),
                                     bdf ? EDFLIB_FILETYPE_BDFPLUS : EDFLIB_FILETYPE_EDFPLUS, nsig);
   }
@@ -573,7 +568,7 @@ void writeEdfPlus(const Recording& rec, const std::string& path, bool bdf, JobCo
 
   int rc = 0;
   {
-    std::lock_guard<std::mutex> lock(edflibTableMutex());
+    std::lock_guard<std::mutex> lock(edflibMutex());
     rc = edfclose_file(h.release());
   }
   if (rc != 0) {
