@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the headless GPU configuration and runs the gpu-labelled tests and the benchmarks on a
+# machine with an NVIDIA GPU (H100/H200). Output goes to ${OUT:-out}/ (logs and tables).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-out}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$out/gpu.txt"
+cmake -S . -B build-gpu -G Ninja -DMODESCOPE_GUI=OFF -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -5
+cmake --build build-gpu -j 16 2>&1 | tail -20 | tee "$out/build.txt"
+echo "== gpu tests under compute-sanitizer (memcheck), then plain =="
+if command -v compute-sanitizer >/dev/null; then
+  timeout 300 compute-sanitizer --tool memcheck --leak-check full \
+    build-gpu/tests/modescope_gpu_tests --gtest_brief=1 2>&1 | tail -30 | tee "$out/sanitizer.txt"
+fi
+timeout 300 ctest --test-dir build-gpu -L gpu --output-on-failure 2>&1 | tee "$out/gpu_tests.txt" | tail -40
+timeout 300 ctest --test-dir build-gpu -L 'unit|integration' -j 16 2>&1 | tail -15 | tee "$out/cpu_tests.txt"
+for b in build-gpu/tests/bench/*_bench; do
+  [[ -x "$b" ]] || continue
+  echo "== $b"; timeout 240 stdbuf -oL "$b" 2>&1 | tee "$out/$(basename "$b").txt"
+done
