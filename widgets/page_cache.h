@@ -9,6 +9,10 @@
 //   applied to each new piece padded by its half-length of real neighbouring samples, so interior
 //   samples equal those of a whole-record filter (at the record's ends the backend's reflection
 //   applies either way).
+// - Read-ahead: when less than a page beyond the current one is ready, a background task
+//   reads and processes the next page (forward, the reading direction), so forward scrolling
+//   finds its samples ready and only reduces and paints. Same code, same padding: results are
+//   identical.
 // - Each trace becomes min/max per pixel column (or the raw samples when a column holds fewer
 //   than two), so drawing costs O(width) per channel whatever the page length.
 // - Memory is bounded: a page longer than kWindowBudgetSamples allows is reduced chunk by chunk
@@ -16,11 +20,14 @@
 // - The decimated page is cached: a repaint with an unchanged view only paints.
 //
 // No Qt here: plain C++ over the engine types, so it can be tested and benchmarked alone.
-// Thread rules: one PageCache is used from one thread (the GUI thread); it calls
-// SignalSource::read and the ComputeBackend synchronously.
+// Thread rules: a PageCache is used from one thread (the GUI thread). Its read-ahead task runs on
+// a std::async thread with its own CPU backend and calls SignalSource::read concurrently with
+// nothing but itself (sources must be thread-safe, recording.h); the cache waits for it before
+// its settings change and in its destructor.
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -59,12 +66,19 @@ double microvoltsPerUnit(const std::string& unit);
 // (128 MiB of float) bound the memory whatever the page length.
 constexpr int64_t kWindowBudgetSamples = int64_t{32} << 20;
 
+// Read-ahead, in pages beyond the current one: a task starts when less than kReadAheadMin is
+// ready and fills up to kReadAheadMax (a page per task: the filter's padding is paid per task).
+constexpr double kReadAheadMin = 1.0;
+constexpr double kReadAheadMax = 2.0;
+
 class PageCache {
  public:
   // `backend` runs the montage and the filter; nullptr means "create the CPU backend on first
   // use" (makeCpuBackend). The browser uses its own backend instance, not the engine thread's.
   explicit PageCache(std::shared_ptr<ComputeBackend> backend = nullptr);
   ~PageCache();
+  PageCache(const PageCache&) = delete;
+  PageCache& operator=(const PageCache&) = delete;
 
   void setRecording(std::shared_ptr<const Recording> recording);
 
@@ -77,6 +91,11 @@ class PageCache {
   // then shown unfiltered.
   std::string setFilter(const std::optional<FilterSpec>& filter);
 
+  // Read-ahead on (default) or off.
+  void setReadAhead(bool enabled);
+  // Blocks until the read-ahead task (if any) has finished (tests and the benchmark).
+  void waitForReadAhead();
+
   // The decimated page; computed on a miss, else the cached one. Throws what SignalSource::read
   // throws (InvalidInputError on an I/O error).
   const DecimatedPage& page(const PageRequest& request);
@@ -85,29 +104,50 @@ class PageCache {
   // last; the browser turns them into displayProblem. Cleared by takeProblems().
   std::vector<std::string> takeProblems();
 
-  // Drops the decimated page and the sample windows (e.g. after a settings change).
+  // Drops the decimated page, the sample windows and any read-ahead (after a settings change).
   void invalidate();
 
-  // How many samples were read from the source since construction (benchmark and tests: proves
-  // that a quarter-page scroll reads a quarter page).
+  // Samples read from the source by page() itself, and by the read-ahead task (benchmark and
+  // tests: prove that a quarter-page scroll reads a quarter page, or nothing when read ahead).
   int64_t samplesRead() const { return samplesRead_; }
+  int64_t samplesReadAhead() const { return samplesReadAhead_; }
 
  private:
   struct Window;
+  // What the read-ahead task hands back: one row per channel of its Pending.
+  struct Extension {
+    bool ok = false;
+    std::vector<std::vector<float>> rows;
+    int64_t samplesRead = 0;
+    std::vector<std::string> problems;
+  };
+  // A read-ahead task: rows for `channels` over samples [first, end), when `result` is ready.
+  struct Pending {
+    std::vector<std::size_t> channels;
+    int64_t first = 0, end = 0;
+    std::future<Extension> result;
+  };
 
   ComputeBackend& backend();
   std::vector<std::size_t> referenceCandidates(double rate) const;
-  const FirKernel* firFor(double rate);
+  std::shared_ptr<const FirKernel> firFor(double rate);
+  void takeReadAhead(double rate, Window& w, int64_t s0, int64_t s1);
+  void startReadAhead(double rate, const Window& w, int64_t end);
+  void dropReadAhead();
 
   std::shared_ptr<ComputeBackend> backend_;
   std::shared_ptr<const Recording> recording_;
   ReferenceSpec montage_;
   std::optional<FilterSpec> filter_;
-  std::map<double, std::optional<FirKernel>> firCache_;  // nullopt: design failed at that rate
-  std::map<double, std::unique_ptr<Window>> windows_;    // per sample rate
+  std::map<double, std::shared_ptr<const FirKernel>> firCache_;  // null: design failed there
+  std::map<double, std::unique_ptr<Window>> windows_;            // per sample rate
   std::optional<DecimatedPage> page_;
   std::vector<std::string> problems_;
+  bool readAhead_ = true;
+  std::map<double, Pending> pending_;  // read-ahead per sample rate
+  std::vector<Pending> stale_;         // no longer wanted, left to finish on their own
   int64_t samplesRead_ = 0;
+  int64_t samplesReadAhead_ = 0;
   uint64_t serial_ = 0;
 };
 

@@ -259,6 +259,8 @@ void SignalBrowser::renderPage(QPainter& painter, const QRect& area) const {
   painter.restore();
 }
 
+void SignalBrowser::setReadAhead(bool enabled) { impl_->cache.setReadAhead(enabled); }
+
 bool SignalBrowser::exportPage(const QString& path, QString* error) const {
   const QSize size = this->size();
   QString title = QStringLiteral("ModeScope");

@@ -57,6 +57,10 @@ class SignalBrowser : public QWidget {
   // Renders the current page (traces, labels, time axis, annotations) into any painter: used by
   // paintEvent, PNG/SVG/PDF export and the benchmark.
   void renderPage(QPainter& painter, const QRect& area) const;
+  // Background read-ahead of the next half page when scrolling forward (default on; see
+  // page_cache.h). Off: every scroll reads what came into view synchronously.
+  void setReadAhead(bool enabled);
+
   // Exports the current page; the format follows the extension (.png, .svg, .pdf). Returns false
   // and sets *error when writing failed.
   bool exportPage(const QString& path, QString* error = nullptr) const;

@@ -628,27 +628,43 @@ void SignalBrowserTest::quarterScrollReadsQuarterPageAndMatchesFreshPage() {
   std::vector<int> channels(16);
   for (int i = 0; i < 16; ++i) channels[i] = i;
 
+  for (bool readAhead : {false, true}) {
   for (bool filtered : {false, true}) {
     browser::PageCache scrolled;
     scrolled.setRecording(rec);
+    scrolled.setReadAhead(readAhead);
     FilterSpec bp;
     bp.kind = FilterKind::BandPass, bp.lowHz = 1.0, bp.highHz = 40.0;
     if (filtered) QCOMPARE(scrolled.setFilter(bp), std::string());
     browser::PageRequest req{channels, 10.0, 8.0, 640};
     scrolled.page(req);
-    const int64_t before = scrolled.samplesRead();
+    scrolled.waitForReadAhead();
+    const int64_t before = scrolled.samplesRead(), aheadBefore = scrolled.samplesReadAhead();
     req.start += req.length / 4;
     const browser::DecimatedPage page = scrolled.page(req);
     const int64_t read = scrolled.samplesRead() - before;
+    const int64_t readAhead = scrolled.samplesReadAhead() - aheadBefore;
     // New samples: a quarter page per channel (+ the filter's half-length on each side when
-    // filtering, + the 2-3 samples of margin the page window keeps).
+    // filtering, + the 2-3 samples of margin the page window keeps). With read-ahead,
+    // kReadAheadMax pages were read in the background after the first page and the scroll
+    // reads nothing.
     const int64_t pad = filtered ? static_cast<int64_t>(designFir(bp, kRate).taps.size() / 2) : 0;
     const int64_t quarter = static_cast<int64_t>(kRate * req.length / 4);
-    QVERIFY2(read >= 16 * quarter && read <= 16 * (quarter + 2 * pad + 4),
-             qPrintable(QString("read %1 samples, a quarter page is %2").arg(read).arg(16 * quarter)));
+    const auto ahead = static_cast<int64_t>(browser::kReadAheadMax * 4 * quarter);
+    const QString what = QString("read-ahead %1, filter %2: read %3 + %4 ahead, a quarter page is %5")
+                             .arg(readAhead).arg(filtered).arg(read).arg(readAhead).arg(16 * quarter);
+    if (readAhead) {
+      QVERIFY2(read == 0, qPrintable(what));
+      QVERIFY2(readAhead >= 16 * ahead && readAhead <= 16 * (ahead + 2 * pad + 12),
+               qPrintable(what));
+    } else {
+      QVERIFY2(read >= 16 * quarter && read <= 16 * (quarter + 2 * pad + 4), qPrintable(what));
+      QCOMPARE(readAhead, int64_t{0});
+    }
 
     browser::PageCache fresh;
     fresh.setRecording(rec);
+    fresh.setReadAhead(false);
     if (filtered) fresh.setFilter(bp);
     const browser::DecimatedPage& expected = fresh.page(req);
     QCOMPARE(page.traces.size(), expected.traces.size());
@@ -663,9 +679,24 @@ void SignalBrowserTest::quarterScrollReadsQuarterPageAndMatchesFreshPage() {
       }
     }
     // An unchanged request is served from the cache: nothing is read.
-    const int64_t again = scrolled.samplesRead();
+    scrolled.waitForReadAhead();
+    const int64_t again = scrolled.samplesRead() + scrolled.samplesReadAhead();
     scrolled.page(req);
-    QCOMPARE(scrolled.samplesRead(), again);
+    QCOMPARE(scrolled.samplesRead() + scrolled.samplesReadAhead(), again);
+    // Scrolling back (no read-ahead that way) reads the quarter again and still matches.
+    req.start -= req.length / 4;
+    const browser::DecimatedPage back = scrolled.page(req);
+    browser::PageCache fresh2;
+    fresh2.setRecording(rec);
+    fresh2.setReadAhead(false);
+    if (filtered) fresh2.setFilter(bp);
+    const browser::DecimatedPage& expectedBack = fresh2.page(req);
+    for (std::size_t c = 0; c < back.traces.size(); ++c) {
+      for (std::size_t i = 0; i < back.traces[c].y.size(); ++i) {
+        QVERIFY(std::abs(back.traces[c].y[i] - expectedBack.traces[c].y[i]) < 1e-3);
+      }
+    }
+  }
   }
 }
 
