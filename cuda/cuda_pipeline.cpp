@@ -248,7 +248,12 @@ class Pipeline {
     if (residentSampleLimit() > 0) {
       windowCap = std::clamp<std::int64_t>(residentSampleLimit() / n_, 1, rows_);
     }
-    batch_ = std::min({rows_, windowCap, std::max<std::int64_t>(1, batchSampleBudget() / n_)});
+    // At most batchSampleBudget() samples per batch; and at least 4 batches over the block where
+    // that leaves 2^22 samples or more per batch (still enough to fill the GPU), so that the
+    // download of the first rows overlaps the filtering of the later ones.
+    const std::int64_t quarter = std::max((rows_ + 3) / 4, ((std::int64_t{1} << 22) + n_ - 1) / n_);
+    batch_ =
+        std::min({rows_, windowCap, std::max<std::int64_t>(1, batchSampleBudget() / n_), quarter});
     std::size_t budget = usableDeviceBytes();
     const std::size_t usable = budget;
     for (;;) {

@@ -451,6 +451,11 @@ TEST(GpuPreprocessCancel, CancelStopsWithinABatchAndFreesDeviceMemory) {
   GTEST_SKIP() << "GPU test skipped: this build has no CUDA backend (MODESCOPE_HAVE_CUDA is "
                   "undefined)";
 }
+TEST(GpuPreprocessCancel,
+     CancelInTheMiddleOfThePipelineFreesDeviceMemoryAndLeavesTheBackendUsable) {
+  GTEST_SKIP() << "GPU test skipped: this build has no CUDA backend (MODESCOPE_HAVE_CUDA is "
+                  "undefined)";
+}
 #endif
 
 }  // namespace
