@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
   if (gpu) {
     const auto i = gpu->info();
     rates.hbm = opt.hbmGBs > 0 ? opt.hbmGBs : deviceBandwidthGBs(i.deviceName);
-    std::printf("GPU: %s\n", i.describe().c_str());
+    std::printf("%s\n", i.describe().c_str());
 #ifdef MODESCOPE_HAVE_CUDA
     try {
       const auto m = measureCudaLink(std::size_t{256} << 20);
