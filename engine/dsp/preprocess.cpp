@@ -159,7 +159,7 @@ std::shared_ptr<const Recording> preprocess(const Recording& rec,
   }
   ctx.checkpoint();
 
-  auto base = recordingFromBlock(rec, block);
+  auto base = recordingFromBlock(rec, std::move(block));
   auto out = std::make_shared<Recording>(*base);
   for (auto& d : notes) addDiagnostic(out->diagnostics, d.severity, d.code, d.message);
   ctx.progress(1.0, "done");
