@@ -14,6 +14,7 @@
 
 #include "widgets/filter_spec_editor.h"
 #include "widgets/signal_browser.h"
+#include "widgets/view_state_text.h"
 
 namespace modescope {
 namespace {
@@ -21,16 +22,6 @@ namespace {
 constexpr int kChooser = -1;  // item data of the "Reference to channel..." and "Custom..." items
 
 QString hz(double v) { return QString::number(v, 'g', 6); }
-
-// Spelling-insensitive comparison of view-state strings ("bandpass 1-40 Hz" vs "Band-pass
-// 1-40 Hz"): lower case, letters, digits and '.' only.
-QString normalized(const QString& s) {
-  QString out;
-  for (QChar c : s.toLower()) {
-    if (c.isLetterOrNumber() || c == QLatin1Char('.')) out += c;
-  }
-  return out;
-}
 
 bool sameReference(const ReferenceSpec& a, const ReferenceSpec& b) {
   return a.kind == b.kind &&
@@ -219,38 +210,16 @@ void BrowserToolbar::syncFromBrowser() {
   pageLength_->setCurrentIndex(idx);
   amplitude_->setValue(browser_->microvoltsPerDivision());
 
-  // Montage and filter come back from the view state as text; match them to the combo entries.
+  // Montage and filter come back from the view state as text (the browser's spelling, e.g. from
+  // a session): parse them and select, or add, the matching entry.
   const ViewState vs = browser_->viewState();
-  const QString montageText = normalized(QString::fromStdString(vs.montage));
-  for (int i = 0; i < montage_->count(); ++i) {
-    const int k = montage_->itemData(i).toInt();
-    if (k == kChooser) continue;
-    const ReferenceSpec& spec = montages_[static_cast<size_t>(k)];
-    QStringList names{montageLabel(spec), QString::fromStdString(describe(spec))};
-    if (spec.kind == ReferenceKind::AsRecorded) names << QStringLiteral("none");
-    if (spec.kind == ReferenceKind::Channel) {
-      names << QStringLiteral("ref:") + QString::fromStdString(spec.channel);
-    }
-    if (std::any_of(names.begin(), names.end(),
-                    [&](const QString& n) { return normalized(n) == montageText; })) {
-      montage_->setCurrentIndex(i);
-      lastMontageIndex_ = i;
-      break;
-    }
+  if (const auto montage = browser::parseMontageText(vs.montage)) {
+    lastMontageIndex_ = montageIndexFor(*montage);
+    montage_->setCurrentIndex(lastMontageIndex_);
   }
-  const QString filterText = normalized(QString::fromStdString(vs.displayFilter));
-  for (int i = 0; i < filter_->count(); ++i) {
-    const int k = filter_->itemData(i).toInt();
-    if (k == kChooser) continue;
-    const auto& spec = filters_[static_cast<size_t>(k)];
-    QStringList names{filterLabel(spec)};
-    names << (spec ? QString::fromStdString(describe(*spec)) : QStringLiteral("none"));
-    if (std::any_of(names.begin(), names.end(),
-                    [&](const QString& n) { return normalized(n) == filterText; })) {
-      filter_->setCurrentIndex(i);
-      lastFilterIndex_ = i;
-      break;
-    }
+  if (const auto filter = browser::parseFilterText(vs.displayFilter)) {
+    lastFilterIndex_ = filterIndexFor(*filter);
+    filter_->setCurrentIndex(lastFilterIndex_);
   }
 }
 

@@ -1,6 +1,7 @@
 // The `modescope` executable's command line: parsing, and the real program run as a child
 // process for --version, --help and --screenshot (which tests and docs rely on).
 #include <QDir>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
@@ -12,7 +13,27 @@
 
 using namespace modescope;
 
+#ifndef MODESCOPE_CLI
+#define MODESCOPE_CLI ""
+#endif
+#ifndef MODESCOPE_GUI_EXE
+#define MODESCOPE_GUI_EXE ""
+#endif
+#ifndef MODESCOPE_TEST_OUTPUT_DIR
+#define MODESCOPE_TEST_OUTPUT_DIR "."  // ctest runs the test in its build folder
+#endif
+
 namespace {
+
+// Where the build put a program of this project: the path CMake passed in, else the usual
+// place relative to this test (build/tests/gui -> build/app).
+QString builtProgram(const char* fromCMake, const char* name) {
+  if (fromCMake && *fromCMake) return QString::fromLocal8Bit(fromCMake);
+  return QDir(QCoreApplication::applicationDirPath())
+      .absoluteFilePath(QStringLiteral("../../app/") + QLatin1String(name));
+}
+
+QString guiExe() { return builtProgram(MODESCOPE_GUI_EXE, "modescope"); }
 
 QStringList args(std::initializer_list<const char*> list) {
   QStringList out{QStringLiteral("modescope")};
@@ -25,11 +46,9 @@ int runGui(const QStringList& arguments, QString* output, int timeoutMs = 90000)
   QProcess p;
   p.setProcessChannelMode(QProcess::MergedChannels);
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-#ifdef MODESCOPE_CLI
-  env.insert(QStringLiteral("MODESCOPE_CLI"), QStringLiteral(MODESCOPE_CLI));
-#endif
+  env.insert(QStringLiteral("MODESCOPE_CLI"), builtProgram(MODESCOPE_CLI, "modescope-cli"));
   p.setProcessEnvironment(env);
-  p.start(QStringLiteral(MODESCOPE_GUI_EXE), arguments);
+  p.start(guiExe(), arguments);
   if (!p.waitForFinished(timeoutMs)) {
     p.kill();
     p.waitForFinished();
@@ -92,20 +111,21 @@ class AppCommandLineTest : public QObject {
     QCOMPARE(missingValue.exitCode, 1);
   }
 
-#ifdef MODESCOPE_GUI_EXE
   void executablePrintsVersionWithoutDisplay() {
+    QVERIFY2(QFileInfo::exists(guiExe()), qPrintable(guiExe()));
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove(QStringLiteral("DISPLAY"));  // --version must not need one
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(MODESCOPE_GUI_EXE), {QStringLiteral("--version")});
+    p.start(guiExe(), {QStringLiteral("--version")});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
     QVERIFY(QString::fromLocal8Bit(p.readAllStandardOutput()).startsWith(QStringLiteral("modescope ")));
   }
 
   void screenshotOfARecordingIsNotBlank() {
+    QVERIFY2(QFileInfo::exists(guiExe()), qPrintable(guiExe()));
     const QString out = QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/modescope_screenshot.png");
     QFile::remove(out);
     QString log;
@@ -122,6 +142,7 @@ class AppCommandLineTest : public QObject {
   }
 
   void screenshotOfAMissingFileExitsWithTwo() {
+    QVERIFY2(QFileInfo::exists(guiExe()), qPrintable(guiExe()));
     QTemporaryDir dir;
     const QString missing = dir.filePath(QStringLiteral("no_such_recording.edf"));
     QString log;
@@ -132,7 +153,6 @@ class AppCommandLineTest : public QObject {
     QVERIFY2(log.contains(QStringLiteral("no_such_recording.edf")), qPrintable(log));
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("x.png"))));
   }
-#endif
 };
 
 QTEST_MAIN(AppCommandLineTest)

@@ -3,7 +3,11 @@
 // and the file's own annotation channel). One window is shared by the test functions, which run
 // in the order written.
 #include <QAbstractItemView>
+#include <QActionGroup>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QDockWidget>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QItemSelectionModel>
@@ -23,6 +27,7 @@
 #include <QToolButton>
 #include <map>
 
+#include "app/core/gpu_backend.h"
 #include "app/gui/about_dialog.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
@@ -31,7 +36,9 @@
 #include "resources/embedded_resources.h"
 #include "widgets/annotation_model.h"
 #include "widgets/browser_pane.h"
+#include "widgets/browser_toolbar.h"
 #include "widgets/channel_table_model.h"
+#include "widgets/info_bar.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/recording_info_widget.h"
 #include "widgets/signal_browser.h"
@@ -39,6 +46,20 @@
 using namespace modescope;
 
 namespace {
+
+// Where the build put a program of this project: the path CMake passed in, else the usual
+// place relative to this test (build/tests/gui -> build/app).
+QString builtProgram(const char* fromCMake, const char* name) {
+  if (fromCMake && *fromCMake) return QString::fromLocal8Bit(fromCMake);
+  return QDir(QCoreApplication::applicationDirPath()).absoluteFilePath(QStringLiteral("../../app/") + QLatin1String(name));
+}
+
+#ifndef MODESCOPE_CLI
+#define MODESCOPE_CLI ""
+#endif
+#ifndef MODESCOPE_TEST_OUTPUT_DIR
+#define MODESCOPE_TEST_OUTPUT_DIR "."  // ctest runs the test in its build folder
+#endif
 
 constexpr int kDemoChannels = 64;
 constexpr int kDemoAnnotations = 30;
@@ -104,10 +125,8 @@ class MainWindowTest : public QObject {
     QCoreApplication::setOrganizationName(QStringLiteral("ModeScopeTest"));
     QCoreApplication::setApplicationName(QStringLiteral("main_window_test"));
     RecentFiles::clear();
-#ifdef MODESCOPE_CLI
-    // The BioSig fallback's helper (recording_io.h looks at $MODESCOPE_CLI).
-    qputenv("MODESCOPE_CLI", MODESCOPE_CLI);
-#endif
+    // The BioSig fallback's helper (recording_io.h looks at $MODESCOPE_CLI); the demo needs it.
+    qputenv("MODESCOPE_CLI", QFile::encodeName(builtProgram(MODESCOPE_CLI, "modescope-cli")));
     QVERIFY(tmp_.isValid());
     w_ = std::make_unique<MainWindow>();
     w_->show();
@@ -224,11 +243,75 @@ class MainWindowTest : public QObject {
     const QModelIndex index = view->model()->index(row, AnnotationModel::TextColumn);
     view->scrollTo(index);
     const QPoint at = view->visualRect(index).center();
+    // A real double click is press, release, double-click: QTest's mouseDClick on a widget sends
+    // only the last, which item views treat as a fresh press.
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
     QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, at);
     QTRY_VERIFY(b->pageStart() > 0.0);
     QVERIFY2(b->pageStart() <= onset && onset <= b->pageStart() + b->pageLength(),
              qPrintable(QStringLiteral("onset %1, page [%2, +%3]")
                             .arg(onset).arg(b->pageStart()).arg(b->pageLength())));
+  }
+
+  void toolbarDrivesTheBrowserAndFollowsIt() {
+    SignalBrowser* b = browser();
+    BrowserToolbar* t = w_->browserToolbar();
+    QCOMPARE(t->browser(), b);
+    const ViewState original = b->viewState();
+
+    const int i20 = t->pageLengthCombo()->findData(20.0);
+    QVERIFY(i20 >= 0);
+    t->pageLengthCombo()->setCurrentIndex(i20);
+    emit t->pageLengthCombo()->activated(i20);  // what a user's choice emits
+    QCOMPARE(b->pageLength(), 20.0);
+    b->setPageLength(5.0);
+    QCOMPARE(t->pageLengthCombo()->currentData().toDouble(), 5.0);
+
+    t->amplitudeSpin()->setValue(80.0);
+    QCOMPARE(b->microvoltsPerDivision(), 80.0);
+    b->zoomAmplitude(2.0);
+    QCOMPARE(t->amplitudeSpin()->value(), 160.0);
+
+    ReferenceSpec average;
+    average.kind = ReferenceKind::Average;
+    t->chooseMontage(average);
+    QCOMPARE(b->viewState().montage, std::string("average"));  // view_state_text.h spelling
+    FilterSpec band;
+    band.kind = FilterKind::BandPass;
+    band.lowHz = 1.0;
+    band.highHz = 40.0;
+    t->chooseDisplayFilter(band);
+    QCOMPARE(b->viewState().displayFilter, std::string("bandpass 1-40 Hz"));
+
+    // A view state set elsewhere (a session) shows in the combos, new entries included.
+    ViewState vs = b->viewState();
+    vs.montage = "ref:Cz";
+    vs.displayFilter = "notch 60 Hz";
+    b->setViewState(vs);
+    QCOMPARE(t->montageCombo()->currentText(), QStringLiteral("Reference: Cz"));
+    QCOMPARE(t->filterCombo()->currentText(), QStringLiteral("Notch 60 Hz"));
+
+    b->setViewState(original);
+    QCOMPARE(t->montageCombo()->currentText(), QStringLiteral("As recorded"));
+    QCOMPARE(t->filterCombo()->currentText(), QStringLiteral("No filter"));
+    QCOMPARE(b->pageLength(), original.pageLength);
+  }
+
+  void forcingAnUnavailableBackendSaysWhy() {
+    if (gpuFactory() != nullptr) QSKIP("this build has CUDA: forcing it may succeed");
+    const BackendChoice before = w_->engine()->backendChoice();
+    const QString description = w_->backendLabel()->text();
+    w_->setBackendChoice(BackendChoice::Cuda);
+    QMessageBox* box = visibleErrorBox();
+    QVERIFY(box);
+    QVERIFY(box->informativeText().contains(QStringLiteral("CUDA")));
+    box->close();
+    QCOMPARE(w_->engine()->backendChoice(), before);
+    QCOMPARE(w_->backendLabel()->text(), description);
+    auto groups = w_->findChildren<QActionGroup*>();
+    QCOMPARE(groups.size(), 1);
+    QVERIFY(groups.front()->checkedAction());
+    QCOMPARE(groups.front()->checkedAction()->data().toInt(), int(before));
   }
 
   void screenshotIsNotBlank() {
@@ -404,6 +487,33 @@ class MainWindowTest : public QObject {
     QCOMPARE(derived->recording->channels[0].sampleCount, int64_t{3200});
     QVERIFY(w_->recordingInfo()->fieldText(QStringLiteral("Origin")).contains(QStringLiteral("Derived from")));
     QCOMPARE(w_->channelModel()->rowCount(), 8);
+  }
+
+  void sessionKeepsDerivedResults() {
+    // The derived tab from the previous test is a job result: a session stores it and brings it
+    // back as a tab, with the job in the list.
+    QCOMPARE(w_->documentCount(), 2);
+    const std::shared_ptr<const Recording> derived = w_->currentDocument()->recording;
+    const QString path = tmp_.filePath(QStringLiteral("session_with_result.h5"));
+    QSignalSpy saved(w_.get(), &MainWindow::sessionSaved);
+    w_->saveSession(path);
+    QTRY_VERIFY_WITH_TIMEOUT(saved.count() == 1 || visibleErrorBox(), 30000);
+    QVERIFY2(!visibleErrorBox(), visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
+    const int jobsBefore = w_->jobList()->jobCount();
+    QSignalSpy loaded(w_.get(), &MainWindow::sessionLoaded);
+    w_->loadSession(path);
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 || visibleErrorBox(), kOpenTimeoutMs);
+    QVERIFY2(!visibleErrorBox(), visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
+    QCOMPARE(w_->documentCount(), 2);
+    QCOMPARE(w_->tabs()->currentIndex(), 0);
+    w_->tabs()->setCurrentIndex(1);
+    const Document* restored = w_->currentDocument();
+    QVERIFY(restored->derived);
+    QCOMPARE(restored->recording->channelCount(), derived->channelCount());
+    QCOMPARE(restored->recording->readChannel(1, 0, 64), derived->readChannel(1, 0, 64));
+    QCOMPARE(w_->channelModel()->rowCount(), int(derived->channelCount()));
+    // The finished preprocess job is listed again (plus this session's own open job).
+    QVERIFY(w_->jobList()->jobCount() >= jobsBefore + 2);
   }
 
   void exportedRecordingReopens() {
