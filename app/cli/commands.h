@@ -1,0 +1,39 @@
+// The subcommands of modescope-cli. Each lives in its own cmd_<name>.cpp with its CommandSpec
+// (options and help text) and its run function, which returns the process exit code and may
+// throw modescope::Error (main.cpp maps it to the error's exit code).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/cli/args.h"
+
+namespace modescope::cli {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  CommandSpec (*spec)();
+  int (*run)(const Args& args);
+  bool hidden;  // left out of the main help (internal helpers)
+};
+
+CommandSpec infoSpec();
+int runInfo(const Args& args);
+CommandSpec convertSpec();
+int runConvert(const Args& args);
+CommandSpec filterSpec();
+int runFilter(const Args& args);
+CommandSpec synthSpec();
+int runSynth(const Args& args);
+CommandSpec demoSpec();
+int runDemo(const Args& args);
+CommandSpec backendsSpec();
+int runBackends(const Args& args);
+CommandSpec biosigImportSpec();
+int runBiosigImportCommand(const Args& args);
+
+// In the order the main help lists them.
+const std::vector<Command>& commands();
+
+}  // namespace modescope::cli

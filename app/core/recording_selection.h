@@ -1,0 +1,34 @@
+// A lazy cut of a recording: chosen channels over a time range, samples still read on demand from
+// the original source (a `convert --channels ... --start ... --duration ...` of a long file does
+// not load it into memory). Unlike extractBlock(), channels may keep different sample rates.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/recording.h"
+
+namespace modescope {
+
+// `channels`: indices into rec (in output order). The range is [startSeconds, startSeconds +
+// durationSeconds); durationSeconds < 0 means to the end. Per channel the first sample is
+// round(start * rate) and the last one before round((start + duration) * rate). Annotations whose
+// onset lies in the range are kept, shifted to the new start; the start date-time moves by
+// `startSeconds` when it is a parseable ISO 8601 time. Throws InvalidParameterError (parameters
+// "channels", "start", "duration") for an empty selection, a start outside the recording, a
+// non-positive duration, or a range that leaves a channel without samples.
+std::shared_ptr<const Recording> selectRecording(const std::shared_ptr<const Recording>& rec,
+                                                 const std::vector<std::size_t>& channels,
+                                                 double startSeconds, double durationSeconds);
+
+// For provenance: "channels Fc5, Fc3; 10-20 s" / "all 64 channels; 0-125 s".
+std::string describeSelection(const Recording& rec, const std::vector<std::size_t>& channels,
+                              double startSeconds, double durationSeconds);
+
+// Adds `seconds` to an ISO 8601 local time "YYYY-MM-DDTHH:MM:SS[.f...]" (fraction kept to
+// 100 ns, trailing zeros dropped); returns "" when `iso` does not parse.
+std::string shiftIsoDateTime(const std::string& iso, double seconds);
+
+}  // namespace modescope

@@ -1,0 +1,352 @@
+#include "engine/compute/cpu_backend.h"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "engine/compute/backend.h"
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace modescope {
+
+std::mutex& fftwPlannerMutex() {
+  static std::mutex m;
+  return m;
+}
+
+namespace {
+
+// ---- FFTW owners ------------------------------------------------------------------------------
+
+template <class T>
+class FftwArray {
+ public:
+  explicit FftwArray(std::size_t n) : p_(static_cast<T*>(fftw_malloc(sizeof(T) * std::max<std::size_t>(n, 1)))) {
+    if (!p_) throw std::bad_alloc();
+  }
+  ~FftwArray() { fftw_free(p_); }
+  FftwArray(const FftwArray&) = delete;
+  FftwArray& operator=(const FftwArray&) = delete;
+  T* get() const { return p_; }
+
+ private:
+  T* p_;
+};
+
+class FftwPlan {
+ public:
+  explicit FftwPlan(fftw_plan p) : p_(p) {
+    if (!p_) throw std::runtime_error("FFTW could not create a plan");
+  }
+  ~FftwPlan() {
+    std::lock_guard lock(fftwPlannerMutex());
+    fftw_destroy_plan(p_);
+  }
+  FftwPlan(const FftwPlan&) = delete;
+  FftwPlan& operator=(const FftwPlan&) = delete;
+  fftw_plan get() const { return p_; }
+
+ private:
+  fftw_plan p_;
+};
+
+// The forward and inverse real transforms of one size. Plans are made with FFTW_ESTIMATE (fast,
+// deterministic, does not touch the arrays) on arrays from fftw_malloc; workers execute them on
+// their own fftw_malloc arrays through the new-array interface, which needs the same alignment.
+struct RealFftPair {
+  explicit RealFftPair(std::size_t m) : real(m), spec(m / 2 + 1), forward(make(m, true)), inverse(make(m, false)) {}
+  FftwArray<double> real;
+  FftwArray<fftw_complex> spec;
+  FftwPlan forward, inverse;
+
+ private:
+  fftw_plan make(std::size_t m, bool fwd) {
+    std::lock_guard lock(fftwPlannerMutex());
+    const int n = static_cast<int>(m);
+    return fwd ? fftw_plan_dft_r2c_1d(n, real.get(), spec.get(), FFTW_ESTIMATE)
+               : fftw_plan_dft_c2r_1d(n, spec.get(), real.get(), FFTW_ESTIMATE);
+  }
+};
+
+// ---- a small worker pool for one call ---------------------------------------------------------
+
+// Runs perItem(i) for i in [0, items) on `threads` std::threads. Each thread first calls
+// makeWorker() for its own state (FFT buffers). Progress is reported from the calling thread only
+// (sinks need not be thread-safe); workers stop taking items on a stop request or an error, and the
+// call then rethrows the first error or throws Cancelled.
+void runParallel(std::size_t items, int threads, const JobContext& ctx, const std::string& stage,
+                 const std::function<std::function<void(std::size_t)>()>& makeWorker) {
+  if (items == 0) return;
+  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), items);
+  std::atomic<std::size_t> next{0}, done{0}, exited{0};
+  std::atomic<bool> abort{false};
+  std::mutex m;
+  std::condition_variable cv;
+  std::exception_ptr error;
+  auto body = [&] {
+    try {
+      auto perItem = makeWorker();
+      while (!abort.load()) {
+        if (ctx.stopRequested()) break;
+        const std::size_t i = next.fetch_add(1);
+        if (i >= items) break;
+        perItem(i);
+        done.fetch_add(1);
+        cv.notify_one();
+      }
+    } catch (...) {
+      std::lock_guard lock(m);
+      if (!error) error = std::current_exception();
+      abort = true;
+    }
+    {
+      std::lock_guard lock(m);
+      exited.fetch_add(1);
+    }
+    cv.notify_one();
+  };
+  ctx.progress(0.0, stage);
+  {
+    std::vector<std::jthread> pool;
+    pool.reserve(workers);
+    for (std::size_t w = 0; w < workers; ++w) pool.emplace_back(body);
+    std::unique_lock lock(m);
+    while (exited.load() < workers) {
+      cv.wait_for(lock, std::chrono::milliseconds(100));
+      const std::size_t d = done.load();
+      lock.unlock();
+      ctx.progress(static_cast<double>(d) / static_cast<double>(items),
+                   stage + " " + std::to_string(d) + "/" + std::to_string(items));
+      lock.lock();
+    }
+  }  // joins
+  if (error) std::rethrow_exception(error);
+  ctx.checkpoint();
+  ctx.progress(1.0, stage);
+}
+
+// ---- validation ---------------------------------------------------------------------------------
+
+void checkBlock(const SignalBlock& block) {
+  const std::size_t expected = block.channels.size() * static_cast<std::size_t>(std::max<int64_t>(block.samples, 0));
+  if (block.samples < 0 || block.data.size() != expected) {
+    throw InvalidParameterError("signal block", std::to_string(block.data.size()) + " samples",
+                                std::to_string(expected) + " (channels x samples)",
+                                "Build blocks with extractBlock()");
+  }
+}
+
+void checkPlan(const SignalBlock& block, const ReferencePlan& plan) {
+  const std::size_t rows = block.channels.size();
+  if (plan.sources.size() != plan.weights.size()) {
+    throw InvalidParameterError("reference plan", std::to_string(plan.sources.size()) + " sources and " +
+                                                      std::to_string(plan.weights.size()) + " weights",
+                                "one weight per source", "Build plans with planReference()");
+  }
+  for (const auto* list : {&plan.sources, &plan.targets}) {
+    for (std::size_t r : *list) {
+      if (r >= rows) {
+        throw InvalidParameterError("reference plan", "row " + std::to_string(r),
+                                    "a row below " + std::to_string(rows) + " (the block's channel count)",
+                                    "Build plans with planReference() for this block");
+      }
+    }
+  }
+}
+
+void checkFir(const FirKernel& fir) {
+  if (fir.taps.empty() || fir.taps.size() % 2 == 0) {
+    throw InvalidParameterError("FIR kernel", std::to_string(fir.taps.size()) + " taps",
+                                "an odd, non-zero number of taps (linear phase, zero delay)",
+                                "Design filters with designFir()");
+  }
+  for (double t : fir.taps) {
+    if (!std::isfinite(t)) {
+      throw InvalidParameterError("FIR kernel", "a non-finite tap", "finite taps",
+                                  "Design filters with designFir()");
+    }
+  }
+}
+
+// ---- the backend --------------------------------------------------------------------------------
+
+// Samples per reference work item: 256 KiB of doubles per worker, long enough to amortise the
+// per-item overhead and short enough that cancel and progress stay responsive.
+constexpr std::size_t kReferenceChunk = 32768;
+
+class CpuBackend final : public ComputeBackend {
+ public:
+  explicit CpuBackend(int threads) : threads_(threads) {}
+
+  BackendInfo info() const override {
+    BackendInfo i;
+    i.kind = BackendKind::Cpu;
+    i.deviceName = cpuModelName();
+    i.threads = threads_;
+    return i;
+  }
+
+  void applyReference(SignalBlock& block, const ReferencePlan& plan, JobContext& ctx) override {
+    checkBlock(block);
+    checkPlan(block, plan);
+    if (plan.targets.empty() || block.samples == 0) return;
+    const std::size_t n = static_cast<std::size_t>(block.samples);
+    const std::size_t chunks = (n + kReferenceChunk - 1) / kReferenceChunk;
+    runParallel(chunks, threads_, ctx, "re-referencing", [&]() -> std::function<void(std::size_t)> {
+      auto r = std::make_shared<std::vector<double>>(kReferenceChunk);
+      return [&block, &plan, r, n](std::size_t c) {
+        const std::size_t t0 = c * kReferenceChunk;
+        const std::size_t len = std::min(kReferenceChunk, n - t0);
+        double* ref = r->data();
+        std::fill(ref, ref + len, 0.0);
+        // The whole reference of the chunk first: sources may be targets too.
+        for (std::size_t k = 0; k < plan.sources.size(); ++k) {
+          const float* x = block.channel(plan.sources[k]) + t0;
+          const double w = plan.weights[k];
+          for (std::size_t t = 0; t < len; ++t) ref[t] += w * static_cast<double>(x[t]);
+        }
+        for (std::size_t row : plan.targets) {
+          float* x = block.channel(row) + t0;
+          for (std::size_t t = 0; t < len; ++t) {
+            x[t] = static_cast<float>(static_cast<double>(x[t]) - ref[t]);
+          }
+        }
+      };
+    });
+  }
+
+  void applyFir(SignalBlock& block, const FirKernel& fir, JobContext& ctx) override {
+    checkFir(fir);
+    checkBlock(block);
+    const std::size_t rows = block.channels.size();
+    if (rows == 0 || block.samples == 0) return;
+    const std::size_t taps = fir.taps.size();
+    const std::size_t half = (taps - 1) / 2;
+    const std::size_t n = static_cast<std::size_t>(block.samples);
+    const std::size_t pad = std::min(half, n - 1);
+    const std::size_t m = overlapSaveFftSize(taps, block.samples);
+    const std::size_t valid = m - taps + 1;
+    const std::size_t segments = (n + valid - 1) / valid;
+    const std::size_t extLength = segments * valid + taps - 1;
+
+    auto spectrum = firSpectrum(fir.taps, m);
+    const double scale = 1.0 / static_cast<double>(m);  // FFTW's inverse is unnormalised
+    for (auto& v : spectrum) v *= scale;
+    const RealFftPair plans(m);
+
+    runParallel(rows, threads_, ctx, "filtering channels", [&]() -> std::function<void(std::size_t)> {
+      struct Buffers {
+        Buffers(std::size_t ext, std::size_t m) : ext(ext), real(m), spec(m / 2 + 1) {}
+        std::vector<double> ext;
+        FftwArray<double> real;
+        FftwArray<fftw_complex> spec;
+      };
+      auto b = std::make_shared<Buffers>(extLength, m);
+      return [&, b](std::size_t row) {
+        float* x = block.channel(row);
+        // ext[j] holds the extended signal at index j - half.
+        double* e = b->ext.data();
+        const double first = x[0], last = x[n - 1];
+        for (std::size_t j = 0; j < extLength; ++j) {
+          const int64_t i = static_cast<int64_t>(j) - static_cast<int64_t>(half);
+          double v = 0.0;
+          if (i < 0) {
+            const std::size_t k = static_cast<std::size_t>(-i);
+            if (k <= pad) v = 2.0 * first - x[k];
+          } else if (static_cast<std::size_t>(i) < n) {
+            v = x[i];
+          } else {
+            const std::size_t k = static_cast<std::size_t>(i) - (n - 1);
+            if (k <= pad) v = 2.0 * last - x[n - 1 - k];
+          }
+          e[j] = v;
+        }
+        double* r = b->real.get();
+        fftw_complex* s = b->spec.get();
+        for (std::size_t seg = 0; seg < segments; ++seg) {
+          std::copy(e + seg * valid, e + seg * valid + m, r);
+          fftw_execute_dft_r2c(plans.forward.get(), r, s);
+          for (std::size_t f = 0; f <= m / 2; ++f) {
+            const std::complex<double> v(s[f][0], s[f][1]);
+            const auto p = v * spectrum[f];
+            s[f][0] = p.real();
+            s[f][1] = p.imag();
+          }
+          fftw_execute_dft_c2r(plans.inverse.get(), s, r);
+          // Circular wrap-around spoils the first taps - 1 outputs of each segment; the rest are
+          // the linear convolution, already aligned for zero phase by the half-length offset.
+          const std::size_t begin = seg * valid;
+          const std::size_t count = std::min(valid, n - begin);
+          for (std::size_t u = 0; u < count; ++u) x[begin + u] = static_cast<float>(r[u + taps - 1]);
+        }
+      };
+    });
+  }
+
+ private:
+  int threads_;
+};
+
+}  // namespace
+
+std::vector<std::complex<double>> firSpectrum(const std::vector<double>& taps, std::size_t fftSize) {
+  if (fftSize < taps.size() || fftSize % 2 != 0 || fftSize == 0) {
+    throw std::logic_error("firSpectrum: the FFT size must be even and at least the tap count");
+  }
+  const RealFftPair plan(fftSize);
+  std::fill(plan.real.get(), plan.real.get() + fftSize, 0.0);
+  std::copy(taps.begin(), taps.end(), plan.real.get());
+  fftw_execute(plan.forward.get());
+  std::vector<std::complex<double>> out(fftSize / 2 + 1);
+  for (std::size_t f = 0; f < out.size(); ++f) out[f] = {plan.spec.get()[f][0], plan.spec.get()[f][1]};
+  return out;
+}
+
+std::size_t overlapSaveFftSize(std::size_t taps, int64_t samples) {
+  constexpr std::size_t kMax = std::size_t{1} << 20;
+  std::size_t minM = 2;
+  while (minM < taps) minM *= 2;
+  const std::size_t needed = taps + static_cast<std::size_t>(std::max<int64_t>(samples, 1)) - 1;
+  std::size_t best = minM;
+  double bestCost = INFINITY;
+  for (std::size_t m = minM; m <= std::max(minM, kMax); m *= 2) {
+    const std::size_t valid = m - taps + 1;
+    const double segments = std::ceil(static_cast<double>(std::max<int64_t>(samples, 1)) / static_cast<double>(valid));
+    // Two real FFTs (~ m log2 m each) plus the pointwise product and copies (~ m) per segment.
+    const double cost = segments * static_cast<double>(m) * (std::log2(static_cast<double>(m)) + 2.0);
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = m;
+    }
+    if (m >= needed) break;  // one segment already covers the signal
+  }
+  return best;
+}
+
+std::string cpuModelName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (startsWithIgnoreCase(line, "model name")) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return trim(line.substr(colon + 1));
+    }
+  }
+  return "unknown CPU";
+}
+
+std::unique_ptr<ComputeBackend> makeCpuBackend(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::make_unique<CpuBackend>(threads);
+}
+
+}  // namespace modescope
