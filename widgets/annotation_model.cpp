@@ -26,10 +26,14 @@ QVariant AnnotationModel::data(const QModelIndex& index, int role) const {
   if (role == kOnsetRole) return a.onset;
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
-      case OnsetColumn: return formatClock(a.onset);
-      case DurationColumn: return formatDurationSeconds(a.duration);
-      case TextColumn: return QString::fromStdString(a.text);
-      default: return {};
+      case OnsetColumn:
+        return formatClock(a.onset);
+      case DurationColumn:
+        return formatDurationSeconds(a.duration);
+      case TextColumn:
+        return QString::fromStdString(a.text);
+      default:
+        return {};
     }
   }
   if (role == Qt::ToolTipRole && index.column() == TextColumn) {
@@ -45,10 +49,14 @@ QVariant AnnotationModel::headerData(int section, Qt::Orientation orientation, i
   if (role != Qt::DisplayRole) return {};
   if (orientation == Qt::Vertical) return section + 1;
   switch (section) {
-    case OnsetColumn: return tr("Onset");
-    case DurationColumn: return tr("Duration");
-    case TextColumn: return tr("Text");
-    default: return {};
+    case OnsetColumn:
+      return tr("Onset");
+    case DurationColumn:
+      return tr("Duration");
+    case TextColumn:
+      return tr("Text");
+    default:
+      return {};
   }
 }
 

@@ -87,7 +87,8 @@ void BrowserPane::syncScrollBars() {
   const auto& rec = browser_->recording();
   const double duration = rec ? rec->duration() : 0.0;
   const double page = browser_->pageLength();
-  const int maxStart = static_cast<int>(std::ceil(std::max(0.0, duration - page) * kTicksPerSecond));
+  const int maxStart =
+      static_cast<int>(std::ceil(std::max(0.0, duration - page) * kTicksPerSecond));
   timeBar_->setRange(0, maxStart);
   timeBar_->setPageStep(std::max(1, static_cast<int>(page * kTicksPerSecond)));
   timeBar_->setSingleStep(std::max(1, static_cast<int>(page * kTicksPerSecond / 10)));

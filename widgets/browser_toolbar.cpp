@@ -24,10 +24,9 @@ constexpr int kChooser = -1;  // item data of the "Reference to channel..." and 
 QString hz(double v) { return QString::number(v, 'g', 6); }
 
 bool sameReference(const ReferenceSpec& a, const ReferenceSpec& b) {
-  return a.kind == b.kind &&
-         (a.kind != ReferenceKind::Channel || QString::fromStdString(a.channel).compare(
-                                                  QString::fromStdString(b.channel),
-                                                  Qt::CaseInsensitive) == 0);
+  return a.kind == b.kind && (a.kind != ReferenceKind::Channel ||
+                              QString::fromStdString(a.channel).compare(
+                                  QString::fromStdString(b.channel), Qt::CaseInsensitive) == 0);
 }
 
 bool sameFilter(const std::optional<FilterSpec>& a, const std::optional<FilterSpec>& b) {
@@ -60,10 +59,14 @@ const std::vector<double>& BrowserToolbar::pageLengths() {
 
 QString BrowserToolbar::montageLabel(const ReferenceSpec& spec) {
   switch (spec.kind) {
-    case ReferenceKind::AsRecorded: return tr("As recorded");
-    case ReferenceKind::Average: return tr("Average");
-    case ReferenceKind::LinkedMastoids: return tr("Linked mastoids");
-    case ReferenceKind::Channel: return tr("Reference: %1").arg(QString::fromStdString(spec.channel));
+    case ReferenceKind::AsRecorded:
+      return tr("As recorded");
+    case ReferenceKind::Average:
+      return tr("Average");
+    case ReferenceKind::LinkedMastoids:
+      return tr("Linked mastoids");
+    case ReferenceKind::Channel:
+      return tr("Reference: %1").arg(QString::fromStdString(spec.channel));
   }
   return {};
 }
@@ -71,10 +74,14 @@ QString BrowserToolbar::montageLabel(const ReferenceSpec& spec) {
 QString BrowserToolbar::filterLabel(const std::optional<FilterSpec>& spec) {
   if (!spec) return tr("No filter");
   switch (spec->kind) {
-    case FilterKind::BandPass: return tr("Band-pass %1-%2 Hz").arg(hz(spec->lowHz), hz(spec->highHz));
-    case FilterKind::HighPass: return tr("High-pass %1 Hz").arg(hz(spec->lowHz));
-    case FilterKind::LowPass: return tr("Low-pass %1 Hz").arg(hz(spec->highHz));
-    case FilterKind::Notch: return tr("Notch %1 Hz").arg(hz(spec->notchHz));
+    case FilterKind::BandPass:
+      return tr("Band-pass %1-%2 Hz").arg(hz(spec->lowHz), hz(spec->highHz));
+    case FilterKind::HighPass:
+      return tr("High-pass %1 Hz").arg(hz(spec->lowHz));
+    case FilterKind::LowPass:
+      return tr("Low-pass %1 Hz").arg(hz(spec->highHz));
+    case FilterKind::Notch:
+      return tr("Notch %1 Hz").arg(hz(spec->notchHz));
   }
   return {};
 }
@@ -119,8 +126,8 @@ BrowserToolbar::BrowserToolbar(QWidget* parent) : QToolBar(tr("View"), parent) {
   montage_ = new QComboBox(this);
   montage_->setObjectName(QStringLiteral("montage"));
   montage_->setToolTip(tr("Montage (display re-reference)"));
-  for (ReferenceKind k : {ReferenceKind::AsRecorded, ReferenceKind::Average,
-                          ReferenceKind::LinkedMastoids}) {
+  for (ReferenceKind k :
+       {ReferenceKind::AsRecorded, ReferenceKind::Average, ReferenceKind::LinkedMastoids}) {
     ReferenceSpec spec;
     spec.kind = k;
     montages_.push_back(spec);
@@ -163,7 +170,8 @@ BrowserToolbar::BrowserToolbar(QWidget* parent) : QToolBar(tr("View"), parent) {
   });
   nav(tr(">|"), QKeySequence(Qt::CTRL | Qt::Key_End), tr("Last page"), [this] {
     if (!browser_ || !browser_->recording()) return;
-    browser_->setPageStart(std::max(0.0, browser_->recording()->duration() - browser_->pageLength()));
+    browser_->setPageStart(
+        std::max(0.0, browser_->recording()->duration() - browser_->pageLength()));
   });
   nav(tr("Time +"), QKeySequence(Qt::CTRL | Qt::Key_Plus), tr("Shorter page (zoom in time)"),
       [this] {
@@ -298,8 +306,8 @@ QString BrowserToolbar::chooseReferenceChannel() {
   }
   if (names.isEmpty()) return {};
   bool ok = false;
-  const QString name = QInputDialog::getItem(this, tr("Reference channel"),
-                                             tr("Re-reference the display to:"), names, 0, false, &ok);
+  const QString name = QInputDialog::getItem(
+      this, tr("Reference channel"), tr("Re-reference the display to:"), names, 0, false, &ok);
   return ok ? name : QString();
 }
 

@@ -62,8 +62,8 @@ class BrowserToolbar : public QToolBar {
   QDoubleSpinBox* amplitude_ = nullptr;
   QComboBox* montage_ = nullptr;
   QComboBox* filter_ = nullptr;
-  std::vector<ReferenceSpec> montages_;                // parallel to montage_ items except "..."
-  std::vector<std::optional<FilterSpec>> filters_;     // parallel to filter_ items except "..."
+  std::vector<ReferenceSpec> montages_;             // parallel to montage_ items except "..."
+  std::vector<std::optional<FilterSpec>> filters_;  // parallel to filter_ items except "..."
   int montageChooserIndex_ = -1, filterChooserIndex_ = -1;
   int lastMontageIndex_ = 0, lastFilterIndex_ = 0;
   QList<QAction*> browserActions_;

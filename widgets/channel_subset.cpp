@@ -26,7 +26,8 @@ int ChannelSubset::toSubset(int fullIndex) const {
   return it == toFull.end() ? -1 : static_cast<int>(it - toFull.begin());
 }
 
-ChannelSubset makeChannelSubset(std::shared_ptr<const Recording> full, const std::vector<bool>& keep) {
+ChannelSubset makeChannelSubset(std::shared_ptr<const Recording> full,
+                                const std::vector<bool>& keep) {
   ChannelSubset subset;
   if (!full) return subset;
   const int n = static_cast<int>(full->channelCount());

@@ -18,6 +18,7 @@ struct ChannelSubset {
 
 // keep[i] says whether channel i stays; a shorter `keep` keeps the remaining channels. Samples are
 // read through the full recording's source (which the subset keeps alive).
-ChannelSubset makeChannelSubset(std::shared_ptr<const Recording> full, const std::vector<bool>& keep);
+ChannelSubset makeChannelSubset(std::shared_ptr<const Recording> full,
+                                const std::vector<bool>& keep);
 
 }  // namespace modescope

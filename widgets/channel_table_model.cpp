@@ -49,20 +49,28 @@ QVariant ChannelTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case IndexColumn: return index.row() + 1;  // 1-based, as the CLI's --channels spells it
-    case LabelColumn: return QString::fromStdString(c.label);
-    case NameColumn: return QString::fromStdString(c.name);
-    case TypeColumn: return QString::fromLatin1(channelTypeName(c.type));
-    case UnitColumn: return QString::fromStdString(c.unit);
-    case RateColumn: return formatHz(c.sampleRate);
-    case SamplesColumn: return QVariant::fromValue<qlonglong>(c.sampleCount);
+    case IndexColumn:
+      return index.row() + 1;  // 1-based, as the CLI's --channels spells it
+    case LabelColumn:
+      return QString::fromStdString(c.label);
+    case NameColumn:
+      return QString::fromStdString(c.name);
+    case TypeColumn:
+      return QString::fromLatin1(channelTypeName(c.type));
+    case UnitColumn:
+      return QString::fromStdString(c.unit);
+    case RateColumn:
+      return formatHz(c.sampleRate);
+    case SamplesColumn:
+      return QVariant::fromValue<qlonglong>(c.sampleCount);
     case PositionColumn:
       if (!c.position) return QStringLiteral("-");
       return QStringLiteral("%1, %2, %3")
           .arg(c.position->x, 0, 'f', 2)
           .arg(c.position->y, 0, 'f', 2)
           .arg(c.position->z, 0, 'f', 2);
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -88,16 +96,26 @@ Qt::ItemFlags ChannelTableModel::flags(const QModelIndex& index) const {
 QVariant ChannelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
   switch (section) {
-    case IndexColumn: return tr("#");
-    case LabelColumn: return tr("Label");
-    case NameColumn: return tr("Name");
-    case TypeColumn: return tr("Type");
-    case UnitColumn: return tr("Unit");
-    case RateColumn: return tr("Rate");
-    case SamplesColumn: return tr("Samples");
-    case PositionColumn: return tr("Position (x, y, z)");
-    case VisibleColumn: return tr("Visible");
-    default: return {};
+    case IndexColumn:
+      return tr("#");
+    case LabelColumn:
+      return tr("Label");
+    case NameColumn:
+      return tr("Name");
+    case TypeColumn:
+      return tr("Type");
+    case UnitColumn:
+      return tr("Unit");
+    case RateColumn:
+      return tr("Rate");
+    case SamplesColumn:
+      return tr("Samples");
+    case PositionColumn:
+      return tr("Position (x, y, z)");
+    case VisibleColumn:
+      return tr("Visible");
+    default:
+      return {};
   }
 }
 

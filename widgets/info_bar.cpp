@@ -10,9 +10,9 @@ InfoBar::InfoBar(QWidget* parent) : QFrame(parent) {
   setObjectName(QStringLiteral("infoBar"));
   setFrameShape(QFrame::StyledPanel);
   // Pale yellow with dark text: readable in light and dark themes alike.
-  setStyleSheet(QStringLiteral(
-      "#infoBar { background: #fff3b0; border: 1px solid #d6b600; }"
-      "#infoBar QLabel { color: #3a3000; }"));
+  setStyleSheet(
+      QStringLiteral("#infoBar { background: #fff3b0; border: 1px solid #d6b600; }"
+                     "#infoBar QLabel { color: #3a3000; }"));
   label_ = new QLabel(this);
   label_->setWordWrap(true);
   label_->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -167,7 +167,8 @@ void JobListWidget::applyState(Row& row) {
   row.cancel->setEnabled(!finished);
   row.remove->setEnabled(finished);
   row.details->setVisible(row.state == JobState::Failed);
-  const QString tip = row.message.isEmpty() ? row.title : row.title + QStringLiteral("\n\n") + row.message;
+  const QString tip =
+      row.message.isEmpty() ? row.title : row.title + QStringLiteral("\n\n") + row.message;
   for (int c = TitleColumn; c <= ElapsedColumn; ++c) row.item->setToolTip(c, tip);
   row.bar->setToolTip(tip);
   if (row.state == JobState::Failed) {
@@ -178,7 +179,8 @@ void JobListWidget::applyState(Row& row) {
     row.bar->setFormat(tr("cancelled"));
   }
   if (finished) {
-    row.item->setText(ElapsedColumn, row.wallSeconds > 0 ? elapsedText(row.wallSeconds) : QString());
+    row.item->setText(ElapsedColumn,
+                      row.wallSeconds > 0 ? elapsedText(row.wallSeconds) : QString());
   } else if (row.state == JobState::Running) {
     row.item->setText(ElapsedColumn, elapsedText(row.clock.elapsed() / 1000.0));
   }
@@ -242,9 +244,9 @@ QToolButton* JobListWidget::removeButton(JobId id) const {
 QWidget* JobListWidget::showDetails(JobId id) {
   const Row* row = find(id);
   if (!row || row->state != JobState::Failed) return nullptr;
-  auto* box = new QMessageBox(QMessageBox::Warning, tr("Job failed"),
-                              tr("The job \"%1\" failed.").arg(row->title), QMessageBox::Close,
-                              this);
+  auto* box =
+      new QMessageBox(QMessageBox::Warning, tr("Job failed"),
+                      tr("The job \"%1\" failed.").arg(row->title), QMessageBox::Close, this);
   box->setObjectName(QStringLiteral("jobErrorDetails"));
   box->setInformativeText(row->message);
   box->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -102,8 +102,8 @@ void RecordingInfoWidget::setRecording(const std::shared_ptr<const Recording>& r
   addField(tr("Equipment"), qs(i.equipment));
   addField(tr("Admin code"), qs(i.adminCode));
   addField(tr("Diagnostics"), rec->diagnostics.empty()
-                                   ? tr("none")
-                                   : diagnosticLines(rec->diagnostics).join(QLatin1Char('\n')));
+                                  ? tr("none")
+                                  : diagnosticLines(rec->diagnostics).join(QLatin1Char('\n')));
 }
 
 QString RecordingInfoWidget::fieldText(const QString& field) const { return values_.value(field); }

@@ -16,8 +16,8 @@ QString AboutDialog::html(const QString& backendDescription) {
   for (const auto& f : supportedInputFormats()) {
     formats += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(f).toHtmlEscaped());
   }
-  const QString cuda = gpuFactory() ? tr("with the CUDA backend")
-                                     : tr("without a CUDA backend (CPU only)");
+  const QString cuda =
+      gpuFactory() ? tr("with the CUDA backend") : tr("without a CUDA backend (CPU only)");
   return tr("<h2>%1</h2>"
             "<p>A workbench for EEG and MEG recordings: browse, preprocess and decompose signals "
             "on the GPU or the CPU.</p>"

@@ -47,8 +47,8 @@ GuiCommandLine parseGuiCommandLine(const QStringList& args) {
   if (!parser.parse(args)) {
     out.action = GuiCommandLine::Action::PrintAndExit;
     out.exitCode = 1;
-    out.output = parser.errorText() + QStringLiteral("\nTry '") + program +
-                 QStringLiteral(" --help'.\n");
+    out.output =
+        parser.errorText() + QStringLiteral("\nTry '") + program + QStringLiteral(" --help'.\n");
     return out;
   }
   if (parser.isSet(help)) {

@@ -11,9 +11,12 @@ namespace {
 
 QString choiceName(BackendChoice c) {
   switch (c) {
-    case BackendChoice::Auto: return QStringLiteral("auto");
-    case BackendChoice::Cpu: return QStringLiteral("CPU");
-    case BackendChoice::Cuda: return QStringLiteral("CUDA");
+    case BackendChoice::Auto:
+      return QStringLiteral("auto");
+    case BackendChoice::Cpu:
+      return QStringLiteral("CPU");
+    case BackendChoice::Cuda:
+      return QStringLiteral("CUDA");
   }
   return {};
 }
@@ -52,7 +55,8 @@ void EngineBridge::cancelAll() { queue_->cancelAll(); }
 
 void EngineBridge::onStarted(JobId id, const std::string& title) {
   const QString t = QString::fromStdString(title);
-  QMetaObject::invokeMethod(this, [this, id, t] { emit jobStarted(id, t); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      this, [this, id, t] { emit jobStarted(id, t); }, Qt::QueuedConnection);
 }
 
 void EngineBridge::onProgressed(JobId id, double fraction, std::string_view stage) {

@@ -306,7 +306,8 @@ void MainWindow::syncChannelSelectionToBrowser() {
   BrowserPane* pane = currentPane();
   if (!pane) return;
   std::set<int> rows;
-  for (const QModelIndex& i : channelView_->selectionModel()->selectedIndexes()) rows.insert(i.row());
+  for (const QModelIndex& i : channelView_->selectionModel()->selectedIndexes())
+    rows.insert(i.row());
   syncingSelection_ = true;
   pane->setSelectedChannels(std::vector<int>(rows.begin(), rows.end()));
   syncingSelection_ = false;

@@ -43,8 +43,8 @@ struct OpenedRecording;
 // One tab: a recording and how it came to be.
 struct Document {
   std::shared_ptr<const Recording> recording;
-  QString path;     // file it was read from; "" for generated or derived data
-  QString title;    // tab text
+  QString path;   // file it was read from; "" for generated or derived data
+  QString title;  // tab text
   bool demo = false;
   bool derived = false;  // a job's result, not a file
   QString origin;        // one line for the information panel ("" for a file opened as is)
@@ -164,7 +164,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* backendGroup_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
-  std::vector<Document> documents_;  // parallel to the tabs
+  std::vector<Document> documents_;                            // parallel to the tabs
   std::map<const BrowserPane*, QStringList> displayProblems_;  // the browsers' own messages
   std::map<JobId, JobRecord> sessionJobs_;  // jobs of the current recording, for sessions
   Marks marks_;

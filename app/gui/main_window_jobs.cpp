@@ -125,7 +125,8 @@ void MainWindow::onOpened(const OpenedRecording& opened) {
   doc.path = fromNative(opened.path);
   doc.demo = opened.demo;
   doc.title = opened.demo ? tr("Demo: PhysioNet eegmmidb S001R03") : QFileInfo(doc.path).fileName();
-  if (opened.demo) doc.origin = tr("Embedded demo recording (see Help > About for its attribution)");
+  if (opened.demo)
+    doc.origin = tr("Embedded demo recording (see Help > About for its attribution)");
   addDocument(std::move(doc));
   if (!opened.demo) RecentFiles::add(fromNative(opened.path));
   statusBar()->showMessage(tr("Opened %1").arg(fromNative(opened.path)), 5000);
@@ -165,12 +166,16 @@ void MainWindow::onSyntheticReady(JobId id, const DerivedRecording& result, cons
   startNewPrimary();
   closeAllDocuments();
   // Generated data have no file: the session keeps them as this job's result.
-  sessionJobs_[id] = JobRecord{title.toStdString(), jobStateName(JobState::Succeeded), {},
-                               result.provenance, result.recording};
+  sessionJobs_[id] = JobRecord{title.toStdString(),
+                               jobStateName(JobState::Succeeded),
+                               {},
+                               result.provenance,
+                               result.recording};
   Document doc;
   doc.recording = result.recording;
   doc.title = title;
-  doc.origin = tr("Generated: synthetic EEG, seed %1").arg(QString::fromStdString(result.provenance.seed));
+  doc.origin =
+      tr("Generated: synthetic EEG, seed %1").arg(QString::fromStdString(result.provenance.seed));
   doc.provenance = result.provenance;
   addDocument(std::move(doc));
   emit recordingOpened(QString());
@@ -181,7 +186,8 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
   const QString source = doc->title;
-  const std::string inputFile = doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
+  const std::string inputFile =
+      doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
   EngineBridge* engine = engine_;
   auto id = std::make_shared<JobId>(0);
   *id = engine_->submit(
@@ -193,11 +199,12 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
                             : engine->backend();
         if (!backend) throw DeviceError("no compute backend is available yet; try again");
         DerivedRecording result;
-        result.recording = preprocess(*rec, request.channels, request.startSeconds,
-                                      request.durationSeconds, request.spec, *backend, ctx,
-                                      &result.provenance);
+        result.recording =
+            preprocess(*rec, request.channels, request.startSeconds, request.durationSeconds,
+                       request.spec, *backend, ctx, &result.provenance);
         if (result.provenance.method.empty()) result.provenance.method = "preprocess";
-        if (result.provenance.backend.empty()) result.provenance.backend = backend->info().describe();
+        if (result.provenance.backend.empty())
+          result.provenance.backend = backend->info().describe();
         if (result.provenance.inputFile.empty()) result.provenance.inputFile = inputFile;
         completeProvenance(result.provenance);
         return result;
@@ -216,11 +223,15 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
 void MainWindow::onDerivedReady(JobId id, const DerivedRecording& result, const QString& source) {
   QStringList steps;
   for (const auto& [name, value] : result.provenance.parameters) {
-    steps << QStringLiteral("%1 %2").arg(QString::fromStdString(name), QString::fromStdString(value));
+    steps << QStringLiteral("%1 %2").arg(QString::fromStdString(name),
+                                         QString::fromStdString(value));
   }
   const QString title = tr("%1 (filtered)").arg(source);
-  sessionJobs_[id] = JobRecord{title.toStdString(), jobStateName(JobState::Succeeded), {},
-                               result.provenance, result.recording};
+  sessionJobs_[id] = JobRecord{title.toStdString(),
+                               jobStateName(JobState::Succeeded),
+                               {},
+                               result.provenance,
+                               result.recording};
   Document doc;
   doc.recording = result.recording;
   doc.title = title;
@@ -341,13 +352,14 @@ void MainWindow::onSessionLoaded(const QString& path, const LoadedSession& loade
     doc.recording = loaded.recording;
     doc.path = fromNative(loaded.recordingPath);
     doc.demo = loaded.demo;
-    doc.title = loaded.demo ? tr("Demo: PhysioNet eegmmidb S001R03") : QFileInfo(doc.path).fileName();
+    doc.title =
+        loaded.demo ? tr("Demo: PhysioNet eegmmidb S001R03") : QFileInfo(doc.path).fileName();
     addDocument(std::move(doc));
   }
   for (const JobRecord& record : loaded.session.jobs) {
-    const JobId row = jobList_->addFinishedJob(QString::fromStdString(record.title),
-                                               parseJobState(record.state),
-                                               QString::fromStdString(record.message));
+    const JobId row =
+        jobList_->addFinishedJob(QString::fromStdString(record.title), parseJobState(record.state),
+                                 QString::fromStdString(record.message));
     sessionJobs_[row] = record;  // saved again with the next session
     if (!record.resultRecording) continue;
     Document doc;

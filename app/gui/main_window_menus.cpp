@@ -122,8 +122,9 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::chooseAndOpenFile() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), lastDirectory(),
-                                                    recordingOpenFilters().join(QStringLiteral(";;")));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open recording"), lastDirectory(),
+                                   recordingOpenFilters().join(QStringLiteral(";;")));
   if (path.isEmpty()) return;
   rememberDirectory(path);
   openFile(path);
@@ -149,8 +150,9 @@ void MainWindow::chooseAndSaveSession() {
 
 void MainWindow::chooseAndExportPage() {
   QString filter;
-  QString path = QFileDialog::getSaveFileName(this, tr("Export page"), lastDirectory(),
-                                              pageExportFilters().join(QStringLiteral(";;")), &filter);
+  QString path =
+      QFileDialog::getSaveFileName(this, tr("Export page"), lastDirectory(),
+                                   pageExportFilters().join(QStringLiteral(";;")), &filter);
   if (path.isEmpty()) return;
   path = withSuffixFromFilter(path, filter);
   rememberDirectory(path);

@@ -75,19 +75,21 @@ PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
                                          .arg(c.sampleRate),
                                      channels_);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    const bool pre = selected.empty()
-                         ? c.type == ChannelType::EEG
-                         : std::find(selected.begin(), selected.end(), static_cast<int>(i)) !=
-                               selected.end();
+    const bool pre = selected.empty() ? c.type == ChannelType::EEG
+                                      : std::find(selected.begin(), selected.end(),
+                                                  static_cast<int>(i)) != selected.end();
     item->setCheckState(pre ? Qt::Checked : Qt::Unchecked);
   }
   auto* all = new QPushButton(tr("All"), this);
   auto* eeg = new QPushButton(tr("EEG"), this);
   auto* none = new QPushButton(tr("None"), this);
-  connect(all, &QPushButton::clicked, this, [this] { checkChannels([](const ChannelInfo&) { return true; }); });
-  connect(eeg, &QPushButton::clicked, this,
-          [this] { checkChannels([](const ChannelInfo& c) { return c.type == ChannelType::EEG; }); });
-  connect(none, &QPushButton::clicked, this, [this] { checkChannels([](const ChannelInfo&) { return false; }); });
+  connect(all, &QPushButton::clicked, this,
+          [this] { checkChannels([](const ChannelInfo&) { return true; }); });
+  connect(eeg, &QPushButton::clicked, this, [this] {
+    checkChannels([](const ChannelInfo& c) { return c.type == ChannelType::EEG; });
+  });
+  connect(none, &QPushButton::clicked, this,
+          [this] { checkChannels([](const ChannelInfo&) { return false; }); });
   auto* chanBox = new QGroupBox(tr("Channels (one sample rate)"), this);
   auto* chanLayout = new QVBoxLayout(chanBox);
   chanLayout->addWidget(channels_);
@@ -149,9 +151,8 @@ PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
 
 void PreprocessDialog::checkChannels(bool (*pick)(const ChannelInfo&)) {
   for (int i = 0; i < channels_->count(); ++i) {
-    channels_->item(i)->setCheckState(pick(recording_->channels[static_cast<size_t>(i)])
-                                          ? Qt::Checked
-                                          : Qt::Unchecked);
+    channels_->item(i)->setCheckState(
+        pick(recording_->channels[static_cast<size_t>(i)]) ? Qt::Checked : Qt::Unchecked);
   }
 }
 
@@ -170,7 +171,8 @@ PreprocessRequest PreprocessDialog::request() const {
     r.spec.reference.channel = referenceChannel_->currentText().toStdString();
   }
   for (int i = 0; i < channels_->count(); ++i) {
-    if (channels_->item(i)->checkState() == Qt::Checked) r.channels.push_back(static_cast<size_t>(i));
+    if (channels_->item(i)->checkState() == Qt::Checked)
+      r.channels.push_back(static_cast<size_t>(i));
   }
   r.startSeconds = start_->value();
   r.durationSeconds = toEnd_->isChecked() ? -1.0 : duration_->value();
@@ -186,8 +188,9 @@ void PreprocessDialog::accept() {
     return;
   }
   if (r.spec.filters.empty() && r.spec.reference.kind == ReferenceKind::AsRecorded) {
-    QMessageBox::warning(this, windowTitle(),
-                         tr("Choose a filter, a notch or a reference: as set, nothing would change."));
+    QMessageBox::warning(
+        this, windowTitle(),
+        tr("Choose a filter, a notch or a reference: as set, nothing would change."));
     return;
   }
   QDialog::accept();

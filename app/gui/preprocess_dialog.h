@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "engine/compute/backend.h"
-#include "engine/dsp/preprocess.h"
 #include "engine/core/recording.h"
+#include "engine/dsp/preprocess.h"
 
 class QComboBox;
 class QCheckBox;

@@ -24,9 +24,10 @@ ScreenshotTaker::ScreenshotTaker(MainWindow* window, QString path, int timeoutSe
     fail(1, QStringLiteral("no page was drawn within %1 s").arg(timeout_.interval() / 1000));
   });
   connect(window_, &MainWindow::pageDrawn, this, &ScreenshotTaker::onPageDrawn);
-  connect(window_, &MainWindow::openFailed, this, [this](const QString& file, const QString& message) {
-    fail(2, QStringLiteral("cannot open %1: %2").arg(file, message));
-  });
+  connect(window_, &MainWindow::openFailed, this,
+          [this](const QString& file, const QString& message) {
+            fail(2, QStringLiteral("cannot open %1: %2").arg(file, message));
+          });
   timeout_.start();
 }
 
@@ -52,8 +53,8 @@ void ScreenshotTaker::grabAndQuit() {
     fail(1, QStringLiteral("could not write the screenshot to %1").arg(path_));
     return;
   }
-  std::fprintf(stdout, "modescope: screenshot written to %s (%dx%d)\n",
-               qPrintable(path_), image.width(), image.height());
+  std::fprintf(stdout, "modescope: screenshot written to %s (%dx%d)\n", qPrintable(path_),
+               image.width(), image.height());
   std::fflush(stdout);
   QCoreApplication::exit(0);
 }

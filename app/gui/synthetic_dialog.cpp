@@ -101,7 +101,8 @@ void SyntheticDialog::setParams(const SynthParams& p) {
   blinks_->setValue(p.blinkRatePerMinute);
   bursts_->setValue(p.muscleBurstsPerMinute);
   background_->setValue(p.backgroundMicrovolts);
-  seed_->setValue(static_cast<int>(std::min<std::uint64_t>(p.seed, std::numeric_limits<int>::max())));
+  seed_->setValue(
+      static_cast<int>(std::min<std::uint64_t>(p.seed, std::numeric_limits<int>::max())));
 }
 
 }  // namespace modescope

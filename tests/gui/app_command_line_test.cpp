@@ -121,7 +121,8 @@ class AppCommandLineTest : public QObject {
     p.start(guiExe(), {QStringLiteral("--version")});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
-    QVERIFY(QString::fromLocal8Bit(p.readAllStandardOutput()).startsWith(QStringLiteral("modescope ")));
+    QVERIFY(
+        QString::fromLocal8Bit(p.readAllStandardOutput()).startsWith(QStringLiteral("modescope ")));
   }
 
   void screenshotOfARecordingIsNotBlank() {
@@ -129,9 +130,9 @@ class AppCommandLineTest : public QObject {
     const QString out = QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/modescope_screenshot.png");
     QFile::remove(out);
     QString log;
-    const int code = runGui({QStringLiteral("--screenshot"), out,
-                             QStringLiteral(MODESCOPE_TEST_DATA "/mne_test.edf")},
-                            &log);
+    const int code = runGui(
+        {QStringLiteral("--screenshot"), out, QStringLiteral(MODESCOPE_TEST_DATA "/mne_test.edf")},
+        &log);
     QVERIFY2(code == 0, qPrintable(log));
     QImage image(out);
     QVERIFY2(!image.isNull(), qPrintable(log));
@@ -146,9 +147,8 @@ class AppCommandLineTest : public QObject {
     QTemporaryDir dir;
     const QString missing = dir.filePath(QStringLiteral("no_such_recording.edf"));
     QString log;
-    const int code = runGui({QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("x.png")),
-                             missing},
-                            &log);
+    const int code = runGui(
+        {QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("x.png")), missing}, &log);
     QCOMPARE(code, 2);
     QVERIFY2(log.contains(QStringLiteral("no_such_recording.edf")), qPrintable(log));
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("x.png"))));

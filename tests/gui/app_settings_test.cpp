@@ -28,7 +28,7 @@ class AppSettingsTest : public QObject {
     QCOMPARE(list.size(), RecentFiles::kMaxEntries);
     QCOMPARE(list.front(), QStringLiteral("/data/r12.edf"));
     QCOMPARE(list.back(), QStringLiteral("/data/r3.edf"));  // r0..r2 fell off the end
-    RecentFiles::add(QStringLiteral("/data/r5.edf"));        // reopened: moves to the front
+    RecentFiles::add(QStringLiteral("/data/r5.edf"));       // reopened: moves to the front
     list = RecentFiles::list();
     QCOMPARE(list.size(), RecentFiles::kMaxEntries);
     QCOMPARE(list.front(), QStringLiteral("/data/r5.edf"));
@@ -63,8 +63,9 @@ class AppSettingsTest : public QObject {
   void suffixFollowsTheChosenFilter() {
     QCOMPARE(withSuffixFromFilter(QStringLiteral("/t/page"), QStringLiteral("SVG drawing (*.svg)")),
              QStringLiteral("/t/page.svg"));
-    QCOMPARE(withSuffixFromFilter(QStringLiteral("/t/page.pdf"), QStringLiteral("PNG image (*.png)")),
-             QStringLiteral("/t/page.pdf"));  // an explicit suffix wins
+    QCOMPARE(
+        withSuffixFromFilter(QStringLiteral("/t/page.pdf"), QStringLiteral("PNG image (*.png)")),
+        QStringLiteral("/t/page.pdf"));  // an explicit suffix wins
     QCOMPARE(withSuffixFromFilter(QStringLiteral("/t/rec"), QStringLiteral("EDF+ (*.edf)")),
              QStringLiteral("/t/rec.edf"));
   }

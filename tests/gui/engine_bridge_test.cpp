@@ -1,5 +1,7 @@
 // EngineBridge: jobs run on the engine thread while the GUI thread stays free; every event
 // reaches the GUI thread; progress is throttled; cancel is prompt; failures carry their message.
+#include "app/gui/engine_bridge.h"
+
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
@@ -10,7 +12,6 @@
 #include <thread>
 
 #include "app/core/gpu_backend.h"
-#include "app/gui/engine_bridge.h"
 #include "engine/core/error.h"
 
 using namespace modescope;
@@ -67,9 +68,8 @@ class EngineBridgeTest : public QObject {
     QThread* handlerThread = nullptr;
     int order = 0, handlerAt = 0, signalAt = 0;
     int result = 0;
-    connect(&bridge, &EngineBridge::jobFinished, this, [&](JobId, const JobOutcome&) {
-      signalAt = ++order;
-    });
+    connect(&bridge, &EngineBridge::jobFinished, this,
+            [&](JobId, const JobOutcome&) { signalAt = ++order; });
     const JobId id = bridge.submit(
         QStringLiteral("answer"),
         [&](JobContext&) -> std::any {
@@ -87,7 +87,7 @@ class EngineBridgeTest : public QObject {
     QTRY_COMPARE(signalAt, 2);
     QCOMPARE(handlerAt, 1);
     QCOMPARE(result, 42);
-    QVERIFY(jobThread != gui);   // the job ran on the engine thread
+    QVERIFY(jobThread != gui);  // the job ran on the engine thread
     QCOMPARE(handlerThread, gui);
     QVERIFY(!bridge.isActive(id));
   }
@@ -100,11 +100,14 @@ class EngineBridgeTest : public QObject {
       events << e;
       allOnGui = allOnGui && QThread::currentThread() == qApp->thread();
     };
-    connect(&bridge, &EngineBridge::jobSubmitted, this, [&](JobId, const QString&) { note("submitted"); });
-    connect(&bridge, &EngineBridge::jobStarted, this, [&](JobId, const QString&) { note("started"); });
+    connect(&bridge, &EngineBridge::jobSubmitted, this,
+            [&](JobId, const QString&) { note("submitted"); });
+    connect(&bridge, &EngineBridge::jobStarted, this,
+            [&](JobId, const QString&) { note("started"); });
     connect(&bridge, &EngineBridge::jobProgressed, this,
             [&](JobId, double, const QString&) { note("progressed"); });
-    connect(&bridge, &EngineBridge::jobFinished, this, [&](JobId, const JobOutcome&) { note("finished"); });
+    connect(&bridge, &EngineBridge::jobFinished, this,
+            [&](JobId, const JobOutcome&) { note("finished"); });
     bridge.submit(QStringLiteral("short"), busyJob(0.2));
     QTRY_VERIFY(events.contains("finished"));
     QVERIFY(allOnGui);
@@ -139,11 +142,11 @@ class EngineBridgeTest : public QObject {
     JobOutcome outcome;
     bool finished = false;
     TickMonitor ticks;
-    const JobId id = bridge.submit(QStringLiteral("long"), busyJob(30.0, &started),
-                                   [&](const JobOutcome& out) {
-                                     outcome = out;
-                                     finished = true;
-                                   });
+    const JobId id =
+        bridge.submit(QStringLiteral("long"), busyJob(30.0, &started), [&](const JobOutcome& out) {
+          outcome = out;
+          finished = true;
+        });
     QTRY_VERIFY(started.load());
     QTest::qWait(300);  // let it run while the GUI timer ticks
     QVERIFY(!finished);
@@ -209,8 +212,9 @@ class EngineBridgeTest : public QObject {
   void throwingHandlerDoesNotKillTheApp() {
     EngineBridge bridge(BackendChoice::Cpu);
     QSignalSpy finished(&bridge, &EngineBridge::jobFinished);
-    bridge.submit(QStringLiteral("x"), [](JobContext&) -> std::any { return 1; },
-                  [](const JobOutcome&) { throw std::runtime_error("handler bug"); });
+    bridge.submit(
+        QStringLiteral("x"), [](JobContext&) -> std::any { return 1; },
+        [](const JobOutcome&) { throw std::runtime_error("handler bug"); });
     QTRY_COMPARE(finished.count(), 1);  // still delivered after the handler threw
   }
 
@@ -235,7 +239,8 @@ class EngineBridgeTest : public QObject {
   }
 
   void forcingCudaWithoutCudaKeepsThePreviousBackend() {
-    if (gpuFactory() != nullptr) QSKIP("this build has a CUDA backend; the no-CUDA path is not reachable");
+    if (gpuFactory() != nullptr)
+      QSKIP("this build has a CUDA backend; the no-CUDA path is not reachable");
     EngineBridge bridge(BackendChoice::Cpu);
     QSignalSpy failed(&bridge, &EngineBridge::backendChoiceFailed);
     const auto before = bridge.backend();

@@ -1,14 +1,14 @@
 // JobListWidget: rows follow the job life cycle (queued, running with progress, finished), the
 // cancel button works only while a job can still be stopped, failed jobs expose their error text,
 // and only finished rows can be removed.
+#include "widgets/job_list_widget.h"
+
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeWidget>
-
-#include "widgets/job_list_widget.h"
 
 using namespace modescope;
 
@@ -100,7 +100,8 @@ class JobListWidgetTest : public QObject {
     list.markFinished(9, JobState::Failed, message, 0.1);
     QCOMPARE(list.errorText(9), message);
     QTreeWidgetItem* item = list.tree()->topLevelItem(0);
-    QCOMPARE(item->text(JobListWidget::StateColumn), QString::fromLatin1(jobStateName(JobState::Failed)));
+    QCOMPARE(item->text(JobListWidget::StateColumn),
+             QString::fromLatin1(jobStateName(JobState::Failed)));
     QVERIFY(item->toolTip(JobListWidget::TitleColumn).contains(message));
     QVERIFY(!list.cancelButton(9)->isEnabled());
     auto* box = qobject_cast<QMessageBox*>(list.showDetails(9));
@@ -118,7 +119,8 @@ class JobListWidgetTest : public QObject {
     JobListWidget list;
     list.addJob(1, QStringLiteral("live"));
     const JobId a = list.addFinishedJob(QStringLiteral("old 1"), JobState::Succeeded, QString());
-    const JobId b = list.addFinishedJob(QStringLiteral("old 2"), JobState::Failed, QStringLiteral("bad"));
+    const JobId b =
+        list.addFinishedJob(QStringLiteral("old 2"), JobState::Failed, QStringLiteral("bad"));
     QVERIFY(a != b);
     QVERIFY(a != 1 && b != 1);
     QCOMPARE(list.jobState(b), std::optional<JobState>(JobState::Failed));

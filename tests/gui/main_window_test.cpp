@@ -2,12 +2,14 @@
 // channels at 160 Hz, 125 s, 30 annotations T0/T1/T2 - PhysioNet's description of the dataset
 // and the file's own annotation channel). One window is shared by the test functions, which run
 // in the order written.
+#include "app/gui/main_window.h"
+
 #include <QAbstractItemView>
 #include <QActionGroup>
 #include <QComboBox>
-#include <QDoubleSpinBox>
-#include <QDockWidget>
 #include <QDir>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QItemSelectionModel>
@@ -31,7 +33,6 @@
 #include "app/gui/about_dialog.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
-#include "app/gui/main_window.h"
 #include "app/gui/recent_files.h"
 #include "resources/embedded_resources.h"
 #include "widgets/annotation_model.h"
@@ -51,7 +52,8 @@ namespace {
 // place relative to this test (build/tests/gui -> build/app).
 QString builtProgram(const char* fromCMake, const char* name) {
   if (fromCMake && *fromCMake) return QString::fromLocal8Bit(fromCMake);
-  return QDir(QCoreApplication::applicationDirPath()).absoluteFilePath(QStringLiteral("../../app/") + QLatin1String(name));
+  return QDir(QCoreApplication::applicationDirPath())
+      .absoluteFilePath(QStringLiteral("../../app/") + QLatin1String(name));
 }
 
 #ifndef MODESCOPE_CLI
@@ -146,16 +148,22 @@ class MainWindowTest : public QObject {
     QCOMPARE(w_->documentCount(), 1);
     QCOMPARE(w_->channelModel()->rowCount(), kDemoChannels);
     for (int r = 0; r < kDemoChannels; ++r) {
-      QCOMPARE(w_->channelModel()->index(r, ChannelTableModel::VisibleColumn)
-                   .data(Qt::CheckStateRole).toInt(),
+      QCOMPARE(w_->channelModel()
+                   ->index(r, ChannelTableModel::VisibleColumn)
+                   .data(Qt::CheckStateRole)
+                   .toInt(),
                int(Qt::Checked));
     }
     QCOMPARE(w_->annotationView()->model()->rowCount(), kDemoAnnotations);
     QCOMPARE(int(browser()->recording()->channelCount()), kDemoChannels);
     QVERIFY(!w_->recordingInfo()->fieldText(QStringLiteral("Format")).isEmpty());
     QVERIFY(!w_->recordingInfo()->fieldText(QStringLiteral("Reader")).isEmpty());
-    QVERIFY(w_->recordingInfo()->fieldText(QStringLiteral("Channels")).startsWith(QStringLiteral("64 ")));
-    QVERIFY(w_->recordingInfo()->fieldText(QStringLiteral("Sample rates")).contains(QStringLiteral("160 Hz")));
+    QVERIFY(w_->recordingInfo()
+                ->fieldText(QStringLiteral("Channels"))
+                .startsWith(QStringLiteral("64 ")));
+    QVERIFY(w_->recordingInfo()
+                ->fieldText(QStringLiteral("Sample rates"))
+                .contains(QStringLiteral("160 Hz")));
     // EDFlib refuses this file; whatever read it instead must have said so, and the window shows
     // it in the yellow bar.
     const auto& diagnostics = browser()->recording()->diagnostics;
@@ -188,8 +196,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(b->pageStart(), b->pageLength());
     // And the other way: the browser moves, the bar follows.
     b->nextPage();
-    QCOMPARE(pane->timeScrollBar()->value(),
-             qRound(b->pageStart() * BrowserPane::kTicksPerSecond));
+    QCOMPARE(pane->timeScrollBar()->value(), qRound(b->pageStart() * BrowserPane::kTicksPerSecond));
     QCOMPARE(b->pageStart(), 2 * b->pageLength());
     b->setPageStart(0.0);
   }
@@ -224,7 +231,8 @@ class MainWindowTest : public QObject {
     const auto& annotations = w_->currentDocument()->recording->annotations;
     int withT1 = 0;
     for (const auto& a : annotations) {
-      if (QString::fromStdString(a.text).contains(QStringLiteral("t1"), Qt::CaseInsensitive)) ++withT1;
+      if (QString::fromStdString(a.text).contains(QStringLiteral("t1"), Qt::CaseInsensitive))
+        ++withT1;
     }
     QVERIFY(withT1 > 0 && withT1 < kDemoAnnotations);
     QTest::keyClicks(w_->annotationFilterEdit(), QStringLiteral("t1"));
@@ -250,7 +258,9 @@ class MainWindowTest : public QObject {
     QTRY_VERIFY(b->pageStart() > 0.0);
     QVERIFY2(b->pageStart() <= onset && onset <= b->pageStart() + b->pageLength(),
              qPrintable(QStringLiteral("onset %1, page [%2, +%3]")
-                            .arg(onset).arg(b->pageStart()).arg(b->pageLength())));
+                            .arg(onset)
+                            .arg(b->pageStart())
+                            .arg(b->pageLength())));
   }
 
   void toolbarDrivesTheBrowserAndFollowsIt() {
@@ -330,8 +340,9 @@ class MainWindowTest : public QObject {
   }
 
   void exportPageWritesPngSvgPdf() {
-    const std::pair<const char*, QByteArray> formats[] = {
-        {"png", QByteArray("\x89PNG", 4)}, {"svg", QByteArray("<svg")}, {"pdf", QByteArray("%PDF")}};
+    const std::pair<const char*, QByteArray> formats[] = {{"png", QByteArray("\x89PNG", 4)},
+                                                          {"svg", QByteArray("<svg")},
+                                                          {"pdf", QByteArray("%PDF")}};
     for (const auto& [ext, magic] : formats) {
       const QString path = tmp_.filePath(QStringLiteral("page.") + QLatin1String(ext));
       QString error;
@@ -360,7 +371,8 @@ class MainWindowTest : public QObject {
     QSignalSpy loaded(w_.get(), &MainWindow::sessionLoaded);
     w_->loadSession(path);
     QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 || visibleErrorBox(), kOpenTimeoutMs);
-    QVERIFY2(!visibleErrorBox(), visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
+    QVERIFY2(!visibleErrorBox(),
+             visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
     SignalBrowser* restored = browser();
     QCOMPARE(restored->pageStart(), 40.0);
     QCOMPARE(restored->microvoltsPerDivision(), 123.0);
@@ -425,7 +437,8 @@ class MainWindowTest : public QObject {
     const QString titleBefore = w_->currentDocument()->title;
     JobListWidget* jobs = w_->jobList();
     const JobId id = w_->newSyntheticRecording(params);
-    QTRY_VERIFY_WITH_TIMEOUT(jobs->jobState(id) == std::optional<JobState>(JobState::Running), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(jobs->jobState(id) == std::optional<JobState>(JobState::Running),
+                             10000);
 
     // A GUI-thread timer at 10 ms: its longest gap shows whether the GUI thread was blocked.
     QElapsedTimer clock;
@@ -448,7 +461,8 @@ class MainWindowTest : public QObject {
     QElapsedTimer sinceCancel;
     sinceCancel.start();
     jobs->cancelButton(id)->click();
-    QTRY_VERIFY_WITH_TIMEOUT(jobs->jobState(id) == std::optional<JobState>(JobState::Cancelled), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(jobs->jobState(id) == std::optional<JobState>(JobState::Cancelled),
+                             5000);
     const qint64 latency = sinceCancel.elapsed();
     timer.stop();
     QVERIFY2(latency < 500, qPrintable(QStringLiteral("cancel took %1 ms").arg(latency)));
@@ -477,7 +491,8 @@ class MainWindowTest : public QObject {
     const JobId id = w_->runPreprocess(request);
     QVERIFY(id != 0);
     QTRY_VERIFY_WITH_TIMEOUT(added.count() == 1 || visibleErrorBox(), 60000);
-    QVERIFY2(!visibleErrorBox(), visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
+    QVERIFY2(!visibleErrorBox(),
+             visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
     QCOMPARE(w_->documentCount(), 2);
     QCOMPARE(w_->tabs()->currentIndex(), 1);
     const Document* derived = w_->currentDocument();
@@ -485,7 +500,9 @@ class MainWindowTest : public QObject {
     QCOMPARE(derived->recording->channelCount(), size_t{8});
     // 20 s at 160 Hz.
     QCOMPARE(derived->recording->channels[0].sampleCount, int64_t{3200});
-    QVERIFY(w_->recordingInfo()->fieldText(QStringLiteral("Origin")).contains(QStringLiteral("Derived from")));
+    QVERIFY(w_->recordingInfo()
+                ->fieldText(QStringLiteral("Origin"))
+                .contains(QStringLiteral("Derived from")));
     QCOMPARE(w_->channelModel()->rowCount(), 8);
   }
 
@@ -498,12 +515,14 @@ class MainWindowTest : public QObject {
     QSignalSpy saved(w_.get(), &MainWindow::sessionSaved);
     w_->saveSession(path);
     QTRY_VERIFY_WITH_TIMEOUT(saved.count() == 1 || visibleErrorBox(), 30000);
-    QVERIFY2(!visibleErrorBox(), visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
+    QVERIFY2(!visibleErrorBox(),
+             visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
     const int jobsBefore = w_->jobList()->jobCount();
     QSignalSpy loaded(w_.get(), &MainWindow::sessionLoaded);
     w_->loadSession(path);
     QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 || visibleErrorBox(), kOpenTimeoutMs);
-    QVERIFY2(!visibleErrorBox(), visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
+    QVERIFY2(!visibleErrorBox(),
+             visibleErrorBox() ? qPrintable(visibleErrorBox()->informativeText()) : "");
     QCOMPARE(w_->documentCount(), 2);
     QCOMPARE(w_->tabs()->currentIndex(), 0);
     w_->tabs()->setCurrentIndex(1);
@@ -522,9 +541,10 @@ class MainWindowTest : public QObject {
     const std::shared_ptr<const Recording> exported = w_->currentDocument()->recording;
     const QString path = tmp_.filePath(QStringLiteral("derived.h5"));
     const JobId id = w_->exportRecording(path);
-    QTRY_VERIFY_WITH_TIMEOUT(w_->jobList()->jobState(id) != std::optional<JobState>(JobState::Queued) &&
-                                 w_->jobList()->jobState(id) != std::optional<JobState>(JobState::Running),
-                             60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w_->jobList()->jobState(id) != std::optional<JobState>(JobState::Queued) &&
+            w_->jobList()->jobState(id) != std::optional<JobState>(JobState::Running),
+        60000);
     QCOMPARE(w_->jobList()->jobState(id), std::optional<JobState>(JobState::Succeeded));
     QSignalSpy opened(w_.get(), &MainWindow::recordingOpened);
     w_->openFile(path);

@@ -37,8 +37,9 @@ std::shared_ptr<const Recording> smallRecording() {
     data.emplace_back(static_cast<size_t>(info.sampleCount), 0.0f);
   }
   rec->source = std::make_shared<InMemorySource>(std::move(data));
-  rec->diagnostics = {{Severity::Info, "reader.fallback", "EDFlib refused the file; read with BioSig"},
-                      {Severity::Warning, "edf.nonCompliant", "signal 2 label is not EDF+ style"}};
+  rec->diagnostics = {
+      {Severity::Info, "reader.fallback", "EDFlib refused the file; read with BioSig"},
+      {Severity::Warning, "edf.nonCompliant", "signal 2 label is not EDF+ style"}};
   return rec;
 }
 
@@ -156,7 +157,7 @@ class PanelsAndDialogsTest : public QObject {
       QCOMPARE(r.spec.filters[0].highHz, 40.0);
       QCOMPARE(r.spec.reference.kind, ReferenceKind::AsRecorded);
       QCOMPARE(r.startSeconds, 0.0);
-      QVERIFY(r.durationSeconds < 0);  // to the end
+      QVERIFY(r.durationSeconds < 0);   // to the end
       QVERIFY(!r.backend.has_value());  // as in the Compute menu
     }
     {
