@@ -10,6 +10,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace modescope {
@@ -139,7 +140,7 @@ void JobListWidget::setProgress(JobId id, double fraction, const QString& stage)
   if (!row || isFinished(row->state)) return;
   row->progress = std::clamp(fraction, 0.0, 1.0);
   row->stage = stage;
-  row->bar->setValue(static_cast<int>(row->progress * kProgressSteps + 0.5));
+  row->bar->setValue(static_cast<int>(std::lround(row->progress * kProgressSteps)));
   // QProgressBar substitutes %p; a literal '%' in a stage would be misread, so drop it.
   QString s = stage;
   s.replace(QLatin1Char('%'), QString());
@@ -182,7 +183,8 @@ void JobListWidget::applyState(Row& row) {
     row.item->setText(ElapsedColumn,
                       row.wallSeconds > 0 ? elapsedText(row.wallSeconds) : QString());
   } else if (row.state == JobState::Running) {
-    row.item->setText(ElapsedColumn, elapsedText(row.clock.elapsed() / 1000.0));
+    row.item->setText(ElapsedColumn,
+                      elapsedText(static_cast<double>(row.clock.elapsed()) / 1000.0));
   }
 }
 
@@ -191,7 +193,8 @@ void JobListWidget::updateElapsed() {
   for (auto& [id, row] : rows_) {
     if (row.state != JobState::Running) continue;
     anyRunning = true;
-    row.item->setText(ElapsedColumn, elapsedText(row.clock.elapsed() / 1000.0));
+    row.item->setText(ElapsedColumn,
+                      elapsedText(static_cast<double>(row.clock.elapsed()) / 1000.0));
   }
   if (!anyRunning) ticker_->stop();
 }
