@@ -16,6 +16,7 @@ struct EdfSignalHeader {
   double physicalMin = 0, physicalMax = 0;
   long long digitalMin = 0, digitalMax = 0;
   long long samplesPerRecord = 0;
+  bool isAnnotation = false;  // "EDF Annotations" / "BDF Annotations" in an EDF+/BDF+ file
 };
 
 struct EdfHeader {
@@ -28,6 +29,13 @@ struct EdfHeader {
   double recordDuration = 0;   // s
   std::vector<EdfSignalHeader> signals;
   long long fileBytes = 0;
+  long long recordBytes = 0;  // bytes of one data record (2 or 3 bytes per sample)
+  // Complete data records present in the file: what a tolerant reader uses. Equals recordCount
+  // for a compliant file; smaller for a truncated file; inferred from the size for -1.
+  long long recordsInFile = 0;
+  // s: onset of the first data record from its time-keeping TAL (EDF+/BDF+ sub-second start,
+  // 0 <= offset < 1); 0 for EDF/BDF or when the annotation signals were not scanned.
+  double startOffset = 0;
 };
 
 struct EdfFinding {
@@ -35,6 +43,9 @@ struct EdfFinding {
   std::string field;    // "number of data records", "signal 3 label", ...
   std::string found;
   std::string expected;
+  // Non-fatal findings only: EDFlib 1.23 refuses a file with this finding (edfopen_file_readonly
+  // error -3, or -10 for EDF+D) while MNE and BioSig read it. Tells the user why EDFlib refused.
+  bool refusedByEdflib = false;
 };
 
 struct EdfCheck {
@@ -46,6 +57,18 @@ struct EdfCheck {
 
 // Reads and checks the header of `path`. Never throws for a damaged file (the findings say what is
 // wrong); throws InvalidInputError only when the file cannot be opened at all.
-EdfCheck checkEdfHeader(const std::string& path);
+// scanAnnotations: also check the annotation signals of every data record of an EDF+/BDF+ file
+// (one small read per record); false checks the header alone.
+EdfCheck checkEdfHeader(const std::string& path, bool scanAnnotations = true);
+
+// ISO 8601 start "2009-08-12T16:15:00[.fraction]" from the header's dd.mm.yy hh.mm.ss (years
+// 85-99 are 19xx, 00-84 20xx, as the EDF spec says) plus startOffset; "" if the fields are
+// malformed.
+std::string edfStartDateTimeIso(const EdfHeader& h);
+
+// "signal 65 ('EDF Annotations') prefiltering: found 'HP:0Hz LP:0Hz N:0Hz', expected spaces".
+std::string describeFinding(const EdfFinding& f);
+// The findings as one text, those EDFlib refuses first, at most `maxCount` (then "and N more").
+std::string summariseFindings(const std::vector<EdfFinding>& findings, std::size_t maxCount = 6);
 
 }  // namespace modescope

@@ -1,0 +1,59 @@
+// Internal: the schema identifiers of ModeScope's HDF5 files (docs/hdf5-schema.md) and the
+// checks shared by the recording and session readers. Callers hold h5::hdf5Mutex().
+#pragma once
+
+#include <H5Cpp.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "engine/core/job_context.h"
+#include "engine/core/provenance.h"
+#include "engine/core/recording.h"
+#include "engine/io/hdf5_util.h"
+
+namespace modescope {
+
+inline constexpr const char* kSchemaAttribute = "modescope_schema";
+inline constexpr const char* kRecordingSchema = "modescope-recording/1";
+inline constexpr const char* kSessionSchema = "modescope-session/1";
+inline constexpr int kRecordingSchemaVersion = 1;
+inline constexpr int kSessionSchemaVersion = 1;
+
+enum class SchemaKind { Other, Recording, Session };
+struct SchemaVersion {
+  SchemaKind kind = SchemaKind::Other;
+  int version = 0;
+};
+
+// "modescope-recording/1" -> {Recording, 1}; anything else -> {Other, 0}.
+inline SchemaVersion parseSchema(const std::string& s) {
+  const auto parse = [&](const std::string& prefix, SchemaKind kind) -> SchemaVersion {
+    if (s.rfind(prefix, 0) != 0 || s.size() == prefix.size()) return {};
+    const std::string num = s.substr(prefix.size());
+    if (num.find_first_not_of("0123456789") != std::string::npos || num.size() > 6) return {};
+    return {kind, std::atoi(num.c_str())};
+  };
+  SchemaVersion v = parse("modescope-recording/", SchemaKind::Recording);
+  if (v.kind == SchemaKind::Other) v = parse("modescope-session/", SchemaKind::Session);
+  return v;
+}
+
+// Fails (InvalidInputError) unless `group` carries modescope_schema = a recording schema this
+// build reads.
+void checkRecordingSchema(const h5::Reader& reader, const H5::Group& group);
+
+// File access: HDF5's file locking kept but not required (NFS, some container mounts).
+H5::FileAccPropList readAccess();
+H5::FileAccPropList writeAccess();
+
+// writeRecordingToGroup without its error translation: throws H5::Exception, so that callers
+// writing a whole file can name the file the user chose rather than its temporary name.
+void writeRecordingGroup(const Recording& rec, H5::Group& group, const Provenance& provenance,
+                         JobContext& ctx);
+
+// Opens reader.file() read-only into `file`; a missing, non-HDF5, truncated or damaged file
+// gives an InvalidInputError that says which.
+void openHdf5ForReading(const h5::Reader& reader, H5::H5File& file);
+
+}  // namespace modescope

@@ -1,0 +1,88 @@
+// writeRecording and outputFormatForPath (engine/io/recording_io.h): the one place that picks a
+// writer. Every writer goes through AtomicOutput, so a failed or cancelled write leaves nothing
+// under the final name.
+#include <H5Cpp.h>
+
+#include <memory>
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+#include "engine/io/atomic_file.h"
+#include "engine/io/hdf5_schema.h"
+#include "engine/io/hdf5_util.h"
+#include "engine/io/recording_io.h"
+#ifdef MODESCOPE_HAVE_EDFLIB
+#include "engine/io/edflib_writer.h"
+#endif
+
+namespace modescope {
+namespace {
+
+void writeHdf5File(const Recording& rec, const std::string& path, const Provenance& provenance,
+                   JobContext& ctx) {
+  AtomicOutput out(path);
+  {
+    // The lock is taken before (and so released after) every H5:: object in this scope.
+    h5::Lock lock(h5::hdf5Mutex());
+    h5::initialiseHdf5();
+    std::unique_ptr<H5::H5File> file;
+    try {
+      file = std::make_unique<H5::H5File>(out.temporaryPath(), H5F_ACC_TRUNC,
+                                          H5::FileCreatPropList::DEFAULT, writeAccess());
+    } catch (const H5::Exception& e) {
+      throw OutputError(path, "HDF5 could not create '" + out.temporaryPath() + "' (" +
+                                  e.getDetailMsg() +
+                                  "); check that the folder exists and is writable");
+    }
+    try {
+      H5::Group root = file->openGroup("/");
+      writeRecordingGroup(rec, root, provenance, ctx);
+      root.close();
+      file->close();
+    } catch (const H5::Exception& e) {
+      throw OutputError(path, "HDF5 could not write the recording (" + e.getDetailMsg() +
+                                  "); check free disk space and that the folder is writable");
+    }
+  }
+  out.commit();
+}
+
+}  // namespace
+
+OutputFormat outputFormatForPath(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const auto dot = name.find_last_of('.');
+  const std::string ext = dot == std::string::npos ? std::string() : toLower(name.substr(dot));
+  if (ext == ".h5" || ext == ".hdf5") return OutputFormat::Hdf5;
+  if (ext == ".edf") return OutputFormat::EdfPlus;
+  if (ext == ".bdf") return OutputFormat::BdfPlus;
+  throw InvalidParameterError(
+      "output file",
+      "'" + path + "'" + (ext.empty() ? " (no extension)" : " (extension " + ext + ")"),
+      "a name ending in .h5, .hdf5, .edf or .bdf", "Add the extension of the format you want");
+}
+
+void writeRecording(const Recording& rec, const std::string& path, OutputFormat format,
+                    const Provenance& provenance, JobContext& ctx) {
+  switch (format) {
+    case OutputFormat::Hdf5:
+      writeHdf5File(rec, path, provenance, ctx);
+      return;
+    case OutputFormat::EdfPlus:
+    case OutputFormat::BdfPlus:
+#ifdef MODESCOPE_HAVE_EDFLIB
+      // EDF has no place for provenance beyond the header fields; HDF5 keeps it.
+      writeEdfPlus(rec, path, format == OutputFormat::BdfPlus, ctx);
+      return;
+#else
+      throw InvalidParameterError(
+          "output format", format == OutputFormat::BdfPlus ? "BDF+" : "EDF+",
+          "a format this build can write (HDF5)",
+          "This build has no EDFlib; install libedf-dev and rebuild, or save as .h5");
+#endif
+  }
+  throw InvalidParameterError("output format", "an unknown value", "HDF5, EDF+ or BDF+");
+}
+
+}  // namespace modescope
