@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_preprocess.cuh"
 #include "cuda/device_memory.cuh"
+#include "cuda/host_thread_pool.h"
 #include "cuda/preprocess_kernels.cuh"
 #include "engine/core/error.h"
 
@@ -17,8 +18,10 @@ namespace {
 
 std::atomic<bool> gPoisonAllocations{false};
 std::atomic<std::int64_t> gMaxBatchSamples{0};
+std::atomic<std::int64_t> gMaxChunkSamples{0};
+std::atomic<std::int64_t> gMaxResidentSamples{0};
 
-// See cuda_preprocess.cuh: 2^26 samples is 256 MiB of float32 each way.
+// See cuda_preprocess.cuh: 2^26 samples is 256 MiB of float32.
 constexpr std::int64_t kDefaultBatchSamples = std::int64_t{1} << 26;
 
 class CudaBackend final : public ComputeBackend {
@@ -35,22 +38,34 @@ class CudaBackend final : public ComputeBackend {
     return i;
   }
 
+  // Each stage alone is a pipeline of one stage: same code, same single round trip.
   void applyReference(SignalBlock& block, const ReferencePlan& plan, JobContext& ctx) override {
-    // The engine thread that calls may differ from the one that created the backend.
-    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
-    cuda::referenceOnDevice(block, plan, ctx, stream_.get());
+    run(block, &plan, {}, ctx);
   }
 
   void applyFir(SignalBlock& block, const FirKernel& fir, JobContext& ctx) override {
-    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
-    cuda::filterOnDevice(block, fir, ctx, stream_.get());
+    run(block, nullptr, {&fir}, ctx);
+  }
+
+  void applyPipeline(SignalBlock& block, const ReferencePlan* reference,
+                     const std::vector<FirKernel>& filters, JobContext& ctx) override {
+    std::vector<const FirKernel*> firs;
+    for (const auto& f : filters) firs.push_back(&f);
+    run(block, reference, firs, ctx);
   }
 
  private:
+  void run(SignalBlock& block, const ReferencePlan* reference,
+           const std::vector<const FirKernel*>& filters, JobContext& ctx) {
+    // The engine thread that calls may differ from the one that created the backend.
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    cuda::runPipeline(block, reference, filters, ctx, resources_);
+  }
+
   int device_;
   std::string name_;
   std::size_t memory_;
-  cuda::Stream stream_;  // created on the current device, which the factory set
+  cuda::PipelineResources resources_;  // created on the current device, which the factory set
 };
 
 }  // namespace
@@ -63,6 +78,9 @@ std::int64_t batchSampleBudget() {
   const std::int64_t o = gMaxBatchSamples.load();
   return o > 0 ? o : kDefaultBatchSamples;
 }
+
+std::int64_t chunkSampleLimit() { return std::max<std::int64_t>(0, gMaxChunkSamples.load()); }
+std::int64_t residentSampleLimit() { return std::max<std::int64_t>(0, gMaxResidentSamples.load()); }
 
 std::size_t usableDeviceBytes() {
   std::size_t freeBytes = 0, totalBytes = 0;
@@ -78,7 +96,8 @@ std::unique_ptr<ComputeBackend> makeCudaBackend(std::string& reason) {
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
-    reason = std::string(cudaGetErrorString(e)) + " (cudaGetDeviceCount: " + cudaGetErrorName(e) + ")";
+    reason =
+        std::string(cudaGetErrorString(e)) + " (cudaGetDeviceCount: " + cudaGetErrorName(e) + ")";
     return nullptr;
   }
   if (count == 0) {
@@ -94,9 +113,10 @@ std::unique_ptr<ComputeBackend> makeCudaBackend(std::string& reason) {
     if (probe != cudaSuccess) {
       (void)cudaGetLastError();
       reason = std::string(props.name) + " (compute capability " + std::to_string(props.major) +
-               "." + std::to_string(props.minor) + ") cannot run this build's GPU code: " +
-               cudaGetErrorString(probe) + ". Rebuild with CMAKE_CUDA_ARCHITECTURES=" +
-               std::to_string(props.major) + std::to_string(props.minor);
+               "." + std::to_string(props.minor) +
+               ") cannot run this build's GPU code: " + cudaGetErrorString(probe) +
+               ". Rebuild with CMAKE_CUDA_ARCHITECTURES=" + std::to_string(props.major) +
+               std::to_string(props.minor);
       return nullptr;
     }
     return std::make_unique<CudaBackend>(device, props);
@@ -124,6 +144,8 @@ CudaMemoryInfo cudaMemoryInfo() {
 void setCudaTestHooks(const CudaTestHooks& hooks) {
   gPoisonAllocations = hooks.poisonAllocations;
   gMaxBatchSamples = hooks.maxBatchSamples;
+  gMaxChunkSamples = hooks.maxChunkSamples;
+  gMaxResidentSamples = hooks.maxResidentSamples;
 }
 
 }  // namespace modescope

@@ -26,14 +26,38 @@ struct CudaMemoryInfo {
 };
 CudaMemoryInfo cudaMemoryInfo();
 
-// Process-wide test switches. poisonAllocations: every new device buffer is filled with NaN
-// (0xFF bytes), so an element a kernel forgets to write shows up in the output. maxBatchSamples
-// (> 0): caps the samples per batch (default about 64 M) to drive the multi-batch paths with small
-// inputs. Set them while no CUDA work runs.
+// Process-wide test switches. poisonAllocations: every new device buffer, and the pinned staging
+// buffers at the start of every call, are filled with NaN (0xFF bytes), so an element a kernel or
+// a copy forgets to write shows up in the output. maxBatchSamples (> 0): caps the samples per
+// compute batch (default 2^26) to drive the multi-batch paths with small inputs.
+// maxChunkSamples (> 0): caps the samples per staged host-device copy (default 1/16 of the
+// resident rows, 1 M to 8 M samples) to drive the multi-chunk paths. maxResidentSamples (> 0):
+// caps the samples resident on the device at once, as if device memory were that small, to drive
+// the windowed path (several windows of rows, reference signal computed on the host). Set them
+// while no CUDA work runs.
 struct CudaTestHooks {
   bool poisonAllocations = false;
   std::int64_t maxBatchSamples = 0;
+  std::int64_t maxChunkSamples = 0;
+  std::int64_t maxResidentSamples = 0;
 };
 void setCudaTestHooks(const CudaTestHooks& hooks);
+
+// ---- Link measurement for the benchmark's floor (tests/bench/preprocess_bench) ----------------
+
+// Bandwidths in GB/s (1e9 bytes per second), medians of 5 repetitions over `bytes` bytes.
+struct CudaLinkMeasurement {
+  double pinnedUploadGBs = 0.0;    // cudaMemcpyAsync host -> device from page-locked memory
+  double pinnedDownloadGBs = 0.0;  // device -> page-locked host memory
+  double duplexGBs = 0.0;          // both directions at once on two streams, bytes of both / s
+  double pageableUploadGBs = 0.0;  // from ordinary (pageable) memory
+  double pageableDownloadGBs = 0.0;
+  double stagingCopyGBs = 0.0;   // host memcpy pageable -> pinned with the backend's threads
+  int stagingThreads = 0;        // the backend's host copy threads (caller included)
+  double hostRegisterGBs = 0.0;  // cudaHostRegister + cudaHostUnregister of pageable memory
+};
+// Allocates 2 x `bytes` on the device and in pinned host memory and `bytes` of pageable memory;
+// runs on the current device. Throws DeviceError or OutOfDeviceMemoryError.
+CudaLinkMeasurement measureCudaLink(std::size_t bytes);
 
 }  // namespace modescope

@@ -1,6 +1,6 @@
-// RAII owners for device memory, streams and cuFFT plans (internal to cuda/). One owner per
-// resource, move-only; destructors never throw (a failing free during unwinding is ignored: the
-// error that caused the unwinding is the one to report).
+// RAII owners for device memory, pinned host memory, streams, events and cuFFT plans (internal
+// to cuda/). One owner per resource, move-only; destructors never throw (a failing free during
+// unwinding is ignored: the error that caused the unwinding is the one to report).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -80,9 +80,76 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
+// An event for ordering between streams and for waiting on the host (timing disabled: cheaper
+// to record and to wait on).
+class Event {
+ public:
+  Event() { MODESCOPE_CUDA_TRY(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Event& operator=(Event&& o) noexcept {
+    if (this != &o) {
+      if (e_) cudaEventDestroy(e_);
+      e_ = std::exchange(o.e_, nullptr);
+    }
+    return *this;
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const noexcept { return e_; }
+  void record(cudaStream_t s) const { MODESCOPE_CUDA_TRY(cudaEventRecord(e_, s)); }
+  // Host wait; returns at once for an event never recorded.
+  void synchronize() const { MODESCOPE_CUDA_TRY(cudaEventSynchronize(e_)); }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Page-locked host memory (cudaHostAlloc), the only host memory that asynchronous copies read or
+// write. Whoever owns one must make sure no copy using it is in flight when it is destroyed (the
+// pipeline synchronises its streams before it returns or unwinds).
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : count_(count) {
+    if (count_ == 0) return;
+    MODESCOPE_CUDA_TRY(
+        cudaHostAlloc(reinterpret_cast<void**>(&p_), count_ * sizeof(T), cudaHostAllocDefault));
+  }
+  ~PinnedBuffer() { reset(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      p_ = std::exchange(o.p_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  T* get() const noexcept { return p_; }
+  std::size_t size() const noexcept { return count_; }
+  void reset() noexcept {
+    if (p_) cudaFreeHost(p_);
+    p_ = nullptr;
+    count_ = 0;
+  }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 // A batched 1-D real FFT plan (R2C or C2R) of length `n` over `batch` contiguous transforms,
-// bound to `stream`. Its workspace is allocated at creation (CUFFT_ALLOC_FAILED ->
-// OutOfDeviceMemoryError).
+// bound to `stream`, WITHOUT its own workspace: workSize() says how many bytes it needs and
+// setWorkArea() hands it a buffer, so plans that run one after another on one stream share one
+// workspace.
 class FftPlan {
  public:
   FftPlan() = default;
@@ -90,9 +157,9 @@ class FftPlan {
     MODESCOPE_CUFFT_TRY(cufftCreate(&h_));
     valid_ = true;
     try {
-      std::size_t work = 0;
-      MODESCOPE_CUFFT_TRY(cufftMakePlanMany64(h_, 1, &n, nullptr, 1, 0, nullptr, 1, 0, type,
-                                              batch, &work));
+      MODESCOPE_CUFFT_TRY(cufftSetAutoAllocation(h_, 0));
+      MODESCOPE_CUFFT_TRY(
+          cufftMakePlanMany64(h_, 1, &n, nullptr, 1, 0, nullptr, 1, 0, type, batch, &work_));
       MODESCOPE_CUFFT_TRY(cufftSetStream(h_, stream));
     } catch (...) {
       reset();  // the destructor does not run for a constructor that throws
@@ -102,13 +169,17 @@ class FftPlan {
   }
   ~FftPlan() { reset(); }
   FftPlan(FftPlan&& o) noexcept
-      : h_(o.h_), valid_(std::exchange(o.valid_, false)), batch_(std::exchange(o.batch_, 0)) {}
+      : h_(o.h_),
+        valid_(std::exchange(o.valid_, false)),
+        batch_(std::exchange(o.batch_, 0)),
+        work_(std::exchange(o.work_, 0)) {}
   FftPlan& operator=(FftPlan&& o) noexcept {
     if (this != &o) {
       reset();
       h_ = o.h_;
       valid_ = std::exchange(o.valid_, false);
       batch_ = std::exchange(o.batch_, 0);
+      work_ = std::exchange(o.work_, 0);
     }
     return *this;
   }
@@ -116,17 +187,23 @@ class FftPlan {
   FftPlan& operator=(const FftPlan&) = delete;
 
   cufftHandle get() const noexcept { return h_; }
+  bool valid() const noexcept { return valid_; }
   long long batch() const noexcept { return batch_; }
+  std::size_t workSize() const noexcept { return work_; }
+  // `area` must hold workSize() bytes and outlive every execution of this plan.
+  void setWorkArea(void* area) const { MODESCOPE_CUFFT_TRY(cufftSetWorkArea(h_, area)); }
   void reset() noexcept {
     if (valid_) cufftDestroy(h_);
     valid_ = false;
     batch_ = 0;
+    work_ = 0;
   }
 
  private:
   cufftHandle h_ = 0;
   bool valid_ = false;
   long long batch_ = 0;
+  std::size_t work_ = 0;
 };
 
 }  // namespace modescope::cuda

@@ -32,7 +32,8 @@ __global__ void gatherSegmentsKernel(const float* __restrict__ rows, SegmentLayo
     const float* x = rows + row * l.samples;
     const std::int64_t first = s * l.valid - l.half;
     float* out = seg + g * l.fftSize;
-    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < l.fftSize; t += gridDim.x * blockDim.x) {
+    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < l.fftSize;
+         t += gridDim.x * blockDim.x) {
       out[t] = extendedSample(x, l.samples, l.pad, first + t);
     }
   }
@@ -66,22 +67,38 @@ __global__ void scatterSegmentsKernel(const float* __restrict__ seg, SegmentLayo
   }
 }
 
-__global__ void applyReferenceKernel(float* __restrict__ data, std::int64_t pitch,
-                                     std::int64_t columns, const int* __restrict__ sources,
-                                     const double* __restrict__ weights, int sourceCount,
-                                     const int* __restrict__ targets, int targetCount) {
+__global__ void computeReferenceKernel(const float* __restrict__ data, std::int64_t pitch,
+                                       std::int64_t columns, const int* __restrict__ sources,
+                                       const double* __restrict__ weights, int sourceCount,
+                                       double* __restrict__ r) {
   for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
        t < columns; t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    double r = 0.0;
+    double sum = 0.0;
     // Explicit round-to-nearest multiply and add: no fused multiply-add, so the sum is the CPU's.
     for (int k = 0; k < sourceCount; ++k) {
-      r = __dadd_rn(r, __dmul_rn(weights[k], static_cast<double>(data[sources[k] * pitch + t])));
+      const double x = static_cast<double>(data[static_cast<std::int64_t>(sources[k]) * pitch + t]);
+      sum = __dadd_rn(sum, __dmul_rn(weights[k], x));
     }
-    // One thread owns column t for all rows, so sources that are also targets are read before
-    // they are changed.
-    for (int j = 0; j < targetCount; ++j) {
-      float* p = data + targets[j] * pitch + t;
-      *p = static_cast<float>(__dsub_rn(static_cast<double>(*p), r));
+    r[t] = sum;
+  }
+}
+
+// blockIdx.y strides over rows (a whole block skips a row that is not a target), x-threads over
+// the samples of the row.
+__global__ void subtractReferenceKernel(float* __restrict__ rows, std::int64_t samples,
+                                        std::int64_t rowCount, const int* __restrict__ counts,
+                                        const double* __restrict__ r) {
+  for (std::int64_t row = blockIdx.y; row < rowCount; row += gridDim.y) {
+    const int times = counts[row];
+    if (times == 0) continue;
+    float* x = rows + row * samples;
+    for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+         t < samples; t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+      float v = x[t];
+      const double ref = r[t];
+      for (int i = 0; i < times; ++i)
+        v = static_cast<float>(__dsub_rn(static_cast<double>(v), ref));
+      x[t] = v;
     }
   }
 }
@@ -89,7 +106,8 @@ __global__ void applyReferenceKernel(float* __restrict__ data, std::int64_t pitc
 __global__ void emptyKernel() {}
 
 dim3 segmentGrid(std::int64_t perSegment, std::int64_t segments) {
-  const std::int64_t x = std::max<std::int64_t>(1, std::min<std::int64_t>((perSegment + kThreads - 1) / kThreads, 1024));
+  const std::int64_t x = std::max<std::int64_t>(
+      1, std::min<std::int64_t>((perSegment + kThreads - 1) / kThreads, 1024));
   const std::int64_t y = std::max<std::int64_t>(1, std::min(segments, kMaxGridY));
   return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
 }
@@ -120,14 +138,22 @@ void launchScatterSegments(const float* seg, std::int64_t channels, const Segmen
   MODESCOPE_CUDA_CHECK_LAUNCH("scatterSegmentsKernel", stream);
 }
 
-void launchApplyReference(float* data, std::int64_t pitch, std::int64_t columns,
-                          const int* sources, const double* weights, int sourceCount,
-                          const int* targets, int targetCount, cudaStream_t stream) {
-  if (columns == 0 || targetCount == 0) return;
+void launchComputeReference(const float* data, std::int64_t pitch, std::int64_t columns,
+                            const int* sources, const double* weights, int sourceCount, double* r,
+                            cudaStream_t stream) {
+  if (columns == 0) return;
   const std::int64_t blocks = std::min<std::int64_t>((columns + kThreads - 1) / kThreads, 1 << 20);
-  applyReferenceKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      data, pitch, columns, sources, weights, sourceCount, targets, targetCount);
-  MODESCOPE_CUDA_CHECK_LAUNCH("applyReferenceKernel", stream);
+  computeReferenceKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      data, pitch, columns, sources, weights, sourceCount, r);
+  MODESCOPE_CUDA_CHECK_LAUNCH("computeReferenceKernel", stream);
+}
+
+void launchSubtractReference(float* rows, std::int64_t samples, std::int64_t rowCount,
+                             const int* counts, const double* r, cudaStream_t stream) {
+  if (samples == 0 || rowCount == 0) return;
+  subtractReferenceKernel<<<segmentGrid(samples, rowCount), kThreads, 0, stream>>>(
+      rows, samples, rowCount, counts, r);
+  MODESCOPE_CUDA_CHECK_LAUNCH("subtractReferenceKernel", stream);
 }
 
 cudaError_t probeKernelImage() {

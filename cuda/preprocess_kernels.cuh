@@ -37,12 +37,19 @@ void launchMultiplySpectrum(float2* spec, const float2* kernel, std::int64_t tra
 void launchScatterSegments(const float* seg, std::int64_t channels, const SegmentLayout& l,
                            float* rows, cudaStream_t stream);
 
-// On a compact matrix data[rows][pitch] holding `columns` columns: for every column t,
-// r = sum_k weights[k] * data[sources[k]][t] in double (same order and rounding as the CPU),
-// then data[targets[j]][t] -= r for every target, rounded once to float.
-void launchApplyReference(float* data, std::int64_t pitch, std::int64_t columns,
-                          const int* sources, const double* weights, int sourceCount,
-                          const int* targets, int targetCount, cudaStream_t stream);
+// Reference signal of a resident block data[rows][pitch]: for every column t < columns,
+// r[t] = sum_k weights[k] * data[sources[k]][t] in double, accumulated in the order of `sources`
+// with round-to-nearest multiply and add (no fused multiply-add): the CPU backend's arithmetic,
+// so r is bit-identical to the CPU's.
+void launchComputeReference(const float* data, std::int64_t pitch, std::int64_t columns,
+                            const int* sources, const double* weights, int sourceCount, double* r,
+                            cudaStream_t stream);
+
+// rows[rowCount][samples] in place: every row i is re-referenced counts[i] times (0: untouched;
+// a row listed twice among the plan's targets is subtracted twice, as on the CPU), each time
+// x = float(double(x) - r[t]).
+void launchSubtractReference(float* rows, std::int64_t samples, std::int64_t rowCount,
+                             const int* counts, const double* r, cudaStream_t stream);
 
 // Launches an empty kernel and waits: cudaErrorNoKernelImageForDevice when this build has no
 // code for the device's architecture. Returns the error instead of throwing.

@@ -10,10 +10,36 @@ namespace modescope {
 std::string BackendInfo::describe() const {
   if (kind == BackendKind::Cuda) {
     char mem[32];
-    std::snprintf(mem, sizeof mem, "%.1f GiB", static_cast<double>(memoryBytes) / (1024.0 * 1024 * 1024));
+    std::snprintf(mem, sizeof mem, "%.1f GiB",
+                  static_cast<double>(memoryBytes) / (1024.0 * 1024 * 1024));
     return "GPU: " + deviceName + ", " + mem;
   }
   return "CPU, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+void ComputeBackend::applyPipeline(SignalBlock& block, const ReferencePlan* reference,
+                                   const std::vector<FirKernel>& filters, JobContext& ctx) {
+  const bool referenced = reference != nullptr && !reference->targets.empty();
+  const std::size_t stages = filters.size() + (referenced ? 1 : 0);
+  std::size_t stage = 0;
+  // Each stage gets an equal share of the progress range.
+  auto next = [&]() {
+    const double a = static_cast<double>(stage) / static_cast<double>(stages);
+    const double b = static_cast<double>(stage + 1) / static_cast<double>(stages);
+    ++stage;
+    return ctx.sub(a, b);
+  };
+  if (referenced) {
+    JobContext c = next();
+    c.progress(0.0, "re-referencing");
+    applyReference(block, *reference, c);
+  }
+  for (const auto& k : filters) {
+    JobContext c = next();
+    c.progress(0.0, k.description.empty() ? std::string("filtering") : k.description);
+    applyFir(block, k, c);
+  }
+  ctx.checkpoint();
 }
 
 std::unique_ptr<ComputeBackend> selectBackend(BackendChoice choice, GpuBackendFactory gpu,

@@ -22,9 +22,9 @@ enum class BackendChoice { Auto, Cpu, Cuda };
 
 struct BackendInfo {
   BackendKind kind = BackendKind::Cpu;
-  std::string deviceName;      // "NVIDIA H100 80GB HBM3", or the CPU model
-  std::size_t memoryBytes = 0; // device memory (GPU) or 0
-  int threads = 1;             // CPU worker threads
+  std::string deviceName;       // "NVIDIA H100 80GB HBM3", or the CPU model
+  std::size_t memoryBytes = 0;  // device memory (GPU) or 0
+  int threads = 1;              // CPU worker threads
   // What the status bar shows: "GPU: NVIDIA H100 80GB HBM3, 79.1 GiB" or "CPU, 2 threads".
   std::string describe() const;
 };
@@ -59,6 +59,17 @@ class ComputeBackend {
   // the first and last samples do not ring. Throws InvalidParameterError if the kernel is even or
   // empty.
   virtual void applyFir(SignalBlock& block, const FirKernel& fir, JobContext& ctx) = 0;
+
+  // In place: the whole preprocessing chain of preprocess(): re-reference with `reference` (when
+  // not null and it has targets), then apply `filters` in order. The result equals
+  // applyReference followed by applyFir per filter on this backend (the default implementation
+  // does exactly that); a backend overrides it to keep the block where it computes between the
+  // stages (the CUDA backend moves it over the host-device link once each way). Progress covers
+  // the whole chain; Cancelled between chunks of work. Throws what applyReference and applyFir
+  // throw (the CUDA backend checks every kernel and the plan before any work; the default may
+  // have run earlier stages when a later kernel is bad, leaving the block partly processed).
+  virtual void applyPipeline(SignalBlock& block, const ReferencePlan* reference,
+                             const std::vector<FirKernel>& filters, JobContext& ctx);
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

@@ -111,7 +111,10 @@ SignalBlock extractBlock(const Recording& rec, const std::vector<std::size_t>& c
   return b;
 }
 
-std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, const SignalBlock& block) {
+namespace {
+
+// Metadata, channels and the annotations that fall inside the block, shifted to its start.
+std::shared_ptr<Recording> metadataForBlock(const Recording& base, const SignalBlock& block) {
   auto rec = std::make_shared<Recording>();
   rec->sourcePath = base.sourcePath;
   rec->info = base.info;
@@ -121,15 +124,38 @@ std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, const
   for (const auto& a : base.annotations) {
     if (a.onset >= t0 && a.onset < t1) rec->annotations.push_back({a.onset - t0, a.duration, a.text});
   }
-  std::vector<std::vector<float>> data;
-  for (std::size_t i = 0; i < block.channels.size(); ++i) {
-    ChannelInfo c = base.channels.at(block.channels[i]);
+  for (std::size_t ch : block.channels) {
+    ChannelInfo c = base.channels.at(ch);
     c.sampleCount = block.samples;
     rec->channels.push_back(std::move(c));
-    data.emplace_back(block.channel(i), block.channel(i) + block.samples);
   }
-  rec->source = std::make_shared<InMemorySource>(std::move(data));
   return rec;
+}
+
+}  // namespace
+
+std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, const SignalBlock& block) {
+  SignalBlock copy = block;
+  return recordingFromBlock(base, std::move(copy));
+}
+
+std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, SignalBlock&& block) {
+  auto rec = metadataForBlock(base, block);
+  rec->source = std::make_shared<BlockSource>(std::move(block.data), block.samples);
+  block.data.clear();
+  return rec;
+}
+
+BlockSource::BlockSource(std::vector<float> data, int64_t samplesPerChannel)
+    : data_(std::move(data)), samples_(samplesPerChannel) {}
+
+void BlockSource::read(std::size_t channel, int64_t first, int64_t count, float* out) const {
+  const auto offset = static_cast<int64_t>(channel) * samples_;
+  if (first < 0 || count < 0 || first + count > samples_ ||
+      offset + samples_ > static_cast<int64_t>(data_.size())) {
+    throw std::out_of_range("BlockSource::read outside the channel");
+  }
+  std::memcpy(out, data_.data() + offset + first, static_cast<std::size_t>(count) * sizeof(float));
 }
 
 void addDiagnostic(Diagnostics& d, Severity s, std::string code, std::string message) {

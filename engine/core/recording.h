@@ -110,8 +110,22 @@ struct SignalBlock {
 SignalBlock extractBlock(const Recording& rec, const std::vector<std::size_t>& channels,
                          double startSeconds, double durationSeconds);
 
-// A new in-memory recording: `base`'s metadata and annotations with the block's samples.
+// A new in-memory recording: `base`'s metadata and annotations with the block's samples. The
+// rvalue form takes the block's buffer over instead of copying it (a 1-hour, 256-channel block is
+// 3.7 GB).
 std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, const SignalBlock& block);
+std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, SignalBlock&& block);
+
+// Samples of a SignalBlock (one rate, channel-major, contiguous) served as a SignalSource.
+class BlockSource final : public SignalSource {
+ public:
+  BlockSource(std::vector<float> data, int64_t samplesPerChannel);
+  void read(std::size_t channel, int64_t first, int64_t count, float* out) const override;
+
+ private:
+  std::vector<float> data_;
+  int64_t samples_;
+};
 
 // Adds a diagnostic unless one with the same code and message is already there.
 void addDiagnostic(Diagnostics& d, Severity s, std::string code, std::string message);

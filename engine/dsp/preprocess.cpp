@@ -148,27 +148,18 @@ std::shared_ptr<const Recording> preprocess(const Recording& rec,
     }
   }
 
-  const std::size_t stages = kernels.size() + (plan.targets.empty() ? 0 : 1);
-  std::size_t stage = 0;
-  auto sub = [&]() {
-    const double a = 0.05 + 0.95 * static_cast<double>(stage) / static_cast<double>(stages);
-    const double b = 0.05 + 0.95 * static_cast<double>(stage + 1) / static_cast<double>(stages);
-    ++stage;
-    return ctx.sub(a, b);
-  };
-  if (!plan.targets.empty()) {
-    JobContext c = sub();
-    c.progress(0.0, describe(spec.reference));
-    backend.applyReference(block, plan, c);
-  }
-  for (const auto& k : kernels) {
-    JobContext c = sub();
-    c.progress(0.0, k.description);
-    backend.applyFir(block, k, c);
+  // The backend runs the whole chain so it can keep the block where it computes (one round trip
+  // over the host-device link on the GPU instead of one per stage).
+  {
+    JobContext c = ctx.sub(0.05, 1.0);
+    std::string stage = plan.targets.empty() ? std::string() : describe(spec.reference);
+    for (const auto& k : kernels) stage += (stage.empty() ? "" : ", ") + k.description;
+    c.progress(0.0, stage);
+    backend.applyPipeline(block, plan.targets.empty() ? nullptr : &plan, kernels, c);
   }
   ctx.checkpoint();
 
-  auto base = recordingFromBlock(rec, block);
+  auto base = recordingFromBlock(rec, std::move(block));
   auto out = std::make_shared<Recording>(*base);
   for (auto& d : notes) addDiagnostic(out->diagnostics, d.severity, d.code, d.message);
   ctx.progress(1.0, "done");

@@ -330,6 +330,7 @@ TEST(ReadRealFiles, WithoutFallbackTheRefusalReasonIsTheError) {
 }
 
 TEST(ReadRealFiles, FallbackCrashHangAndMissingHelperAreInvalidInput) {
+  REQUIRE_BOTH_READERS();
   TempDir tmp;
   const std::string physionet = dataPath("physionet_eegmmidb_S001R03.edf");
   OpenOptions o;

@@ -1,0 +1,387 @@
+#include "app/gui/main_window.h"
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <set>
+
+#include "app/gui/cursor_time.h"
+#include "app/gui/engine_bridge.h"
+#include "widgets/annotation_model.h"
+#include "widgets/browser_pane.h"
+#include "widgets/browser_toolbar.h"
+#include "widgets/channel_table_model.h"
+#include "widgets/info_bar.h"
+#include "widgets/job_list_widget.h"
+#include "widgets/recording_info_widget.h"
+#include "widgets/signal_browser.h"
+#include "widgets/time_format.h"
+
+namespace modescope {
+namespace {
+
+// Tables with thousands of rows stay fast with fixed row heights (no per-row size hints).
+void makeFastTable(QTableView* view) {
+  view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+  view->verticalHeader()->hide();
+  view->horizontalHeader()->setStretchLastSection(true);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  view->setWordWrap(false);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("modescopeMainWindow"));
+  setWindowTitle(QStringLiteral("ModeScope"));
+  setAcceptDrops(true);
+  engine_ = new EngineBridge(BackendChoice::Auto, this);
+  buildCentralArea();
+  buildDocks();
+  buildStatusBar();
+  buildMenus();
+  connectEngine();
+  onCurrentTabChanged(-1);
+  resize(1400, 900);
+}
+
+MainWindow::~MainWindow() {
+  // Stop the engine first: its handlers refer to the widgets deleted below.
+  delete engine_;
+  engine_ = nullptr;
+}
+
+void MainWindow::buildCentralArea() {
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  infoBar_ = new InfoBar(central);
+  tabs_ = new QTabWidget(central);
+  tabs_->setObjectName(QStringLiteral("documentTabs"));
+  tabs_->setDocumentMode(true);
+  tabs_->setTabsClosable(true);
+  layout->addWidget(infoBar_);
+  layout->addWidget(tabs_, 1);
+  setCentralWidget(central);
+  connect(tabs_, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
+  connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+
+  toolbar_ = new BrowserToolbar(this);
+  addToolBar(Qt::TopToolBarArea, toolbar_);
+}
+
+void MainWindow::buildDocks() {
+  channelModel_ = new ChannelTableModel(this);
+  channelView_ = new QTableView;
+  channelView_->setObjectName(QStringLiteral("channelTable"));
+  channelView_->setModel(channelModel_);
+  makeFastTable(channelView_);
+  channelView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  connect(channelView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &MainWindow::syncChannelSelectionToBrowser);
+  connect(channelModel_, &ChannelTableModel::visibilityChanged, this,
+          [this](const std::vector<bool>& visible) {
+            if (BrowserPane* pane = currentPane()) pane->setChannelVisibility(visible);
+          });
+  auto* channelDock = new QDockWidget(tr("Channels"), this);
+  channelDock->setObjectName(QStringLiteral("channelDock"));
+  channelDock->setWidget(channelView_);
+
+  annotationModel_ = new AnnotationModel(this);
+  annotationFilter_ = new AnnotationFilterModel(this);
+  annotationFilter_->setSourceModel(annotationModel_);
+  annotationView_ = new QTableView;
+  annotationView_->setObjectName(QStringLiteral("annotationTable"));
+  annotationView_->setModel(annotationFilter_);
+  makeFastTable(annotationView_);
+  annotationView_->setSelectionMode(QAbstractItemView::SingleSelection);
+  annotationView_->setToolTip(tr("Double-click an annotation to show it in the browser"));
+  connect(annotationView_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    if (SignalBrowser* b = currentBrowser()) b->jumpTo(annotationFilter_->onsetAt(index.row()));
+  });
+  annotationFilterEdit_ = new QLineEdit;
+  annotationFilterEdit_->setObjectName(QStringLiteral("annotationFilter"));
+  annotationFilterEdit_->setPlaceholderText(tr("Filter annotations by text"));
+  annotationFilterEdit_->setClearButtonEnabled(true);
+  connect(annotationFilterEdit_, &QLineEdit::textChanged, annotationFilter_,
+          &AnnotationFilterModel::setFilterText);
+  auto* annotationPanel = new QWidget;
+  auto* annotationLayout = new QVBoxLayout(annotationPanel);
+  annotationLayout->setContentsMargins(2, 2, 2, 2);
+  annotationLayout->addWidget(annotationFilterEdit_);
+  annotationLayout->addWidget(annotationView_, 1);
+  auto* annotationDock = new QDockWidget(tr("Annotations"), this);
+  annotationDock->setObjectName(QStringLiteral("annotationDock"));
+  annotationDock->setWidget(annotationPanel);
+
+  info_ = new RecordingInfoWidget;
+  auto* infoDock = new QDockWidget(tr("Recording"), this);
+  infoDock->setObjectName(QStringLiteral("recordingDock"));
+  infoDock->setWidget(info_);
+
+  jobList_ = new JobListWidget;
+  auto* jobDock = new QDockWidget(tr("Jobs"), this);
+  jobDock->setObjectName(QStringLiteral("jobDock"));
+  jobDock->setWidget(jobList_);
+
+  addDockWidget(Qt::RightDockWidgetArea, channelDock);
+  addDockWidget(Qt::RightDockWidgetArea, annotationDock);
+  tabifyDockWidget(channelDock, infoDock);
+  channelDock->raise();
+  addDockWidget(Qt::BottomDockWidgetArea, jobDock);
+  resizeDocks({channelDock}, {430}, Qt::Horizontal);
+  resizeDocks({jobDock}, {150}, Qt::Vertical);
+}
+
+void MainWindow::buildStatusBar() {
+  backendLabel_ = new QLabel(this);
+  backendLabel_->setObjectName(QStringLiteral("backendLabel"));
+  backendLabel_->setToolTip(tr("Compute backend (Compute menu)"));
+  fileLabel_ = new QLabel(this);
+  fileLabel_->setObjectName(QStringLiteral("fileLabel"));
+  cursorLabel_ = new QLabel(this);
+  cursorLabel_->setObjectName(QStringLiteral("cursorLabel"));
+  cursorLabel_->setMinimumWidth(cursorLabel_->fontMetrics().horizontalAdvance(
+      QStringLiteral("Cursor: 00:00:00.000 (00000.000 s)")));
+  statusBar()->addWidget(fileLabel_, 1);
+  statusBar()->addPermanentWidget(cursorLabel_);
+  statusBar()->addPermanentWidget(backendLabel_);
+  backendLabel_->setText(engine_->backendDescription());
+}
+
+void MainWindow::connectEngine() {
+  connect(engine_, &EngineBridge::jobSubmitted, jobList_, &JobListWidget::addJob);
+  connect(engine_, &EngineBridge::jobStarted, jobList_,
+          [this](JobId id, const QString&) { jobList_->markStarted(id); });
+  connect(engine_, &EngineBridge::jobProgressed, jobList_, &JobListWidget::setProgress);
+  connect(engine_, &EngineBridge::jobFinished, this, [this](JobId id, const JobOutcome& out) {
+    jobList_->markFinished(id, out.state, QString::fromStdString(out.message), out.wallSeconds);
+    if (auto it = sessionJobs_.find(id); it != sessionJobs_.end()) {
+      it->second.state = jobStateName(out.state);
+      it->second.message = out.message;
+      it->second.provenance.wallSeconds = out.wallSeconds;
+    }
+  });
+  connect(jobList_, &JobListWidget::cancelRequested, engine_, &EngineBridge::cancel);
+  connect(engine_, &EngineBridge::backendChanged, this,
+          [this](const QString& description, const QString& note) {
+            backendLabel_->setText(description);
+            backendLabel_->setToolTip(note.isEmpty() ? tr("Compute backend") : note);
+            if (!note.isEmpty()) statusBar()->showMessage(note, 8000);
+          });
+}
+
+Document* MainWindow::documentAt(int index) {
+  if (index < 0 || index >= static_cast<int>(documents_.size())) return nullptr;
+  return &documents_[static_cast<size_t>(index)];
+}
+
+const Document* MainWindow::currentDocument() const {
+  const int i = tabs_->currentIndex();
+  if (i < 0 || i >= static_cast<int>(documents_.size())) return nullptr;
+  return &documents_[static_cast<size_t>(i)];
+}
+
+BrowserPane* MainWindow::currentPane() const {
+  const Document* d = currentDocument();
+  return d ? d->pane : nullptr;
+}
+
+SignalBrowser* MainWindow::currentBrowser() const {
+  BrowserPane* p = currentPane();
+  return p ? p->browser() : nullptr;
+}
+
+int MainWindow::addDocument(Document doc) {
+  auto* pane = new BrowserPane;
+  pane->setRecording(doc.recording);
+  doc.pane = pane;
+  SignalBrowser* browser = pane->browser();
+  browser->setMouseTracking(true);
+  browser->installEventFilter(this);
+  browser->setBadChannels(doc.derived ? std::vector<std::string>{} : marks_.badChannels);
+  if (!doc.derived) browser->setUserAnnotations(marks_.userAnnotations);
+  connect(pane, &BrowserPane::selectionChanged, this, [this, pane] {
+    if (pane == currentPane()) syncChannelSelectionFromBrowser();
+  });
+  connect(browser, &SignalBrowser::displayProblem, this, [this, pane](const QString& message) {
+    displayProblems_[pane] = QStringList{message};
+    if (pane == currentPane()) updateInfoBar();
+  });
+  connect(browser, &SignalBrowser::viewChanged, this, [this, pane] {
+    // A later successful redraw clears a montage/filter problem message.
+    if (displayProblems_.erase(pane) && pane == currentPane()) updateInfoBar();
+  });
+  const QString title = doc.title;
+  const QString tip = doc.path.isEmpty() ? doc.origin : doc.path;
+  documents_.push_back(std::move(doc));
+  int index = 0;
+  {
+    // One explicit update below instead of one per tab-widget signal.
+    const QSignalBlocker block(tabs_);
+    index = tabs_->addTab(pane, title);
+    tabs_->setTabToolTip(index, tip);
+    if (index == 0) {
+      // The recording itself: closing it is "open another"; only derived tabs close.
+      tabs_->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);
+      tabs_->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
+    }
+    tabs_->setCurrentIndex(index);
+  }
+  onCurrentTabChanged(index);
+  emit documentAdded(index);
+  return index;
+}
+
+void MainWindow::closeAllDocuments() {
+  // Remove tabs before their documents so currentChanged never sees a stale index.
+  const QSignalBlocker block(tabs_);
+  while (tabs_->count() > 0) {
+    QWidget* w = tabs_->widget(0);
+    tabs_->removeTab(0);
+    delete w;
+  }
+  documents_.clear();
+  displayProblems_.clear();
+  onCurrentTabChanged(-1);
+}
+
+void MainWindow::closeTab(int index) {
+  if (index <= 0 || index >= static_cast<int>(documents_.size())) return;
+  BrowserPane* pane = documents_[static_cast<size_t>(index)].pane;
+  {
+    const QSignalBlocker block(tabs_);
+    tabs_->removeTab(index);
+  }
+  displayProblems_.erase(pane);
+  documents_.erase(documents_.begin() + index);
+  delete pane;
+  onCurrentTabChanged(tabs_->currentIndex());
+}
+
+void MainWindow::onCurrentTabChanged(int index) {
+  const Document* doc = documentAt(index);
+  if (!doc) {
+    channelModel_->setRecording(nullptr);
+    annotationModel_->setAnnotations({});
+    info_->setRecording(nullptr);
+    toolbar_->setBrowser(nullptr);
+    fileLabel_->setText(tr("No recording open"));
+    cursorLabel_->clear();
+    setWindowTitle(QStringLiteral("ModeScope"));
+    updateInfoBar();
+    updateActions();
+    return;
+  }
+  channelModel_->setRecording(doc->recording);
+  channelModel_->setVisibility(doc->pane->channelVisibility());
+  annotationModel_->setAnnotations(doc->recording->annotations);
+  info_->setRecording(doc->recording, doc->origin);
+  toolbar_->setBrowser(doc->pane->browser());
+  fileLabel_->setText(doc->path.isEmpty() ? doc->title : doc->path);
+  setWindowTitle(doc->title + QStringLiteral(" - ModeScope"));
+  syncChannelSelectionFromBrowser();
+  updateInfoBar();
+  updateActions();
+}
+
+void MainWindow::syncChannelSelectionToBrowser() {
+  if (syncingSelection_) return;
+  BrowserPane* pane = currentPane();
+  if (!pane) return;
+  std::set<int> rows;
+  for (const QModelIndex& i : channelView_->selectionModel()->selectedIndexes())
+    rows.insert(i.row());
+  syncingSelection_ = true;
+  pane->setSelectedChannels(std::vector<int>(rows.begin(), rows.end()));
+  syncingSelection_ = false;
+}
+
+void MainWindow::syncChannelSelectionFromBrowser() {
+  if (syncingSelection_) return;
+  BrowserPane* pane = currentPane();
+  if (!pane) return;
+  syncingSelection_ = true;
+  QItemSelection selection;
+  const int lastColumn = channelModel_->columnCount() - 1;
+  for (int row : pane->selectedChannels()) {
+    selection.select(channelModel_->index(row, 0), channelModel_->index(row, lastColumn));
+  }
+  channelView_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+  syncingSelection_ = false;
+}
+
+void MainWindow::updateInfoBar() {
+  QStringList lines;
+  if (const Document* doc = currentDocument()) {
+    lines = RecordingInfoWidget::diagnosticLines(doc->recording->diagnostics);
+    if (auto it = displayProblems_.find(doc->pane); it != displayProblems_.end()) {
+      lines += it->second;
+    }
+  }
+  infoBar_->setMessages(lines);
+}
+
+void MainWindow::updateCursorTime(const QPoint& pos) {
+  const SignalBrowser* browser = currentBrowser();
+  const std::optional<double> t = browser ? cursorTimeAt(*browser, pos) : std::nullopt;
+  cursorLabel_->setText(t ? tr("Cursor: %1 (%2 s)").arg(formatClock(*t)).arg(*t, 0, 'f', 3)
+                          : QString());
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Paint) {
+    for (Document& doc : documents_) {
+      if (doc.pane && watched == doc.pane->browser() && !doc.pageDrawn) {
+        doc.pageDrawn = true;
+        // After this paint event has been handled, i.e. once the page is on screen.
+        QTimer::singleShot(0, this, [this] { emit pageDrawn(); });
+      }
+    }
+  } else if (event->type() == QEvent::MouseMove) {
+    if (watched == currentBrowser()) {
+      updateCursorTime(static_cast<QMouseEvent*>(event)->position().toPoint());
+    }
+  } else if (event->type() == QEvent::Leave) {
+    if (watched == currentBrowser()) cursorLabel_->clear();
+  }
+  return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  // Running jobs stop at their next checkpoint; the engine thread is joined in the destructor.
+  engine_->cancelAll();
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const QMimeData* mime = event->mimeData();
+  if (mime->hasUrls() && !mime->urls().isEmpty() && mime->urls().front().isLocalFile()) {
+    event->acceptProposedAction();
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (urls.isEmpty() || !urls.front().isLocalFile()) return;
+  openFile(urls.front().toLocalFile());
+  event->acceptProposedAction();
+}
+
+}  // namespace modescope

@@ -1,0 +1,174 @@
+// The main window: the signal browser (one tab per recording: the opened one first, derived
+// results after it), the view tool bar, docks for channels, annotations, recording information
+// and jobs, the menus, and the status bar (backend, file, cursor time).
+//
+// Everything slow runs as an engine job through EngineBridge (opening, generating, filtering,
+// exporting, sessions), so the window never freezes; the public actions below return the job's
+// id at once and report through signals. GUI thread only.
+#pragma once
+
+#include <QMainWindow>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "app/gui/preprocess_dialog.h"
+#include "engine/core/job_queue.h"
+#include "engine/io/session.h"
+#include "engine/synth/synthetic_eeg.h"
+
+class QActionGroup;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QTabWidget;
+class QTableView;
+
+namespace modescope {
+
+class AnnotationFilterModel;
+class AnnotationModel;
+class BrowserPane;
+class BrowserToolbar;
+class ChannelTableModel;
+class EngineBridge;
+class InfoBar;
+class JobListWidget;
+class RecordingInfoWidget;
+class SignalBrowser;
+struct DerivedRecording;
+struct LoadedSession;
+struct OpenedRecording;
+
+// One tab: a recording and how it came to be.
+struct Document {
+  std::shared_ptr<const Recording> recording;
+  QString path;   // file it was read from; "" for generated or derived data
+  QString title;  // tab text
+  bool demo = false;
+  bool derived = false;  // a job's result, not a file
+  QString origin;        // one line for the information panel ("" for a file opened as is)
+  Provenance provenance;
+  BrowserPane* pane = nullptr;
+  bool pageDrawn = false;
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Asynchronous actions (menus call them after their dialogs; tests call them directly). Each
+  // returns the engine job's id.
+  JobId openFile(const QString& path);
+  JobId openDemo();
+  JobId newSyntheticRecording(const SynthParams& params);
+  JobId runPreprocess(const PreprocessRequest& request);  // on the current tab's recording
+  JobId exportRecording(const QString& path);             // the current tab's recording
+  JobId saveSession(const QString& path);
+  JobId loadSession(const QString& path);
+  // Synchronous: the current page as PNG/SVG/PDF (by extension).
+  bool exportPage(const QString& path, QString* error = nullptr);
+  void setBackendChoice(BackendChoice choice);
+
+  // Parts, for the menus' helpers and for tests.
+  EngineBridge* engine() const { return engine_; }
+  JobListWidget* jobList() const { return jobList_; }
+  BrowserToolbar* browserToolbar() const { return toolbar_; }
+  QTabWidget* tabs() const { return tabs_; }
+  QTableView* channelView() const { return channelView_; }
+  ChannelTableModel* channelModel() const { return channelModel_; }
+  QTableView* annotationView() const { return annotationView_; }
+  AnnotationFilterModel* annotationFilter() const { return annotationFilter_; }
+  QLineEdit* annotationFilterEdit() const { return annotationFilterEdit_; }
+  RecordingInfoWidget* recordingInfo() const { return info_; }
+  InfoBar* infoBar() const { return infoBar_; }
+  QLabel* backendLabel() const { return backendLabel_; }
+  QLabel* fileLabel() const { return fileLabel_; }
+  QLabel* cursorLabel() const { return cursorLabel_; }
+  int documentCount() const { return static_cast<int>(documents_.size()); }
+  const Document* currentDocument() const;
+  BrowserPane* currentPane() const;
+  SignalBrowser* currentBrowser() const;  // nullptr while nothing is open
+
+ signals:
+  void recordingOpened(const QString& path);  // a file (or the demo) became the first tab
+  void openFailed(const QString& path, const QString& message);
+  void documentAdded(int index);
+  void pageDrawn();  // the first page of a newly added tab has been painted
+  void sessionSaved(const QString& path);
+  void sessionLoaded(const QString& path);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  // main_window.cpp: layout, documents, docks.
+  void buildCentralArea();
+  void buildDocks();
+  void buildStatusBar();
+  void connectEngine();
+  int addDocument(Document doc);  // returns the tab index; the new tab becomes current
+  void closeAllDocuments();
+  void closeTab(int index);
+  void onCurrentTabChanged(int index);
+  void syncChannelSelectionToBrowser();
+  void syncChannelSelectionFromBrowser();
+  void updateInfoBar();
+  void updateCursorTime(const QPoint& pos);
+  Document* documentAt(int index);
+
+  // main_window_menus.cpp: menus and their dialog front-ends.
+  void buildMenus();
+  void rebuildRecentMenu();
+  void chooseAndOpenFile();
+  void chooseAndSaveSession();
+  void chooseAndLoadSession();
+  void chooseAndExportPage();
+  void chooseAndExportRecording();
+  void askSyntheticRecording();
+  void askPreprocess();
+  void showAbout();
+  void updateActions();
+
+  // main_window_jobs.cpp: what happens when jobs finish.
+  void onOpened(const OpenedRecording& opened);
+  void onOpenFailed(const QString& path, const QString& message, bool demo);
+  void onSyntheticReady(JobId id, const DerivedRecording& result, const QString& title);
+  void onDerivedReady(JobId id, const DerivedRecording& result, const QString& sourceTitle);
+  void onSessionLoaded(const QString& path, const LoadedSession& loaded);
+  Session collectSession() const;
+  void startNewPrimary();  // forgets the previous recording's session jobs and marks
+
+  EngineBridge* engine_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  InfoBar* infoBar_ = nullptr;
+  BrowserToolbar* toolbar_ = nullptr;
+  ChannelTableModel* channelModel_ = nullptr;
+  QTableView* channelView_ = nullptr;
+  AnnotationModel* annotationModel_ = nullptr;
+  AnnotationFilterModel* annotationFilter_ = nullptr;
+  QTableView* annotationView_ = nullptr;
+  QLineEdit* annotationFilterEdit_ = nullptr;
+  RecordingInfoWidget* info_ = nullptr;
+  JobListWidget* jobList_ = nullptr;
+  QLabel* backendLabel_ = nullptr;
+  QLabel* fileLabel_ = nullptr;
+  QLabel* cursorLabel_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QActionGroup* backendGroup_ = nullptr;
+  QList<QAction*> documentActions_;  // enabled only while a recording is open
+
+  std::vector<Document> documents_;                            // parallel to the tabs
+  std::map<const BrowserPane*, QStringList> displayProblems_;  // the browsers' own messages
+  std::map<JobId, JobRecord> sessionJobs_;  // jobs of the current recording, for sessions
+  Marks marks_;
+  bool syncingSelection_ = false;
+};
+
+}  // namespace modescope

@@ -1,0 +1,383 @@
+// MainWindow's engine jobs: opening, generating, filtering, exporting, sessions, and what
+// happens on the GUI thread when each finishes.
+#include <QFile>
+#include <QFileInfo>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "app/core/gpu_backend.h"
+#include "app/gui/engine_bridge.h"
+#include "app/gui/error_presenter.h"
+#include "app/gui/job_results.h"
+#include "app/gui/main_window.h"
+#include "app/gui/recent_files.h"
+#include "engine/core/error.h"
+#include "engine/dsp/preprocess.h"
+#include "engine/io/recording_io.h"
+#include "resources/embedded_resources.h"
+#include "widgets/browser_pane.h"
+#include "widgets/job_list_widget.h"
+#include "widgets/signal_browser.h"
+
+namespace modescope {
+namespace {
+
+const char kDemoSessionPath[] = "<demo>";  // how a session names the embedded demo (session.h)
+
+// File names as the C library wants them (the local 8-bit encoding, UTF-8 on Linux).
+std::string nativePath(const QString& path) { return QFile::encodeName(path).toStdString(); }
+QString fromNative(const std::string& path) { return QFile::decodeName(path.c_str()); }
+
+void completeProvenance(Provenance& p) {
+  if (p.softwareVersion.empty()) p.softwareVersion = softwareVersion();
+  if (p.createdAt.empty()) p.createdAt = utcNowIso8601();
+}
+
+JobState parseJobState(const std::string& text) {
+  for (JobState s : {JobState::Queued, JobState::Running, JobState::Succeeded, JobState::Failed,
+                     JobState::Cancelled}) {
+    if (text == jobStateName(s)) return s;
+  }
+  return JobState::Failed;
+}
+
+QString synthTitle(const SynthParams& p) {
+  return QObject::tr("Synthetic EEG (%1 ch, %2 Hz, %3 s, seed %4)")
+      .arg(p.channels)
+      .arg(p.sampleRate)
+      .arg(p.duration)
+      .arg(p.seed);
+}
+
+Provenance synthProvenance(const SynthParams& p) {
+  Provenance prov;
+  prov.method = "synth";
+  auto num = [](double v) { return QString::number(v, 'g', 10).toStdString(); };
+  prov.parameters = {
+      {"channels", std::to_string(p.channels)},
+      {"sampleRate", num(p.sampleRate) + " Hz"},
+      {"duration", num(p.duration) + " s"},
+      {"sources", std::to_string(p.sources)},
+      {"mixing", p.mixing == MixingModel::HeadModel ? "head model" : "random matrix"},
+      {"blinkRate", num(p.blinkRatePerMinute) + " /min"},
+      {"lineNoise", num(p.lineNoiseHz) + " Hz"},
+      {"lineNoiseAmplitude", num(p.lineNoiseMicrovolts) + " uV"},
+      {"muscleBursts", num(p.muscleBurstsPerMinute) + " /min"},
+      {"background", num(p.backgroundMicrovolts) + " uV RMS"}};
+  prov.seed = std::to_string(p.seed);
+  prov.backend = "CPU";  // the generator has no GPU path
+  completeProvenance(prov);
+  return prov;
+}
+
+}  // namespace
+
+JobId MainWindow::openFile(const QString& path) {
+  const std::string file = nativePath(path);
+  return engine_->submit(
+      tr("Open %1").arg(QFileInfo(path).fileName()),
+      [file](JobContext& ctx) -> std::any {
+        ctx.progress(0.0, "reading");
+        OpenedRecording opened;
+        opened.path = file;
+        opened.recording = openRecording(file);
+        return opened;
+      },
+      [this, path](const JobOutcome& out) {
+        if (out.state == JobState::Succeeded) {
+          onOpened(std::any_cast<const OpenedRecording&>(out.result));
+        } else if (out.state == JobState::Failed) {
+          onOpenFailed(path, QString::fromStdString(out.message), false);
+        }
+      });
+}
+
+JobId MainWindow::openDemo() {
+  return engine_->submit(
+      tr("Open demo recording"),
+      [](JobContext& ctx) -> std::any {
+        ctx.progress(0.0, "reading");
+        OpenedRecording opened;
+        opened.path = materializeDemoRecording();
+        opened.demo = true;
+        opened.recording = openRecording(opened.path);
+        return opened;
+      },
+      [this](const JobOutcome& out) {
+        if (out.state == JobState::Succeeded) {
+          onOpened(std::any_cast<const OpenedRecording&>(out.result));
+        } else if (out.state == JobState::Failed) {
+          onOpenFailed(tr("the demo recording"), QString::fromStdString(out.message), true);
+        }
+      });
+}
+
+void MainWindow::startNewPrimary() {
+  sessionJobs_.clear();
+  marks_ = Marks{};
+}
+
+void MainWindow::onOpened(const OpenedRecording& opened) {
+  startNewPrimary();
+  closeAllDocuments();
+  Document doc;
+  doc.recording = opened.recording;
+  doc.path = fromNative(opened.path);
+  doc.demo = opened.demo;
+  doc.title = opened.demo ? tr("Demo: PhysioNet eegmmidb S001R03") : QFileInfo(doc.path).fileName();
+  if (opened.demo)
+    doc.origin = tr("Embedded demo recording (see Help > About for its attribution)");
+  addDocument(std::move(doc));
+  if (!opened.demo) RecentFiles::add(fromNative(opened.path));
+  statusBar()->showMessage(tr("Opened %1").arg(fromNative(opened.path)), 5000);
+  emit recordingOpened(fromNative(opened.path));
+}
+
+void MainWindow::onOpenFailed(const QString& path, const QString& message, bool demo) {
+  showOpenError(this, path, message);
+  // A recent entry whose file is gone would fail every time.
+  if (!demo && !QFileInfo::exists(path)) RecentFiles::remove(path);
+  emit openFailed(path, message);
+}
+
+JobId MainWindow::newSyntheticRecording(const SynthParams& params) {
+  const QString title = synthTitle(params);
+  auto id = std::make_shared<JobId>(0);
+  *id = engine_->submit(
+      tr("Generate %1").arg(title),
+      [params](JobContext& ctx) -> std::any {
+        DerivedRecording result;
+        result.provenance = synthProvenance(params);
+        result.recording = generateSyntheticEeg(params, ctx).recording;
+        return result;
+      },
+      [this, id, title](const JobOutcome& out) {
+        if (out.state == JobState::Succeeded) {
+          onSyntheticReady(*id, std::any_cast<const DerivedRecording&>(out.result), title);
+        } else if (out.state == JobState::Failed) {
+          showError(this, tr("Generation failed"), tr("Could not generate %1.").arg(title),
+                    QString::fromStdString(out.message));
+        }
+      });
+  return *id;
+}
+
+void MainWindow::onSyntheticReady(JobId id, const DerivedRecording& result, const QString& title) {
+  startNewPrimary();
+  closeAllDocuments();
+  // Generated data have no file: the session keeps them as this job's result.
+  sessionJobs_[id] = JobRecord{title.toStdString(),
+                               jobStateName(JobState::Succeeded),
+                               {},
+                               result.provenance,
+                               result.recording};
+  Document doc;
+  doc.recording = result.recording;
+  doc.title = title;
+  doc.origin =
+      tr("Generated: synthetic EEG, seed %1").arg(QString::fromStdString(result.provenance.seed));
+  doc.provenance = result.provenance;
+  addDocument(std::move(doc));
+  emit recordingOpened(QString());
+}
+
+JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
+  const Document* doc = currentDocument();
+  if (!doc) return 0;
+  const std::shared_ptr<const Recording> rec = doc->recording;
+  const QString source = doc->title;
+  const std::string inputFile =
+      doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
+  EngineBridge* engine = engine_;
+  auto id = std::make_shared<JobId>(0);
+  *id = engine_->submit(
+      tr("Filter and re-reference %1").arg(source),
+      [rec, request, engine, inputFile](JobContext& ctx) -> std::any {
+        // A per-job backend choice is made here, on the engine thread (CUDA start-up is slow).
+        std::shared_ptr<ComputeBackend> backend =
+            request.backend ? std::shared_ptr<ComputeBackend>(chooseBackend(*request.backend))
+                            : engine->backend();
+        if (!backend) throw DeviceError("no compute backend is available yet; try again");
+        DerivedRecording result;
+        result.recording =
+            preprocess(*rec, request.channels, request.startSeconds, request.durationSeconds,
+                       request.spec, *backend, ctx, &result.provenance);
+        if (result.provenance.method.empty()) result.provenance.method = "preprocess";
+        if (result.provenance.backend.empty())
+          result.provenance.backend = backend->info().describe();
+        if (result.provenance.inputFile.empty()) result.provenance.inputFile = inputFile;
+        completeProvenance(result.provenance);
+        return result;
+      },
+      [this, id, source](const JobOutcome& out) {
+        if (out.state == JobState::Succeeded) {
+          onDerivedReady(*id, std::any_cast<const DerivedRecording&>(out.result), source);
+        } else if (out.state == JobState::Failed) {
+          showError(this, tr("Processing failed"), tr("Could not filter %1.").arg(source),
+                    QString::fromStdString(out.message));
+        }
+      });
+  return *id;
+}
+
+void MainWindow::onDerivedReady(JobId id, const DerivedRecording& result, const QString& source) {
+  QStringList steps;
+  for (const auto& [name, value] : result.provenance.parameters) {
+    steps << QStringLiteral("%1 %2").arg(QString::fromStdString(name),
+                                         QString::fromStdString(value));
+  }
+  const QString title = tr("%1 (filtered)").arg(source);
+  sessionJobs_[id] = JobRecord{title.toStdString(),
+                               jobStateName(JobState::Succeeded),
+                               {},
+                               result.provenance,
+                               result.recording};
+  Document doc;
+  doc.recording = result.recording;
+  doc.title = title;
+  doc.derived = true;
+  doc.origin = tr("Derived from %1: %2").arg(source, steps.join(QStringLiteral("; ")));
+  doc.provenance = result.provenance;
+  addDocument(std::move(doc));
+}
+
+JobId MainWindow::exportRecording(const QString& path) {
+  const Document* doc = currentDocument();
+  if (!doc) return 0;
+  const std::shared_ptr<const Recording> rec = doc->recording;
+  Provenance prov = doc->provenance;
+  if (prov.method.empty()) {
+    prov.method = "convert";
+    prov.inputFile = doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
+  }
+  completeProvenance(prov);
+  const std::string file = nativePath(path);
+  auto id = std::make_shared<JobId>(0);
+  *id = engine_->submit(
+      tr("Export %1").arg(QFileInfo(path).fileName()),
+      [rec, prov, file](JobContext& ctx) -> std::any {
+        writeRecording(*rec, file, outputFormatForPath(file), prov, ctx);
+        return file;
+      },
+      [this, path](const JobOutcome& out) {
+        if (out.state == JobState::Succeeded) {
+          statusBar()->showMessage(tr("Recording written to %1").arg(path), 5000);
+        } else if (out.state == JobState::Failed) {
+          showError(this, tr("Export failed"), tr("Could not write %1.").arg(path),
+                    QString::fromStdString(out.message));
+        }
+      });
+  return *id;
+}
+
+bool MainWindow::exportPage(const QString& path, QString* error) {
+  const SignalBrowser* browser = currentBrowser();
+  if (!browser) {
+    if (error) *error = tr("no recording is open");
+    return false;
+  }
+  return browser->exportPage(path, error);
+}
+
+Session MainWindow::collectSession() const {
+  Session s;
+  if (!documents_.empty()) {
+    const Document& primary = documents_.front();
+    s.recordingPath = primary.demo ? kDemoSessionPath : nativePath(primary.path);
+    s.view = primary.pane->browser()->viewState();
+  }
+  for (const auto& [id, record] : sessionJobs_) s.jobs.push_back(record);
+  s.marks = marks_;
+  s.provenance.method = "session";
+  completeProvenance(s.provenance);
+  return s;
+}
+
+JobId MainWindow::saveSession(const QString& path) {
+  const Session session = collectSession();
+  const std::string file = nativePath(path);
+  return engine_->submit(
+      tr("Save session %1").arg(QFileInfo(path).fileName()),
+      [session, file](JobContext& ctx) -> std::any {
+        ctx.progress(0.0, "writing");
+        ::modescope::saveSession(session, file);
+        return file;
+      },
+      [this, path](const JobOutcome& out) {
+        if (out.state == JobState::Succeeded) {
+          statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
+          emit sessionSaved(path);
+        } else if (out.state == JobState::Failed) {
+          showError(this, tr("Saving the session failed"), tr("Could not write %1.").arg(path),
+                    QString::fromStdString(out.message));
+        }
+      });
+}
+
+JobId MainWindow::loadSession(const QString& path) {
+  const std::string file = nativePath(path);
+  return engine_->submit(
+      tr("Open session %1").arg(QFileInfo(path).fileName()),
+      [file](JobContext& ctx) -> std::any {
+        ctx.progress(0.0, "reading session");
+        LoadedSession loaded;
+        loaded.session = ::modescope::loadSession(file);
+        if (loaded.session.recordingPath == kDemoSessionPath) {
+          loaded.recordingPath = materializeDemoRecording();
+          loaded.demo = true;
+        } else {
+          loaded.recordingPath = loaded.session.recordingPath;
+        }
+        ctx.checkpoint();
+        ctx.progress(0.5, "reading the recording");
+        if (!loaded.recordingPath.empty()) loaded.recording = openRecording(loaded.recordingPath);
+        return loaded;
+      },
+      [this, path](const JobOutcome& out) {
+        if (out.state == JobState::Succeeded) {
+          onSessionLoaded(path, std::any_cast<const LoadedSession&>(out.result));
+        } else if (out.state == JobState::Failed) {
+          showOpenError(this, path, QString::fromStdString(out.message));
+          emit openFailed(path, QString::fromStdString(out.message));
+        }
+      });
+}
+
+void MainWindow::onSessionLoaded(const QString& path, const LoadedSession& loaded) {
+  startNewPrimary();
+  closeAllDocuments();
+  marks_ = loaded.session.marks;
+  if (loaded.recording) {
+    Document doc;
+    doc.recording = loaded.recording;
+    doc.path = fromNative(loaded.recordingPath);
+    doc.demo = loaded.demo;
+    doc.title =
+        loaded.demo ? tr("Demo: PhysioNet eegmmidb S001R03") : QFileInfo(doc.path).fileName();
+    addDocument(std::move(doc));
+  }
+  for (const JobRecord& record : loaded.session.jobs) {
+    const JobId row =
+        jobList_->addFinishedJob(QString::fromStdString(record.title), parseJobState(record.state),
+                                 QString::fromStdString(record.message));
+    sessionJobs_[row] = record;  // saved again with the next session
+    if (!record.resultRecording) continue;
+    Document doc;
+    doc.recording = record.resultRecording;
+    doc.title = QString::fromStdString(record.title);
+    // A generated recording with no file is the session's first tab, not a derived one.
+    doc.derived = !documents_.empty();
+    doc.origin = tr("Result restored from session %1").arg(QFileInfo(path).fileName());
+    doc.provenance = record.provenance;
+    addDocument(std::move(doc));
+  }
+  if (!documents_.empty()) {
+    // The view state belongs to the first tab (collectSession saves it from there).
+    tabs_->setCurrentIndex(0);
+    documents_.front().pane->browser()->setViewState(loaded.session.view);
+  }
+  statusBar()->showMessage(tr("Session %1 opened").arg(path), 5000);
+  emit sessionLoaded(path);
+}
+
+}  // namespace modescope

@@ -1,0 +1,195 @@
+// MainWindow's menus and the dialogs in front of its actions.
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSettings>
+#include <QStatusBar>
+
+#include "app/gui/about_dialog.h"
+#include "app/gui/engine_bridge.h"
+#include "app/gui/error_presenter.h"
+#include "app/gui/file_filters.h"
+#include "app/gui/main_window.h"
+#include "app/gui/recent_files.h"
+#include "app/gui/synthetic_dialog.h"
+#include "widgets/browser_pane.h"
+#include "widgets/browser_toolbar.h"
+
+namespace modescope {
+namespace {
+
+const char kLastDirKey[] = "lastDirectory";
+
+QString lastDirectory() { return QSettings().value(QLatin1String(kLastDirKey)).toString(); }
+
+void rememberDirectory(const QString& path) {
+  QSettings().setValue(QLatin1String(kLastDirKey), QFileInfo(path).absolutePath());
+}
+
+}  // namespace
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseAndOpenFile);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  rebuildRecentMenu();
+  file->addAction(tr("Open &demo recording"), this, [this] { openDemo(); });
+  file->addAction(tr("New &synthetic recording..."), this, &MainWindow::askSyntheticRecording);
+  file->addSeparator();
+  file->addAction(tr("Open session..."), this, &MainWindow::chooseAndLoadSession);
+  documentActions_ << file->addAction(tr("&Save session..."), QKeySequence::Save, this,
+                                      &MainWindow::chooseAndSaveSession);
+  file->addSeparator();
+  documentActions_ << file->addAction(tr("Export &page (PNG, SVG, PDF)..."), this,
+                                      &MainWindow::chooseAndExportPage);
+  documentActions_ << file->addAction(tr("Export &recording (HDF5, EDF+, BDF+)..."), this,
+                                      &MainWindow::chooseAndExportRecording);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(toolbar_->toggleViewAction());
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+  QMenu* process = menuBar()->addMenu(tr("&Process"));
+  documentActions_ << process->addAction(tr("&Filter and re-reference..."), this,
+                                         &MainWindow::askPreprocess);
+
+  QMenu* compute = menuBar()->addMenu(tr("&Compute"));
+  backendGroup_ = new QActionGroup(this);
+  backendGroup_->setExclusive(true);
+  const std::pair<QString, BackendChoice> choices[] = {
+      {tr("&Auto (GPU when available)"), BackendChoice::Auto},
+      {tr("&CPU"), BackendChoice::Cpu},
+      {tr("C&UDA"), BackendChoice::Cuda}};
+  for (const auto& [text, choice] : choices) {
+    QAction* a = compute->addAction(text);
+    a->setCheckable(true);
+    a->setData(static_cast<int>(choice));
+    a->setChecked(choice == engine_->backendChoice());
+    backendGroup_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, c = choice] { setBackendChoice(c); });
+  }
+  connect(engine_, &EngineBridge::backendChoiceFailed, this, [this](const QString& message) {
+    // The engine kept the previous backend: show that in the menu too.
+    for (QAction* a : backendGroup_->actions()) {
+      a->setChecked(a->data().toInt() == static_cast<int>(engine_->backendChoice()));
+    }
+    showError(this, tr("Backend not available"), tr("The compute backend could not be changed."),
+              message);
+  });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About ModeScope"), this, &MainWindow::showAbout);
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::updateActions() {
+  const bool open = currentDocument() != nullptr;
+  for (QAction* a : documentActions_) a->setEnabled(open);
+}
+
+void MainWindow::setBackendChoice(BackendChoice choice) {
+  engine_->setBackendChoice(choice);
+  for (QAction* a : backendGroup_->actions()) {
+    a->setChecked(a->data().toInt() == static_cast<int>(engine_->backendChoice()));
+  }
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = RecentFiles::list();
+  for (int i = 0; i < files.size(); ++i) {
+    const QString& path = files[i];
+    // &1..&9, &0 as keyboard accelerators for the first ten.
+    const QString text = QStringLiteral("&%1 %2").arg((i + 1) % 10).arg(QFileInfo(path).fileName());
+    QAction* a = recentMenu_->addAction(text, this, [this, path] { openFile(path); });
+    a->setToolTip(path);
+    a->setStatusTip(path);
+  }
+  if (files.isEmpty()) {
+    recentMenu_->addAction(tr("(none)"))->setEnabled(false);
+  } else {
+    recentMenu_->addSeparator();
+    recentMenu_->addAction(tr("Clear list"), this, [] { RecentFiles::clear(); });
+  }
+}
+
+void MainWindow::chooseAndOpenFile() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open recording"), lastDirectory(),
+                                   recordingOpenFilters().join(QStringLiteral(";;")));
+  if (path.isEmpty()) return;
+  rememberDirectory(path);
+  openFile(path);
+}
+
+void MainWindow::chooseAndLoadSession() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), lastDirectory(),
+                                                    sessionFilters().join(QStringLiteral(";;")));
+  if (path.isEmpty()) return;
+  rememberDirectory(path);
+  loadSession(path);
+}
+
+void MainWindow::chooseAndSaveSession() {
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(this, tr("Save session"), lastDirectory(),
+                                              sessionFilters().join(QStringLiteral(";;")), &filter);
+  if (path.isEmpty()) return;
+  path = withSuffixFromFilter(path, filter);
+  rememberDirectory(path);
+  saveSession(path);
+}
+
+void MainWindow::chooseAndExportPage() {
+  QString filter;
+  QString path =
+      QFileDialog::getSaveFileName(this, tr("Export page"), lastDirectory(),
+                                   pageExportFilters().join(QStringLiteral(";;")), &filter);
+  if (path.isEmpty()) return;
+  path = withSuffixFromFilter(path, filter);
+  rememberDirectory(path);
+  QString error;
+  if (!exportPage(path, &error)) {
+    showError(this, tr("Export failed"), tr("Could not write %1.").arg(path), error);
+  } else {
+    statusBar()->showMessage(tr("Page written to %1").arg(path), 5000);
+  }
+}
+
+void MainWindow::chooseAndExportRecording() {
+  QString filter;
+  QString path =
+      QFileDialog::getSaveFileName(this, tr("Export recording"), lastDirectory(),
+                                   recordingExportFilters().join(QStringLiteral(";;")), &filter);
+  if (path.isEmpty()) return;
+  path = withSuffixFromFilter(path, filter);
+  rememberDirectory(path);
+  exportRecording(path);
+}
+
+void MainWindow::askSyntheticRecording() {
+  SyntheticDialog dialog(this);
+  if (dialog.exec() == QDialog::Accepted) newSyntheticRecording(dialog.params());
+}
+
+void MainWindow::askPreprocess() {
+  const Document* doc = currentDocument();
+  if (!doc) return;
+  PreprocessDialog dialog(doc->recording, doc->pane->selectedChannels(), this);
+  if (dialog.exec() == QDialog::Accepted) runPreprocess(dialog.request());
+}
+
+void MainWindow::showAbout() {
+  AboutDialog dialog(engine_->backendDescription(), this);
+  dialog.exec();
+}
+
+}  // namespace modescope

@@ -1,0 +1,199 @@
+#include "app/gui/preprocess_dialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "widgets/filter_spec_editor.h"
+
+namespace modescope {
+namespace {
+
+constexpr int kCurrentBackend = -1;
+
+}  // namespace
+
+PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
+                                   const std::vector<int>& selected, QWidget* parent)
+    : QDialog(parent), recording_(std::move(recording)) {
+  setWindowTitle(tr("Filter and re-reference"));
+  const Recording& rec = *recording_;
+  double maxRate = 0;
+  for (const auto& c : rec.channels) maxRate = std::max(maxRate, c.sampleRate);
+
+  filter_ = new FilterSpecEditor(false, this);
+  FilterSpec band;
+  band.kind = FilterKind::BandPass;
+  band.lowHz = 1.0;
+  band.highHz = std::min(40.0, maxRate / 2.0 - 1.0);
+  filter_->setSpec(band);
+  filter_->setNyquist(maxRate / 2.0);
+  notch_ = new QComboBox(this);
+  notch_->addItem(tr("None"), 0.0);
+  notch_->addItem(tr("50 Hz and harmonics"), 50.0);
+  notch_->addItem(tr("60 Hz and harmonics"), 60.0);
+  auto* filterBox = new QGroupBox(tr("Filter"), this);
+  auto* filterForm = new QFormLayout(filterBox);
+  filterForm->addRow(filter_);
+  filterForm->addRow(tr("Notch:"), notch_);
+
+  reference_ = new QComboBox(this);
+  reference_->addItem(tr("As recorded"), static_cast<int>(ReferenceKind::AsRecorded));
+  reference_->addItem(tr("Average"), static_cast<int>(ReferenceKind::Average));
+  reference_->addItem(tr("Linked mastoids"), static_cast<int>(ReferenceKind::LinkedMastoids));
+  reference_->addItem(tr("Channel"), static_cast<int>(ReferenceKind::Channel));
+  referenceChannel_ = new QComboBox(this);
+  for (const auto& c : rec.channels) {
+    if (c.type == ChannelType::EEG) referenceChannel_->addItem(QString::fromStdString(c.name));
+  }
+  referenceChannel_->setEnabled(false);
+  connect(reference_, &QComboBox::currentIndexChanged, this, [this] {
+    referenceChannel_->setEnabled(reference_->currentData().toInt() ==
+                                  static_cast<int>(ReferenceKind::Channel));
+  });
+  auto* refBox = new QGroupBox(tr("Reference"), this);
+  auto* refRow = new QHBoxLayout(refBox);
+  refRow->addWidget(reference_);
+  refRow->addWidget(referenceChannel_, 1);
+
+  channels_ = new QListWidget(this);
+  for (size_t i = 0; i < rec.channelCount(); ++i) {
+    const auto& c = rec.channels[i];
+    auto* item = new QListWidgetItem(QStringLiteral("%1  %2  (%3, %4 Hz)")
+                                         .arg(i + 1)
+                                         .arg(QString::fromStdString(c.name))
+                                         .arg(QLatin1String(channelTypeName(c.type)))
+                                         .arg(c.sampleRate),
+                                     channels_);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    const bool pre = selected.empty() ? c.type == ChannelType::EEG
+                                      : std::find(selected.begin(), selected.end(),
+                                                  static_cast<int>(i)) != selected.end();
+    item->setCheckState(pre ? Qt::Checked : Qt::Unchecked);
+  }
+  auto* all = new QPushButton(tr("All"), this);
+  auto* eeg = new QPushButton(tr("EEG"), this);
+  auto* none = new QPushButton(tr("None"), this);
+  connect(all, &QPushButton::clicked, this,
+          [this] { checkChannels([](const ChannelInfo&) { return true; }); });
+  connect(eeg, &QPushButton::clicked, this, [this] {
+    checkChannels([](const ChannelInfo& c) { return c.type == ChannelType::EEG; });
+  });
+  connect(none, &QPushButton::clicked, this,
+          [this] { checkChannels([](const ChannelInfo&) { return false; }); });
+  auto* chanBox = new QGroupBox(tr("Channels (one sample rate)"), this);
+  auto* chanLayout = new QVBoxLayout(chanBox);
+  chanLayout->addWidget(channels_);
+  auto* chanButtons = new QHBoxLayout;
+  chanButtons->addWidget(all);
+  chanButtons->addWidget(eeg);
+  chanButtons->addWidget(none);
+  chanButtons->addStretch(1);
+  chanLayout->addLayout(chanButtons);
+
+  const double duration = rec.duration();
+  start_ = new QDoubleSpinBox(this);
+  start_->setRange(0.0, std::max(0.0, duration));
+  start_->setDecimals(3);
+  start_->setSuffix(QStringLiteral(" s"));
+  duration_ = new QDoubleSpinBox(this);
+  duration_->setRange(0.001, std::max(0.001, duration));
+  duration_->setDecimals(3);
+  duration_->setSuffix(QStringLiteral(" s"));
+  duration_->setValue(duration);
+  duration_->setEnabled(false);
+  toEnd_ = new QCheckBox(tr("to the end"), this);
+  toEnd_->setChecked(true);
+  connect(toEnd_, &QCheckBox::toggled, duration_, [this](bool on) { duration_->setEnabled(!on); });
+  auto* timeBox = new QGroupBox(tr("Time range"), this);
+  auto* timeForm = new QFormLayout(timeBox);
+  timeForm->addRow(tr("Start:"), start_);
+  auto* durRow = new QHBoxLayout;
+  durRow->addWidget(duration_, 1);
+  durRow->addWidget(toEnd_);
+  timeForm->addRow(tr("Duration:"), durRow);
+
+  backend_ = new QComboBox(this);
+  backend_->addItem(tr("As in the Compute menu"), kCurrentBackend);
+  backend_->addItem(tr("Auto (GPU if available)"), static_cast<int>(BackendChoice::Auto));
+  backend_->addItem(tr("CPU"), static_cast<int>(BackendChoice::Cpu));
+  backend_->addItem(tr("CUDA"), static_cast<int>(BackendChoice::Cuda));
+
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+  auto* left = new QVBoxLayout;
+  left->addWidget(filterBox);
+  left->addWidget(refBox);
+  left->addWidget(timeBox);
+  auto* backendRow = new QFormLayout;
+  backendRow->addRow(tr("Backend:"), backend_);
+  left->addLayout(backendRow);
+  left->addStretch(1);
+  auto* columns = new QHBoxLayout;
+  columns->addLayout(left);
+  columns->addWidget(chanBox, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(columns);
+  layout->addWidget(buttons);
+}
+
+void PreprocessDialog::checkChannels(bool (*pick)(const ChannelInfo&)) {
+  for (int i = 0; i < channels_->count(); ++i) {
+    channels_->item(i)->setCheckState(
+        pick(recording_->channels[static_cast<size_t>(i)]) ? Qt::Checked : Qt::Unchecked);
+  }
+}
+
+PreprocessRequest PreprocessDialog::request() const {
+  PreprocessRequest r;
+  if (auto f = filter_->spec()) r.spec.filters.push_back(*f);
+  if (const double mains = notch_->currentData().toDouble(); mains > 0) {
+    FilterSpec n;
+    n.kind = FilterKind::Notch;
+    n.notchHz = mains;
+    n.notchHarmonics = true;
+    r.spec.filters.push_back(n);
+  }
+  r.spec.reference.kind = static_cast<ReferenceKind>(reference_->currentData().toInt());
+  if (r.spec.reference.kind == ReferenceKind::Channel) {
+    r.spec.reference.channel = referenceChannel_->currentText().toStdString();
+  }
+  for (int i = 0; i < channels_->count(); ++i) {
+    if (channels_->item(i)->checkState() == Qt::Checked)
+      r.channels.push_back(static_cast<size_t>(i));
+  }
+  r.startSeconds = start_->value();
+  r.durationSeconds = toEnd_->isChecked() ? -1.0 : duration_->value();
+  const int b = backend_->currentData().toInt();
+  if (b != kCurrentBackend) r.backend = static_cast<BackendChoice>(b);
+  return r;
+}
+
+void PreprocessDialog::accept() {
+  const PreprocessRequest r = request();
+  if (r.channels.empty()) {
+    QMessageBox::warning(this, windowTitle(), tr("Select at least one channel."));
+    return;
+  }
+  if (r.spec.filters.empty() && r.spec.reference.kind == ReferenceKind::AsRecorded) {
+    QMessageBox::warning(
+        this, windowTitle(),
+        tr("Choose a filter, a notch or a reference: as set, nothing would change."));
+    return;
+  }
+  QDialog::accept();
+}
+
+}  // namespace modescope
