@@ -322,8 +322,9 @@ void rasterizeTrace(QImage& image, const DecimatedTrace& t, double xScale, doubl
   // as in QPainter's aliased drawing.
   auto fill = [&](int c, double lo, double hi) {
     if (c < 0 || c >= w || hi < 0.0 || lo >= h) return;
-    const int ya = std::max(0, static_cast<int>(std::floor(lo)));
-    const int yb = std::min(h - 1, static_cast<int>(std::floor(hi)));
+    // Truncation is floor here: hi >= 0, and a negative lo is clamped to 0 either way.
+    const int ya = lo > 0.0 ? static_cast<int>(lo) : 0;
+    const int yb = std::min(h - 1, static_cast<int>(hi));
     uchar* p = bits + ya * bpl + static_cast<qsizetype>(c) * 4;
     for (int y = ya; y <= yb; ++y, p += bpl) *reinterpret_cast<QRgb*>(p) = colour;
   };
