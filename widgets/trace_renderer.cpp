@@ -23,8 +23,8 @@ const QColor kMajorGrid{0xc8, 0xc8, 0xc8};
 const QColor kAxisText{0x30, 0x30, 0x30};
 const QColor kFileMarker{0xe0, 0x60, 0x00};
 const QColor kUserMarker{0x00, 0x89, 0x7b};
-const QColor kSpanFill{0xff, 0xb0, 0x50, 0x38};
-const QColor kUserSpanFill{0x40, 0xc0, 0xb0, 0x38};
+const QColor kSpanFill{0xff, 0xb0, 0x50, 0x26};
+const QColor kUserSpanFill{0x40, 0xc0, 0xb0, 0x26};
 
 QString secondsText(double t, double step) {
   // Enough decimals to tell neighbouring ticks apart.
@@ -83,9 +83,11 @@ void paintGridAndAxis(QPainter& p, const BrowserLayout& l, const PageScene& s) {
       clock =
           at.toString(step >= 1.0 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm:ss.zzz"));
     }
+    // Left-aligned just right of the tick: the step guarantees room for one label per tick;
+    // one that would run past the right edge is left out.
     const double w = std::max(fm.horizontalAdvance(sec), fm.horizontalAdvance(clock));
-    const double tx = std::clamp(x - w / 2, l.traces.left(), l.traces.right() - w);
-    if (tx < freeFrom) continue;
+    const double tx = x + 3;
+    if (tx < freeFrom || tx + w > l.axis.right()) continue;
     freeFrom = tx + w + 8;
     p.drawText(QPointF(tx, l.axis.top() + 4 + fm.ascent()), sec);
     if (!clock.isEmpty()) p.drawText(QPointF(tx, l.axis.top() + 4 + lineH + fm.ascent()), clock);
