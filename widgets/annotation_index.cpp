@@ -29,10 +29,10 @@ void AnnotationIndex::build(const std::vector<Annotation>* fileAnnotations,
 std::vector<IndexedAnnotation> AnnotationIndex::query(double t0, double t1) const {
   std::vector<IndexedAnnotation> out;
   // maxEnd_ is non-decreasing: everything before `first` ends before t0.
-  const auto first = static_cast<std::size_t>(
-      std::lower_bound(maxEnd_.begin(), maxEnd_.end(), t0) - maxEnd_.begin());
-  const auto last = static_cast<std::size_t>(
-      std::lower_bound(onsets_.begin(), onsets_.end(), t1) - onsets_.begin());
+  const auto first = static_cast<std::size_t>(std::lower_bound(maxEnd_.begin(), maxEnd_.end(), t0) -
+                                              maxEnd_.begin());
+  const auto last = static_cast<std::size_t>(std::lower_bound(onsets_.begin(), onsets_.end(), t1) -
+                                             onsets_.begin());
   for (std::size_t i = first; i < last; ++i) {
     const Annotation& a = *items_[i].annotation;
     if (a.onset + std::max(0.0, a.duration) >= t0) out.push_back(items_[i]);

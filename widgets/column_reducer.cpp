@@ -7,7 +7,10 @@
 namespace modescope::browser {
 
 ColumnGrid::ColumnGrid(double rate_, double start_, double length, int columns_)
-    : rate(rate_), start(start_), dt(length / std::max(columns_, 1)), columns(std::max(columns_, 1)) {
+    : rate(rate_),
+      start(start_),
+      dt(length / std::max(columns_, 1)),
+      columns(std::max(columns_, 1)) {
   raw = rate * dt < 2.0;
   if (raw) {
     // One sample beyond each edge so the drawn line reaches the page borders.
@@ -71,8 +74,14 @@ void ColumnReducer::add(const float* samples, int64_t first, int64_t count) {
       for (int64_t k = 0; k < m; ++k) {
         const float v = p[k];
         s += v;
-        if (v < lo) { lo = v; ilo = i + k; }
-        if (v > hi) { hi = v; ihi = i + k; }
+        if (v < lo) {
+          lo = v;
+          ilo = i + k;
+        }
+        if (v > hi) {
+          hi = v;
+          ihi = i + k;
+        }
       }
       lo_[c] = lo, hi_[c] = hi, ilo_[c] = ilo, ihi_[c] = ihi;
       sum_ += s;

@@ -30,9 +30,9 @@ struct ColumnGrid {
   ColumnGrid(double rate, double start, double length, int columns);
   double rate, start, dt;
   int columns;
-  bool raw;                     // fewer than two samples per column
+  bool raw;                        // fewer than two samples per column
   int64_t firstNeeded, endNeeded;  // samples the page needs, [firstNeeded, endNeeded)
-  std::vector<int64_t> bounds;  // bounds[c] = first sample of column c, c = 0..columns
+  std::vector<int64_t> bounds;     // bounds[c] = first sample of column c, c = 0..columns
 };
 
 class ColumnReducer {

@@ -70,7 +70,8 @@ std::vector<std::vector<float>> processRange(const ProcessSpec& spec, int64_t lo
       JobContext ctx;
       backend.applyReference(b, planReference(rec, block, spec.montage), ctx);
     } catch (const Error& e) {
-      addProblem(problems, "Montage not applied at " + formatNumber(spec.rate) + " Hz: " + e.what());
+      addProblem(problems,
+                 "Montage not applied at " + formatNumber(spec.rate) + " Hz: " + e.what());
     }
   }
   if (b.samples > 0 && spec.fir) {
@@ -368,8 +369,8 @@ const DecimatedPage& PageCache::page(const PageRequest& request) {
     const auto [s0, s1, limit] = ranges[rate];
     ProcessSpec spec{recording_, rate, {}, referenceCandidates(rate), montage_, firFor(rate)};
     auto feed = [&](std::size_t c, const std::vector<float>& row, int64_t first) {
-      const int64_t n = std::min(first + static_cast<int64_t>(row.size()),
-                                 rec.channels[c].sampleCount) - first;
+      const int64_t n =
+          std::min(first + static_cast<int64_t>(row.size()), rec.channels[c].sampleCount) - first;
       if (n > 0) reducers.at(c).add(row.data(), first, n);
     };
 
@@ -391,16 +392,17 @@ const DecimatedPage& PageCache::page(const PageRequest& request) {
     Window& w = *slot;
     takeReadAhead(rate, w, s0, s1);
     const auto pageSamples = static_cast<double>(s1 - s0);
-    const int64_t aheadMin = std::min(limit, s1 + static_cast<int64_t>(kReadAheadMin * pageSamples));
-    const int64_t aheadMax = std::min(limit, s1 + static_cast<int64_t>(kReadAheadMax * pageSamples));
+    const int64_t aheadMin =
+        std::min(limit, s1 + static_cast<int64_t>(kReadAheadMin * pageSamples));
+    const int64_t aheadMax =
+        std::min(limit, s1 + static_cast<int64_t>(kReadAheadMax * pageSamples));
 
     const bool overlaps = !w.rows.empty() && s0 < w.end && s1 > w.first;
     std::vector<std::size_t> kept, fresh;
     for (std::size_t c : channels) (overlaps && w.rows.count(c) ? kept : fresh).push_back(c);
     // The new window keeps read-ahead already there (up to aheadMax) unless new channels join,
     // which are computed over the page only: all rows must span the same range.
-    const int64_t newEnd =
-        fresh.empty() && overlaps ? std::max(s1, std::min(w.end, aheadMax)) : s1;
+    const int64_t newEnd = fresh.empty() && overlaps ? std::max(s1, std::min(w.end, aheadMax)) : s1;
 
     std::map<std::size_t, std::vector<float>> rows;
     if (!kept.empty()) {
@@ -408,7 +410,8 @@ const DecimatedPage& PageCache::page(const PageRequest& request) {
       std::vector<std::vector<float>> left, right;
       spec.channels = kept;
       if (s0 < w.first) left = processRange(spec, s0, w.first, backend(), samplesRead_, problems_);
-      if (newEnd > w.end) right = processRange(spec, w.end, newEnd, backend(), samplesRead_, problems_);
+      if (newEnd > w.end)
+        right = processRange(spec, w.end, newEnd, backend(), samplesRead_, problems_);
       const int64_t o0 = std::max(s0, w.first), o1 = std::min(newEnd, w.end);
       for (std::size_t i = 0; i < kept.size(); ++i) {
         const std::vector<float>& old = w.rows[kept[i]];

@@ -44,9 +44,9 @@ namespace modescope::browser {
 // What to show: channels (recording indices, top to bottom), a time range and a pixel width.
 struct PageRequest {
   std::vector<int> channels;
-  double start = 0.0;   // s from the recording start
-  double length = 10.0; // s, > 0
-  int columns = 1000;   // pixel columns the page spans, > 0
+  double start = 0.0;    // s from the recording start
+  double length = 10.0;  // s, > 0
+  int columns = 1000;    // pixel columns the page spans, > 0
 
   bool operator==(const PageRequest&) const = default;
 };

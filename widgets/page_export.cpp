@@ -25,10 +25,14 @@ constexpr int kLogicalDpi = 96;
 
 bool exportFormatForPath(const QString& path, ExportFormat* format) {
   const QString ext = QFileInfo(path).suffix().toLower();
-  if (ext == QLatin1String("png")) *format = ExportFormat::Png;
-  else if (ext == QLatin1String("svg")) *format = ExportFormat::Svg;
-  else if (ext == QLatin1String("pdf")) *format = ExportFormat::Pdf;
-  else return false;
+  if (ext == QLatin1String("png"))
+    *format = ExportFormat::Png;
+  else if (ext == QLatin1String("svg"))
+    *format = ExportFormat::Svg;
+  else if (ext == QLatin1String("pdf"))
+    *format = ExportFormat::Pdf;
+  else
+    return false;
   return true;
 }
 

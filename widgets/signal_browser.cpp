@@ -68,8 +68,7 @@ struct SignalBrowser::Impl {
     montage = problem.empty() ? spec : ReferenceSpec{};
     if (problem.empty()) return {};
     return QStringLiteral("Montage \"%1\" cannot be shown (%2); showing the signals as recorded")
-        .arg(QString::fromStdString(browser::montageText(spec)),
-             QString::fromStdString(problem));
+        .arg(QString::fromStdString(browser::montageText(spec)), QString::fromStdString(problem));
   }
   QString applyFilter(const std::optional<FilterSpec>& spec) {
     filter = spec;
@@ -158,16 +157,18 @@ void SignalBrowser::setViewState(const ViewState& state) {
     const QString p = d.applyMontage(*montage);
     if (!p.isEmpty()) problems << p;
   } else {
-    problems << QStringLiteral("Unknown montage \"%1\" in the view state; expected \"as "
-                               "recorded\", \"average\", \"linked mastoids\" or \"ref:NAME\"")
+    problems << QStringLiteral(
+                    "Unknown montage \"%1\" in the view state; expected \"as "
+                    "recorded\", \"average\", \"linked mastoids\" or \"ref:NAME\"")
                     .arg(QString::fromStdString(state.montage));
   }
   if (auto filter = browser::parseFilterText(state.displayFilter)) {
     const QString p = d.applyFilter(*filter);
     if (!p.isEmpty()) problems << p;
   } else {
-    problems << QStringLiteral("Unknown display filter \"%1\" in the view state; expected "
-                               "e.g. \"bandpass 1-40 Hz\" or \"none\"")
+    problems << QStringLiteral(
+                    "Unknown display filter \"%1\" in the view state; expected "
+                    "e.g. \"bandpass 1-40 Hz\" or \"none\"")
                     .arg(QString::fromStdString(state.displayFilter));
   }
   update();
@@ -249,9 +250,12 @@ void SignalBrowser::renderPage(QPainter& painter, const QRect& area) const {
     if (!fresh.isEmpty()) {
       // Emitted later: renderPage runs inside paintEvent, where a slot must not change the view.
       auto* self = const_cast<SignalBrowser*>(this);
-      QMetaObject::invokeMethod(self, [self, fresh] {
-        for (const QString& p : fresh) emit self->displayProblem(p);
-      }, Qt::QueuedConnection);
+      QMetaObject::invokeMethod(
+          self,
+          [self, fresh] {
+            for (const QString& p : fresh) emit self->displayProblem(p);
+          },
+          Qt::QueuedConnection);
     }
     scene.annotations = d.annotations.query(d.pageStart, d.pageStart + d.pageLength);
   }
@@ -268,8 +272,7 @@ bool SignalBrowser::exportPage(const QString& path, QString* error) const {
     title += QStringLiteral(": ") + QString::fromStdString(impl_->recording->sourcePath);
   }
   return exportView(
-      path, size,
-      [this](QPainter& p, const QRect& area) { renderPage(p, area); }, title, error);
+      path, size, [this](QPainter& p, const QRect& area) { renderPage(p, area); }, title, error);
 }
 
 void SignalBrowser::setPageStart(double seconds) {
@@ -401,18 +404,40 @@ void SignalBrowser::wheelEvent(QWheelEvent* event) {
 void SignalBrowser::keyPressEvent(QKeyEvent* event) {
   Impl& d = *impl_;
   switch (event->key()) {
-    case Qt::Key_Left: setPageStart(d.pageStart - kArrowStepFraction * d.pageLength); break;
-    case Qt::Key_Right: setPageStart(d.pageStart + kArrowStepFraction * d.pageLength); break;
-    case Qt::Key_PageUp: previousPage(); break;
-    case Qt::Key_PageDown: nextPage(); break;
-    case Qt::Key_Up: setFirstVisibleChannel(d.firstChannel - 1); break;
-    case Qt::Key_Down: setFirstVisibleChannel(d.firstChannel + 1); break;
+    case Qt::Key_Left:
+      setPageStart(d.pageStart - kArrowStepFraction * d.pageLength);
+      break;
+    case Qt::Key_Right:
+      setPageStart(d.pageStart + kArrowStepFraction * d.pageLength);
+      break;
+    case Qt::Key_PageUp:
+      previousPage();
+      break;
+    case Qt::Key_PageDown:
+      nextPage();
+      break;
+    case Qt::Key_Up:
+      setFirstVisibleChannel(d.firstChannel - 1);
+      break;
+    case Qt::Key_Down:
+      setFirstVisibleChannel(d.firstChannel + 1);
+      break;
     case Qt::Key_Plus:
-    case Qt::Key_Equal: zoomAmplitude(1.0 / kAmplitudeStep); break;
-    case Qt::Key_Minus: zoomAmplitude(kAmplitudeStep); break;
-    case Qt::Key_Home: setPageStart(0.0); break;
-    case Qt::Key_End: setPageStart(d.duration()); break;
-    default: QWidget::keyPressEvent(event); return;
+    case Qt::Key_Equal:
+      zoomAmplitude(1.0 / kAmplitudeStep);
+      break;
+    case Qt::Key_Minus:
+      zoomAmplitude(kAmplitudeStep);
+      break;
+    case Qt::Key_Home:
+      setPageStart(0.0);
+      break;
+    case Qt::Key_End:
+      setPageStart(d.duration());
+      break;
+    default:
+      QWidget::keyPressEvent(event);
+      return;
   }
   event->accept();
 }
@@ -420,7 +445,8 @@ void SignalBrowser::keyPressEvent(QKeyEvent* event) {
 namespace {
 // The channel whose label is under `pos`, or -1.
 int labelHit(const QWidget& w, int rows, int first, QPointF pos) {
-  const auto layout = browser::BrowserLayout::compute(QRectF(w.rect()), rows, QFontMetricsF(w.font()));
+  const auto layout =
+      browser::BrowserLayout::compute(QRectF(w.rect()), rows, QFontMetricsF(w.font()));
   if (pos.x() < layout.labels.left() || pos.x() >= layout.labels.right()) return -1;
   const int row = layout.rowAt(pos.y());
   return row < 0 ? -1 : first + row;
@@ -435,7 +461,10 @@ void SignalBrowser::mousePressEvent(QMouseEvent* event) {
   std::vector<int> s = impl_->selected;
   if (event->modifiers() & Qt::ControlModifier) {
     auto it = std::find(s.begin(), s.end(), c);
-    if (it != s.end()) s.erase(it); else s.push_back(c);
+    if (it != s.end())
+      s.erase(it);
+    else
+      s.push_back(c);
   } else {
     s = {c};
   }

@@ -6,6 +6,11 @@
 // by binary search on their sorted onsets. Montage (re-reference) and the display filter are
 // applied to the page (padded by the filter length) through the engine's CPU preprocessing, never
 // to the whole file.
+//
+// Thread rules: a GUI-thread widget. Its read-ahead task reads the recording's SignalSource from
+// a background thread (sources are thread-safe, recording.h) and is waited for before the
+// recording, montage or filter change and on destruction. docs/browser.md has the details and
+// the benchmark.
 #pragma once
 
 #include <QWidget>
@@ -43,8 +48,8 @@ class SignalBrowser : public QWidget {
   ViewState viewState() const;
   void setViewState(const ViewState& state);
 
-  double pageStart() const;     // s
-  double pageLength() const;    // s
+  double pageStart() const;   // s
+  double pageLength() const;  // s
   double microvoltsPerDivision() const;
   int firstVisibleChannel() const;
   int visibleChannelCount() const;
@@ -57,7 +62,7 @@ class SignalBrowser : public QWidget {
   // Renders the current page (traces, labels, time axis, annotations) into any painter: used by
   // paintEvent, PNG/SVG/PDF export and the benchmark.
   void renderPage(QPainter& painter, const QRect& area) const;
-  // Background read-ahead of the next half page when scrolling forward (default on; see
+  // Background read-ahead of the next page when scrolling forward (default on; see
   // page_cache.h). Off: every scroll reads what came into view synchronously.
   void setReadAhead(bool enabled);
 
@@ -76,14 +81,14 @@ class SignalBrowser : public QWidget {
   void setDisplayFilter(std::optional<FilterSpec> filter);
   void nextPage();
   void previousPage();
-  void jumpTo(double seconds);  // centres the page on `seconds`
+  void jumpTo(double seconds);        // centres the page on `seconds`
   void zoomTime(double factor);       // page length * factor
   void zoomAmplitude(double factor);  // uV per division * factor
 
  signals:
-  void viewChanged();            // page, scale, channels, montage or filter changed
+  void viewChanged();  // page, scale, channels, montage or filter changed
   void selectionChanged();
-  void channelActivated(int channel);  // double-click on a label
+  void channelActivated(int channel);           // double-click on a label
   void displayProblem(const QString& message);  // e.g. a montage that does not fit the recording
 
  protected:

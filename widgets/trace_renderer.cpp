@@ -23,8 +23,8 @@ const QColor kMajorGrid{0xc8, 0xc8, 0xc8};
 const QColor kAxisText{0x30, 0x30, 0x30};
 const QColor kFileMarker{0xe0, 0x60, 0x00};
 const QColor kUserMarker{0x00, 0x89, 0x7b};
-const QColor kSpanFill{0xff, 0xb0, 0x50, 0x38};
-const QColor kUserSpanFill{0x40, 0xc0, 0xb0, 0x38};
+const QColor kSpanFill{0xff, 0xb0, 0x50, 0x26};
+const QColor kUserSpanFill{0x40, 0xc0, 0xb0, 0x26};
 
 QString secondsText(double t, double step) {
   // Enough decimals to tell neighbouring ticks apart.
@@ -80,11 +80,14 @@ void paintGridAndAxis(QPainter& p, const BrowserLayout& l, const PageScene& s) {
     QString clock;
     if (s.clockStart.isValid()) {
       const QDateTime at = s.clockStart.addMSecs(static_cast<qint64>(std::llround(t * 1000.0)));
-      clock = at.toString(step >= 1.0 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm:ss.zzz"));
+      clock =
+          at.toString(step >= 1.0 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm:ss.zzz"));
     }
+    // Left-aligned just right of the tick: the step guarantees room for one label per tick;
+    // one that would run past the right edge is left out.
     const double w = std::max(fm.horizontalAdvance(sec), fm.horizontalAdvance(clock));
-    const double tx = std::clamp(x - w / 2, l.traces.left(), l.traces.right() - w);
-    if (tx < freeFrom) continue;
+    const double tx = x + 3;
+    if (tx < freeFrom || tx + w > l.axis.right()) continue;
     freeFrom = tx + w + 8;
     p.drawText(QPointF(tx, l.axis.top() + 4 + fm.ascent()), sec);
     if (!clock.isEmpty()) p.drawText(QPointF(tx, l.axis.top() + 4 + lineH + fm.ascent()), clock);
@@ -137,8 +140,7 @@ void paintAnnotations(QPainter& p, const BrowserLayout& l, const PageScene& s) {
     const Annotation& a = *ia.annotation;
     const double x = std::max(xOf(std::max(a.onset, t0)), l.traces.left()) + 2;
     if (x < freeFrom) continue;
-    const QString text =
-        fm.elidedText(QString::fromStdString(a.text), Qt::ElideRight, maxW);
+    const QString text = fm.elidedText(QString::fromStdString(a.text), Qt::ElideRight, maxW);
     if (text.isEmpty()) continue;
     p.setPen(ia.user ? kUserMarker : kFileMarker);
     p.drawText(QPointF(x, l.annotationBand.top() + fm.ascent() + 1), text);
@@ -163,7 +165,8 @@ void paintTracesVector(QPainter& p, const BrowserLayout& l, const PageScene& s) 
     const double centre = l.rowCentre(static_cast<int>(r));
     points.resize(t.x.size());
     for (std::size_t i = 0; i < t.x.size(); ++i) {
-      points[i] = QPointF(left + t.x[i] * pxPerColumn, centre - (t.y[i] - t.offset) * pxPerMicrovolt);
+      points[i] =
+          QPointF(left + t.x[i] * pxPerColumn, centre - (t.y[i] - t.offset) * pxPerMicrovolt);
     }
     p.setPen(QPen(QColor::fromRgb(rowColour(s.rows[r])), 0));
     p.drawPolyline(points.data(), static_cast<int>(points.size()));
@@ -283,7 +286,8 @@ BrowserLayout BrowserLayout::compute(const QRectF& area, int rows, const QFontMe
   const double axisH = std::ceil(2 * fm.height() + 8);  // seconds and clock time
   const double tracesH = std::max(1.0, area.height() - bandH - axisH);
   l.annotationBand = QRectF(area.left() + labelW, area.top(), area.width() - labelW, bandH);
-  l.traces = QRectF(area.left() + labelW, area.top() + bandH, std::max(1.0, area.width() - labelW), tracesH);
+  l.traces = QRectF(area.left() + labelW, area.top() + bandH, std::max(1.0, area.width() - labelW),
+                    tracesH);
   l.labels = QRectF(area.left(), l.traces.top(), labelW, tracesH);
   l.axis = QRectF(l.traces.left(), l.traces.bottom(), l.traces.width(), axisH);
   l.rowHeight = l.rows > 0 ? tracesH / l.rows : 0.0;
@@ -292,19 +296,25 @@ BrowserLayout BrowserLayout::compute(const QRectF& area, int rows, const QFontMe
 
 QColor channelTypeColour(ChannelType type) {
   switch (type) {
-    case ChannelType::EEG: return QColor(0x1a, 0x2e, 0x6e);
-    case ChannelType::EOG: return QColor(0x1b, 0x7a, 0x2f);
-    case ChannelType::ECG: return QColor(0xb7, 0x1c, 0x1c);
-    case ChannelType::EMG: return QColor(0x6a, 0x1b, 0x9a);
-    case ChannelType::STIM: return QColor(0xc7, 0x5b, 0x00);
-    case ChannelType::MISC: return QColor(0x45, 0x5a, 0x64);
+    case ChannelType::EEG:
+      return QColor(0x1a, 0x2e, 0x6e);
+    case ChannelType::EOG:
+      return QColor(0x1b, 0x7a, 0x2f);
+    case ChannelType::ECG:
+      return QColor(0xb7, 0x1c, 0x1c);
+    case ChannelType::EMG:
+      return QColor(0x6a, 0x1b, 0x9a);
+    case ChannelType::STIM:
+      return QColor(0xc7, 0x5b, 0x00);
+    case ChannelType::MISC:
+      return QColor(0x45, 0x5a, 0x64);
   }
   return Qt::black;
 }
 
 double chooseTimeStep(double pixelsPerSecond, double minPixels) {
-  static const double kSteps[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30,
-                                  60, 120, 300, 600, 900, 1800, 3600};
+  static const double kSteps[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,   2,    5,   10,
+                                  15,   30,   60,   120, 300, 600, 900, 1800, 3600};
   for (double s : kSteps) {
     if (s * pixelsPerSecond >= minPixels) return s;
   }
@@ -322,8 +332,9 @@ void rasterizeTrace(QImage& image, const DecimatedTrace& t, double xScale, doubl
   // as in QPainter's aliased drawing.
   auto fill = [&](int c, double lo, double hi) {
     if (c < 0 || c >= w || hi < 0.0 || lo >= h) return;
-    const int ya = std::max(0, static_cast<int>(std::floor(lo)));
-    const int yb = std::min(h - 1, static_cast<int>(std::floor(hi)));
+    // Truncation is floor here: hi >= 0, and a negative lo is clamped to 0 either way.
+    const int ya = lo > 0.0 ? static_cast<int>(lo) : 0;
+    const int yb = std::min(h - 1, static_cast<int>(hi));
     uchar* p = bits + ya * bpl + static_cast<qsizetype>(c) * 4;
     for (int y = ya; y <= yb; ++y, p += bpl) *reinterpret_cast<QRgb*>(p) = colour;
   };
@@ -389,9 +400,9 @@ void paintPage(QPainter& p, const BrowserLayout& l, const PageScene& s, TraceLay
   p.fillRect(l.area, kBackground);
   for (int r = 0; r < static_cast<int>(s.rows.size()); ++r) {
     if (!s.rows[static_cast<std::size_t>(r)].selected) continue;
-    p.fillRect(QRectF(l.traces.left(), l.traces.top() + r * l.rowHeight, l.traces.width(),
-                      l.rowHeight),
-               kSelectedRow);
+    p.fillRect(
+        QRectF(l.traces.left(), l.traces.top() + r * l.rowHeight, l.traces.width(), l.rowHeight),
+        kSelectedRow);
   }
   if (s.length > 0 && l.traces.width() > 1) {
     paintGridAndAxis(p, l, s);

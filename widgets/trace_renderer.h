@@ -53,8 +53,8 @@ struct RowStyle {
 };
 
 struct PageScene {
-  double start = 0.0;   // s
-  double length = 10.0; // s
+  double start = 0.0;                   // s
+  double length = 10.0;                 // s
   double microvoltsPerDivision = 50.0;  // one row spacing in uV
   std::vector<RowStyle> rows;           // one per visible channel, top to bottom
   const DecimatedPage* page = nullptr;  // traces in the same order as rows

@@ -39,10 +39,14 @@ bool eatWord(const std::string& s, std::size_t& i, std::string_view word) {
 
 std::string montageText(const ReferenceSpec& spec) {
   switch (spec.kind) {
-    case ReferenceKind::AsRecorded: return "as recorded";
-    case ReferenceKind::Average: return "average";
-    case ReferenceKind::LinkedMastoids: return "linked mastoids";
-    case ReferenceKind::Channel: return "ref:" + spec.channel;
+    case ReferenceKind::AsRecorded:
+      return "as recorded";
+    case ReferenceKind::Average:
+      return "average";
+    case ReferenceKind::LinkedMastoids:
+      return "linked mastoids";
+    case ReferenceKind::Channel:
+      return "ref:" + spec.channel;
   }
   return "as recorded";
 }
@@ -76,8 +80,12 @@ std::string filterText(const std::optional<FilterSpec>& spec) {
     case FilterKind::BandPass:
       s = "bandpass " + formatNumber(spec->lowHz) + "-" + formatNumber(spec->highHz) + " Hz";
       break;
-    case FilterKind::HighPass: s = "highpass " + formatNumber(spec->lowHz) + " Hz"; break;
-    case FilterKind::LowPass: s = "lowpass " + formatNumber(spec->highHz) + " Hz"; break;
+    case FilterKind::HighPass:
+      s = "highpass " + formatNumber(spec->lowHz) + " Hz";
+      break;
+    case FilterKind::LowPass:
+      s = "lowpass " + formatNumber(spec->highHz) + " Hz";
+      break;
     case FilterKind::Notch:
       s = "notch " + formatNumber(spec->notchHz) + " Hz";
       if (!spec->notchHarmonics) s += ", no harmonics";
@@ -92,11 +100,16 @@ std::optional<std::optional<FilterSpec>> parseFilterText(const std::string& raw)
   if (t.empty() || equalsIgnoreCase(t, "none")) return std::optional<FilterSpec>{};
   FilterSpec f;
   std::size_t i = 0;
-  if (eatWord(t, i, "bandpass") || eatWord(t, i, "band-pass")) f.kind = FilterKind::BandPass;
-  else if (eatWord(t, i, "highpass") || eatWord(t, i, "high-pass")) f.kind = FilterKind::HighPass;
-  else if (eatWord(t, i, "lowpass") || eatWord(t, i, "low-pass")) f.kind = FilterKind::LowPass;
-  else if (eatWord(t, i, "notch")) f.kind = FilterKind::Notch;
-  else return std::nullopt;
+  if (eatWord(t, i, "bandpass") || eatWord(t, i, "band-pass"))
+    f.kind = FilterKind::BandPass;
+  else if (eatWord(t, i, "highpass") || eatWord(t, i, "high-pass"))
+    f.kind = FilterKind::HighPass;
+  else if (eatWord(t, i, "lowpass") || eatWord(t, i, "low-pass"))
+    f.kind = FilterKind::LowPass;
+  else if (eatWord(t, i, "notch"))
+    f.kind = FilterKind::Notch;
+  else
+    return std::nullopt;
   skip(t, i, " :");
   double a = 0, b = 0;
   if (!readNumber(t, i, &a)) return std::nullopt;
@@ -109,9 +122,15 @@ std::optional<std::optional<FilterSpec>> parseFilterText(const std::string& raw)
       f.lowHz = a;
       f.highHz = b;
       break;
-    case FilterKind::HighPass: f.lowHz = a; break;
-    case FilterKind::LowPass: f.highHz = a; break;
-    case FilterKind::Notch: f.notchHz = a; break;
+    case FilterKind::HighPass:
+      f.lowHz = a;
+      break;
+    case FilterKind::LowPass:
+      f.highHz = a;
+      break;
+    case FilterKind::Notch:
+      f.notchHz = a;
+      break;
   }
   eatWord(t, i, "Hz");
   // Optional clauses, comma separated.

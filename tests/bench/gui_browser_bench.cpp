@@ -3,12 +3,14 @@
 // QImage on the offscreen platform.
 //
 // Measures (a) open -> first page painted, with the file evicted from the OS page cache first
-// (cold) and again warm; (b) median and p95 of a page redraw when scrolling by a quarter page
-// (read + montage/filter + decimate + paint) over N steps back to back (so read-ahead has no idle
-// time to hide in), split into the data part (PageCache alone) and the whole, with wall and
-// thread CPU time; (c) the same for 10 s / 30 s / 300 s pages, 32 or 256 visible channels, with
-// and without a 1-40 Hz display band-pass, without read-ahead, and from memory (the browser's own
-// cost without the reader's); (d) RSS after opening and at the end.
+// (cold) and again warm, and a page from a cold cache with the file already open; (b) median and
+// p95 of a page redraw when scrolling by a quarter page (read + montage/filter + decimate +
+// paint) over N steps, back to back (read-ahead gets no idle time) or paced at 10 steps per
+// second (a user scrolling, 2.5 pages/s), split into the data part (PageCache alone) and the
+// whole, with wall and GUI-thread CPU time; (c) the same for 10 s / 30 s / 300 s pages, 32 or
+// 256 visible channels, with and without a 1-40 Hz display band-pass, without read-ahead, and
+// from memory (the browser's own cost without the reader's); (d) RSS after opening and at the
+// end.
 //
 // Usage: gui_browser_bench [--file PATH] [--steps N] [--png OUT.png] [--only TEXT] [--no-filter]
 //   --file   the EDF+ file to use; generated there when absent (default: $TMPDIR or /tmp,
@@ -36,6 +38,7 @@
 #include <fstream>
 #include <numbers>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/io/recording_io.h"
@@ -51,7 +54,7 @@ using modescope::FilterSpec;
 using modescope::SignalBrowser;
 
 constexpr int kChannels = 256;
-constexpr int kRate = 1000;          // Hz, one data record = 1 s
+constexpr int kRate = 1000;  // Hz, one data record = 1 s
 constexpr int kSeconds = 3600;
 constexpr int kAnnotations = 10000;
 // EDFlib stores one annotation per annotation signal per data record: 10,000 annotations over
@@ -113,9 +116,9 @@ struct XorShift {
   }
 };
 
-const char* const kSiteNames[] = {"Fp1", "Fp2", "F7", "F3", "Fz", "F4", "F8", "FC5", "FC1", "FC2",
-                                  "FC6", "T7", "C3", "Cz", "C4", "T8", "CP5", "CP1", "CP2", "CP6",
-                                  "P7", "P3", "Pz", "P4", "P8", "O1", "Oz", "O2"};
+const char* const kSiteNames[] = {"Fp1", "Fp2", "F7", "F3", "Fz", "F4", "F8",  "FC5", "FC1", "FC2",
+                                  "FC6", "T7",  "C3", "Cz", "C4", "T8", "CP5", "CP1", "CP2", "CP6",
+                                  "P7",  "P3",  "Pz", "P4", "P8", "O1", "Oz",  "O2"};
 
 // Writes the benchmark file with EDFlib: 16-bit EDF+, 0.1 uV resolution (+-3276.8 uV), one sine
 // per channel (1..40 Hz, whole periods per record, so one table per channel) with a slow
@@ -202,6 +205,7 @@ struct Config {
   bool filter;
   bool inMemory;  // the first 300 s copied into an InMemorySource: the browser without the reader
   bool readAhead = true;
+  double paceMs = 0.0;  // > 0: steps start this far apart (a user scrolling), else back to back
 };
 
 struct Row {
@@ -219,8 +223,8 @@ std::shared_ptr<const modescope::Recording> copyToMemory(const modescope::Record
   std::vector<std::vector<float>> data;
   for (std::size_t c = 0; c < rec.channelCount(); ++c) {
     modescope::ChannelInfo info = rec.channels[c];
-    info.sampleCount = std::min<int64_t>(info.sampleCount,
-                                         static_cast<int64_t>(seconds * info.sampleRate));
+    info.sampleCount =
+        std::min<int64_t>(info.sampleCount, static_cast<int64_t>(seconds * info.sampleRate));
     data.push_back(rec.readChannel(c, 0, info.sampleCount));
     copy->channels.push_back(info);
   }
@@ -237,7 +241,8 @@ void renderOnce(const SignalBrowser& b, QImage& img) {
 Row runConfig(const std::shared_ptr<const modescope::Recording>& rec, const Config& cfg,
               int steps) {
   // Pages beyond the window budget re-read the whole page per step (seconds each): fewer steps.
-  if (cfg.pageLength * cfg.visible * kRate > static_cast<double>(modescope::browser::kWindowBudgetSamples)) {
+  if (cfg.pageLength * cfg.visible * kRate >
+      static_cast<double>(modescope::browser::kWindowBudgetSamples)) {
     steps = std::min(steps, 20);
   }
   FilterSpec bp;
@@ -260,7 +265,12 @@ Row runConfig(const std::shared_ptr<const modescope::Recording>& rec, const Conf
   renderOnce(b, img);  // warm-up: the first page, not a scroll
   std::vector<double> total, totalCpu, cached;
   double t = startAt;
+  const auto paceStart = Clock::now();
   for (int i = 0; i < steps; ++i) {
+    if (cfg.paceMs > 0) {
+      std::this_thread::sleep_until(
+          paceStart + std::chrono::microseconds(static_cast<long long>(i * cfg.paceMs * 1000)));
+    }
     t += cfg.pageLength / 4;
     if (t > maxStart) t = startAt;  // wraps: that one step is a full page (counted honestly)
     const auto t0 = Clock::now();
@@ -293,7 +303,12 @@ Row runConfig(const std::shared_ptr<const modescope::Recording>& rec, const Conf
   cache.page(req);
   std::vector<double> data;
   t = startAt;
+  const auto dataPaceStart = Clock::now();
   for (int i = 0; i < steps; ++i) {
+    if (cfg.paceMs > 0) {
+      std::this_thread::sleep_until(
+          dataPaceStart + std::chrono::microseconds(static_cast<long long>(i * cfg.paceMs * 1000)));
+    }
     t += cfg.pageLength / 4;
     if (t > maxStart) t = startAt;
     req.start = t;
@@ -323,13 +338,21 @@ int main(int argc, char** argv) {
   int steps = 200;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--file" && i + 1 < argc) path = argv[++i];
-    else if (a == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--png" && i + 1 < argc) png = argv[++i];
-    else if (a == "--only" && i + 1 < argc) only = argv[++i];
-    else if (a == "--no-filter") noFilter = true;
+    if (a == "--file" && i + 1 < argc)
+      path = argv[++i];
+    else if (a == "--steps" && i + 1 < argc)
+      steps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--png" && i + 1 < argc)
+      png = argv[++i];
+    else if (a == "--only" && i + 1 < argc)
+      only = argv[++i];
+    else if (a == "--no-filter")
+      noFilter = true;
     else {
-      std::fprintf(stderr, "usage: %s [--file PATH] [--steps N] [--png OUT.png] [--only TEXT] [--no-filter]\n", argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--file PATH] [--steps N] [--png OUT.png] [--only TEXT] [--no-filter]\n",
+          argv[0]);
       return 1;
     }
   }
@@ -345,7 +368,7 @@ int main(int argc, char** argv) {
   const long rssBefore = procStatusKb("VmRSS");
 
   // (a) open -> first page, cold (file evicted from the OS cache) then warm.
-  double coldOpen = 0, coldFirst = 0, warmOpen = 0, warmFirst = 0;
+  double coldOpen = 0, coldFirst = 0, warmOpen = 0, warmFirst = 0, coldPageOnly = 0;
   const bool evicted = evictFromPageCache(path);
   std::shared_ptr<const modescope::Recording> rec;
   for (int pass = 0; pass < 2; ++pass) {
@@ -364,6 +387,20 @@ int main(int argc, char** argv) {
     (pass == 0 ? coldFirst : warmFirst) = first;
     if (pass == 0 && !png.empty()) img.save(QString::fromStdString(png));
   }
+  {
+    // A page alone from a cold cache: open's annotation scan pulls the file in, so evict it
+    // again and draw a page 30 min in with the recording already open.
+    SignalBrowser b;
+    b.resize(kImageSize);
+    b.setRecording(rec);
+    b.setVisibleChannelCount(kChannels);
+    b.setPageStart(1800.0);
+    QImage img(kImageSize, QImage::Format_ARGB32_Premultiplied);
+    evictFromPageCache(path);
+    const auto t1 = Clock::now();
+    renderOnce(b, img);
+    coldPageOnly = msSince(t1);
+  }
   const long rssOpen = procStatusKb("VmRSS");
   std::printf("\nfile: %s (%.2f GB), %zu channels, %.0f s, %zu annotations, reader %s\n",
               path.c_str(), std::filesystem::file_size(path) / 1e9, rec->channelCount(),
@@ -375,6 +412,7 @@ int main(int argc, char** argv) {
   std::printf("    cold%s: open %.1f ms, first page %.1f ms\n", evicted ? "" : " (eviction failed)",
               coldOpen, coldFirst);
   std::printf("    warm: open %.1f ms, first page %.1f ms\n", warmOpen, warmFirst);
+  std::printf("    a page at 30 min from a cold cache (open excluded): %.1f ms\n", coldPageOnly);
   std::printf("(d) RSS: %.1f MB before open, %.1f MB after open + first page\n", rssBefore / 1024.0,
               rssOpen / 1024.0);
 
@@ -387,15 +425,18 @@ int main(int argc, char** argv) {
       {"10 s,  32 ch, bp 1-40", 10.0, 32, true, false},
       {"10 s, 256 ch, bp 1-40", 10.0, 256, true, false},
       {"30 s, 256 ch, bp 1-40", 30.0, 256, true, false},
+      {"10 s, 256 ch, paced 10/s", 10.0, 256, false, false, true, 100.0},
+      {"10 s, 256 ch, bp, paced 10/s", 10.0, 256, true, false, true, 100.0},
       {"10 s, 256 ch, no read-ahead", 10.0, 256, false, false, false},
       {"10 s, 256 ch, bp, no read-ahead", 10.0, 256, true, false, false},
       {"10 s, 256 ch, memory", 10.0, 256, false, true},
       {"30 s, 256 ch, memory", 30.0, 256, false, true},
   };
-  std::printf("\n(b,c) scroll by 1/4 page, %d steps, 1920x1080 (ms; cpu = this thread's CPU time)\n",
-              steps);
-  std::printf("%-24s %9s %9s %10s %10s %10s %12s\n", "page", "data med", "data p95",
-              "total med", "total p95", "total cpu", "repaint med");
+  std::printf(
+      "\n(b,c) scroll by 1/4 page, %d steps, 1920x1080 (ms; cpu = this thread's CPU time)\n",
+      steps);
+  std::printf("%-24s %9s %9s %10s %10s %10s %12s\n", "page", "data med", "data p95", "total med",
+              "total p95", "total cpu", "repaint med");
   std::shared_ptr<const modescope::Recording> memory;
   for (const Config& c : configs) {
     if (!only.empty() && std::string(c.name).find(only) == std::string::npos) continue;

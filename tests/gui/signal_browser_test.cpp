@@ -6,6 +6,8 @@
 // recomputation (min/max per column, annotation overlap), a fresh cache against an incrementally
 // scrolled one, and file signatures for the exports. Traces are drawn without antialiasing, so
 // a channel's pixels carry its type colour exactly and can be told apart from the others.
+#include "widgets/signal_browser.h"
+
 #include <QApplication>
 #include <QFile>
 #include <QImage>
@@ -22,7 +24,6 @@
 #include "engine/core/recording.h"
 #include "widgets/annotation_index.h"
 #include "widgets/page_cache.h"
-#include "widgets/signal_browser.h"
 #include "widgets/trace_renderer.h"
 #include "widgets/view_state_text.h"
 
@@ -38,11 +39,11 @@ constexpr int kEcgChannel = 10;      // drawn in the ECG colour, so its pixels a
 constexpr double kEcgFrequency = 7.0;
 
 const char* const kNames[] = {
-    "Fp1", "Fp2", "F7",  "F3",  "Fz",   "F4",   "F8",  "FC5", "FC1", "FC2", "ECG", "FC6", "T7",
-    "C3",  "Cz",  "C4",  "T8",  "TP9",  "CP5",  "CP1", "CP2", "CP6", "TP10", "P7", "P3",  "Pz",
-    "P4",  "P8",  "PO9", "O1",  "Oz",   "O2",   "PO10", "AF7", "AF3", "AF4", "AF8", "F5", "F1",
-    "F2",  "F6",  "FT9", "FT7", "FC3",  "FC4",  "FT8", "FT10", "C5", "C1",  "C2",  "C6",  "TP7",
-    "CP3", "CPz", "CP4", "TP8", "P5",   "P1",   "P2",  "P6",  "PO7", "PO3", "POz", "PO4"};
+    "Fp1", "Fp2", "F7",  "F3",  "Fz",  "F4",  "F8",   "FC5",  "FC1", "FC2",  "ECG", "FC6", "T7",
+    "C3",  "Cz",  "C4",  "T8",  "TP9", "CP5", "CP1",  "CP2",  "CP6", "TP10", "P7",  "P3",  "Pz",
+    "P4",  "P8",  "PO9", "O1",  "Oz",  "O2",  "PO10", "AF7",  "AF3", "AF4",  "AF8", "F5",  "F1",
+    "F2",  "F6",  "FT9", "FT7", "FC3", "FC4", "FT8",  "FT10", "C5",  "C1",   "C2",  "C6",  "TP7",
+    "CP3", "CPz", "CP4", "TP8", "P5",  "P1",  "P2",   "P6",   "PO7", "PO3",  "POz", "PO4"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == kChannels);
 
 struct ChannelSpec {
@@ -81,11 +82,13 @@ std::shared_ptr<Recording> standardRecording() {
   std::vector<ChannelSpec> specs;
   for (int k = 0; k < kChannels; ++k) {
     const double f = k == kEcgChannel ? kEcgFrequency : 5.0 + (k % 11);
-    specs.push_back({kNames[k], k == kEcgChannel ? ChannelType::ECG : ChannelType::EEG, kRate,
-                     [f](double t) { return kAmplitude * std::sin(2 * std::numbers::pi * f * t); }});
+    specs.push_back(
+        {kNames[k], k == kEcgChannel ? ChannelType::ECG : ChannelType::EEG, kRate,
+         [f](double t) { return kAmplitude * std::sin(2 * std::numbers::pi * f * t); }});
   }
   std::vector<Annotation> ann;
-  for (int i = 0; i < 50; ++i) ann.push_back({2.0 * i + 0.5, i % 5 == 0 ? 1.5 : 0.0, "event " + std::to_string(i)});
+  for (int i = 0; i < 50; ++i)
+    ann.push_back({2.0 * i + 0.5, i % 5 == 0 ? 1.5 : 0.0, "event " + std::to_string(i)});
   return makeRecording(specs, kDuration, std::move(ann));
 }
 
@@ -98,7 +101,8 @@ QImage render(const SignalBrowser& b, QSize size) {
 }
 
 browser::BrowserLayout layoutOf(const SignalBrowser& b, QSize size) {
-  const int rows = std::min(b.visibleChannelCount(), static_cast<int>(b.recording()->channelCount()));
+  const int rows =
+      std::min(b.visibleChannelCount(), static_cast<int>(b.recording()->channelCount()));
   return browser::BrowserLayout::compute(QRectF(QPointF(0, 0), QSizeF(size)), rows,
                                          QFontMetricsF(b.font()));
 }
@@ -254,8 +258,10 @@ void SignalBrowserTest::mixedRatesAlignInTime() {
         bestX = x;
       }
     }
-    QVERIFY2(std::abs(bestX - expectedX) <= 1.5,
-             qPrintable(QString("rate %1: step at x=%2, expected %3").arg(rates[i]).arg(bestX).arg(expectedX)));
+    QVERIFY2(
+        std::abs(bestX - expectedX) <= 1.5,
+        qPrintable(
+            QString("rate %1: step at x=%2, expected %3").arg(rates[i]).arg(bestX).arg(expectedX)));
   }
 }
 
@@ -354,8 +360,9 @@ void SignalBrowserTest::clickSelectsAndDoubleClickActivates() {
   QCOMPARE(b.selectedChannels(), std::vector<int>({4}));
   QCOMPARE(selection.count(), 4);
   // A click in the traces selects nothing.
-  QTest::mouseClick(&b, Qt::LeftButton, Qt::NoModifier,
-                    QPoint(static_cast<int>(l.traces.center().x()), static_cast<int>(l.rowCentre(8))));
+  QTest::mouseClick(
+      &b, Qt::LeftButton, Qt::NoModifier,
+      QPoint(static_cast<int>(l.traces.center().x()), static_cast<int>(l.rowCentre(8))));
   QCOMPARE(b.selectedChannels(), std::vector<int>({4}));
 
   QSignalSpy activated(&b, &SignalBrowser::channelActivated);
@@ -530,8 +537,9 @@ void SignalBrowserTest::displayFilterRemovesOutOfBandComponent() {
   // Peak-to-peak of sin(7t)+sin(60t) sampled over 10 s: close to 4A (>= 3.9A); after the
   // filter 2A, +-2 px of line rounding and 2 % for the pass-band ripple.
   QVERIFY2(raw >= 3.9 * kAmplitude * pxPerUv - 2, qPrintable(QString::number(raw)));
-  QVERIFY2(std::abs(filtered - 2 * kAmplitude * pxPerUv) <= 2 + 0.02 * 2 * kAmplitude * pxPerUv,
-           qPrintable(QString("filtered %1, expected %2").arg(filtered).arg(2 * kAmplitude * pxPerUv)));
+  QVERIFY2(
+      std::abs(filtered - 2 * kAmplitude * pxPerUv) <= 2 + 0.02 * 2 * kAmplitude * pxPerUv,
+      qPrintable(QString("filtered %1, expected %2").arg(filtered).arg(2 * kAmplitude * pxPerUv)));
   QCOMPARE(b.viewState().displayFilter, std::string("lowpass 30 Hz"));
 }
 
@@ -539,8 +547,9 @@ void SignalBrowserTest::montageThatDoesNotFitFallsBack() {
   // Eight frontal channels: no mastoid pair (M1/M2, A1/A2, TP9/TP10) to link.
   std::vector<ChannelSpec> specs;
   for (int k = 0; k < 8; ++k) {
-    specs.push_back({kNames[k], ChannelType::EEG, kRate,
-                     [k](double t) { return kAmplitude * std::sin(2 * std::numbers::pi * (3 + k) * t); }});
+    specs.push_back({kNames[k], ChannelType::EEG, kRate, [k](double t) {
+                       return kAmplitude * std::sin(2 * std::numbers::pi * (3 + k) * t);
+                     }});
   }
   auto rec = makeRecording(specs, 30.0);
   SignalBrowser b;
@@ -601,8 +610,8 @@ void SignalBrowserTest::decimationMatchesBruteForce() {
   }
   QVERIFY(std::abs(t.offset - sum / n) < 1e-3);
   // Zoomed in (fewer than two samples per column): the samples themselves at their times.
-  const auto z = browser::decimateTrace(x.data(), first, static_cast<int64_t>(x.size()), rate,
-                                        5.0, 0.5, 1000, 1.0);
+  const auto z = browser::decimateTrace(x.data(), first, static_cast<int64_t>(x.size()), rate, 5.0,
+                                        0.5, 1000, 1.0);
   QVERIFY(!z.decimated);
   for (std::size_t i = 0; i < z.x.size(); ++i) {
     const double sampleIndex = 5.0 * rate + z.x[i] * (0.5 / 1000) * rate;  // back from columns
@@ -629,74 +638,82 @@ void SignalBrowserTest::quarterScrollReadsQuarterPageAndMatchesFreshPage() {
   for (int i = 0; i < 16; ++i) channels[i] = i;
 
   for (bool readAhead : {false, true}) {
-  for (bool filtered : {false, true}) {
-    browser::PageCache scrolled;
-    scrolled.setRecording(rec);
-    scrolled.setReadAhead(readAhead);
-    FilterSpec bp;
-    bp.kind = FilterKind::BandPass, bp.lowHz = 1.0, bp.highHz = 40.0;
-    if (filtered) QCOMPARE(scrolled.setFilter(bp), std::string());
-    browser::PageRequest req{channels, 10.0, 8.0, 640};
-    scrolled.page(req);
-    scrolled.waitForReadAhead();
-    const int64_t before = scrolled.samplesRead(), aheadBefore = scrolled.samplesReadAhead();
-    req.start += req.length / 4;
-    const browser::DecimatedPage page = scrolled.page(req);
-    const int64_t read = scrolled.samplesRead() - before;
-    const int64_t readAhead = scrolled.samplesReadAhead() - aheadBefore;
-    // New samples: a quarter page per channel (+ the filter's half-length on each side when
-    // filtering, + the 2-3 samples of margin the page window keeps). With read-ahead,
-    // kReadAheadMax pages were read in the background after the first page and the scroll
-    // reads nothing.
-    const int64_t pad = filtered ? static_cast<int64_t>(designFir(bp, kRate).taps.size() / 2) : 0;
-    const int64_t quarter = static_cast<int64_t>(kRate * req.length / 4);
-    const auto ahead = static_cast<int64_t>(browser::kReadAheadMax * 4 * quarter);
-    const QString what = QString("read-ahead %1, filter %2: read %3 + %4 ahead, a quarter page is %5")
-                             .arg(readAhead).arg(filtered).arg(read).arg(readAhead).arg(16 * quarter);
-    if (readAhead) {
-      QVERIFY2(read == 0, qPrintable(what));
-      QVERIFY2(readAhead >= 16 * ahead && readAhead <= 16 * (ahead + 2 * pad + 12),
-               qPrintable(what));
-    } else {
-      QVERIFY2(read >= 16 * quarter && read <= 16 * (quarter + 2 * pad + 4), qPrintable(what));
-      QCOMPARE(readAhead, int64_t{0});
-    }
+    for (bool filtered : {false, true}) {
+      browser::PageCache scrolled;
+      scrolled.setRecording(rec);
+      scrolled.setReadAhead(readAhead);
+      FilterSpec bp;
+      bp.kind = FilterKind::BandPass, bp.lowHz = 1.0, bp.highHz = 40.0;
+      if (filtered) QCOMPARE(scrolled.setFilter(bp), std::string());
+      browser::PageRequest req{channels, 10.0, 8.0, 640};
+      scrolled.page(req);
+      scrolled.waitForReadAhead();
+      const int64_t before = scrolled.samplesRead(), aheadBefore = scrolled.samplesReadAhead();
+      req.start += req.length / 4;
+      const browser::DecimatedPage page = scrolled.page(req);
+      const int64_t read = scrolled.samplesRead() - before;
+      const int64_t readAhead = scrolled.samplesReadAhead() - aheadBefore;
+      // New samples: a quarter page per channel (+ the filter's half-length on each side when
+      // filtering, + the 2-3 samples of margin the page window keeps). With read-ahead,
+      // kReadAheadMax pages were read in the background after the first page and the scroll
+      // reads nothing.
+      const int64_t pad = filtered ? static_cast<int64_t>(designFir(bp, kRate).taps.size() / 2) : 0;
+      const int64_t quarter = static_cast<int64_t>(kRate * req.length / 4);
+      const auto ahead = static_cast<int64_t>(browser::kReadAheadMax * 4 * quarter);
+      const QString what =
+          QString("read-ahead %1, filter %2: read %3 + %4 ahead, a quarter page is %5")
+              .arg(readAhead)
+              .arg(filtered)
+              .arg(read)
+              .arg(readAhead)
+              .arg(16 * quarter);
+      if (readAhead) {
+        QVERIFY2(read == 0, qPrintable(what));
+        QVERIFY2(readAhead >= 16 * ahead && readAhead <= 16 * (ahead + 2 * pad + 12),
+                 qPrintable(what));
+      } else {
+        QVERIFY2(read >= 16 * quarter && read <= 16 * (quarter + 2 * pad + 4), qPrintable(what));
+        QCOMPARE(readAhead, int64_t{0});
+      }
 
-    browser::PageCache fresh;
-    fresh.setRecording(rec);
-    fresh.setReadAhead(false);
-    if (filtered) fresh.setFilter(bp);
-    const browser::DecimatedPage& expected = fresh.page(req);
-    QCOMPARE(page.traces.size(), expected.traces.size());
-    for (std::size_t c = 0; c < page.traces.size(); ++c) {
-      QCOMPARE(page.traces[c].y.size(), expected.traces[c].y.size());
-      for (std::size_t i = 0; i < page.traces[c].y.size(); ++i) {
-        // Same samples through the same FIR; only the FFT's float rounding may differ
-        // (relative ~1e-6 of the ~50 uV signal).
-        QVERIFY2(std::abs(page.traces[c].y[i] - expected.traces[c].y[i]) < 1e-3,
-                 qPrintable(QString("channel %1 point %2: %3 vs %4").arg(c).arg(i)
-                                .arg(page.traces[c].y[i]).arg(expected.traces[c].y[i])));
+      browser::PageCache fresh;
+      fresh.setRecording(rec);
+      fresh.setReadAhead(false);
+      if (filtered) fresh.setFilter(bp);
+      const browser::DecimatedPage& expected = fresh.page(req);
+      QCOMPARE(page.traces.size(), expected.traces.size());
+      for (std::size_t c = 0; c < page.traces.size(); ++c) {
+        QCOMPARE(page.traces[c].y.size(), expected.traces[c].y.size());
+        for (std::size_t i = 0; i < page.traces[c].y.size(); ++i) {
+          // Same samples through the same FIR; only the FFT's float rounding may differ
+          // (relative ~1e-6 of the ~50 uV signal).
+          QVERIFY2(std::abs(page.traces[c].y[i] - expected.traces[c].y[i]) < 1e-3,
+                   qPrintable(QString("channel %1 point %2: %3 vs %4")
+                                  .arg(c)
+                                  .arg(i)
+                                  .arg(page.traces[c].y[i])
+                                  .arg(expected.traces[c].y[i])));
+        }
+      }
+      // An unchanged request is served from the cache: nothing is read.
+      scrolled.waitForReadAhead();
+      const int64_t again = scrolled.samplesRead() + scrolled.samplesReadAhead();
+      scrolled.page(req);
+      QCOMPARE(scrolled.samplesRead() + scrolled.samplesReadAhead(), again);
+      // Scrolling back (no read-ahead that way) reads the quarter again and still matches.
+      req.start -= req.length / 4;
+      const browser::DecimatedPage back = scrolled.page(req);
+      browser::PageCache fresh2;
+      fresh2.setRecording(rec);
+      fresh2.setReadAhead(false);
+      if (filtered) fresh2.setFilter(bp);
+      const browser::DecimatedPage& expectedBack = fresh2.page(req);
+      for (std::size_t c = 0; c < back.traces.size(); ++c) {
+        for (std::size_t i = 0; i < back.traces[c].y.size(); ++i) {
+          QVERIFY(std::abs(back.traces[c].y[i] - expectedBack.traces[c].y[i]) < 1e-3);
+        }
       }
     }
-    // An unchanged request is served from the cache: nothing is read.
-    scrolled.waitForReadAhead();
-    const int64_t again = scrolled.samplesRead() + scrolled.samplesReadAhead();
-    scrolled.page(req);
-    QCOMPARE(scrolled.samplesRead() + scrolled.samplesReadAhead(), again);
-    // Scrolling back (no read-ahead that way) reads the quarter again and still matches.
-    req.start -= req.length / 4;
-    const browser::DecimatedPage back = scrolled.page(req);
-    browser::PageCache fresh2;
-    fresh2.setRecording(rec);
-    fresh2.setReadAhead(false);
-    if (filtered) fresh2.setFilter(bp);
-    const browser::DecimatedPage& expectedBack = fresh2.page(req);
-    for (std::size_t c = 0; c < back.traces.size(); ++c) {
-      for (std::size_t i = 0; i < back.traces[c].y.size(); ++i) {
-        QVERIFY(std::abs(back.traces[c].y[i] - expectedBack.traces[c].y[i]) < 1e-3);
-      }
-    }
-  }
   }
 }
 
@@ -741,8 +758,10 @@ void SignalBrowserTest::rasterizerMatchesQPainterPolyline() {
     browser::DecimatedTrace trace;
   };
   std::vector<Case> cases;
-  cases.push_back({"decimated", browser::decimateTrace(walk.data(), 0, 40000, 1000.0, 0.0, 40.0, w, 0.5)});
-  cases.push_back({"raw", browser::decimateTrace(walk.data(), 0, 40000, 1000.0, 1.0, 0.06, w, 0.5)});
+  cases.push_back(
+      {"decimated", browser::decimateTrace(walk.data(), 0, 40000, 1000.0, 0.0, 40.0, w, 0.5)});
+  cases.push_back(
+      {"raw", browser::decimateTrace(walk.data(), 0, 40000, 1000.0, 1.0, 0.06, w, 0.5)});
   QVERIFY(cases[0].trace.decimated && !cases[1].trace.decimated);
   const QRgb colour = qRgb(10, 20, 30);
   auto span = [&](const QImage& img, int x, int* top, int* bottom) {
@@ -775,23 +794,32 @@ void SignalBrowserTest::rasterizerMatchesQPainterPolyline() {
       span(mine, x, &t1, &b1);
       span(qt, x, &t2, &b2);
       if (t1 < 0 && t2 < 0) continue;
-      QVERIFY2(t1 >= 0 && t2 >= 0, qPrintable(QString("%1, column %2: drawn by one only").arg(c.name).arg(x)));
+      QVERIFY2(t1 >= 0 && t2 >= 0,
+               qPrintable(QString("%1, column %2: drawn by one only").arg(c.name).arg(x)));
       ++columns;
       const int d = std::max(std::abs(t1 - t2), std::abs(b1 - b2));
       QVERIFY2(d <= 2, qPrintable(QString("%1, column %2: rows %3-%4 vs QPainter %5-%6")
-                                      .arg(c.name).arg(x).arg(t1).arg(b1).arg(t2).arg(b2)));
+                                      .arg(c.name)
+                                      .arg(x)
+                                      .arg(t1)
+                                      .arg(b1)
+                                      .arg(t2)
+                                      .arg(b2)));
       moreThanOne += d > 1;
     }
     QVERIFY(columns > w * 0.9);
-    QVERIFY2(moreThanOne <= columns / 50,
-             qPrintable(QString("%1: %2 of %3 columns differ by 2 px").arg(c.name).arg(moreThanOne).arg(columns)));
+    QVERIFY2(moreThanOne <= columns / 50, qPrintable(QString("%1: %2 of %3 columns differ by 2 px")
+                                                         .arg(c.name)
+                                                         .arg(moreThanOne)
+                                                         .arg(columns)));
   }
 }
 
 void SignalBrowserTest::thousandsOfAnnotationsInOnePage() {
   auto rec = standardRecording();
   std::vector<Annotation> many;
-  for (int i = 0; i < 5000; ++i) many.push_back({20.0 + i * 0.002, 0.0, "spike " + std::to_string(i)});
+  for (int i = 0; i < 5000; ++i)
+    many.push_back({20.0 + i * 0.002, 0.0, "spike " + std::to_string(i)});
   SignalBrowser b;
   const QSize size(1200, 800);
   b.resize(size);
@@ -811,7 +839,8 @@ void SignalBrowserTest::thousandsOfAnnotationsInOnePage() {
   }
   const double expectedColumns = 0.8 * l.traces.width();
   QVERIFY2(markers > 0.9 * expectedColumns && markers <= expectedColumns + 2,
-           qPrintable(QString("%1 marker columns, expected about %2").arg(markers).arg(expectedColumns)));
+           qPrintable(
+               QString("%1 marker columns, expected about %2").arg(markers).arg(expectedColumns)));
 }
 
 QTEST_MAIN(SignalBrowserTest)
