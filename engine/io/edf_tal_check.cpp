@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/core/text.h"
+#include "engine/io/edf_annotations.h"
 
 namespace modescope {
 namespace {
@@ -13,39 +14,6 @@ namespace {
 constexpr char kTalSep = 0x14;        // ends the onset/duration and each annotation text
 constexpr char kDurationMark = 0x15;  // precedes the duration
 constexpr long long kTicksPerSecond = 10'000'000;  // 100 ns: the precision EDF+ readers keep
-
-// "+12.5" -> 125000000 ticks. Onsets need a sign (EDF+ 2.2.2); durations have none.
-std::optional<long long> parseTime(const std::string& t, bool needSign) {
-  std::size_t i = 0;
-  bool negative = false;
-  if (needSign) {
-    if (t.empty() || (t[0] != '+' && t[0] != '-')) return std::nullopt;
-    negative = t[0] == '-';
-    i = 1;
-  }
-  long long whole = 0;
-  std::size_t digits = 0;
-  for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i, ++digits) {
-    if (digits >= 12) return std::nullopt;  // beyond 31,000 years: not a time
-    whole = whole * 10 + (t[i] - '0');
-  }
-  if (digits == 0) return std::nullopt;
-  long long frac = 0, scale = kTicksPerSecond;
-  if (i < t.size() && t[i] == '.') {
-    ++i;
-    std::size_t fracDigits = 0;
-    for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i, ++fracDigits) {
-      if (scale > 1) {
-        scale /= 10;
-        frac += (t[i] - '0') * scale;
-      }
-    }
-    if (fracDigits == 0) return std::nullopt;
-  }
-  if (i != t.size()) return std::nullopt;
-  const long long v = whole * kTicksPerSecond + frac;
-  return negative ? -v : v;
-}
 
 struct SignalScan {
   bool lastByteNotZero = false;
@@ -74,7 +42,7 @@ SignalScan scanSignal(const std::string& buf, bool first) {
     }
     if (end >= buf.size() || buf[end] == 0) return fail("a TAL without its 0x14 separator");
     const std::string onsetText = buf.substr(pos, end - pos);
-    const auto onset = parseTime(onsetText, true);
+    const auto onset = parseTalTime(onsetText, true);
     if (!onset) return fail("onset " + printableBytes(onsetText));
     pos = end;
     if (buf[pos] == kDurationMark) {
@@ -83,7 +51,7 @@ SignalScan scanSignal(const std::string& buf, bool first) {
       while (end < buf.size() && buf[end] != kTalSep && buf[end] != 0) ++end;
       if (end >= buf.size() || buf[end] != kTalSep) return fail("a duration without 0x14");
       const std::string durText = buf.substr(pos, end - pos);
-      if (!parseTime(durText, false)) return fail("duration " + printableBytes(durText));
+      if (!parseTalTime(durText, false)) return fail("duration " + printableBytes(durText));
       pos = end;
     }
     ++pos;  // past the 0x14 after onset/duration

@@ -12,6 +12,7 @@
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/io/edf_header.h"
+#include "engine/io/edf_annotations.h"
 #include "engine/io/edf_raw_reader.h"
 #include "engine/io/edflib_lock.h"
 #include "engine/io/trigger_channel.h"
@@ -177,7 +178,7 @@ EdflibOpenResult openWithEdflib(const std::string& path) {
   int rc;
   {
     std::lock_guard lock(edflibMutex());
-    rc = edfopen_file_readonly(openPath.c_str(), hdr.get(), EDFLIB_READ_ALL_ANNOTATIONS);
+    rc = edfopen_file_readonly(openPath.c_str(), hdr.get(), EDFLIB_DO_NOT_READ_ANNOTATIONS);
   }
   if (rc != 0) {
     if (aliasFd >= 0) ::close(aliasFd);
@@ -233,23 +234,6 @@ EdflibOpenResult openWithEdflib(const std::string& path) {
     counts.push_back(p.smp_in_file);
     rec->channels.push_back(std::move(c));
   }
-  for (long long n = 0; n < h.annotations_in_file; ++n) {
-    edf_annotation_struct a{};
-    int ok;
-    {
-      std::lock_guard lock(edflibMutex());
-      ok = edf_get_annotation(h.handle, static_cast<int>(n), &a);
-    }
-    if (ok != 0) continue;
-    Annotation ann;
-    ann.onset = static_cast<double>(a.onset) / EDFLIB_TIME_DIMENSION;
-    ann.duration = a.duration_l > 0 ? static_cast<double>(a.duration_l) / EDFLIB_TIME_DIMENSION : 0;
-    ann.text = sanitizeUtf8(trim(a.annotation));
-    rec->annotations.push_back(std::move(ann));
-  }
-  std::stable_sort(rec->annotations.begin(), rec->annotations.end(),
-                   [](const Annotation& a, const Annotation& b) { return a.onset < b.onset; });
-
   auto source = std::make_shared<EdflibSource>(handle, std::move(counts));
   rec->source = source;
   applyStandardNames(rec->channels);
@@ -266,6 +250,9 @@ EdflibOpenResult openWithEdflib(const std::string& path) {
   } catch (const Error&) {
     fileSignal.clear();
   }
+  // Annotations through positioned reads of the annotation signals only (edf_annotations.h says
+  // why not EDFlib's own pass).
+  if (isPlus) rec->annotations = readEdfAnnotations(path, layout);
   const bool layoutMatches =
       fileSignal.size() == rec->channels.size() && layout.recordsInFile == h.datarecords_in_file;
   addTriggerAnnotations(*rec, [&](std::size_t ch) -> TriggerCodeReader {

@@ -229,7 +229,9 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
   }
 
   const std::string helper = options.allowFallback && biosigBuilt() ? resolveHelper(options) : "";
-  const EdfCheck check = checkEdfHeader(path);
+  // The header alone first: scanning every record's annotation signal costs a pass over a large
+  // file on a cold cache, and EDFlib checks those itself. The scan runs only to explain a refusal.
+  EdfCheck check = checkEdfHeader(path, /*scanAnnotations=*/false);
   if (!check.looksLikeEdf) {
     if (helper.empty()) throwUnsupported(path, "'" + printableBytes(magic) + "'");
     std::shared_ptr<Recording> rec = readWithBiosigChild(path, options, helper);
@@ -261,6 +263,7 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
     throw InvalidInputError(path, "file", r.errorMessage, "an existing recording file",
                             "Check the path");
   }
+  check = checkEdfHeader(path, /*scanAnnotations=*/true);
 #endif
   const std::string findings = check.findings.empty()
                                    ? std::string("no finding of our own header check explains it")
