@@ -1,5 +1,7 @@
 #include "widgets/signal_browser.h"
 
+#include "widgets/amplitude_autoscale.h"
+
 #include <QFontMetricsF>
 #include <QKeyEvent>
 #include <QMetaObject>
@@ -99,6 +101,11 @@ void SignalBrowser::setRecording(std::shared_ptr<const Recording> recording) {
   if (d.recording && !d.recording->info.startDateTime.empty()) {
     d.clockStart = QDateTime::fromString(QString::fromStdString(d.recording->info.startDateTime),
                                          Qt::ISODateWithMs);
+  }
+  if (d.recording) {
+    d.microvoltsPerDivision =
+        std::clamp(suggestMicrovoltsPerDivision(*d.recording), kMinMicrovoltsPerDivision,
+                   kMaxMicrovoltsPerDivision);
   }
   d.pageLength = d.clampLength(d.pageLength);
   d.pageStart = d.clampStart(d.pageStart);
