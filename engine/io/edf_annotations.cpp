@@ -79,7 +79,8 @@ void parseTals(const std::string& buf, long long offsetTicks, std::vector<Annota
 // recording, which annotation onsets are measured from (EDF+ 2.2.4). 0 if there is none.
 long long timekeepingOnset(int fd, const EdfHeader& h, long long start, long long length) {
   std::string buf(static_cast<std::size_t>(length), '\0');
-  const ssize_t got = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(h.headerBytes + start));
+  const ssize_t got =
+      ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(h.headerBytes + start));
   if (got <= 0) return 0;
   buf.resize(static_cast<std::size_t>(got));
   const std::size_t end = buf.find(kTalSep);
@@ -138,7 +139,8 @@ std::vector<Annotation> readEdfAnnotations(const std::string& path, const EdfHea
   long long offsetTicks = 0;
   std::string buf;
   for (long long r = 0; r < h.recordsInFile; ++r) {
-    if (r == 0) offsetTicks = timekeepingOnset(file.fd(), h, ranges.front().first, ranges.front().second);
+    if (r == 0)
+      offsetTicks = timekeepingOnset(file.fd(), h, ranges.front().first, ranges.front().second);
     for (const auto& [start, length] : ranges) {
       buf.resize(static_cast<std::size_t>(length));
       const off_t at = static_cast<off_t>(h.headerBytes + r * h.recordBytes + start);
