@@ -129,7 +129,11 @@ void MainWindow::onOpened(const OpenedRecording& opened) {
     doc.origin = tr("Embedded demo recording (see Help > About for its attribution)");
   addDocument(std::move(doc));
   if (!opened.demo) RecentFiles::add(fromNative(opened.path));
-  statusBar()->showMessage(tr("Opened %1").arg(fromNative(opened.path)), 5000);
+  // The demo lives in a private temporary copy; its path would mean nothing to the user.
+  statusBar()->showMessage(
+      opened.demo ? tr("Opened the embedded demo recording (PhysioNet eegmmidb S001R03)")
+                  : tr("Opened %1").arg(fromNative(opened.path)),
+      5000);
   emit recordingOpened(fromNative(opened.path));
 }
 
