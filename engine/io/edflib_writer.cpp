@@ -83,7 +83,15 @@ bool isAsciiPrintable(std::string_view s) {
 }
 
 std::string edfLabel(const ChannelInfo& c) {
-  if (!c.label.empty() && c.label.size() <= 16 && isAsciiPrintable(c.label)) return c.label;
+  if (!c.label.empty() && c.label.size() <= 16 && isAsciiPrintable(c.label)) {
+    // EDF+ standard texts want "<type> <sensor>" ("EEG Fp1"); add the type to a bare label when
+    // it fits, so files we write pass the compliance check we apply to others.
+    const bool typed = c.type == ChannelType::EEG || c.type == ChannelType::EOG ||
+                       c.type == ChannelType::ECG || c.type == ChannelType::EMG;
+    const std::string prefixed = std::string(channelTypeName(c.type)) + " " + c.label;
+    if (typed && c.label.find(' ') == std::string::npos && prefixed.size() <= 16) return prefixed;
+    return c.label;
+  }
   std::string n = asciiField(c.name.empty() ? c.label : c.name, 16);
   return n;
 }
