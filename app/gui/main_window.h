@@ -139,6 +139,9 @@ class MainWindow : public QMainWindow {
   // main_window_jobs.cpp: what happens when jobs finish.
   void onOpened(const OpenedRecording& opened);
   void onOpenFailed(const QString& path, const QString& message, bool demo);
+  JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
+                        const QString& failText,
+                        std::function<void(JobId, const JobOutcome&)> onSuccess);
   void onSyntheticReady(JobId id, const DerivedRecording& result, const QString& title);
   void onDerivedReady(JobId id, const DerivedRecording& result, const QString& sourceTitle);
   void onSessionLoaded(const QString& path, const LoadedSession& loaded);

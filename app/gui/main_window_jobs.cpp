@@ -146,8 +146,7 @@ void MainWindow::onOpenFailed(const QString& path, const QString& message, bool 
 
 JobId MainWindow::newSyntheticRecording(const SynthParams& params) {
   const QString title = synthTitle(params);
-  auto id = std::make_shared<JobId>(0);
-  *id = engine_->submit(
+  return submitReporting(
       tr("Generate %1").arg(title),
       [params](JobContext& ctx) -> std::any {
         DerivedRecording result;
@@ -155,12 +154,24 @@ JobId MainWindow::newSyntheticRecording(const SynthParams& params) {
         result.recording = generateSyntheticEeg(params, ctx).recording;
         return result;
       },
-      [this, id, title](const JobOutcome& out) {
+      tr("Generation failed"), tr("Could not generate %1.").arg(title),
+      [this, title](JobId id, const JobOutcome& out) {
+        onSyntheticReady(id, std::any_cast<const DerivedRecording&>(out.result), title);
+      });
+}
+
+// The common shape of GUI-started jobs: success goes to `onSuccess` (GUI thread, with the job's
+// id), failure to an error box, cancel to the job list alone.
+JobId MainWindow::submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
+                                  const QString& failText,
+                                  std::function<void(JobId, const JobOutcome&)> onSuccess) {
+  auto id = std::make_shared<JobId>(0);
+  *id = engine_->submit(
+      title, std::move(fn), [this, id, failHeading, failText, onSuccess](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {
-          onSyntheticReady(*id, std::any_cast<const DerivedRecording&>(out.result), title);
+          onSuccess(*id, out);
         } else if (out.state == JobState::Failed) {
-          showError(this, tr("Generation failed"), tr("Could not generate %1.").arg(title),
-                    QString::fromStdString(out.message));
+          showError(this, failHeading, failText, QString::fromStdString(out.message));
         }
       });
   return *id;
@@ -193,8 +204,7 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
   const std::string inputFile =
       doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
   EngineBridge* engine = engine_;
-  auto id = std::make_shared<JobId>(0);
-  *id = engine_->submit(
+  return submitReporting(
       tr("Filter and re-reference %1").arg(source),
       [rec, request, engine, inputFile](JobContext& ctx) -> std::any {
         // A per-job backend choice is made here, on the engine thread (CUDA start-up is slow).
@@ -213,15 +223,10 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
         completeProvenance(result.provenance);
         return result;
       },
-      [this, id, source](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          onDerivedReady(*id, std::any_cast<const DerivedRecording&>(out.result), source);
-        } else if (out.state == JobState::Failed) {
-          showError(this, tr("Processing failed"), tr("Could not filter %1.").arg(source),
-                    QString::fromStdString(out.message));
-        }
+      tr("Processing failed"), tr("Could not filter %1.").arg(source),
+      [this, source](JobId id, const JobOutcome& out) {
+        onDerivedReady(id, std::any_cast<const DerivedRecording&>(out.result), source);
       });
-  return *id;
 }
 
 void MainWindow::onDerivedReady(JobId id, const DerivedRecording& result, const QString& source) {
@@ -256,22 +261,16 @@ JobId MainWindow::exportRecording(const QString& path) {
   }
   completeProvenance(prov);
   const std::string file = nativePath(path);
-  auto id = std::make_shared<JobId>(0);
-  *id = engine_->submit(
+  return submitReporting(
       tr("Export %1").arg(QFileInfo(path).fileName()),
       [rec, prov, file](JobContext& ctx) -> std::any {
         writeRecording(*rec, file, outputFormatForPath(file), prov, ctx);
         return file;
       },
-      [this, path](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          statusBar()->showMessage(tr("Recording written to %1").arg(path), 5000);
-        } else if (out.state == JobState::Failed) {
-          showError(this, tr("Export failed"), tr("Could not write %1.").arg(path),
-                    QString::fromStdString(out.message));
-        }
+      tr("Export failed"), tr("Could not write %1.").arg(path),
+      [this, path](JobId, const JobOutcome&) {
+        statusBar()->showMessage(tr("Recording written to %1").arg(path), 5000);
       });
-  return *id;
 }
 
 bool MainWindow::exportPage(const QString& path, QString* error) {
