@@ -7,6 +7,8 @@
 #include <atomic>
 #include <string>
 
+#include "cuda/cuda_emd.h"
+#include "cuda/cuda_hht.h"
 #include "cuda/cuda_preprocess.cuh"
 #include "cuda/device_memory.cuh"
 #include "cuda/host_thread_pool.h"
@@ -52,6 +54,18 @@ class CudaBackend final : public ComputeBackend {
     std::vector<const FirKernel*> firs;
     for (const auto& f : filters) firs.push_back(&f);
     run(block, reference, firs, ctx);
+  }
+
+ EmdResult decompose(const SignalBlock& block, const EmdParams& params,
+                      JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::decomposeGpu(block, params, ctx);
+  }
+
+  HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params,
+                         JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::hilbertHuangGpu(modes, params, ctx);
   }
 
  private:

@@ -14,6 +14,8 @@
 
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
+#include "engine/emd/emd_result.h"
+#include "engine/hht/hht.h"
 
 namespace modescope {
 
@@ -70,6 +72,18 @@ class ComputeBackend {
   // have run earlier stages when a later kernel is bad, leaving the block partly processed).
   virtual void applyPipeline(SignalBlock& block, const ReferencePlan* reference,
                              const std::vector<FirKernel>& filters, JobContext& ctx);
+
+  // EMD / EEMD / CEEMDAN / ICEEMDAN of every row of the block (engine/emd/emd.h describes the
+  // procedure both backends follow). Checks the input (validateEmdInput) and parameters before
+  // any work. Progress over channels and stages; Cancelled between sifting iterations. The CUDA
+  // backend computes in params.gpuPrecision, batches channels to fit device memory and throws
+  // OutOfDeviceMemoryError (with what would fit) when one channel's ensemble does not.
+  virtual EmdResult decompose(const SignalBlock& block, const EmdParams& params,
+                              JobContext& ctx) = 0;
+
+  // Hilbert-Huang transform of the IMFs (engine/hht/hht.h: estimator, grid, edges).
+  virtual HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params,
+                                 JobContext& ctx) = 0;
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

@@ -1,5 +1,8 @@
 #include "engine/compute/cpu_backend.h"
 
+#include "engine/emd/emd.h"
+#include "engine/hht/hht_cpu.h"
+
 #include <fftw3.h>
 
 #include <algorithm>
@@ -290,6 +293,16 @@ class CpuBackend final : public ComputeBackend {
         }
       };
     });
+  }
+
+ EmdResult decompose(const SignalBlock& block, const EmdParams& params,
+                      JobContext& ctx) override {
+    return decomposeCpu(block, params, threads_, ctx);
+  }
+
+  HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params,
+                         JobContext& ctx) override {
+    return hilbertHuangCpu(modes, params, threads_, ctx);
   }
 
  private:

@@ -1,0 +1,361 @@
+// The numerical steps of one EMD sifting iteration, written once for the CPU and CUDA backends
+// (MODESCOPE_HOST_DEVICE: __host__ __device__ under nvcc, plain inline functions otherwise), so
+// both backends decide extrema, boundaries and splines identically and parity tests compare like
+// with like. Each function follows Rilling and Flandrin's emd.m (version 3.2007), the reference
+// the thesis validates against (../shared/notes/seed-000-emd-iceemdan.md, "facts" 4-7):
+//
+//   extrema      emd.m `extr`: strict local maxima/minima of the interior samples; a run of equal
+//                samples (plateau) bounded by a rise and a fall counts once, at its middle
+//                (MATLAB's round((first + last) / 2)); end samples are never extrema; plateaus
+//                touching either end are not extrema.
+//   zero count   emd.m `extr`'s indzer: sign changes between neighbours plus runs of exact zeros.
+//                (Signs are compared, not products, so float and double agree where a product of
+//                two tiny values would underflow.)
+//   boundaries   emd.m `boundary_conditions` with NBSYM = 2: the first and last two extrema are
+//                mirrored about the first/last extremum or the end sample, as emd.m chooses.
+//   envelopes    MATLAB `interp1(..., 'spline')`: a not-a-knot cubic spline (a parabola for three
+//                knots, a line for two), evaluated at every sample; samples outside the knots
+//                use the end pieces (MATLAB's ppval).
+//   stop test    emd.m `stop_sifting` / `stop_sifting_fixe` / `stop_sifting_fixe_h`.
+//
+// The spline is solved for its slopes (as MATLAB's spline.m) with the two not-a-knot end rows
+// eliminated into their neighbours: the remaining tridiagonal system is strictly diagonally
+// dominant, so the Thomas algorithm without pivoting is stable (the raw not-a-knot rows are not
+// dominant; see the digest's fact 9).
+//
+// Knot positions are sample indices (int32, mirrored ones may be negative or >= n): the spline
+// arithmetic on them is exact in float up to 2^24 samples between knots.
+//
+// Thread rules: pure functions of their arguments; each call touches only the memory it is given.
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+
+#include "engine/core/philox.h"  // MODESCOPE_HOST_DEVICE
+
+namespace modescope::sift {
+
+enum : uint8_t { kNotExtremum = 0, kMaximum = 1, kMinimum = 2 };
+
+// ---- Extrema and zero crossings ------------------------------------------------------------
+
+// Sample i of x[0..n) starts a run of equal values (a run of length 1 included).
+template <class R>
+MODESCOPE_HOST_DEVICE inline bool startsRun(const R* x, int64_t i) {
+  return i == 0 || x[i - 1] != x[i];
+}
+
+// Called for the first sample i of every run of equal values (startsRun): writes flags[i..j] for
+// the whole run x[i..j] (kNotExtremum everywhere except at most one kMaximum/kMinimum at the
+// run's middle) and returns j. Calling it for every run start writes every flag exactly once,
+// which lets one GPU thread per sample fill the array without races.
+template <class R>
+MODESCOPE_HOST_DEVICE inline int64_t classifyRun(const R* x, int64_t n, int64_t i,
+                                                 uint8_t* flags) {
+  int64_t j = i;
+  while (j + 1 < n && x[j + 1] == x[i]) ++j;
+  for (int64_t k = i; k <= j; ++k) flags[k] = kNotExtremum;
+  if (i == 0 || j == n - 1) return j;  // touches an end: never an extremum (emd.m extr)
+  const R left = x[i] - x[i - 1];      // nonzero: i starts the run
+  const R right = x[j + 1] - x[j];     // nonzero: j ends it
+  const int64_t middle = (i + j + 1) / 2;  // MATLAB round((i+1 + j+1) / 2) - 1, halves round up
+  if (left > 0 && right < 0) flags[middle] = kMaximum;
+  if (left < 0 && right > 0) flags[middle] = kMinimum;
+  return j;
+}
+
+// Contribution of sample i to the zero-crossing count: a sign change between i and i + 1, and
+// the start of a run of exact zeros at i.
+template <class R>
+MODESCOPE_HOST_DEVICE inline int zeroCrossingsAt(const R* x, int64_t n, int64_t i) {
+  int c = 0;
+  if (i + 1 < n && ((x[i] < 0 && x[i + 1] > 0) || (x[i] > 0 && x[i + 1] < 0))) ++c;
+  if (x[i] == 0 && (i == 0 || x[i - 1] != 0)) ++c;
+  return c;
+}
+
+// ---- Mirrored boundaries (emd.m boundary_conditions, NBSYM = 2) ---------------------------------
+
+constexpr int kMirrored = 2;  // NBSYM
+
+// The extra knots outside the extrema, in ascending position: left[0..leftCount) come before the
+// first extremum, right[0..rightCount) after the last.
+struct EndKnots {
+  int leftCount = 0, rightCount = 0;
+  int32_t leftPos[kMirrored], rightPos[kMirrored];
+  int32_t leftSrc[kMirrored], rightSrc[kMirrored];  // sample whose value the knot takes
+};
+
+struct Boundaries {
+  EndKnots max, min;
+};
+
+namespace detail {
+// dst = reverse(src[from..to)) (MATLAB fliplr of a slice), optionally followed by `extra`.
+MODESCOPE_HOST_DEVICE inline int flipSlice(const int32_t* src, int from, int to, int32_t* dst,
+                                           int extra = -1) {
+  int c = 0;
+  for (int k = to - 1; k >= from; --k) dst[c++] = src[k];
+  if (extra >= 0) dst[c++] = extra;
+  return c;
+}
+MODESCOPE_HOST_DEVICE inline int smaller(int a, int b) { return a < b ? a : b; }
+MODESCOPE_HOST_DEVICE inline int larger(int a, int b) { return a > b ? a : b; }
+}  // namespace detail
+
+// Mirrors the extrema at both ends as emd.m does. imax[0..nmax) and imin[0..nmin) are the
+// extremum sample indices in ascending order. Returns false where emd.m raises an error (too few
+// extrema for the mirror: its stop test then stops with a zero mean envelope). Requires
+// nmax >= 1 and nmin >= 1.
+template <class R>
+MODESCOPE_HOST_DEVICE inline bool mirrorBoundaries(const R* x, int32_t n, const int32_t* imax,
+                                                   int nmax, const int32_t* imin, int nmin,
+                                                   Boundaries& out) {
+  using detail::flipSlice;
+  using detail::larger;
+  using detail::smaller;
+  constexpr int nb = kMirrored;
+  if (nmax < 1 || nmin < 1) return false;
+  int32_t lmax[nb], lmin[nb], rmax[nb], rmin[nb];
+  int nlmax, nlmin, nrmax, nrmin;
+  int32_t lsym, rsym;
+  // Left end.
+  if (imax[0] < imin[0]) {
+    if (x[0] > x[imin[0]]) {
+      nlmax = flipSlice(imax, 1, smaller(nmax, nb + 1), lmax);
+      nlmin = flipSlice(imin, 0, smaller(nmin, nb), lmin);
+      lsym = imax[0];
+    } else {
+      nlmax = flipSlice(imax, 0, smaller(nmax, nb), lmax);
+      nlmin = flipSlice(imin, 0, smaller(nmin, nb - 1), lmin, 0);
+      lsym = 0;
+    }
+  } else {
+    if (x[0] < x[imax[0]]) {
+      nlmax = flipSlice(imax, 0, smaller(nmax, nb), lmax);
+      nlmin = flipSlice(imin, 1, smaller(nmin, nb + 1), lmin);
+      lsym = imin[0];
+    } else {
+      nlmax = flipSlice(imax, 0, smaller(nmax, nb - 1), lmax, 0);
+      nlmin = flipSlice(imin, 0, smaller(nmin, nb), lmin);
+      lsym = 0;
+    }
+  }
+  // Right end.
+  const int32_t last = n - 1;
+  if (imax[nmax - 1] < imin[nmin - 1]) {
+    if (x[last] < x[imax[nmax - 1]]) {
+      nrmax = flipSlice(imax, larger(nmax - nb, 0), nmax, rmax);
+      nrmin = flipSlice(imin, larger(nmin - nb - 1, 0), nmin - 1, rmin);
+      rsym = imin[nmin - 1];
+    } else {
+      rmax[0] = last;
+      nrmax = 1 + flipSlice(imax, larger(nmax - nb + 1, 0), nmax, rmax + 1);
+      nrmin = flipSlice(imin, larger(nmin - nb, 0), nmin, rmin);
+      rsym = last;
+    }
+  } else {
+    if (x[last] > x[imin[nmin - 1]]) {
+      nrmax = flipSlice(imax, larger(nmax - nb - 1, 0), nmax - 1, rmax);
+      nrmin = flipSlice(imin, larger(nmin - nb, 0), nmin, rmin);
+      rsym = imax[nmax - 1];
+    } else {
+      nrmax = flipSlice(imax, larger(nmax - nb, 0), nmax, rmax);
+      rmin[0] = last;
+      nrmin = 1 + flipSlice(imin, larger(nmin - nb + 1, 0), nmin, rmin + 1);
+      rsym = last;
+    }
+  }
+  // "In case symmetrized parts do not extend enough": MATLAB evaluates tlmin(1) first, so an
+  // empty list there (or in tlmax when tlmin(1) does not already decide) is its index error.
+  if (nlmin == 0) return false;
+  if (2 * lsym - lmin[0] > 0 || (nlmax == 0 ? false : 2 * lsym - lmax[0] > 0)) {
+    if (nlmax == 0 && !(2 * lsym - lmin[0] > 0)) return false;
+    if (lsym == imax[0]) {
+      nlmax = flipSlice(imax, 0, smaller(nmax, nb), lmax);
+    } else {
+      nlmin = flipSlice(imin, 0, smaller(nmin, nb), lmin);
+    }
+    if (lsym == 0) return false;  // emd.m: error('bug')
+    lsym = 0;
+  } else if (nlmax == 0) {
+    return false;
+  }
+  if (nrmin == 0) return false;
+  if (2 * rsym - rmin[nrmin - 1] < last ||
+      (nrmax == 0 ? false : 2 * rsym - rmax[nrmax - 1] < last)) {
+    if (nrmax == 0 && !(2 * rsym - rmin[nrmin - 1] < last)) return false;
+    if (rsym == imax[nmax - 1]) {
+      nrmax = flipSlice(imax, larger(nmax - nb, 0), nmax, rmax);
+    } else {
+      nrmin = flipSlice(imin, larger(nmin - nb, 0), nmin, rmin);
+    }
+    if (rsym == last) return false;  // emd.m: error('bug')
+    rsym = last;
+  } else if (nrmax == 0) {
+    return false;
+  }
+  // Mirrored positions 2*sym - p; the lists are reversed, so the positions come out ascending.
+  out.max.leftCount = nlmax;
+  out.min.leftCount = nlmin;
+  out.max.rightCount = nrmax;
+  out.min.rightCount = nrmin;
+  for (int k = 0; k < nlmax; ++k) {
+    out.max.leftPos[k] = 2 * lsym - lmax[k];
+    out.max.leftSrc[k] = lmax[k];
+  }
+  for (int k = 0; k < nlmin; ++k) {
+    out.min.leftPos[k] = 2 * lsym - lmin[k];
+    out.min.leftSrc[k] = lmin[k];
+  }
+  for (int k = 0; k < nrmax; ++k) {
+    out.max.rightPos[k] = 2 * rsym - rmax[k];
+    out.max.rightSrc[k] = rmax[k];
+  }
+  for (int k = 0; k < nrmin; ++k) {
+    out.min.rightPos[k] = 2 * rsym - rmin[k];
+    out.min.rightSrc[k] = rmin[k];
+  }
+  return true;
+}
+
+// ---- Not-a-knot cubic spline through (t[k], y[k]), k < count, t strictly ascending ------------
+
+// Slopes s[k] of MATLAB's spline(t, y) (not-a-knot ends; count 3: the parabola; count 2: the
+// line). work: count scratch values. count >= 2.
+template <class R>
+MODESCOPE_HOST_DEVICE inline void splineSlopes(const int32_t* t, const R* y, int count, R* s,
+                                               R* work) {
+  const int n = count;
+  auto dx = [&](int k) { return static_cast<R>(t[k + 1] - t[k]); };
+  auto dd = [&](int k) { return (y[k + 1] - y[k]) / dx(k); };
+  if (n == 2) {
+    s[0] = s[1] = dd(0);
+    return;
+  }
+  if (n == 3) {  // the parabola p(t) = y0 + c1 (t - t0) + c2 (t - t0)^2 (spline.m)
+    const R c2 = (dd(1) - dd(0)) / static_cast<R>(t[2] - t[0]);
+    const R c1 = dd(0) - c2 * dx(0);
+    for (int k = 0; k < 3; ++k) s[k] = c1 + 2 * c2 * static_cast<R>(t[k] - t[0]);
+    return;
+  }
+  // Rows of spline.m (transposed, it solves s * c = b):
+  //   0:      dx1 s0 + x31 s1 = b0
+  //   k:      dx_k s_{k-1} + 2 (dx_{k-1} + dx_k) s_k + dx_{k-1} s_{k+1} = 3 (dx_k dd_{k-1} + dx_{k-1} dd_k)
+  //   n-1:    xn s_{n-2} + dx_{n-3} s_{n-1} = b_{n-1}
+  // Row 0 eliminated into row 1 gives (dx0 + dx1) s1 + dx0 s2 = b1 - b0, row n-1 into row n-2
+  // gives dx_{n-2} s_{n-3} + (dx_{n-3} + dx_{n-2}) s_{n-2} = b_{n-2} - b_{n-1}. Unknowns s1..s_{n-2}.
+  const R x31 = static_cast<R>(t[2] - t[0]);
+  const R xn = static_cast<R>(t[n - 1] - t[n - 3]);
+  const R b0 = ((dx(0) + 2 * x31) * dx(1) * dd(0) + dx(0) * dx(0) * dd(1)) / x31;
+  const R bn = (dx(n - 2) * dx(n - 2) * dd(n - 3) + (2 * xn + dx(n - 2)) * dx(n - 3) * dd(n - 2)) / xn;
+  // Forward sweep: work[k] = modified super-diagonal, s[k] = modified right-hand side.
+  for (int k = 1; k <= n - 2; ++k) {
+    R sub = dx(k), diag = 2 * (dx(k - 1) + dx(k)), sup = dx(k - 1);
+    R rhs = 3 * (dx(k) * dd(k - 1) + dx(k - 1) * dd(k));
+    if (k == 1) {
+      sub = 0;
+      diag -= x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1
+      rhs -= b0;
+    }
+    if (k == n - 2) {
+      sup = 0;
+      diag -= xn;
+      rhs -= bn;
+    }
+    if (k > 1) {
+      diag -= sub * work[k - 1];
+      rhs -= sub * s[k - 1];
+    }
+    work[k] = sup / diag;
+    s[k] = rhs / diag;
+  }
+  for (int k = n - 3; k >= 1; --k) s[k] -= work[k] * s[k + 1];
+  s[0] = (b0 - x31 * s[1]) / dx(1);
+  s[n - 1] = (bn - xn * s[n - 2]) / dx(n - 3);
+}
+
+// Index of the spline piece that covers sample position p: the largest k in [0, count - 2] with
+// t[k] <= p (the end pieces extend beyond the knots, as MATLAB's ppval).
+MODESCOPE_HOST_DEVICE inline int splinePiece(const int32_t* t, int count, int64_t p) {
+  int lo = 0, hi = count - 2;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (t[mid] <= p) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+// The spline's value at p on piece k (cubic Hermite form of spline.m's pp coefficients).
+template <class R>
+MODESCOPE_HOST_DEVICE inline R splineValue(const int32_t* t, const R* y, const R* s, int k,
+                                           int64_t p) {
+  const R h = static_cast<R>(t[k + 1] - t[k]);
+  const R d = (y[k + 1] - y[k]) / h;
+  const R c2 = (3 * d - 2 * s[k] - s[k + 1]) / h;
+  const R c3 = (s[k] + s[k + 1] - 2 * d) / (h * h);
+  const R u = static_cast<R>(p - t[k]);
+  return y[k] + u * (s[k] + u * (c2 + u * c3));
+}
+
+// ---- Stop tests --------------------------------------------------------------------------------
+
+// sigma = |mean envelope| / envelope amplitude at one sample (emd.m: sx = abs(envmoy) ./ amp);
+// a zero amplitude gives 0 for a zero mean and +infinity otherwise (MATLAB's 0/0 = NaN compares
+// false, x/0 = Inf compares true: the same decisions).
+template <class R>
+MODESCOPE_HOST_DEVICE inline R stopRatio(R upper, R lower) {
+  const R mean = (upper + lower) / 2;
+  const R amp = fabs(upper - lower) / 2;
+  if (amp == 0) return mean == 0 ? R(0) : R(INFINITY);
+  return fabs(mean) / amp;
+}
+
+// Everything a stop test needs about one candidate, gathered over its samples.
+struct SiftStats {
+  int64_t maxima = 0, minima = 0, zeroCrossings = 0;
+  int64_t aboveThreshold1 = 0;  // samples with sigma > threshold1
+  int64_t aboveThreshold2 = 0;  // samples with sigma > threshold2
+  bool envelopeFailed = false;  // too few extrema to build the envelopes (emd.m's catch)
+};
+
+enum class StopKind : int { Rilling = 0, Fixed = 1, SNumber = 2 };
+
+// emd.m's three tests. Returns true when sifting stops at this candidate. `sCount` carries the
+// S-number rule's consecutive count between iterations (start at 0).
+MODESCOPE_HOST_DEVICE inline bool stopSifting(const SiftStats& st, int64_t n, StopKind kind,
+                                              double threshold1Fraction /* tolerance */,
+                                              int sNumber, int& sCount) {
+  if (st.envelopeFailed) return true;
+  const int64_t extrema = st.maxima + st.minima;
+  const int64_t diff = st.zeroCrossings > extrema ? st.zeroCrossings - extrema
+                                                  : extrema - st.zeroCrossings;
+  switch (kind) {
+    case StopKind::Rilling: {
+      const bool keep = (static_cast<double>(st.aboveThreshold1) / static_cast<double>(n) >
+                             threshold1Fraction ||
+                         st.aboveThreshold2 > 0) &&
+                        extrema > 2;
+      return !keep && diff <= 1;
+    }
+    case StopKind::Fixed:
+      return false;
+    case StopKind::SNumber:
+      if (diff > 1) {
+        sCount = 0;
+        return false;
+      }
+      ++sCount;
+      return sCount >= sNumber;
+  }
+  return true;
+}
+
+// emd.m's stop_EMD: a residue with fewer than 3 extrema is monotonic enough to end the
+// decomposition.
+MODESCOPE_HOST_DEVICE inline bool tooFewExtrema(int64_t maxima, int64_t minima) {
+  return maxima + minima < 3;
+}
+
+}  // namespace modescope::sift
