@@ -1,0 +1,760 @@
+// EMD, EEMD, CEEMDAN and ICEEMDAN for a batch of channels on the device (emd_methods.cuh), step
+// for step the procedure in engine/emd/emd.h.
+#include <cub/block/block_reduce.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "cuda/emd_methods.cuh"
+#include "cuda/emd_sifter.cuh"
+#include "engine/core/error.h"
+#include "engine/core/philox.h"
+#include "engine/emd/emd.h"
+
+namespace modescope::cuda {
+namespace {
+
+// The larger of two values (cub dropped cub::Max in CUDA 13).
+struct MaxOp {
+  template <class T>
+  __device__ T operator()(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+
+constexpr int kThreads = 256;
+
+dim3 rowsGrid(std::int64_t n, int rows) {
+  return dim3(static_cast<unsigned>((n + kThreads - 1) / kThreads),
+              static_cast<unsigned>(std::min(rows, 65535)));
+}
+
+// One realization sample: base + scale * noise, in one expression everywhere (the ensemble mean
+// recomputes it and must round the same way).
+template <class R>
+__device__ inline R realize(R base, double scale, R noise) {
+  return base + static_cast<R>(scale) * noise;
+}
+
+template <class R>
+__global__ void convertKernel(const float* in, R* out, std::size_t count) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = static_cast<R>(in[i]);
+}
+
+// Mean, sample standard deviation (N - 1, as MATLAB's std) and max |x| of rows base + r*stride,
+// two passes in double: one block per row.
+template <class R>
+__global__ void rowStatsKernel(const R* base, std::size_t stride, std::int64_t n, double* mean,
+                               double* stddev, R* maxAbs) {
+  using Reduce = cub::BlockReduce<double, kThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  __shared__ double shared;
+  const R* x = base + static_cast<std::size_t>(blockIdx.x) * stride;
+  double s = 0, m = 0;
+  for (std::int64_t i = threadIdx.x; i < n; i += kThreads) {
+    s += static_cast<double>(x[i]);
+    m = fmax(m, fabs(static_cast<double>(x[i])));
+  }
+  const double total = Reduce(tmp).Sum(s);
+  if (threadIdx.x == 0) shared = total / static_cast<double>(n);
+  __syncthreads();
+  const double mu = shared;
+  const double peak = Reduce(tmp).Reduce(m, MaxOp());
+  __syncthreads();
+  double q = 0;
+  for (std::int64_t i = threadIdx.x; i < n; i += kThreads) {
+    const double d = static_cast<double>(x[i]) - mu;
+    q += d * d;
+  }
+  const double sq = Reduce(tmp).Sum(q);
+  if (threadIdx.x == 0) {
+    if (mean) mean[blockIdx.x] = mu;
+    if (stddev) stddev[blockIdx.x] = n > 1 ? sqrt(sq / static_cast<double>(n - 1)) : 0.0;
+    if (maxAbs) maxAbs[blockIdx.x] = static_cast<R>(peak);
+  }
+}
+
+// Signal b = channel c * members + member i. out[b] = base[c] + scale[b] * w, w the member's
+// Philox noise (paired: members 2j, 2j+1 share stream j with signs +, -). base may be null (0),
+// scale may be null (1).
+template <class R>
+__global__ void noiseKernel(R* out, const R* base, const double* scale, std::int64_t n,
+                            int signals, int members, const std::uint64_t* channelIds,
+                            std::uint64_t seed, bool paired) {
+  const Philox4x32 gen(seed);
+  for (int b = blockIdx.y; b < signals; b += gridDim.y) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+    if (t >= n) continue;
+    const int c = b / members, i = b % members;
+    const std::uint64_t stream = emdNoiseStream(channelIds[c], paired ? i / 2 : i);
+    double w = gen.normalDouble(stream, static_cast<std::uint64_t>(t));
+    if (paired && (i & 1)) w = -w;
+    const R b0 = base ? base[static_cast<std::size_t>(c) * n + t] : R(0);
+    out[static_cast<std::size_t>(b) * n + t] =
+        realize(b0, scale ? scale[b] : 1.0, static_cast<R>(w));
+  }
+}
+
+// out[b] = base[c] + scale[b] * mode[b] where the member has that mode, else base[c].
+template <class R>
+__global__ void realizeModeKernel(R* out, const R* base, const R* mode, const double* scale,
+                                  const int* hasMode, std::int64_t n, int signals, int members) {
+  for (int b = blockIdx.y; b < signals; b += gridDim.y) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+    if (t >= n) continue;
+    const std::size_t c = b / members;
+    const R b0 = base[c * n + t];
+    out[static_cast<std::size_t>(b) * n + t] =
+        hasMode[b] ? realize(b0, scale[b], mode[static_cast<std::size_t>(b) * n + t]) : b0;
+  }
+}
+
+// Ensemble mean per channel and sample, summed in member order in double (deterministic):
+// localMean: mean_i (y_i - IMF_i) with y_i recomputed as realizeModeKernel made it (mode may be
+// null: y_i = base); otherwise mean_i IMF_i. A member without an IMF contributes IMF = 0.
+template <class R>
+__global__ void ensembleMeanKernel(R* out, R* const* imfs, const int* status, const R* base,
+                                   const R* mode, const double* scale, const int* hasMode,
+                                   std::int64_t n, int channels, int members, bool localMean) {
+  for (int c = blockIdx.y; c < channels; c += gridDim.y) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+    if (t >= n) continue;
+    double sum = 0;
+    for (int i = 0; i < members; ++i) {
+      const int b = c * members + i;
+      const R imf = status[b] == kSiftDone ? imfs[b][t] : R(0);
+      if (localMean) {
+        const R b0 = base[static_cast<std::size_t>(c) * n + t];
+        const R y = (mode && hasMode[b])
+                        ? realize(b0, scale[b], mode[static_cast<std::size_t>(b) * n + t])
+                        : b0;
+        sum += static_cast<double>(y - imf);
+      } else {
+        sum += static_cast<double>(imf);
+      }
+    }
+    out[static_cast<std::size_t>(c) * n + t] = static_cast<R>(sum / members);
+  }
+}
+
+// After one noise "extract IMF": mode k of every member (its IMF, or its residue when it has no
+// IMF left, as emd.m appends the residue as the last row), the residue updated, and the next
+// input = the residue.
+template <class R>
+__global__ void noiseStepKernel(R* modeOut, R* residue, R* nextInput, R* const* imfs,
+                                const int* status, std::int64_t n, int signals) {
+  for (int b = blockIdx.y; b < signals; b += gridDim.y) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+    if (t >= n) continue;
+    const std::size_t at = static_cast<std::size_t>(b) * n + t;
+    const int st = status[b];
+    if (st == kSiftDone) {
+      const R m = imfs[b][t];
+      modeOut[at] = m;
+      residue[at] -= m;
+    } else if (st == kSiftNoImf) {
+      modeOut[at] = residue[at];
+    } else {
+      modeOut[at] = 0;
+    }
+    nextInput[at] = residue[at];
+  }
+}
+
+// Per member: the number of noise modes it has and whether it can yield another IMF.
+__global__ void noiseCountKernel(const int* status, int k, int* modeCount, std::uint8_t* alive,
+                                 int signals, int* aliveTotal) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= signals) return;
+  if (status[b] == kSiftDone) {
+    modeCount[b] = k + 1;
+    atomicAdd(aliveTotal, 1);
+  } else if (status[b] == kSiftNoImf) {
+    modeCount[b] = k + 1;  // the residue
+    alive[b] = 0;
+  }
+}
+
+// out = a + alpha * b, element-wise.
+template <class R>
+__global__ void combineKernel(R* out, const R* a, const R* b, R alpha, std::size_t count) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = a[i] + alpha * b[i];
+}
+
+// rows[c] /= divisor[c]
+template <class R>
+__global__ void divideRowsKernel(R* rows, const double* divisor, std::int64_t n, int count) {
+  for (int c = blockIdx.y; c < count; c += gridDim.y) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+    if (t < n) {
+      R& v = rows[static_cast<std::size_t>(c) * n + t];
+      v = static_cast<R>(static_cast<double>(v) / divisor[c]);
+    }
+  }
+}
+
+// EMD: row out[c] = IMF (or 0), residue -= IMF, next input = residue.
+template <class R>
+__global__ void emdStepKernel(R* out, R* residue, R* nextInput, R* const* imfs,
+                              const int* status, std::int64_t n, int signals) {
+  for (int b = blockIdx.y; b < signals; b += gridDim.y) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+    if (t >= n) continue;
+    const std::size_t at = static_cast<std::size_t>(b) * n + t;
+    const R m = status[b] == kSiftDone ? imfs[b][t] : R(0);
+    if (out) out[at] = m;
+    residue[at] -= m;
+    nextInput[at] = residue[at];
+  }
+}
+
+// hasMode[b] = modeCount[b] >= k + 1 (mode index k, 0-based), scale[b] = factor[c] / (normalise ?
+// std[b] : 1).
+__global__ void noiseScaleKernel(const int* modeCount, int k, const double* channelFactor,
+                                 const double* memberStd, bool normalise, int* hasMode,
+                                 double* scale, int signals, int members) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= signals) return;
+  const bool has = modeCount[b] >= k + 1 && (!normalise || memberStd[b] > 0);
+  hasMode[b] = has;
+  scale[b] = has ? channelFactor[b / members] / (normalise ? memberStd[b] : 1.0) : 0.0;
+}
+
+// enabled[b] = channelActive[b / members]
+__global__ void expandMaskKernel(const std::uint8_t* channelActive, std::uint8_t* enabled,
+                                 int signals, int members) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < signals) enabled[b] = channelActive[b / members];
+}
+
+unsigned blocksFor(std::size_t count, int threads = kThreads) {
+  return static_cast<unsigned>((count + threads - 1) / threads);
+}
+
+// The whole run for one batch of channels in precision R.
+template <class R>
+class BatchRun {
+ public:
+  BatchRun(const SignalBlock& block, std::size_t firstRow, int channels, const EmdParams& p,
+           cudaStream_t stream, const JobContext& ctx)
+      : block_(block),
+        first_(firstRow),
+        C_(channels),
+        p_(p),
+        n_(block.samples),
+        I_(p.method == EmdMethod::Emd ? 1 : p.ensembleSize),
+        B_(C_ * I_),
+        stream_(stream),
+        ctx_(ctx),
+        sifter_(n_, std::max(B_, C_), stream),
+        x_(rowsC()),
+        r_(rowsC()),
+        rNew_(rowsC()),
+        d_(rowsC()),
+        mean_(std::max(B_, C_)),
+        std_(std::max(B_, C_)),
+        maxAbs_(std::max(B_, C_)),
+        factor_(C_),
+        scale_(B_),
+        hasMode_(B_),
+        modeCount_(B_),
+        alive_(B_),
+        channelActive_(C_),
+        memberEnabled_(B_),
+        aliveTotal_(1),
+        channelIds_(C_),
+        hostRows_(rowsC()),
+        hostStatus_(std::max(B_, C_)),
+        hostSifts_(std::max(B_, C_)),
+        hostInt_(1) {
+    std::vector<std::uint64_t> ids(C_);
+    for (int c = 0; c < C_; ++c) ids[c] = block_.channels[first_ + c];
+    upload(channelIds_.get(), ids.data(), C_);
+    // Input rows to the device in R.
+    DeviceBuffer<float> staging(rowsC());
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(staging.get(), block_.channel(first_), rowsC() * sizeof(float),
+                                       cudaMemcpyHostToDevice, stream_));
+    convertKernel<<<blocksFor(rowsC()), kThreads, 0, stream_>>>(staging.get(), x_.get(), rowsC());
+    MODESCOPE_CUDA_CHECK_LAUNCH("convertKernel", stream_);
+    MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));  // staging is freed on return
+    out_.resize(C_);
+    for (int c = 0; c < C_; ++c) out_[c].channel = block_.channels[first_ + c];
+  }
+
+  std::vector<EmdChannelModes> run(Diagnostics& diagnostics) {
+    switch (p_.method) {
+      case EmdMethod::Emd: runEmd(); break;
+      case EmdMethod::Eemd: runEemd(); break;
+      case EmdMethod::Ceemdan: runCeemdan(); break;
+      case EmdMethod::Iceemdan: runIceemdan(); break;
+    }
+    if (degenerate_ > 0) {
+      addDiagnostic(diagnostics, Severity::Info, "emd.degenerateMembers",
+                    std::to_string(degenerate_) +
+                        " ensemble member(s) had fewer than 3 extrema at some stage; their local "
+                        "mean is the candidate itself (no noise-assisted IMF).");
+    }
+    if (capReached_) {
+      addDiagnostic(diagnostics, Severity::Warning, "emd.siftCapReached",
+                    "sifting reached its iteration cap for some IMF before the stop rule was met; "
+                    "raise the maximum sift count if the IMFs look under-sifted.");
+    }
+    for (auto& m : out_) m.rows = static_cast<int>(m.sifts.size()) + 1;
+    return std::move(out_);
+  }
+
+ private:
+  std::size_t rowsC() const { return static_cast<std::size_t>(C_) * n_; }
+  std::size_t rowsB() const { return static_cast<std::size_t>(B_) * n_; }
+  dim3 gridC() const { return rowsGrid(n_, C_); }
+  dim3 gridB() const { return rowsGrid(n_, B_); }
+
+  template <class T>
+  void upload(T* dst, const T* src, std::size_t count) {
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));
+  }
+  template <class T>
+  void download(T* dst, const T* src, std::size_t count) {
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));
+  }
+
+  void rowStats(const R* rows, int count, bool wantMax = false) {
+    rowStatsKernel<<<count, kThreads, 0, stream_>>>(rows, n_, n_, mean_.get(), std_.get(),
+                                                     wantMax ? maxAbs_.get() : nullptr);
+    MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
+  }
+
+  std::vector<double> hostStd(int count) {
+    std::vector<double> s(count);
+    download(s.data(), std_.get(), count);
+    return s;
+  }
+
+  // Standardise: x~ = x / std(x) into r_ (the starting residue); sigma_ keeps std(x).
+  void standardise() {
+    rowStats(x_.get(), C_);
+    sigma_ = hostStd(C_);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(r_.get(), x_.get(), rowsC() * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    divideRowsKernel<<<gridC(), kThreads, 0, stream_>>>(r_.get(), std_.get(), n_, C_);
+    MODESCOPE_CUDA_CHECK_LAUNCH("divideRowsKernel", stream_);
+  }
+
+  // Appends row `rows` (C x n on the device, standardised units) times scale_c to every channel
+  // whose active flag is set, with the members' mean sift count.
+  void appendRows(const R* rows, const std::vector<std::uint8_t>& active, bool withSifts,
+                  int members, const std::vector<double>& scale) {
+    download(hostRows_.get(), rows, rowsC());
+    std::vector<int> sifts;
+    if (withSifts) {
+      sifts.resize(static_cast<std::size_t>(C_) * members);
+      download(sifts.data(), sifter_.sifts(), sifts.size());
+    }
+    for (int c = 0; c < C_; ++c) {
+      if (!active[c]) continue;
+      auto& m = out_[c];
+      const std::size_t at = m.data.size();
+      m.data.resize(at + n_);
+      const R* src = hostRows_.get() + static_cast<std::size_t>(c) * n_;
+      for (std::int64_t t = 0; t < n_; ++t) {
+        m.data[at + t] = static_cast<float>(static_cast<double>(src[t]) * scale[c]);
+      }
+      if (withSifts) {
+        double s = 0;
+        for (int i = 0; i < members; ++i) s += sifts[static_cast<std::size_t>(c) * members + i];
+        m.sifts.push_back(static_cast<int>(std::lround(s / members)));
+      }
+    }
+  }
+  // The residue row (no sift count).
+  void appendResidue(const R* rows, const std::vector<std::uint8_t>& active,
+                     const std::vector<double>& scale) {
+    download(hostRows_.get(), rows, rowsC());
+    for (int c = 0; c < C_; ++c) {
+      if (!active[c]) continue;
+      auto& m = out_[c];
+      const std::size_t at = m.data.size();
+      m.data.resize(at + n_);
+      const R* src = hostRows_.get() + static_cast<std::size_t>(c) * n_;
+      for (std::int64_t t = 0; t < n_; ++t) {
+        m.data[at + t] = static_cast<float>(static_cast<double>(src[t]) * scale[c]);
+      }
+    }
+  }
+
+  // Status of the last extract for `count` signals, on the host; counts the degenerate members
+  // (no IMF) and the sift-cap hits of this stage.
+  const int* fetchStatus(int count, int cap = 0) {
+    download(hostStatus_.get(), sifter_.status(), count);
+    if (cap > 0) {
+      download(hostSifts_.get(), sifter_.sifts(), count);
+      for (int b = 0; b < count; ++b) {
+        if (hostStatus_.get()[b] == kSiftDone && hostSifts_.get()[b] >= cap) capReached_ = true;
+      }
+    }
+    return hostStatus_.get();
+  }
+
+  int capOf(const StopRule& r) const {
+    return r.kind == StopRuleKind::FixedSifts ? 0 : r.maxSifts;  // fixed counts always "hit"
+  }
+
+  void progress(double f, const std::string& what) { ctx_.progress(f, what); }
+
+  // ---- noise modes E_k(w_i) -------------------------------------------------------------------
+
+  // Full EMD of every member's white noise with noiseStop, modes kept on the device. `needed`:
+  // modes to compute at most (0 = until every member is exhausted).
+  void computeNoiseModes(int needed, double f0, double f1) {
+    DeviceBuffer<R> residue(rowsB());
+    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(residue.get(), static_cast<const R*>(nullptr),
+                                                   nullptr, n_, B_, I_, channelIds_.get(),
+                                                   p_.seed, false);
+    MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), residue.get(), rowsB() * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    rowStatsKernel<<<B_, kThreads, 0, stream_>>>(residue.get(), n_, n_, nullptr, nullptr,
+                                                  maxAbs_.get());
+    MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
+    DeviceBuffer<R> ref(B_);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(ref.get(), maxAbs_.get(), B_ * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(modeCount_.get(), 0, B_ * sizeof(int), stream_));
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive_.get(), 1, B_, stream_));
+    const int limit = needed > 0 ? needed : 64;
+    for (int k = 0; k < limit; ++k) {
+      progress(f0 + (f1 - f0) * k / limit, "noise modes " + std::to_string(k + 1));
+      sifter_.extract(B_, p_.noiseStop, alive_.get(), ref.get(), false, ctx_.sub(0, 0));
+      noiseModes_.emplace_back(rowsB());
+      noiseStepKernel<<<gridB(), kThreads, 0, stream_>>>(noiseModes_.back().get(), residue.get(),
+                                                         sifter_.input(), sifter_.imfs(),
+                                                         sifter_.status(), n_, B_);
+      MODESCOPE_CUDA_CHECK_LAUNCH("noiseStepKernel", stream_);
+      MODESCOPE_CUDA_TRY(cudaMemsetAsync(aliveTotal_.get(), 0, sizeof(int), stream_));
+      noiseCountKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(
+          sifter_.status(), k, modeCount_.get(), alive_.get(), B_, aliveTotal_.get());
+      MODESCOPE_CUDA_CHECK_LAUNCH("noiseCountKernel", stream_);
+      download(hostInt_.get(), aliveTotal_.get(), 1);
+      if (*hostInt_.get() == 0) break;
+    }
+  }
+
+  // ---- methods ------------------------------------------------------------------------------------
+
+  void runEmd() {
+    // residue = x; input = x; the tiny-amplitude test compares with max|x|.
+    DeviceBuffer<R> residue(rowsC());
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(residue.get(), x_.get(), rowsC() * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), x_.get(), rowsC() * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    rowStats(x_.get(), C_, true);
+    DeviceBuffer<R> ref(C_);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(ref.get(), maxAbs_.get(), C_ * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    std::vector<std::uint8_t> active(C_, 1);
+    const std::vector<double> one(C_, 1.0);
+    const int limit = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
+    for (int k = 0; k < limit; ++k) {
+      progress(static_cast<double>(k) / std::min(limit, 16), "EMD IMF " + std::to_string(k + 1));
+      upload(channelActive_.get(), active.data(), C_);
+      sifter_.extract(C_, p_.stop, channelActive_.get(), ref.get(), false, ctx_.sub(0, 0));
+      const int* st = fetchStatus(C_, capOf(p_.stop));
+      std::vector<std::uint8_t> got(C_, 0);
+      bool any = false;
+      for (int c = 0; c < C_; ++c) {
+        got[c] = active[c] && st[c] == kSiftDone;
+        any = any || got[c];
+      }
+      emdStepKernel<<<gridC(), kThreads, 0, stream_>>>(d_.get(), residue.get(), sifter_.input(),
+                                                      sifter_.imfs(), sifter_.status(), n_, C_);
+      MODESCOPE_CUDA_CHECK_LAUNCH("emdStepKernel", stream_);
+      appendRows(d_.get(), got, true, 1, one);
+      active = got;
+      if (!any) break;
+    }
+    appendResidue(residue.get(), std::vector<std::uint8_t>(C_, 1), one);
+  }
+
+  void runEemd() {
+    rowStats(x_.get(), C_);
+    sigma_ = hostStd(C_);
+    std::vector<double> amp(B_);
+    for (int b = 0; b < B_; ++b) amp[b] = p_.noiseStd * sigma_[b / I_];
+    upload(scale_.get(), amp.data(), B_);
+    DeviceBuffer<R> residue(rowsB());
+    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(residue.get(), x_.get(), scale_.get(), n_, B_,
+                                                   I_, channelIds_.get(), p_.seed, p_.pairedNoise);
+    MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), residue.get(), rowsB() * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    rowStatsKernel<<<B_, kThreads, 0, stream_>>>(residue.get(), n_, n_, nullptr, nullptr,
+                                                  maxAbs_.get());
+    MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
+    DeviceBuffer<R> ref(B_);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(ref.get(), maxAbs_.get(), B_ * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive_.get(), 1, B_, stream_));
+    const int K = p_.maxImfs > 0 ? p_.maxImfs
+                                 : std::max(1, static_cast<int>(std::floor(std::log2(n_))) - 1);
+    // sum_k d_k, for the residue x - sum d_k.
+    DeviceBuffer<R> total(rowsC());
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(total.get(), 0, rowsC() * sizeof(R), stream_));
+    const std::vector<std::uint8_t> all(C_, 1);
+    const std::vector<double> one(C_, 1.0);
+    for (int k = 0; k < K; ++k) {
+      progress(static_cast<double>(k) / K, "EEMD IMF " + std::to_string(k + 1));
+      sifter_.extract(B_, p_.stop, alive_.get(), ref.get(), false, ctx_.sub(0, 0));
+      const int* st = fetchStatus(B_, capOf(p_.stop));
+      std::vector<std::uint8_t> alive(B_);
+      for (int b = 0; b < B_; ++b) alive[b] = st[b] == kSiftDone;
+      ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
+          d_.get(), sifter_.imfs(), sifter_.status(), static_cast<const R*>(nullptr),
+          static_cast<const R*>(nullptr), nullptr, nullptr, n_, C_, I_, false);
+      MODESCOPE_CUDA_CHECK_LAUNCH("ensembleMeanKernel", stream_);
+      emdStepKernel<<<gridB(), kThreads, 0, stream_>>>(static_cast<R*>(nullptr), residue.get(), sifter_.input(),
+                                                      sifter_.imfs(), sifter_.status(), n_, B_);
+      MODESCOPE_CUDA_CHECK_LAUNCH("emdStepKernel", stream_);
+      combineKernel<<<blocksFor(rowsC()), kThreads, 0, stream_>>>(total.get(), total.get(),
+                                                                  d_.get(), R(1), rowsC());
+      MODESCOPE_CUDA_CHECK_LAUNCH("combineKernel", stream_);
+      appendRows(d_.get(), all, true, I_, one);
+      upload(alive_.get(), alive.data(), B_);
+    }
+    combineKernel<<<blocksFor(rowsC()), kThreads, 0, stream_>>>(d_.get(), x_.get(), total.get(),
+                                                                R(-1), rowsC());
+    MODESCOPE_CUDA_CHECK_LAUNCH("combineKernel", stream_);
+    appendResidue(d_.get(), all, one);
+  }
+
+  // Stage with the noise mode `k` (0-based) of each member scaled by factor[c] (/ std(E_k) when
+  // normalise), realizations built from base = r_, one extract; returns nothing, leaves the
+  // sifter's IMFs and statuses for the ensemble mean.
+  void noisyStage(int k, const std::vector<double>& factor, bool normalise,
+                  const std::vector<std::uint8_t>& active) {
+    upload(factor_.get(), factor.data(), C_);
+    if (normalise) rowStats(noiseModes_[k].get(), B_);
+    noiseScaleKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(modeCount_.get(), k, factor_.get(),
+                                                              std_.get(), normalise,
+                                                              hasMode_.get(), scale_.get(), B_, I_);
+    MODESCOPE_CUDA_CHECK_LAUNCH("noiseScaleKernel", stream_);
+    realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(),
+                                                         noiseModes_[k].get(), scale_.get(),
+                                                         hasMode_.get(), n_, B_, I_);
+    MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
+    upload(channelActive_.get(), active.data(), C_);
+    expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(),
+                                                              memberEnabled_.get(), B_, I_);
+    MODESCOPE_CUDA_CHECK_LAUNCH("expandMaskKernel", stream_);
+    sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
+    const int* st = fetchStatus(B_, capOf(p_.stop));
+    for (int b = 0; b < B_; ++b) degenerate_ += active[b / I_] && st[b] == kSiftNoImf;
+  }
+
+  // iceemdan.m's es_imf (or, extremaOnly, CEEMDAN's "> 2 extrema") on r_ per channel.
+  std::vector<std::uint8_t> probe(const std::vector<std::uint8_t>& active, bool extremaOnly) {
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), r_.get(), rowsC() * sizeof(R),
+                                       cudaMemcpyDeviceToDevice, stream_));
+    upload(channelActive_.get(), active.data(), C_);
+    sifter_.extract(C_, p_.stop, channelActive_.get(), nullptr, true, ctx_.sub(0, 0));
+    const int* st = fetchStatus(C_);
+    std::vector<std::uint8_t> go(C_);
+    for (int c = 0; c < C_; ++c) {
+      go[c] = active[c] && (extremaOnly ? st[c] != kSiftNoImf : st[c] == kSifting);
+    }
+    return go;
+  }
+
+  void runIceemdan() {
+    const int needed = p_.maxImfs > 0 ? p_.maxImfs : 0;
+    computeNoiseModes(needed, 0.0, 0.4);
+    standardise();
+    std::vector<std::uint8_t> active(C_, 1);
+    // Stage 1: E_1 normalised to unit std, factor noiseStd (std(x~) = 1).
+    progress(0.4, "ICEEMDAN mode 1");
+    noisyStage(0, std::vector<double>(C_, p_.noiseStd), true, active);
+    ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
+        rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(), noiseModes_[0].get(),
+        scale_.get(), hasMode_.get(), n_, C_, I_, true);
+    MODESCOPE_CUDA_CHECK_LAUNCH("ensembleMeanKernel", stream_);
+    finishStage(active);
+    const int maxModes = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
+    for (int k = 1; k < maxModes; ++k) {
+      progress(0.4 + 0.6 * std::min(1.0, k / 14.0), "ICEEMDAN mode " + std::to_string(k + 1));
+      active = probe(active, false);
+      if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
+      rowStats(r_.get(), C_);
+      const std::vector<double> sr = hostStd(C_);
+      std::vector<double> factor(C_);
+      for (int c = 0; c < C_; ++c) factor[c] = p_.noiseStd * sr[c];
+      const bool haveMode = k < static_cast<int>(noiseModes_.size());
+      if (haveMode) {
+        noisyStage(k, factor, p_.noiseScaling == NoiseScaling::Constant, active);
+      } else {
+        // Every member's noise is exhausted: realizations are r itself (iceemdan.m adds no noise).
+        MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
+        realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), r_.get(),
+                                                             scale_.get(), hasMode_.get(), n_, B_,
+                                                             I_);
+        MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
+        upload(channelActive_.get(), active.data(), C_);
+        expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(),
+                                                                  memberEnabled_.get(), B_, I_);
+        MODESCOPE_CUDA_CHECK_LAUNCH("expandMaskKernel", stream_);
+        sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
+        fetchStatus(B_, capOf(p_.stop));
+      }
+      ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
+          rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(),
+          haveMode ? noiseModes_[k].get() : nullptr, scale_.get(), hasMode_.get(), n_, C_, I_,
+          true);
+      MODESCOPE_CUDA_CHECK_LAUNCH("ensembleMeanKernel", stream_);
+      finishStage(active);
+    }
+    appendResidue(r_.get(), std::vector<std::uint8_t>(C_, 1), sigma_);
+  }
+
+  // d = r - rNew (the mode) for active channels, then r = rNew there.
+  void finishStage(const std::vector<std::uint8_t>& active) {
+    combineKernel<<<blocksFor(rowsC()), kThreads, 0, stream_>>>(d_.get(), r_.get(), rNew_.get(),
+                                                                R(-1), rowsC());
+    MODESCOPE_CUDA_CHECK_LAUNCH("combineKernel", stream_);
+    appendRows(d_.get(), active, true, I_, sigma_);
+    copyActiveRows(r_.get(), rNew_.get(), active);
+  }
+
+  void copyActiveRows(R* dst, const R* src, const std::vector<std::uint8_t>& active) {
+    for (int c = 0; c < C_; ++c) {
+      if (!active[c]) continue;
+      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst + static_cast<std::size_t>(c) * n_,
+                                         src + static_cast<std::size_t>(c) * n_, n_ * sizeof(R),
+                                         cudaMemcpyDeviceToDevice, stream_));
+    }
+  }
+
+  void runCeemdan() {
+    const int needed = p_.maxImfs > 0 ? std::max(1, p_.maxImfs - 1) : 0;
+    computeNoiseModes(needed, 0.0, 0.4);
+    standardise();
+    std::vector<std::uint8_t> active(C_, 1);
+    // Stage 1: raw noise, amplitude noiseStd.
+    progress(0.4, "CEEMDAN mode 1");
+    std::vector<double> amp(B_, p_.noiseStd);
+    upload(scale_.get(), amp.data(), B_);
+    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), scale_.get(), n_,
+                                                   B_, I_, channelIds_.get(), p_.seed, false);
+    MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
+    sifter_.extract(B_, p_.stop, nullptr, nullptr, false, ctx_.sub(0, 0));
+    const int* st = fetchStatus(B_, capOf(p_.stop));
+    for (int b = 0; b < B_; ++b) degenerate_ += st[b] == kSiftNoImf;
+    ceemdanFinish(active);
+    const int maxModes = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
+    for (int k = 1; k < maxModes; ++k) {
+      progress(0.4 + 0.6 * std::min(1.0, k / 14.0), "CEEMDAN mode " + std::to_string(k + 1));
+      active = probe(active, true);
+      if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
+      rowStats(r_.get(), C_);
+      const std::vector<double> sr = hostStd(C_);
+      std::vector<double> factor(C_);
+      for (int c = 0; c < C_; ++c) factor[c] = p_.noiseStd * sr[c];
+      const int mode = k - 1;  // Torres: E_{k-1} for mode k
+      if (mode < static_cast<int>(noiseModes_.size())) {
+        noisyStage(mode, factor, true, active);
+      } else {
+        MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
+        realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), r_.get(),
+                                                             scale_.get(), hasMode_.get(), n_, B_,
+                                                             I_);
+        MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
+        upload(channelActive_.get(), active.data(), C_);
+        expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(),
+                                                                  memberEnabled_.get(), B_, I_);
+        MODESCOPE_CUDA_CHECK_LAUNCH("expandMaskKernel", stream_);
+        sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
+        fetchStatus(B_, capOf(p_.stop));
+      }
+      ceemdanFinish(active);
+    }
+    appendResidue(r_.get(), std::vector<std::uint8_t>(C_, 1), sigma_);
+  }
+
+  // d = mean_i IMF_i; r -= d (active channels).
+  void ceemdanFinish(const std::vector<std::uint8_t>& active) {
+    ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
+        d_.get(), sifter_.imfs(), sifter_.status(), static_cast<const R*>(nullptr),
+        static_cast<const R*>(nullptr), nullptr, nullptr, n_, C_, I_, false);
+    MODESCOPE_CUDA_CHECK_LAUNCH("ensembleMeanKernel", stream_);
+    appendRows(d_.get(), active, true, I_, sigma_);
+    combineKernel<<<blocksFor(rowsC()), kThreads, 0, stream_>>>(rNew_.get(), r_.get(), d_.get(),
+                                                                R(-1), rowsC());
+    MODESCOPE_CUDA_CHECK_LAUNCH("combineKernel", stream_);
+    copyActiveRows(r_.get(), rNew_.get(), active);
+  }
+
+  const SignalBlock& block_;
+  std::size_t first_;
+  int C_;
+  const EmdParams& p_;
+  std::int64_t n_;
+  int I_, B_;
+  cudaStream_t stream_;
+  const JobContext& ctx_;
+  BatchSifter<R> sifter_;
+  DeviceBuffer<R> x_, r_, rNew_, d_;
+  DeviceBuffer<double> mean_, std_;
+  DeviceBuffer<R> maxAbs_;
+  DeviceBuffer<double> factor_, scale_;
+  DeviceBuffer<int> hasMode_, modeCount_;
+  DeviceBuffer<std::uint8_t> alive_, channelActive_, memberEnabled_;
+  DeviceBuffer<int> aliveTotal_;
+  DeviceBuffer<std::uint64_t> channelIds_;
+  std::vector<DeviceBuffer<R>> noiseModes_;
+  PinnedBuffer<R> hostRows_;
+  PinnedBuffer<int> hostStatus_, hostSifts_, hostInt_;
+  std::vector<double> sigma_;
+  std::vector<EmdChannelModes> out_;
+  std::int64_t degenerate_ = 0;
+  bool capReached_ = false;
+};
+
+}  // namespace
+
+int emdNoiseModeEstimate(const EmdParams& p, std::int64_t samples) {
+  if (p.method == EmdMethod::Emd || p.method == EmdMethod::Eemd) return 0;
+  if (p.maxImfs > 0) return p.maxImfs;
+  return static_cast<int>(std::floor(std::log2(static_cast<double>(samples)))) + 2;
+}
+
+std::size_t emdBytesPerChannel(const EmdParams& p, std::int64_t samples) {
+  const std::size_t r = p.gpuPrecision == GpuPrecision::Float64 ? sizeof(double) : sizeof(float);
+  const std::size_t members = p.method == EmdMethod::Emd ? 1 : p.ensembleSize;
+  const std::size_t n = static_cast<std::size_t>(samples);
+  const std::size_t sifter = r == sizeof(double) ? BatchSifter<double>::bytesPerSignal(samples)
+                                                 : BatchSifter<float>::bytesPerSignal(samples);
+  const std::size_t noise = static_cast<std::size_t>(emdNoiseModeEstimate(p, samples)) * n * r;
+  // Per member: sifter, noise modes, one work row (noise residue / EEMD residue); per channel:
+  // five rows (x, r, rNew, d, staging) and small arrays.
+  return members * (sifter + noise + n * r + 64) + 5 * n * r + 1024;
+}
+
+template <class R>
+void decomposeChannelBatch(const SignalBlock& block, std::size_t firstRow, int channels,
+                           const EmdParams& p, std::vector<EmdChannelModes>& out,
+                           Diagnostics& diagnostics, cudaStream_t stream, const JobContext& ctx) {
+  BatchRun<R> run(block, firstRow, channels, p, stream, ctx);
+  for (auto& m : run.run(diagnostics)) out.push_back(std::move(m));
+}
+
+template void decomposeChannelBatch<float>(const SignalBlock&, std::size_t, int, const EmdParams&,
+                                           std::vector<EmdChannelModes>&, Diagnostics&,
+                                           cudaStream_t, const JobContext&);
+template void decomposeChannelBatch<double>(const SignalBlock&, std::size_t, int,
+                                            const EmdParams&, std::vector<EmdChannelModes>&,
+                                            Diagnostics&, cudaStream_t, const JobContext&);
+
+}  // namespace modescope::cuda

@@ -1,0 +1,434 @@
+// Batched sifting kernels and their driver (emd_sifter.cuh explains the design).
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+
+#include "cuda/emd_sifter.cuh"
+#include "engine/emd/sift_primitives.h"
+
+namespace modescope::cuda {
+namespace {
+
+// The larger of two values (cub dropped cub::Max in CUDA 13).
+struct MaxOp {
+  template <class T>
+  __device__ T operator()(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+
+using sift::kMaximum;
+using sift::kMinimum;
+using sift::kMirrored;
+
+// Per-signal counters gathered during one iteration (reset by decideStop).
+enum Counter : int { kMaxima, kMinima, kZeros, kAbove1, kAbove2, kEnvFailed, kCounters };
+
+constexpr int kSampleThreads = 256;
+constexpr int kScanThreads = 256;
+constexpr int kScanItems = 4;  // flags per thread per tile
+
+template <class R>
+struct SiftView {
+  std::int64_t n;
+  int count;
+  int knotCap;
+  R* cand0;
+  R* cand1;
+  std::uint8_t* flags;
+  std::int32_t* knotPos;
+  R* knotVal;
+  R* knotSlope;
+  R* knotWork;
+  int* knotStart;
+  int* knotCount;
+  int* counters;
+  unsigned long long* maxAbsBits;
+  int* status;
+  int* nbit;
+  int* sCount;
+  int* parity;
+  R** imfTable;
+  int* active;
+  __device__ R* candidate(int s) const {
+    return (parity[s] ? cand1 : cand0) + static_cast<std::size_t>(s) * n;
+  }
+  __device__ R* other(int s) const {
+    return (parity[s] ? cand0 : cand1) + static_cast<std::size_t>(s) * n;
+  }
+  __device__ std::size_t knotBase(int s, int e) const {
+    return (static_cast<std::size_t>(s) * 2 + e) * knotCap;
+  }
+};
+
+struct RuleView {
+  int kind;  // sift::StopKind
+  double threshold1, threshold2, tolerance;
+  int sNumber;
+  int cap;  // sifting iterations at most
+};
+
+__device__ inline unsigned long long absBits(float v) { return __float_as_uint(fabsf(v)); }
+__device__ inline unsigned long long absBits(double v) {
+  return static_cast<unsigned long long>(__double_as_longlong(fabs(v)));
+}
+__device__ inline double fromBits(unsigned long long b, float) {
+  return __uint_as_float(static_cast<unsigned>(b));
+}
+__device__ inline double fromBits(unsigned long long b, double) {
+  return __longlong_as_double(static_cast<long long>(b));
+}
+
+template <class R>
+__global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration) {
+  using Reduce = cub::BlockReduce<int, kSampleThreads>;
+  using ReduceBits = cub::BlockReduce<unsigned long long, kSampleThreads>;
+  __shared__ union {
+    typename Reduce::TempStorage sum;
+    typename ReduceBits::TempStorage max;
+  } tmp;
+  for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
+    if (v.status[s] != kSifting) continue;  // uniform over the block
+    const R* x = v.candidate(s);
+    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kSampleThreads + threadIdx.x;
+    int zeros = 0;
+    unsigned long long bits = 0;
+    if (i < v.n) {
+      if (sift::startsRun(x, i)) {
+        sift::classifyRun(x, v.n, i, v.flags + static_cast<std::size_t>(s) * v.n);
+      }
+      zeros = sift::zeroCrossingsAt(x, v.n, i);
+      bits = absBits(x[i]);
+    }
+    const int zsum = Reduce(tmp.sum).Sum(zeros);
+    __syncthreads();
+    if (threadIdx.x == 0 && zsum) atomicAdd(&v.counters[s * kCounters + kZeros], zsum);
+    if (firstIteration) {
+      const unsigned long long m = ReduceBits(tmp.max).Reduce(bits, MaxOp());
+      if (threadIdx.x == 0) atomicMax(&v.maxAbsBits[s], m);
+    }
+    __syncthreads();
+  }
+}
+
+template <class R>
+__global__ void compactKnotsKernel(SiftView<R> v) {
+  using Scan = cub::BlockScan<int, kScanThreads>;
+  __shared__ typename Scan::TempStorage scanTmp;
+  const int s = blockIdx.x;
+  if (s >= v.count || v.status[s] != kSifting) return;
+  const R* x = v.candidate(s);
+  const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
+  std::int32_t* posMax = v.knotPos + v.knotBase(s, 0) + kMirrored;
+  std::int32_t* posMin = v.knotPos + v.knotBase(s, 1) + kMirrored;
+  R* valMax = v.knotVal + v.knotBase(s, 0) + kMirrored;
+  R* valMin = v.knotVal + v.knotBase(s, 1) + kMirrored;
+  int runMax = 0, runMin = 0;
+  constexpr int tile = kScanThreads * kScanItems;
+  for (std::int64_t t0 = 0; t0 < v.n; t0 += tile) {
+    const std::int64_t first = t0 + static_cast<std::int64_t>(threadIdx.x) * kScanItems;
+    std::uint8_t f[kScanItems];
+    int cmax = 0, cmin = 0;
+#pragma unroll
+    for (int k = 0; k < kScanItems; ++k) {
+      f[k] = first + k < v.n ? flags[first + k] : 0;
+      cmax += f[k] == kMaximum;
+      cmin += f[k] == kMinimum;
+    }
+    // Both counts in one scan: a tile holds at most 1024 of each, so 16 bits each suffice.
+    int packed = cmax | (cmin << 16), total = 0;
+    Scan(scanTmp).ExclusiveSum(packed, packed, total);
+    int oMax = runMax + (packed & 0xFFFF), oMin = runMin + (packed >> 16);
+#pragma unroll
+    for (int k = 0; k < kScanItems; ++k) {
+      if (f[k] == kMaximum) {
+        posMax[oMax] = static_cast<std::int32_t>(first + k);
+        valMax[oMax++] = x[first + k];
+      } else if (f[k] == kMinimum) {
+        posMin[oMin] = static_cast<std::int32_t>(first + k);
+        valMin[oMin++] = x[first + k];
+      }
+    }
+    runMax += total & 0xFFFF;
+    runMin += total >> 16;
+    __syncthreads();  // scanTmp is reused by the next tile
+  }
+  if (threadIdx.x != 0) return;
+  int* c = v.counters + s * kCounters;
+  c[kMaxima] = runMax;
+  c[kMinima] = runMin;
+  sift::Boundaries b;
+  if (sift::tooFewExtrema(runMax, runMin) ||
+      !sift::mirrorBoundaries(x, static_cast<std::int32_t>(v.n), posMax, runMax, posMin, runMin,
+                              b)) {
+    c[kEnvFailed] = 1;
+    return;
+  }
+  const sift::EndKnots* ends[2] = {&b.max, &b.min};
+  std::int32_t* pos[2] = {posMax, posMin};
+  R* val[2] = {valMax, valMin};
+  const int interior[2] = {runMax, runMin};
+  for (int e = 0; e < 2; ++e) {
+    const sift::EndKnots& k = *ends[e];
+    for (int j = 0; j < k.leftCount; ++j) {
+      pos[e][j - k.leftCount] = k.leftPos[j];
+      val[e][j - k.leftCount] = x[k.leftSrc[j]];
+    }
+    for (int j = 0; j < k.rightCount; ++j) {
+      pos[e][interior[e] + j] = k.rightPos[j];
+      val[e][interior[e] + j] = x[k.rightSrc[j]];
+    }
+    v.knotStart[s * 2 + e] = kMirrored - k.leftCount;
+    v.knotCount[s * 2 + e] = k.leftCount + interior[e] + k.rightCount;
+  }
+}
+
+template <class R>
+__global__ void solveSplinesKernel(SiftView<R> v) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int s = t / 2, e = t % 2;
+  if (s >= v.count || v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) return;
+  const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+  sift::splineSlopes(v.knotPos + base, v.knotVal + base, v.knotCount[s * 2 + e],
+                     v.knotSlope + base, v.knotWork + base);
+}
+
+template <class R>
+__global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
+  using Reduce = cub::BlockReduce<int, kSampleThreads>;
+  __shared__ typename Reduce::TempStorage tmp;
+  // Knot positions covering this block's samples, per envelope: at most one knot per sample
+  // plus the pieces reaching in from both sides.
+  __shared__ std::int32_t pos[2][kSampleThreads + 2];
+  __shared__ int lo[2], len[2];
+  for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
+    if (v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) continue;
+    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSampleThreads;
+    const std::int64_t end = min(v.n, begin + kSampleThreads) - 1;
+    if (threadIdx.x < 2) {
+      const int e = threadIdx.x;
+      const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+      const int count = v.knotCount[s * 2 + e];
+      const int a = sift::splinePiece(v.knotPos + base, count, begin);
+      const int b = sift::splinePiece(v.knotPos + base, count, end);
+      lo[e] = a;
+      len[e] = b - a + 2;  // pieces a..b need knots a..b+1
+    }
+    __syncthreads();
+    for (int e = 0; e < 2; ++e) {
+      const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+      for (int k = threadIdx.x; k < len[e]; k += kSampleThreads) pos[e][k] = v.knotPos[base + lo[e] + k];
+    }
+    __syncthreads();
+    const std::int64_t i = begin + threadIdx.x;
+    int above1 = 0, above2 = 0;
+    if (i < v.n) {
+      R env[2];
+      for (int e = 0; e < 2; ++e) {
+        const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+        const int k = lo[e] + sift::splinePiece(pos[e], len[e], i);
+        env[e] = sift::splineValue(v.knotPos + base, v.knotVal + base, v.knotSlope + base, k, i);
+      }
+      const R ratio = sift::stopRatio(env[0], env[1]);
+      above1 = ratio > static_cast<R>(rule.threshold1);
+      above2 = ratio > static_cast<R>(rule.threshold2);
+      const R* x = v.candidate(s);
+      v.other(s)[i] = x[i] - (env[0] + env[1]) / 2;
+    }
+    const int a1 = Reduce(tmp).Sum(above1);
+    __syncthreads();
+    const int a2 = Reduce(tmp).Sum(above2);
+    if (threadIdx.x == 0) {
+      if (a1) atomicAdd(&v.counters[s * kCounters + kAbove1], a1);
+      if (a2) atomicAdd(&v.counters[s * kCounters + kAbove2], a2);
+    }
+    __syncthreads();
+  }
+}
+
+template <class R>
+__global__ void decideStopKernel(SiftView<R> v, RuleView rule, const R* refMaxAbs,
+                                 bool probeOnly) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= v.count || v.status[s] != kSifting) return;
+  int* c = v.counters + s * kCounters;
+  sift::SiftStats st;
+  st.maxima = c[kMaxima];
+  st.minima = c[kMinima];
+  st.zeroCrossings = c[kZeros];
+  st.aboveThreshold1 = c[kAbove1];
+  st.aboveThreshold2 = c[kAbove2];
+  st.envelopeFailed = c[kEnvFailed] != 0;
+  for (int k = 0; k < kCounters; ++k) c[k] = 0;
+  if (v.nbit[s] == 0) {
+    const double maxAbs = fromBits(v.maxAbsBits[s], R{});
+    if (sift::tooFewExtrema(st.maxima, st.minima) ||
+        (refMaxAbs && maxAbs < 1e-10 * static_cast<double>(refMaxAbs[s]))) {
+      v.status[s] = kSiftNoImf;
+      return;
+    }
+  }
+  const bool stop = sift::stopSifting(st, v.n, static_cast<sift::StopKind>(rule.kind),
+                                      rule.tolerance, rule.sNumber, v.sCount[s]);
+  if (probeOnly) {
+    // The es_imf question: kSiftDone = already an IMF, kSifting = sifting would change it.
+    if (stop) v.status[s] = kSiftDone;
+    return;
+  }
+  if (stop || v.nbit[s] >= rule.cap) {
+    v.status[s] = kSiftDone;
+    return;
+  }
+  v.parity[s] ^= 1;
+  if (++v.nbit[s] >= rule.cap) {
+    v.status[s] = kSiftDone;  // emd.m leaves the loop here; its last stop test is not needed
+    return;
+  }
+  atomicAdd(v.active, 1);
+}
+
+template <class R>
+__global__ void startKernel(SiftView<R> v, const std::uint8_t* enabled) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= v.count) return;
+  v.status[s] = (enabled && !enabled[s]) ? kSiftDisabled : kSifting;
+  v.nbit[s] = 0;
+  v.sCount[s] = 0;
+  v.parity[s] = 0;
+  v.maxAbsBits[s] = 0;
+  for (int k = 0; k < kCounters; ++k) v.counters[s * kCounters + k] = 0;
+}
+
+template <class R>
+__global__ void publishImfsKernel(SiftView<R> v) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < v.count) v.imfTable[s] = v.candidate(s);
+}
+
+int gridY(int count) { return std::min(count, 65535); }
+
+}  // namespace
+
+template <class R>
+std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
+  const std::size_t knots = 2 * static_cast<std::size_t>(n / 2 + 2 * kMirrored + 2);
+  return static_cast<std::size_t>(n) * (2 * sizeof(R) + 1) +
+         knots * (sizeof(std::int32_t) + 3 * sizeof(R)) + 64;
+}
+
+template <class R>
+BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
+    : n_(n),
+      capacity_(capacity),
+      knotCap_(static_cast<int>(n / 2 + 2 * kMirrored + 2)),
+      stream_(stream) {
+  const std::size_t rows = static_cast<std::size_t>(capacity) * static_cast<std::size_t>(n);
+  const std::size_t knots = static_cast<std::size_t>(capacity) * 2 * knotCap_;
+  cand_[0] = DeviceBuffer<R>(rows);
+  cand_[1] = DeviceBuffer<R>(rows);
+  flags_ = DeviceBuffer<std::uint8_t>(rows);
+  knotPos_ = DeviceBuffer<std::int32_t>(knots);
+  knotVal_ = DeviceBuffer<R>(knots);
+  knotSlope_ = DeviceBuffer<R>(knots);
+  knotWork_ = DeviceBuffer<R>(knots);
+  knotStart_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
+  knotCount_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
+  counters_ = DeviceBuffer<int>(kCounters * static_cast<std::size_t>(capacity));
+  maxAbsBits_ = DeviceBuffer<unsigned long long>(capacity);
+  status_ = DeviceBuffer<int>(capacity);
+  nbit_ = DeviceBuffer<int>(capacity);
+  sCount_ = DeviceBuffer<int>(capacity);
+  parity_ = DeviceBuffer<int>(capacity);
+  imfTable_ = DeviceBuffer<R*>(capacity);
+  active_ = DeviceBuffer<int>(1);
+  activeHost_ = PinnedBuffer<int>(1);
+}
+
+template <class R>
+void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t* enabled,
+                             const R* refMaxAbs, bool probeOnly, const JobContext& ctx) {
+  SiftView<R> v{n_,
+                count,
+                knotCap_,
+                cand_[0].get(),
+                cand_[1].get(),
+                flags_.get(),
+                knotPos_.get(),
+                knotVal_.get(),
+                knotSlope_.get(),
+                knotWork_.get(),
+                knotStart_.get(),
+                knotCount_.get(),
+                counters_.get(),
+                maxAbsBits_.get(),
+                status_.get(),
+                nbit_.get(),
+                sCount_.get(),
+                parity_.get(),
+                imfTable_.get(),
+                active_.get()};
+  RuleView r{};
+  switch (rule.kind) {
+    case StopRuleKind::Rilling:
+      r.kind = static_cast<int>(sift::StopKind::Rilling);
+      r.cap = rule.maxSifts;
+      break;
+    case StopRuleKind::FixedSifts:
+      r.kind = static_cast<int>(sift::StopKind::Fixed);
+      r.cap = rule.fixedSifts;
+      break;
+    case StopRuleKind::SNumber:
+      r.kind = static_cast<int>(sift::StopKind::SNumber);
+      r.cap = rule.maxSifts;
+      break;
+  }
+  r.threshold1 = rule.threshold1;
+  r.threshold2 = rule.threshold2;
+  r.tolerance = rule.tolerance;
+  r.sNumber = rule.sNumber;
+
+  const int perSignalBlocks = (count + 127) / 128;
+  startKernel<<<perSignalBlocks, 128, 0, stream_>>>(v, enabled);
+  MODESCOPE_CUDA_CHECK_LAUNCH("startKernel", stream_);
+  const dim3 sampleGrid(static_cast<unsigned>((n_ + kSampleThreads - 1) / kSampleThreads),
+                        gridY(count));
+  // How often the host looks at the number of signals still sifting: often enough that a
+  // converged batch does not run many empty iterations, rarely enough that the copy and the
+  // wait do not stall the queue (five launches per iteration take ~10 us to issue).
+  const int checkEvery = 4;
+  lastIterations_ = 0;
+  for (int it = 0;; ++it) {
+    if (it % checkEvery == 0) {
+      MODESCOPE_CUDA_TRY(cudaMemsetAsync(active_.get(), 0, sizeof(int), stream_));
+    }
+    flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v, it == 0);
+    MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream_);
+    compactKnotsKernel<<<count, kScanThreads, 0, stream_>>>(v);
+    MODESCOPE_CUDA_CHECK_LAUNCH("compactKnotsKernel", stream_);
+    solveSplinesKernel<<<(2 * count + 63) / 64, 64, 0, stream_>>>(v);
+    MODESCOPE_CUDA_CHECK_LAUNCH("solveSplinesKernel", stream_);
+    evaluateMeanKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v, r);
+    MODESCOPE_CUDA_CHECK_LAUNCH("evaluateMeanKernel", stream_);
+    decideStopKernel<<<perSignalBlocks, 128, 0, stream_>>>(v, r, refMaxAbs, probeOnly);
+    MODESCOPE_CUDA_CHECK_LAUNCH("decideStopKernel", stream_);
+    ++lastIterations_;
+    if (probeOnly) break;
+    if (it % checkEvery == checkEvery - 1 || it >= r.cap) {
+      // active_ counts the signals that sifted on in any iteration since the last reset; zero
+      // means every signal stopped before or at the last of them.
+      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(activeHost_.get(), active_.get(), sizeof(int),
+                                         cudaMemcpyDeviceToHost, stream_));
+      MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));
+      ctx.checkpoint();
+      if (*activeHost_.get() == 0 || it >= r.cap) break;
+    }
+  }
+  publishImfsKernel<<<perSignalBlocks, 128, 0, stream_>>>(v);
+  MODESCOPE_CUDA_CHECK_LAUNCH("publishImfsKernel", stream_);
+}
+
+template class BatchSifter<float>;
+template class BatchSifter<double>;
+
+}  // namespace modescope::cuda

@@ -1,0 +1,87 @@
+// Batched sifting on the device (internal to cuda/): B signals of n samples each extract their
+// first IMF in lockstep, every step the one engine/emd/sift_primitives.h defines, so the result
+// equals the CPU's extractImf() (engine/emd/sifting.h) signal by signal, to rounding.
+//
+// One sifting iteration is five launches over the whole batch:
+//   flagExtrema      one thread per sample: run starts classify their run (plateau rule), zero
+//                    crossings and max|m| reduced per signal
+//   compactKnots     one block per signal: scan of the flags -> maxima/minima positions and
+//                    values, then the mirrored end knots (one thread)
+//   solveSplines     one thread per signal and envelope: not-a-knot slopes by the Thomas
+//                    algorithm (the system is strictly diagonally dominant, no pivoting)
+//   evaluateMean     one thread per sample: both envelopes, the stop ratio counts, and the next
+//                    candidate m - mean written to the other ping-pong buffer
+//   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on
+// Signals that have stopped make every later launch return at once for their blocks. The host
+// reads the number of signals still sifting every few iterations (one small copy), so there is no
+// host round trip per iteration.
+//
+// Memory per signal: 2 n values (ping-pong), n flag bytes, and 2 x (n/2 + 6) knots x (position,
+// value, slope, work): about 6 n values + n bytes in all.
+//
+// Thread rules: one BatchSifter per stream; not thread-safe.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/device_memory.cuh"
+#include "engine/core/job_context.h"
+#include "engine/emd/emd_params.h"
+
+namespace modescope::cuda {
+
+enum SiftStatus : int { kSifting = 0, kSiftDone = 1, kSiftNoImf = 2, kSiftDisabled = 3 };
+
+template <class R>
+class BatchSifter {
+ public:
+  // Room for `capacity` signals of `n` samples. Throws OutOfDeviceMemoryError.
+  BatchSifter(std::int64_t n, int capacity, cudaStream_t stream);
+
+  // Bytes the buffers of one signal take (for batch planning before construction).
+  static std::size_t bytesPerSignal(std::int64_t n);
+
+  std::int64_t samples() const { return n_; }
+  int capacity() const { return capacity_; }
+
+  // Where signal s must be written before extract(): capacity x n values, row-major.
+  R* input() const { return cand_[0].get(); }
+
+  // Extracts the first IMF of signals 0..count-1 with `rule`. enabled (device, count bytes, may
+  // be null): 0 = leave that signal alone (status kSiftDisabled). refMaxAbs (device, count values,
+  // may be null): emd.m's "too small amplitude" test, no IMF when max|m| < 1e-10 refMaxAbs[s].
+  // probeOnly: stop after the first stop test (iceemdan.m's es_imf question): status kSiftNoImf
+  // (fewer than 3 extrema), kSiftDone (already an IMF) or kSifting (sifting would change it).
+  // Cancelled at checkpoints between iterations.
+  void extract(int count, const StopRule& rule, const std::uint8_t* enabled, const R* refMaxAbs,
+               bool probeOnly, const JobContext& ctx);
+
+  // After extract(), device arrays of `count` entries: the IMF of each signal (a pointer into
+  // the ping-pong buffers; valid until the next extract), its status, and its sift count.
+  R* const* imfs() const { return imfTable_.get(); }
+  const int* status() const { return status_.get(); }
+  const int* sifts() const { return nbit_.get(); }
+  int lastIterations() const { return lastIterations_; }
+
+ private:
+  std::int64_t n_;
+  int capacity_;
+  int knotCap_;
+  cudaStream_t stream_;
+  DeviceBuffer<R> cand_[2];
+  DeviceBuffer<std::uint8_t> flags_;
+  DeviceBuffer<std::int32_t> knotPos_;
+  DeviceBuffer<R> knotVal_, knotSlope_, knotWork_;
+  DeviceBuffer<int> knotStart_, knotCount_;
+  DeviceBuffer<int> counters_;
+  DeviceBuffer<unsigned long long> maxAbsBits_;
+  DeviceBuffer<int> status_, nbit_, sCount_, parity_;
+  DeviceBuffer<R*> imfTable_;
+  DeviceBuffer<int> active_;
+  PinnedBuffer<int> activeHost_;
+  int lastIterations_ = 0;
+};
+
+}  // namespace modescope::cuda
