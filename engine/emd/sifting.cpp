@@ -95,10 +95,14 @@ bool envelopeMean(const double* x, int64_t n, const StopRule& rule, double* mean
   sift::splineSlopes(ws.knotT.data(), ws.knotY.data(), cu, ws.slopes.data(), ws.work.data());
   sift::splineSlopes(ws.knotT2.data(), ws.knotY2.data(), cl, ws.slopes2.data(), ws.work.data());
 
+  // The pieces are found by walking forward with p: the same index splinePiece's binary search
+  // returns (the largest k <= count - 2 with t[k] <= p), without its log factor per sample.
   int64_t above1 = 0, above2 = 0;
+  int ku = sift::splinePiece(ws.knotT.data(), cu, 0);
+  int kl = sift::splinePiece(ws.knotT2.data(), cl, 0);
   for (int64_t p = 0; p < n; ++p) {
-    const int ku = sift::splinePiece(ws.knotT.data(), cu, p);
-    const int kl = sift::splinePiece(ws.knotT2.data(), cl, p);
+    while (ku < cu - 2 && ws.knotT[ku + 1] <= p) ++ku;
+    while (kl < cl - 2 && ws.knotT2[kl + 1] <= p) ++kl;
     const double upper =
         sift::splineValue(ws.knotT.data(), ws.knotY.data(), ws.slopes.data(), ku, p);
     const double lower =
