@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stop_token>
@@ -53,6 +54,71 @@ TEST(SiftEnvelope, OffsetCosineHasAConstantMeanEnvelope) {
   EXPECT_EQ(st.aboveThreshold1, n);
   EXPECT_EQ(st.aboveThreshold2, n);
   EXPECT_FALSE(st.envelopeFailed);
+}
+
+TEST(SiftEnvelope, MatchesTheLiteralCompositionOfThePrimitives) {
+  // envelopeMean walks the spline pieces; the CUDA backend finds each sample's piece with
+  // splinePiece. Composing the primitives literally here (binary search per sample) must give the
+  // same bits, or the two backends would not compare like with like.
+  std::vector<double> x(777);
+  uint32_t state = 12345;
+  for (double& v : x) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<double>(state >> 8) / 16777216.0 - 0.5;
+  }
+  x[100] = x[101] = x[102] = 2.0;  // a plateau maximum
+  const auto n = static_cast<int64_t>(x.size());
+  SiftWorkspace ws;
+  sift::SiftStats st;
+  std::vector<double> mean(x.size());
+  ASSERT_TRUE(envelopeMean(x.data(), n, StopRule{}, mean.data(), st, ws));
+
+  std::vector<uint8_t> flags(x.size());
+  std::vector<int32_t> imax, imin;
+  for (int64_t i = 0; i < n; ++i)
+    if (sift::startsRun(x.data(), i)) sift::classifyRun(x.data(), n, i, flags.data());
+  for (int64_t i = 0; i < n; ++i) {
+    if (flags[i] == sift::kMaximum) imax.push_back(static_cast<int32_t>(i));
+    if (flags[i] == sift::kMinimum) imin.push_back(static_cast<int32_t>(i));
+  }
+  sift::Boundaries b;
+  ASSERT_TRUE(sift::mirrorBoundaries(x.data(), static_cast<int32_t>(n), imax.data(),
+                                     static_cast<int>(imax.size()), imin.data(),
+                                     static_cast<int>(imin.size()), b));
+  auto knots = [&](const std::vector<int32_t>& idx, const sift::EndKnots& e,
+                   std::vector<int32_t>& t, std::vector<double>& y) {
+    for (int k = 0; k < e.leftCount; ++k) {
+      t.push_back(e.leftPos[k]);
+      y.push_back(x[e.leftSrc[k]]);
+    }
+    for (int32_t i : idx) {
+      t.push_back(i);
+      y.push_back(x[i]);
+    }
+    for (int k = 0; k < e.rightCount; ++k) {
+      t.push_back(e.rightPos[k]);
+      y.push_back(x[e.rightSrc[k]]);
+    }
+  };
+  std::vector<int32_t> tu, tl;
+  std::vector<double> yu, yl;
+  knots(imax, b.max, tu, yu);
+  knots(imin, b.min, tl, yl);
+  std::vector<double> su(tu.size()), sl(tl.size()), work(std::max(tu.size(), tl.size()));
+  sift::splineSlopes(tu.data(), yu.data(), static_cast<int>(tu.size()), su.data(), work.data());
+  sift::splineSlopes(tl.data(), yl.data(), static_cast<int>(tl.size()), sl.data(), work.data());
+  int64_t above1 = 0;
+  for (int64_t p = 0; p < n; ++p) {
+    const int ku = sift::splinePiece(tu.data(), static_cast<int>(tu.size()), p);
+    const int kl = sift::splinePiece(tl.data(), static_cast<int>(tl.size()), p);
+    const double u = sift::splineValue(tu.data(), yu.data(), su.data(), ku, p);
+    const double l = sift::splineValue(tl.data(), yl.data(), sl.data(), kl, p);
+    ASSERT_EQ(mean[p], (u + l) / 2) << p;
+    above1 += sift::stopRatio(u, l) > 0.05;
+  }
+  EXPECT_EQ(st.aboveThreshold1, above1);
+  EXPECT_EQ(st.maxima, static_cast<int64_t>(imax.size()));
+  EXPECT_EQ(st.minima, static_cast<int64_t>(imin.size()));
 }
 
 TEST(SiftEnvelope, TooFewExtremaGiveAZeroMeanAndAFailure) {
