@@ -69,7 +69,7 @@ struct EmdParams {
   GpuPrecision gpuPrecision = GpuPrecision::Float32;
 };
 
-// Named parameter sets. "iceemdan-colominas": iceemdan.m as distributed (Nstd 0.2, NR 100?,
+// Named parameter sets. "iceemdan-colominas": iceemdan.m as in the reference runs (Nstd 0.2, NR 100,
 // MaxIter 5000, SNRFlag 1, automatic IMF count); "iceemdan-thesis": the thesis's GPU runs
 // (I = 100, S fixed, 12 rows); "ceemdan-torres"; "eemd-wu": Wu and Huang 2009 (noise 0.2,
 // 100 members, 10 fixed sifts); "emd-rilling": emd.m defaults. Every preset sets every field.
