@@ -60,4 +60,9 @@ struct CudaLinkMeasurement {
 // runs on the current device. Throws DeviceError or OutOfDeviceMemoryError.
 CudaLinkMeasurement measureCudaLink(std::size_t bytes);
 
+// Device memory bandwidth in GB/s: a device-to-device copy of `bytes` (counted as 2 x bytes
+// moved, read + write), median of 5 after a warm-up. The floor of memory-bound kernels
+// (tests/bench/emd_bench). Throws DeviceError or OutOfDeviceMemoryError.
+double measureDeviceBandwidth(std::size_t bytes);
+
 }  // namespace modescope

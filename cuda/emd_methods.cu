@@ -350,10 +350,12 @@ class BatchRun {
   void appendRows(const R* rows, const std::vector<std::uint8_t>& active, bool withSifts,
                   int members, const std::vector<double>& scale) {
     download(hostRows_.get(), rows, rowsC());
-    std::vector<int> sifts;
+    std::vector<int> sifts, status;
     if (withSifts) {
       sifts.resize(static_cast<std::size_t>(C_) * members);
+      status.resize(sifts.size());
       download(sifts.data(), sifter_.sifts(), sifts.size());
+      download(status.data(), sifter_.status(), status.size());
     }
     for (int c = 0; c < C_; ++c) {
       if (!active[c]) continue;
@@ -365,9 +367,16 @@ class BatchRun {
         m.data[at + t] = static_cast<float>(static_cast<double>(src[t]) * scale[c]);
       }
       if (withSifts) {
+        // Mean over the members that produced an IMF (the CPU's convention).
         double s = 0;
-        for (int i = 0; i < members; ++i) s += sifts[static_cast<std::size_t>(c) * members + i];
-        m.sifts.push_back(static_cast<int>(std::lround(s / members)));
+        int produced = 0;
+        for (int i = 0; i < members; ++i) {
+          const std::size_t b = static_cast<std::size_t>(c) * members + i;
+          if (status[b] != kSiftDone) continue;
+          s += sifts[b];
+          ++produced;
+        }
+        m.sifts.push_back(produced ? static_cast<int>(std::lround(s / produced)) : 0);
       }
     }
   }

@@ -91,4 +91,16 @@ CudaLinkMeasurement measureCudaLink(std::size_t bytes) {
   return m;
 }
 
+double measureDeviceBandwidth(std::size_t bytes) {
+  bytes = std::max<std::size_t>(bytes, 4096);
+  cuda::Stream stream;
+  cuda::DeviceBuffer<unsigned char> a(bytes), b(bytes);
+  MODESCOPE_CUDA_TRY(cudaMemsetAsync(a.get(), 1, bytes, stream.get()));
+  return medianRate(2.0 * static_cast<double>(bytes), [&] {
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
+    stream.synchronize();
+  });
+}
+
 }  // namespace modescope

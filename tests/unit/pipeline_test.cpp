@@ -107,6 +107,15 @@ class RecordingBackend final : public ComputeBackend {
     ++pipelines;
     ComputeBackend::applyPipeline(block, reference, filters, ctx);
   }
+  // Not part of what these tests record: preprocessing never decomposes.
+  EmdResult decompose(const SignalBlock&, const EmdParams&, JobContext&) override {
+    ADD_FAILURE() << "preprocess() called decompose()";
+    return {};
+  }
+  HhtResult hilbertHuang(const EmdResult&, const HhtParams&, JobContext&) override {
+    ADD_FAILURE() << "preprocess() called hilbertHuang()";
+    return {};
+  }
   std::vector<Call> calls;
   int pipelines = 0;
   double lastReported = -1.0;  // the outermost sink writes every fraction here
