@@ -2,7 +2,7 @@
 // odd, 2^k + 1 and long, several channels and IMFs, amplitude and energy, linear and logarithmic
 // bins, edges, the shared-memory and the global-scratch spectrum paths, several batches, fresh
 // random inputs, device buffers and host outputs poisoned with NaN, named tolerances; out of
-// memory, cancel. The modes are built here (sums of tones, chirps, noise), not by the EMD. Skips
+// memory, cancel. The modes are built here (sums of tones, AM tones, chirps), not by the EMD. Skips
 // loudly without a device or a CUDA build.
 #include <gtest/gtest.h>
 
@@ -44,7 +44,7 @@ constexpr double kAmplitudeRelativeRms = 2e-5;
 constexpr double kPhaseAmplitudeFloor = 0.05;
 // Mean frequency, as a fraction of fs: the a^2-weighted mean of the per-sample error bound above,
 // fs / pi x kAmplitudeRelativeRms x RMS x sum(a) / sum(a^2) <= fs / pi x 2e-5 x 1.3 ~ 8e-6 fs for
-// these rows (sum(a) RMS / sum(a^2) <= 1.3 for tones, AM tones and Gaussian noise); 2e-5 fs leaves
+// these rows (sum(a) RMS / sum(a^2) <= 1.3 for tones, AM tones and broadband sums of tones); 2e-5 fs leaves
 // 2.5x. Samples near f = 0 that change sign between backends weigh a^2 f ~ 0.
 constexpr double kMeanFrequencyRelativeFs = 2e-5;
 // Energy (sum x^2 / fs): both backends square the same float32 samples exactly in double and
@@ -58,7 +58,7 @@ constexpr double kCellRelativeMax = 2 * kAmplitudeRelativeRms;
 // |df| of a bin edge may land in the neighbouring bin on the other backend, moving its value
 // (counted twice in L1). With typical |df| ~ 1e-7 fs on these rows and bins >= fs / 256 wide,
 // about 2 x 2 x 1e-7 x 256 ~ 1e-4 of the mass moves; the float32 rounding of each cell adds
-// 6e-8. 2e-3 leaves 20x for the low-amplitude samples of noise rows, whose |df| is larger.
+// 6e-8. 2e-3 leaves 20x for the low-amplitude samples of broadband rows, whose |df| is larger.
 constexpr double kSpectrumRelativeL1 = 2e-3;
 
 // ---- helpers -----------------------------------------------------------------------------------
@@ -154,10 +154,9 @@ std::vector<float> amTone(int64_t n, double fs, double a, double hz, double dept
   return x;
 }
 
-// General rows (not periodic in the block): a truncated AM tone, a chirp, white noise.
+// General rows (not periodic in the block): a broadband sum of tones, truncated AM tones, chirps.
 std::vector<std::vector<float>> generalRows(int64_t n, double fs, int imfs, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<float> g(0.0f, 1.0f);
   std::vector<std::vector<float>> rows;
   for (int k = 0; k < imfs; ++k) {
     // IMF k roughly in the octave below fs / 2^(k+2), as EMD's dyadic filter bank.
@@ -165,9 +164,15 @@ std::vector<std::vector<float>> generalRows(int64_t n, double fs, int imfs, std:
     const double hz = top * (0.55 + 0.35 * u(rng));
     const double a = 1.0 + 40.0 * u(rng);
     if (k == 0) {
-      std::vector<float> x(static_cast<std::size_t>(n));
-      for (auto& v : x) v = static_cast<float>(a) * g(rng);
-      rows.push_back(std::move(x));
+      // Broadband like a first IMF: 20 tones of random frequency in 0.2 .. 0.45 fs. Kept away
+      // from Nyquist so that no sample of weight sits where f wraps from +fs/2 to -fs/2 (a
+      // sample flipping there on one backend would move the mean frequency by a^2 fs / 2 / sum).
+      std::vector<double> x(static_cast<std::size_t>(n), 0.0);
+      for (int tone = 0; tone < 20; ++tone) {
+        const double f = fs * (0.2 + 0.25 * u(rng)), ph = 2 * kPi * u(rng), amp = a * u(rng);
+        for (int64_t t = 0; t < n; ++t) x[t] += amp * std::cos(2 * kPi * f * t / fs + ph);
+      }
+      rows.emplace_back(x.begin(), x.end());
     } else if (k % 2 == 1) {
       rows.push_back(amTone(n, fs, a, hz, 0.7 * u(rng), hz / 20, 2 * kPi * u(rng)));
     } else {
