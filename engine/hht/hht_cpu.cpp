@@ -187,8 +187,8 @@ class HhtCpuRun {
   HhtCpuRun(const EmdResult& modes, const HhtParams& resolved, int threads, JobContext& ctx)
       : modes_(modes), ctx_(ctx), threads_(threads), grid_(resolved) {}
 
+  // `requested` has passed validateHhtParams().
   HhtResult run(const HhtParams& requested) {
-    validateHhtParams(requested, modes_);
     r_.params = resolveHhtParams(requested, modes_);
     r_.sampleRate = modes_.sampleRate;
     r_.firstSample = modes_.firstSample;
