@@ -34,7 +34,8 @@
 //                    (0, fs/2] (energy-weighted, the usual choice for IMF summaries; 0 when no
 //                    sample qualifies) and energy = sum x^2 / fs over included samples
 //                    (units^2 * s).
-//   IMF rows         `imfs` names rows by number; a channel with fewer IMFs than a listed row
+//   IMF rows         `imfs` names rows by number (results list them ascending); a channel with
+//                    fewer IMFs than a listed row
 //                    skips that row (a diagnostic says so): channels of one EMD run may have
 //                    different IMF counts.
 //
