@@ -35,9 +35,8 @@
 //                    sample qualifies) and energy = sum x^2 / fs over included samples
 //                    (units^2 * s).
 //   IMF rows         `imfs` names rows by number (results list them ascending); a channel with
-//                    fewer IMFs than a listed row
-//                    skips that row (a diagnostic says so): channels of one EMD run may have
-//                    different IMF counts.
+//                    fewer IMFs than a listed row skips that row (a diagnostic says so):
+//                    channels of one EMD run may have different IMF counts.
 //
 // Thread rules: plain values.
 #pragma once
