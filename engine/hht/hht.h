@@ -6,21 +6,37 @@
 //                    zeroed, inverse FFT. No padding or tapering: the ends carry the usual
 //                    Gibbs/edge error, which `edgeSeconds` lets views and sums leave out.
 //   amplitude        a[n] = |z[n]|
-//   frequency        f[n] = fs / (2 pi) * arg(z[n+1] * conj(z[n-1])) / 2 (central phase
-//                    difference, no unwrapping needed; Barnes 1992's estimator); at n = 0 and
-//                    n = N-1 the one-sided difference arg(z[1] conj z[0]) / arg(z[N-1] conj z[N-2]).
+//   frequency        f[n] = fs / (4 pi) * (arg(z[n+1] conj z[n]) + arg(z[n] conj z[n-1]))
+//                    (central difference of the phase, each one-sided step taken in (-pi, pi],
+//                    so no unwrapping is needed and f covers (-fs/2, fs/2]; the single argument
+//                    arg(z[n+1] conj z[n-1]) / 2 of Barnes 1992 would alias above fs/4); at n = 0
+//                    and n = N-1 the one-sided difference fs / (2 pi) * arg(z[1] conj z[0]) /
+//                    arg(z[N-1] conj z[N-2]). Exact for a quadratic phase (tone, linear chirp).
 //                    Negative values (phase going backwards, where the IMF is not monocomponent)
 //                    are kept in the series but fall outside every spectrum bin.
-//   Hilbert spectrum H(f, t): for every IMF and sample, a (Amplitude) or a^2 (Energy) added to
-//                    the bin of f[n] (frequency bins linear or logarithmic between fMin and fMax)
-//                    and the time bin of n (timeBins equal columns over the block); a time bin
-//                    holds the sum over its samples divided by its sample count (a mean per
-//                    sample, so the value does not depend on the number of columns).
-//   marginal         h(f) = sum over time of H(f, t) * (samples of the bin) / fs (amplitude or
-//                    energy times seconds), i.e. the integral over time.
-//   per IMF          mean frequency = sum a^2 f / sum a^2 over samples with f inside
-//                    (0, fs/2] (energy-weighted, the usual choice for IMF summaries) and energy =
-//                    sum x^2 / fs (units^2 * s); both exclude the edges.
+//   edges            E = round(edgeSeconds * fs) samples at each end (hhtEdgeSamples); the
+//                    included samples are E .. N-1-E. They are left out of the spectrum, the
+//                    marginal and the per-IMF summaries, never out of the per-sample series.
+//   Hilbert spectrum H(f, t): for every IMF and included sample, a (Amplitude) or a^2 (Energy)
+//                    added to the bin of f[n] and the time bin of n; a time bin holds the sum over
+//                    its samples divided by its count of included samples (a mean per sample, so
+//                    the value does not depend on the number of columns; a column inside the
+//                    edges holds 0).
+//                    Frequency bin k (0-based, B = frequencyBins) holds edge[k] <= f < edge[k+1],
+//                    the last bin also f = fMax; k = floor(B (f - fMin) / (fMax - fMin)) (linear,
+//                    edge[k] = fMin + k (fMax - fMin) / B) or floor(B ln(f / fMin) / ln(fMax / fMin))
+//                    (logarithmic, edge[k] = fMin (fMax / fMin)^(k / B)); f outside [fMin, fMax]
+//                    falls in no bin. Time bin j (T = timeBins) holds samples
+//                    floor(j N / T) .. floor((j+1) N / T) - 1 (equal columns over the block).
+//   marginal         h(f) = sum over time of H(f, t) * (included samples of the bin) / fs
+//                    (amplitude or energy times seconds), i.e. the integral over time.
+//   per IMF          mean frequency = sum a^2 f / sum a^2 over included samples with f inside
+//                    (0, fs/2] (energy-weighted, the usual choice for IMF summaries; 0 when no
+//                    sample qualifies) and energy = sum x^2 / fs over included samples
+//                    (units^2 * s).
+//   IMF rows         `imfs` names rows by number (results list them ascending); a channel with
+//                    fewer IMFs than a listed row skips that row (a diagnostic says so):
+//                    channels of one EMD run may have different IMF counts.
 //
 // Thread rules: plain values.
 #pragma once
@@ -38,9 +54,9 @@ enum class HhtQuantity { Amplitude, Energy };
 struct HhtParams {
   double fMin = 0.0;         // Hz, lower edge of the first frequency bin (> 0 when logarithmic)
   double fMax = 0.0;         // Hz, upper edge of the last bin; 0 = Nyquist
-  int frequencyBins = 256;   // rows of the spectrum
+  int frequencyBins = 256;   // rows of the spectrum (1 .. 65536)
   bool logFrequency = false;
-  int timeBins = 0;          // columns; 0 = min(samples, 2048)
+  int timeBins = 0;          // columns (1 .. samples); 0 = min(samples, 2048)
   HhtQuantity quantity = HhtQuantity::Amplitude;
   double edgeSeconds = 0.0;  // left out of the spectrum, marginal and IMF summaries at each end
   // IMF rows to include (0-based); empty = every IMF (the residue is never included).
@@ -76,9 +92,16 @@ struct HhtResult {
   Diagnostics diagnostics;
 };
 
-// Throws InvalidParameterError for bins < 1, fMax <= fMin, fMax above Nyquist, log scale with
-// fMin <= 0, rows outside the IMFs, edgeSeconds leaving nothing.
+// Throws InvalidParameterError (naming the parameter: "frequencyBins", "timeBins", "fMin", "fMax",
+// "edgeSeconds", "imfs", or "modes" for the input) for bins < 1, frequencyBins above 65536,
+// timeBins above the sample count, fMin < 0, fMax <= fMin, fMax above Nyquist, log scale with
+// fMin <= 0, non-finite values, rows below 0 or beyond every channel's IMFs or listed twice,
+// edgeSeconds < 0 or leaving nothing, and for modes that are malformed (sample rate <= 0, fewer
+// than 2 samples, data sizes not rows x samples) or hold NaN/Inf.
 void validateHhtParams(const HhtParams& p, const EmdResult& modes);
+
+// Samples left out at each end: round(edgeSeconds * sampleRate).
+int64_t hhtEdgeSamples(double edgeSeconds, double sampleRate);
 
 // The resolved copy (fMax = Nyquist when 0, timeBins = min(samples, 2048) when 0) and the bin
 // edges both backends use.

@@ -1,0 +1,159 @@
+// Parameter rules and the grid both Hilbert-Huang backends share (hht.h).
+#include "engine/hht/hht.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace modescope {
+namespace {
+
+constexpr int kMaxFrequencyBins = 65536;
+constexpr int kDefaultMaxTimeBins = 2048;
+
+void checkModes(const EmdResult& modes) {
+  if (!(std::isfinite(modes.sampleRate) && modes.sampleRate > 0.0)) {
+    throw InvalidParameterError("modes", "sample rate " + formatNumber(modes.sampleRate) + " Hz",
+                                "a finite rate above 0 Hz",
+                                "Pass the EmdResult a decomposition returned");
+  }
+  if (modes.samples < 2) {
+    throw InvalidParameterError("modes", std::to_string(modes.samples) + " samples",
+                                "at least 2 samples (a frequency needs two phases)",
+                                "Decompose a longer time range");
+  }
+  const auto n = static_cast<std::size_t>(modes.samples);
+  for (const auto& ch : modes.channels) {
+    if (ch.rows < 0 || ch.data.size() != static_cast<std::size_t>(ch.rows) * n) {
+      throw InvalidParameterError(
+          "modes", "channel " + std::to_string(ch.channel) + ": " + std::to_string(ch.data.size()) +
+                       " values for " + std::to_string(ch.rows) + " rows",
+          "rows x samples = " + std::to_string(static_cast<std::size_t>(std::max(ch.rows, 0)) * n),
+          "Pass the EmdResult a decomposition returned");
+    }
+    for (std::size_t i = 0; i < ch.data.size(); ++i) {
+      if (!std::isfinite(ch.data[i])) {
+        throw InvalidParameterError(
+            "modes",
+            "a non-finite value in channel " + std::to_string(ch.channel) + ", row " +
+                std::to_string(i / n) + ", sample " + std::to_string(i % n),
+            "finite IMFs", "Decompose a signal without NaN or Inf samples");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int64_t hhtEdgeSamples(double edgeSeconds, double sampleRate) {
+  const double e = edgeSeconds * sampleRate;
+  if (!(e > 0.0)) return 0;
+  if (e >= 9.0e18) return INT64_MAX;
+  return std::llround(e);
+}
+
+void validateHhtParams(const HhtParams& p, const EmdResult& modes) {
+  checkModes(modes);
+  const double nyquist = modes.sampleRate / 2.0;
+  if (p.frequencyBins < 1 || p.frequencyBins > kMaxFrequencyBins) {
+    throw InvalidParameterError("frequencyBins", std::to_string(p.frequencyBins),
+                                "1 .. " + std::to_string(kMaxFrequencyBins),
+                                "256 bins suit most EEG spectra");
+  }
+  if (p.timeBins < 0 || p.timeBins > modes.samples) {
+    throw InvalidParameterError("timeBins", std::to_string(p.timeBins),
+                                "0 (automatic) or 1 .. " + std::to_string(modes.samples) +
+                                    " (the block's samples: a column needs a sample)",
+                                "Use 0 for min(samples, 2048) columns");
+  }
+  if (!std::isfinite(p.fMin) || p.fMin < 0.0 || (p.logFrequency && p.fMin <= 0.0)) {
+    throw InvalidParameterError(
+        "fMin", formatNumber(p.fMin) + " Hz",
+        p.logFrequency ? "a finite frequency above 0 Hz (logarithmic bins)"
+                       : "a finite frequency >= 0 Hz",
+        p.logFrequency ? "Set fMin to the lowest frequency of interest, e.g. 0.5 Hz" : "Use 0 Hz");
+  }
+  if (!std::isfinite(p.fMax) || p.fMax < 0.0 || p.fMax > nyquist) {
+    throw InvalidParameterError("fMax", formatNumber(p.fMax) + " Hz",
+                                "0 (Nyquist) or a frequency up to the Nyquist frequency " +
+                                    formatNumber(nyquist) + " Hz",
+                                "Use 0 for the Nyquist frequency");
+  }
+  const double fMax = p.fMax == 0.0 ? nyquist : p.fMax;
+  if (fMax <= p.fMin) {
+    throw InvalidParameterError("fMax", formatNumber(fMax) + " Hz",
+                                "above fMin = " + formatNumber(p.fMin) + " Hz",
+                                "Lower fMin or raise fMax");
+  }
+  int maxImfs = 0;
+  for (const auto& ch : modes.channels) maxImfs = std::max(maxImfs, ch.imfCount());
+  std::vector<int> rows = p.imfs;
+  std::sort(rows.begin(), rows.end());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] < 0 || rows[i] >= maxImfs) {
+      throw InvalidParameterError(
+          "imfs", "row " + std::to_string(rows[i]),
+          maxImfs > 0 ? "an IMF row 0 .. " + std::to_string(maxImfs - 1) +
+                            " (0-based; the residue is not an IMF)"
+                      : std::string("an IMF row, but no channel has an IMF"),
+          "Leave the list empty for every IMF");
+    }
+    if (i > 0 && rows[i] == rows[i - 1]) {
+      throw InvalidParameterError("imfs", "row " + std::to_string(rows[i]) + " listed twice",
+                                  "each row at most once", "Remove the duplicate");
+    }
+  }
+  if (!std::isfinite(p.edgeSeconds) || p.edgeSeconds < 0.0) {
+    throw InvalidParameterError("edgeSeconds", formatNumber(p.edgeSeconds) + " s",
+                                "a finite value >= 0 s", "Use 0 to keep every sample");
+  }
+  const int64_t edge = hhtEdgeSamples(p.edgeSeconds, modes.sampleRate);
+  if (edge > (modes.samples - 1) / 2) {  // at least one sample must remain
+    throw InvalidParameterError(
+        "edgeSeconds", formatNumber(p.edgeSeconds) + " s (" + std::to_string(edge) + " samples)",
+        "less than half the block: " + formatNumber(static_cast<double>(modes.samples) / 2.0 /
+                                                    modes.sampleRate) +
+            " s",
+        "Shorten the edges or decompose a longer time range");
+  }
+}
+
+HhtParams resolveHhtParams(const HhtParams& p, const EmdResult& modes) {
+  HhtParams r = p;
+  if (r.fMax == 0.0) r.fMax = modes.sampleRate / 2.0;
+  if (r.timeBins == 0) {
+    r.timeBins = static_cast<int>(std::min<int64_t>(modes.samples, kDefaultMaxTimeBins));
+  }
+  return r;
+}
+
+std::vector<double> hhtFrequencyEdges(const HhtParams& resolved) {
+  const int bins = std::max(resolved.frequencyBins, 0);
+  std::vector<double> e(static_cast<std::size_t>(bins) + 1);
+  const double lo = resolved.fMin, hi = resolved.fMax;
+  for (int k = 0; k <= bins; ++k) {
+    const double u = static_cast<double>(k) / bins;
+    e[k] = resolved.logFrequency ? lo * std::exp(u * std::log(hi / lo)) : lo + u * (hi - lo);
+  }
+  // The ends exactly as asked (exp/log round-off would move them by an ulp).
+  e.front() = lo;
+  e.back() = hi;
+  return e;
+}
+
+std::vector<int64_t> hhtTimeEdges(const HhtParams& resolved, int64_t samples) {
+  const int64_t bins = std::max(resolved.timeBins, 0);
+  std::vector<int64_t> e(static_cast<std::size_t>(bins) + 1);
+  if (bins == 0) return e;
+  for (int64_t j = 0; j <= bins; ++j) {
+    // j * samples can overflow int64 only beyond 3e9 columns x 3e9 samples: not reachable.
+    e[static_cast<std::size_t>(j)] = j * samples / bins;
+  }
+  return e;
+}
+
+}  // namespace modescope
