@@ -24,6 +24,8 @@ CommandSpec convertSpec();
 int runConvert(const Args& args);
 CommandSpec filterSpec();
 int runFilter(const Args& args);
+CommandSpec emdSpec();
+int runEmd(const Args& args);
 CommandSpec synthSpec();
 int runSynth(const Args& args);
 CommandSpec demoSpec();

@@ -22,6 +22,7 @@ const std::vector<Command>& commands() {
       {infoSpec, runInfo, false},
       {convertSpec, runConvert, false},
       {filterSpec, runFilter, false},
+      {emdSpec, runEmd, false},
       {synthSpec, runSynth, false},
       {demoSpec, runDemo, false},
       {backendsSpec, runBackends, false},
@@ -35,8 +36,8 @@ namespace {
 std::string mainHelp() {
   std::string s = std::string("Usage: ") + kProgram + " COMMAND [ARGS] [options]\n" + "       " +
                   kProgram + " COMMAND --help\n\n" +
-                  "ModeScope on the command line: inspect, convert, filter and generate EEG/MEG "
-                  "recordings.\n\nCommands:\n";
+                  "ModeScope on the command line: inspect, convert, filter, decompose and generate "
+                  "EEG/MEG recordings.\n\nCommands:\n";
   for (const auto& c : commands()) {
     if (c.hidden) continue;
     const CommandSpec spec = c.spec();

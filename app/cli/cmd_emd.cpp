@@ -1,0 +1,572 @@
+// `emd IN -o OUT.h5 [--method M] [--preset NAME] [parameters] [--channels] [--start] [--duration]
+//  [--backend] [HHT options] [--drop-imfs LIST --cleaned OUT] [--json] [--quiet]`
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "app/cli/common.h"
+#include "app/cli/job.h"
+#include "app/core/channel_selection.h"
+#include "app/core/emd_cleaning.h"
+#include "app/core/emd_job.h"
+#include "app/core/gpu_backend.h"
+#include "app/core/json_writer.h"
+#include "engine/core/text.h"
+#include "engine/emd/emd.h"
+#include "engine/io/atomic_file.h"
+#include "engine/io/hdf5_emd.h"
+#include "engine/io/recording_io.h"
+
+namespace modescope::cli {
+namespace {
+
+// Options that only make sense with the Hilbert-Huang transform (refused with --no-hht).
+const char* const kHhtOptions[] = {"fmin",      "fmax",   "freq-bins", "log-freq",
+                                   "time-bins", "energy", "edge",      "keep-instantaneous"};
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::string cur;
+  for (char c : text) {
+    if (c == ',') {
+      items.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  items.push_back(trim(cur));
+  return items;
+}
+
+std::string presetList() {
+  std::string s;
+  for (const EmdPreset& p : emdPresets()) s += (s.empty() ? "" : ", ") + p.name;
+  return s;
+}
+
+// The decomposition parameters: the preset (or the defaults of emd_params.h), then every option
+// given on the command line over it.
+EmdParams readEmdParams(const ParsedArgs& args, std::string* presetName) {
+  EmdParams p;
+  if (auto v = args.value("preset")) {
+    p = emdPreset(*v);
+    *presetName = *v;
+  }
+  if (auto v = args.value("method")) p.method = parseEmdMethod(toLower(*v));
+  if (auto v = args.value("ensemble")) {
+    p.ensembleSize = static_cast<int>(parseInteger("--ensemble", *v, 1, kEmdMaxEnsemble - 1));
+  }
+  if (auto v = args.value("noise")) {
+    p.noiseStd = parseNumber("--noise", *v);
+    if (!(p.noiseStd > 0.0)) {
+      throw InvalidParameterError("--noise", "'" + *v + "'",
+                                  "a noise amplitude > 0 (a multiple of the signal's std, "
+                                  "for example 0.2)");
+    }
+  }
+  const auto stop = args.value("stop");
+  if (stop) {
+    const std::string s = toLower(*stop);
+    if (s == "rilling")
+      p.stop.kind = StopRuleKind::Rilling;
+    else if (s == "fixed")
+      p.stop.kind = StopRuleKind::FixedSifts;
+    else if (s == "s-number" || s == "snumber")
+      p.stop.kind = StopRuleKind::SNumber;
+    else
+      throw InvalidParameterError("--stop", "'" + *stop + "'", "rilling, fixed or s-number");
+  }
+  if (auto v = args.value("sifts")) {
+    p.stop.fixedSifts = static_cast<int>(parseInteger("--sifts", *v, 1, 1000000));
+    if (!stop) p.stop.kind = StopRuleKind::FixedSifts;
+  }
+  if (auto v = args.value("s-number")) {
+    p.stop.sNumber = static_cast<int>(parseInteger("--s-number", *v, 1, 1000000));
+    if (!stop) {
+      if (args.has("sifts")) {
+        throw UsageError("--sifts (fixed sifting) and --s-number (S-number rule) choose "
+                         "different stopping rules; give one, or say which with --stop");
+      }
+      p.stop.kind = StopRuleKind::SNumber;
+    }
+  }
+  if (auto v = args.value("max-sifts")) {
+    p.stop.maxSifts = static_cast<int>(parseInteger("--max-sifts", *v, 1, 1000000));
+  }
+  if (auto v = args.value("thresholds")) {
+    const std::vector<std::string> t = splitList(*v);
+    if (t.size() != 3) {
+      throw InvalidParameterError("--thresholds", "'" + *v + "'",
+                                  "three numbers THETA1,THETA2,ALPHA (Rilling's 0.05,0.5,0.05)");
+    }
+    p.stop.threshold1 = parseNumber("--thresholds", t[0]);
+    p.stop.threshold2 = parseNumber("--thresholds", t[1]);
+    p.stop.tolerance = parseNumber("--thresholds", t[2]);
+    if (!(p.stop.threshold1 > 0.0) || p.stop.threshold2 < p.stop.threshold1 ||
+        !(p.stop.tolerance > 0.0 && p.stop.tolerance < 1.0)) {
+      throw InvalidParameterError("--thresholds", "'" + *v + "'",
+                                  "0 < THETA1 <= THETA2 and 0 < ALPHA < 1 (Rilling's "
+                                  "0.05,0.5,0.05)");
+    }
+  }
+  if (auto v = args.value("max-imfs")) {
+    p.maxImfs = static_cast<int>(parseInteger("--max-imfs", *v, 0, 1000));
+  }
+  if (auto v = args.value("noise-scaling")) {
+    const std::string s = toLower(*v);
+    if (s == "increasing")
+      p.noiseScaling = NoiseScaling::Increasing;
+    else if (s == "constant")
+      p.noiseScaling = NoiseScaling::Constant;
+    else
+      throw InvalidParameterError("--noise-scaling", "'" + *v + "'", "increasing or constant");
+  }
+  if (args.has("paired-noise")) p.pairedNoise = true;
+  if (auto v = args.value("precision")) {
+    const std::string s = toLower(*v);
+    if (s == "float" || s == "float32" || s == "single")
+      p.gpuPrecision = GpuPrecision::Float32;
+    else if (s == "double" || s == "float64")
+      p.gpuPrecision = GpuPrecision::Float64;
+    else
+      throw InvalidParameterError("--precision", "'" + *v + "'", "float or double");
+  }
+  if (auto v = args.value("seed")) p.seed = parseUnsigned("--seed", *v);
+  return p;
+}
+
+std::optional<HhtParams> readHhtParams(const ParsedArgs& args) {
+  if (args.has("no-hht")) {
+    for (const char* o : kHhtOptions) {
+      if (args.has(o)) {
+        throw UsageError(std::string("--") + o +
+                         " sets up the Hilbert-Huang transform, which --no-hht turns off; drop "
+                         "one of them");
+      }
+    }
+    return std::nullopt;
+  }
+  HhtParams h;
+  // The per-sample series double the file size for every IMF: only on request.
+  h.keepInstantaneous = args.has("keep-instantaneous");
+  if (auto v = args.value("fmin")) {
+    h.fMin = parseNumber("--fmin", *v);
+    if (h.fMin < 0) throw InvalidParameterError("--fmin", "'" + *v + "'", "a frequency >= 0 Hz");
+  }
+  if (auto v = args.value("fmax")) {
+    h.fMax = parseNumber("--fmax", *v);
+    if (!(h.fMax > 0)) {
+      throw InvalidParameterError("--fmax", "'" + *v + "'",
+                                  "a frequency > 0 Hz (leave it out for the Nyquist frequency)");
+    }
+  }
+  if (h.fMax > 0 && h.fMin >= h.fMax) {
+    throw InvalidParameterError("--fmin", formatNumber(h.fMin) + " Hz",
+                                "less than --fmax " + formatNumber(h.fMax) + " Hz");
+  }
+  if (auto v = args.value("freq-bins")) {
+    h.frequencyBins = static_cast<int>(parseInteger("--freq-bins", *v, 1, 100000));
+  }
+  h.logFrequency = args.has("log-freq");
+  if (h.logFrequency && !(h.fMin > 0)) {
+    throw InvalidParameterError("--fmin", formatNumber(h.fMin) + " Hz",
+                                "a frequency > 0 Hz with --log-freq (for example --fmin 0.5)");
+  }
+  if (auto v = args.value("time-bins")) {
+    h.timeBins = static_cast<int>(parseInteger("--time-bins", *v, 1, 10000000));
+  }
+  if (args.has("energy")) h.quantity = HhtQuantity::Energy;
+  if (auto v = args.value("edge")) h.edgeSeconds = parseSeconds("--edge", *v, true);
+  return h;
+}
+
+std::optional<EmdCleaning> readCleaning(const ParsedArgs& args) {
+  const auto drop = args.value("drop-imfs");
+  const auto cleaned = args.value("cleaned");
+  if (!drop && !cleaned) return std::nullopt;
+  if (!drop || !cleaned) {
+    throw UsageError("--drop-imfs and --cleaned go together: --drop-imfs LIST says which modes to "
+                     "remove, --cleaned OUT where to write the cleaned recording");
+  }
+  EmdCleaning c;
+  for (const std::string& item : splitList(*drop)) {
+    if (equalsIgnoreCase(item, "residue") || equalsIgnoreCase(item, "r")) {
+      c.dropResidue = true;
+      continue;
+    }
+    const int k = static_cast<int>(parseInteger("--drop-imfs", item, 1, 1000));
+    for (int seen : c.dropImfs) {
+      if (seen == k) {
+        throw InvalidParameterError("--drop-imfs", "'" + *drop + "'",
+                                    "each IMF number once (IMF " + std::to_string(k) + " twice)");
+      }
+    }
+    c.dropImfs.push_back(k);
+  }
+  return c;
+}
+
+void writeParametersJson(JsonWriter& w, const Provenance& prov) {
+  w.key("parameters").beginObject();
+  for (const auto& [name, value] : prov.parameters) w.field(name, value);
+  w.endObject();
+}
+
+// What the job hands back to the main thread for the summary.
+struct EmdRun {
+  std::shared_ptr<const Recording> rec;
+  std::vector<std::size_t> channels;
+  EmdJobResult result;
+  std::vector<std::string> cleaningNotes;
+  double writeSeconds = 0.0;
+};
+
+void printJson(const EmdRun& run, const ParsedArgs& args, const std::string& input,
+               const std::string& output, const std::optional<EmdCleaning>& cleaning,
+               const std::string& presetName, bool onGpu, const std::string& backendNote) {
+  const EmdResult& m = *run.result.modes;
+  const HhtResult* h = run.result.hht.get();
+  JsonWriter w;
+  w.beginObject();
+  w.field("input", input);
+  w.field("output", output);
+  w.field("method", emdMethodName(m.params.method));
+  if (presetName.empty())
+    w.nullField("preset");
+  else
+    w.field("preset", presetName);
+  if (m.provenance.seed.empty())
+    w.nullField("seed");
+  else
+    w.field("seed", m.params.seed);
+  writeParametersJson(w, m.provenance);
+  w.key("backend").beginObject();
+  w.field("choice", args.value("backend").value_or("auto"));
+  w.field("kind", onGpu ? "cuda" : "cpu");
+  w.field("description", run.result.backend);
+  if (backendNote.empty())
+    w.nullField("note");
+  else
+    w.field("note", backendNote);
+  w.endObject();
+  w.field("sample_rate", m.sampleRate);
+  w.field("first_sample", m.firstSample);
+  w.field("start_s", m.sampleRate > 0 ? static_cast<double>(m.firstSample) / m.sampleRate : 0.0);
+  w.field("samples", m.samples);
+  w.field("selection", m.provenance.selection);
+  w.field("decompose_s", run.result.decomposeSeconds);
+  if (h)
+    w.field("hht_s", run.result.hhtSeconds);
+  else
+    w.nullField("hht_s");
+  w.field("write_s", run.writeSeconds);
+  w.field("wall_s", run.result.wallSeconds + run.writeSeconds);
+  w.key("channels").beginArray();
+  for (std::size_t i = 0; i < m.channels.size(); ++i) {
+    const EmdChannelModes& c = m.channels[i];
+    const ChannelInfo& info = run.rec->channels[c.channel];
+    w.beginObject();
+    w.field("index", c.channel + 1);
+    w.field("name", info.name);
+    w.field("label", info.label);
+    w.field("unit", info.unit);
+    w.field("imf_count", c.imfCount());
+    w.field("degenerate_members", c.degenerateMembers);
+    w.key("imfs").beginArray();
+    for (int k = 0; k < c.imfCount(); ++k) {
+      w.beginObject();
+      w.field("imf", k + 1);
+      if (static_cast<std::size_t>(k) < c.sifts.size())
+        w.field("sifts", c.sifts[static_cast<std::size_t>(k)]);
+      else
+        w.nullField("sifts");
+      const HhtImf* found = nullptr;
+      if (h && i < h->channels.size()) {
+        for (const HhtImf& x : h->channels[i].imfs) {
+          if (x.row == k) found = &x;
+        }
+      }
+      if (found) {
+        w.field("mean_frequency_hz", found->meanFrequencyHz);
+        w.field("energy", found->energy);
+      } else {
+        w.nullField("mean_frequency_hz");
+        w.nullField("energy");
+      }
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+  if (cleaning) {
+    w.key("cleaned").beginObject();
+    w.field("output", *args.value("cleaned"));
+    w.field("removed", describeCleaning(*cleaning));
+    w.key("imfs").beginArray();
+    for (int k : cleaning->dropImfs) w.value(k);
+    w.endArray();
+    w.field("residue", cleaning->dropResidue);
+    w.key("notes").beginArray();
+    for (const auto& n : run.cleaningNotes) w.value(n);
+    w.endArray();
+    w.endObject();
+  } else {
+    w.nullField("cleaned");
+  }
+  w.key("diagnostics").beginArray();
+  auto diag = [&](const Diagnostics& d, const char* stage) {
+    for (const Diagnostic& x : d) {
+      w.beginObject();
+      w.field("stage", stage);
+      w.field("severity", severityName(x.severity));
+      w.field("code", x.code);
+      w.field("message", x.message);
+      w.endObject();
+    }
+  };
+  diag(m.diagnostics, "emd");
+  if (h) diag(h->diagnostics, "hht");
+  w.endArray();
+  w.endObject();
+  std::fputs(w.str().c_str(), stdout);
+  std::fputs("\n", stdout);
+}
+
+void printText(const EmdRun& run, const std::string& output,
+               const std::optional<EmdCleaning>& cleaning, const std::string& cleanedPath) {
+  const EmdResult& m = *run.result.modes;
+  const HhtResult* h = run.result.hht.get();
+  for (std::size_t i = 0; i < m.channels.size(); ++i) {
+    const EmdChannelModes& c = m.channels[i];
+    std::string line = run.rec->channels[c.channel].name + ": " + std::to_string(c.imfCount()) +
+                       " IMFs + residue";
+    if (h && i < h->channels.size() && !h->channels[i].imfs.empty()) {
+      line += "; mean frequency";
+      for (const HhtImf& x : h->channels[i].imfs) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, " %.3g", x.meanFrequencyHz);
+        line += buf;
+      }
+      line += " Hz";
+    }
+    std::printf("%s\n", line.c_str());
+  }
+  std::printf("%s of %zu channels x %lld samples (%s) on %s: %s", emdMethodName(m.params.method),
+              m.channels.size(), static_cast<long long>(m.samples),
+              m.provenance.selection.c_str(), run.result.backend.c_str(),
+              formatSeconds(run.result.decomposeSeconds).c_str());
+  if (h) std::printf(", Hilbert-Huang %s", formatSeconds(run.result.hhtSeconds).c_str());
+  std::printf("; wrote %s\n", output.c_str());
+  if (cleaning) {
+    std::printf("removed %s; wrote the cleaned recording %s\n",
+                describeCleaning(*cleaning).c_str(), cleanedPath.c_str());
+  }
+}
+
+}  // namespace
+
+CommandSpec emdSpec() {
+  CommandSpec s;
+  s.name = "emd";
+  s.usage = "IN -o OUT.h5 [--method M] [--preset NAME] [parameters] [options]";
+  s.brief = "EMD/EEMD/CEEMDAN/ICEEMDAN and Hilbert-Huang spectra to HDF5";
+  s.summary =
+      "Decompose channels into intrinsic mode functions (EMD, EEMD, CEEMDAN or ICEEMDAN), compute "
+      "their Hilbert-Huang spectra, and write modes, spectra and provenance to HDF5.";
+  s.description =
+      "Every selected channel is decomposed on its own into IMF 1 (the fastest oscillation) ... "
+      "IMF K and a residue; the rows sum to the input. The parameters start from --preset (or "
+      "the defaults: ICEEMDAN, 100 members, noise 0.2, Rilling's stopping rule) and every option "
+      "given overrides the preset's value, wherever it stands on the line. Presets: " +
+      presetList() +
+      ".\n\n"
+      "Then the Hilbert-Huang transform of the IMFs (unless --no-hht): instantaneous amplitude and "
+      "frequency from the analytic signal, the Hilbert spectrum on a frequency x time grid, the "
+      "marginal spectrum, and each IMF's mean frequency and energy (docs/emd.md).\n\n"
+      "The output is an HDF5 file (schema modescope-emd/1, docs/hdf5-schema.md). With "
+      "--drop-imfs and --cleaned, the recording is also written with the decomposed channels, "
+      "over the decomposed range, replaced by the sum of the modes that were kept.\n\n"
+      "Without --channels, every channel except trigger/status channels is used, restricted to "
+      "the sample rate most channels share.";
+  s.options = {
+      outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
+      {"method", 0, "emd|eemd|ceemdan|iceemdan", "The decomposition (default iceemdan)."},
+      {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
+      {"ensemble", 0, "I", "Ensemble size: noisy copies averaged (ensemble methods; default 100)."},
+      {"noise", 0, "EPS",
+       "Noise amplitude epsilon_0, a multiple of the channel's standard deviation (default 0.2)."},
+      {"stop", 0, "rilling|fixed|s-number",
+       "Stopping rule of the sifting: Rilling's thresholds, a fixed number of sifts, or the "
+       "S-number rule (default rilling)."},
+      {"sifts", 0, "S", "Sifts per IMF with --stop fixed (selects it when --stop is not given)."},
+      {"max-sifts", 0, "N", "Most sifts per IMF for rilling and s-number (default 2000)."},
+      {"thresholds", 0, "T1,T2,A",
+       "Rilling's thresholds theta_1, theta_2 and tolerance alpha (default 0.05,0.5,0.05)."},
+      {"s-number", 0, "K",
+       "Consecutive sifts with equal extrema and zero-crossing counts for --stop s-number "
+       "(selects it when --stop is not given; default 4)."},
+      {"max-imfs", 0, "K", "Most IMFs per channel; 0 = until the residue is monotonic (default)."},
+      {"noise-scaling", 0, "increasing|constant",
+       "ICEEMDAN's noise at stages >= 2: as the 2014 paper (increasing, default) or at constant "
+       "signal-to-noise ratio."},
+      {"paired-noise", 0, "", "EEMD: add each noise realisation with both signs (I must be even)."},
+      {"precision", 0, "float|double", "Arithmetic of the CUDA backend (default float; the CPU "
+                                        "always computes in double)."},
+      {"seed", 0, "N", "Seed of the ensemble noise (default 1); the same seed gives the same noise "
+                       "on the CPU and the GPU."},
+      channelsOption(),
+      startOption(),
+      durationOption(),
+      backendOption(),
+      {"no-hht", 0, "", "Skip the Hilbert-Huang transform (only the modes are written)."},
+      {"fmin", 0, "HZ", "Lower edge of the Hilbert spectrum in Hz (default 0)."},
+      {"fmax", 0, "HZ", "Upper edge of the Hilbert spectrum in Hz (default: Nyquist)."},
+      {"freq-bins", 0, "B", "Frequency bins of the Hilbert spectrum (default 256)."},
+      {"log-freq", 0, "", "Logarithmic frequency bins (needs --fmin > 0)."},
+      {"time-bins", 0, "T",
+       "Time bins of the Hilbert spectrum (default: one per sample, at most 2048)."},
+      {"energy", 0, "", "Spectrum of squared amplitude (energy) instead of amplitude."},
+      {"edge", 0, "SECONDS",
+       "Leave this much out at each end of the range in the spectrum, marginal and IMF summaries "
+       "(the analytic signal is unreliable there; default 0)."},
+      {"keep-instantaneous", 0, "",
+       "Also store every IMF's instantaneous amplitude and frequency (one value per sample)."},
+      {"drop-imfs", 0, "LIST",
+       "IMFs to remove for --cleaned: 1-based IMF numbers, comma-separated, and 'residue' for the "
+       "trend (1,2 or 1,residue)."},
+      {"cleaned", 0, "OUT",
+       "Also write the recording with the dropped modes removed from the decomposed channels "
+       "over the decomposed range (.h5, .edf or .bdf)."},
+      jsonOption("a summary (channels, IMFs, mean frequencies, energies, timing)"),
+      quietOption(),
+      helpOption()};
+  s.examples =
+      "  modescope-cli emd rec.edf -o rec-imfs.h5 --channels Cz --start 10 --duration 20\n"
+      "  modescope-cli emd rec.edf -o imfs.h5 --preset iceemdan-colominas --ensemble 500 "
+      "--seed 7 --fmax 40 --edge 0.5\n"
+      "  modescope-cli emd rec.edf -o imfs.h5 --method emd --stop fixed --sifts 10 --max-imfs 8 "
+      "--no-hht --json\n"
+      "  modescope-cli emd rec.edf -o imfs.h5 --channels Fp1,Fp2 --drop-imfs residue,8 "
+      "--cleaned cleaned.edf\n";
+  s.minPositionals = 1;
+  s.maxPositionals = 1;
+  return s;
+}
+
+int runEmd(const Args& argv) {
+  const CommandSpec spec = emdSpec();
+  const ParsedArgs args = parseArgs(spec, argv);
+  const std::string input = args.positionals.front();
+  const std::string output = readOutputPath(args, spec);
+  const SelectionArgs sel = readSelection(args);
+  const bool quiet = args.has("quiet");
+  const bool json = args.has("json");
+
+  // Every parameter is checked before the recording is opened (exit 1 at once).
+  std::string presetName;
+  const EmdParams params = readEmdParams(args, &presetName);
+  validateEmdParams(params);
+  const std::optional<HhtParams> hht = readHhtParams(args);
+  const std::optional<EmdCleaning> cleaning = readCleaning(args);
+  if (cleaning && params.maxImfs > 0) {
+    for (int k : cleaning->dropImfs) {
+      if (k > params.maxImfs) {
+        throw InvalidParameterError("--drop-imfs", "IMF " + std::to_string(k),
+                                    "IMF numbers up to --max-imfs " +
+                                        std::to_string(params.maxImfs));
+      }
+    }
+  }
+  if (outputFormatForPath(output) != OutputFormat::Hdf5) {
+    throw InvalidParameterError("--output", "'" + output + "'", "a name ending in .h5 or .hdf5",
+                                "The modes and spectra are written to HDF5; use --cleaned for "
+                                "an EDF/BDF copy of the cleaned recording");
+  }
+  checkOutputPath(output, input);
+  std::string cleanedPath;
+  OutputFormat cleanedFormat = OutputFormat::Hdf5;
+  if (cleaning) {
+    cleanedPath = *args.value("cleaned");
+    cleanedFormat = outputFormatForPath(cleanedPath);
+    checkOutputPath(cleanedPath, input);
+    if (cleanedPath == output) {
+      throw InvalidParameterError("--cleaned", "'" + cleanedPath + "'",
+                                  "a file other than the -o output");
+    }
+  }
+
+  const BackendChoice choice = readBackendChoice(args);
+  std::string backendNote;
+  std::unique_ptr<ComputeBackend> backend = chooseBackend(choice, &backendNote);
+  const bool onGpu = backend->info().kind == BackendKind::Cuda;
+  if (!backendNote.empty() && !quiet && gpuFactory()) printNote(backendNote);
+
+  EmdRun run;
+  ProgressDisplay display(ProgressDisplay::modeFor(quiet), "emd");
+  const JobOutcome outcome = runCliJob(
+      "emd " + input,
+      [&](JobContext& ctx) -> std::any {
+        ctx.progress(0.0, "reading " + input);
+        run.rec = openRecording(input);
+        ctx.checkpoint();
+        printDiagnostics(*run.rec, display);
+        std::string note;
+        run.channels = resolveChannels(*run.rec, sel, defaultMethodChannels(*run.rec, &note));
+        if (!sel.channels && !note.empty()) display.message(std::string(kProgram) + ": " + note);
+
+        EmdJobSpec job;
+        job.channels = run.channels;
+        job.startSeconds = sel.start;
+        job.durationSeconds = sel.duration;
+        job.params = params;
+        job.presetName = presetName;
+        job.hht = hht;
+        job.inputFile = input;
+        JobContext computeCtx = ctx.sub(0.02, 0.85);
+        run.result = runEmdJob(*run.rec, job, *backend, computeCtx);
+
+        const auto t0 = std::chrono::steady_clock::now();
+        JobContext writeCtx = ctx.sub(0.85, cleaning ? 0.93 : 1.0);
+        if (!cleaning) {
+          writeEmdFile(output, *run.rec, *run.result.modes, run.result.hht.get(), writeCtx);
+        } else {
+          // Both files or neither: each is written under a temporary name first and the two are
+          // renamed only when both are complete.
+          AtomicOutput modesOut(output), cleanedOut(cleanedPath);
+          writeEmdFile(modesOut.temporaryPath(), *run.rec, *run.result.modes,
+                       run.result.hht.get(), writeCtx);
+          CleanedRecording c = cleanWithModes(run.rec, *run.result.modes, *cleaning);
+          run.cleaningNotes = c.notes;
+          for (const auto& n : c.notes) display.message(std::string(kProgram) + ": note: " + n);
+          Provenance prov = run.result.modes->provenance;
+          prov.method = "emd-cleaning";
+          prov.parameters.insert(prov.parameters.begin(),
+                                 {"removed", describeCleaning(*cleaning)});
+          prov.createdAt = utcNowIso8601();
+          JobContext cleanCtx = ctx.sub(0.93, 1.0);
+          writeRecording(*c.recording, cleanedOut.temporaryPath(), cleanedFormat, prov, cleanCtx);
+          ctx.checkpoint();
+          modesOut.commit();
+          cleanedOut.commit();
+        }
+        run.writeSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return {};
+      },
+      display);
+  const int code = reportOutcome(outcome);
+  if (code != 0) return code;
+  if (json) {
+    printJson(run, args, input, output, cleaning, presetName, onGpu, backendNote);
+  } else if (!quiet) {
+    printText(run, output, cleaning, cleanedPath);
+  }
+  return 0;
+}
+
+}  // namespace modescope::cli
