@@ -358,7 +358,13 @@ void ImfStackView::renderTo(QPainter& painter, const QRect& area) const {
   painter.setClipRect(l.plot.adjusted(0, -1, 0, 1));
 
   if (hasPreview()) {
-    const RowScale sc = rangeScale(previewOriginal_.data(), n);
+    // One scale for both, spanning both: the reconstruction without a dropped slow row can sit
+    // far from the original.
+    const RowScale a = rangeScale(previewOriginal_.data(), n);
+    const RowScale b = rangeScale(previewReconstruction_.data(), n);
+    const double lo = std::min(a.mid - a.half, b.mid - b.half);
+    const double hi = std::max(a.mid + a.half, b.mid + b.half);
+    const RowScale sc{(lo + hi) / 2, hi > lo ? (hi - lo) / 2 : a.half};
     painter.setPen(QPen(kOriginalColour, 1.2));
     drawTrace(painter, previewOriginal_.data(), s0, s1, l.preview, pps, x0, sc);
     painter.setPen(QPen(kReconstructionColour, 1.0));
@@ -377,8 +383,7 @@ void ImfStackView::renderTo(QPainter& painter, const QRect& area) const {
       // 0 at the bottom of the band; the top a round number above twice the mean frequency
       // (an IMF's instantaneous frequency spreads about its mean), at most Nyquist.
       const double mean = imf->meanFrequencyHz > 0 ? imf->meanFrequencyHz : fs / 8;
-      const auto ticks = linearTicks(0, std::min(fs / 2, 2.2 * mean), 2);
-      const double top = ticks.empty() ? fs / 2 : std::max(ticks.back(), 1e-6);
+      const double top = std::min(fs / 2, niceCeil(2.2 * mean));
       painter.setPen(QPen(isMarked(r) ? kMarkedTrace : kFrequencyColour, 1.0));
       drawTrace(painter, imf->frequencyHz.data(), s0, s1, fr, pps, x0, {top / 2, top / 2 / 0.92},
                 0.0);

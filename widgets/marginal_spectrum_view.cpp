@@ -165,7 +165,8 @@ void MarginalSpectrumView::renderTo(QPainter& painter, const QRect& area) const 
                    fTitle);
   painter.translate(area.left() + fm.ascent() + 1, a.plot.center().y());
   painter.rotate(-90);
-  const QString vTitle = tr("Marginal %1 (%2)").arg(spectrum_.quantity.toLower(), spectrum_.valueUnit);
+  QString vTitle = tr("Marginal %1 (%2)").arg(spectrum_.quantity.toLower(), spectrum_.valueUnit);
+  if (fm.horizontalAdvance(vTitle) > a.plot.height()) vTitle = spectrum_.valueUnit;
   painter.drawText(QPointF(-fm.horizontalAdvance(vTitle) / 2, 0), vTitle);
   painter.restore();
 }

@@ -41,6 +41,15 @@ std::vector<double> logTicks(double lo, double hi) {
   return ticks;
 }
 
+double niceCeil(double value) {
+  if (!(value > 0) || !std::isfinite(value)) return value;
+  const double decade = std::pow(10.0, std::floor(std::log10(value)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * decade >= value * (1 - 1e-12)) return m * decade;
+  }
+  return 10.0 * decade;
+}
+
 QString formatTick(double value) {
   if (value == 0.0) return QStringLiteral("0");
   const double a = std::fabs(value);

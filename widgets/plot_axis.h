@@ -18,6 +18,9 @@ std::vector<double> linearTicks(double lo, double hi, int targetCount);
 // the range spans fewer than three decades. Falls back to linearTicks when lo <= 0.
 std::vector<double> logTicks(double lo, double hi);
 
+// The smallest 1-2-5 number (times a power of ten) >= value; value itself when <= 0.
+double niceCeil(double value);
+
 // "0.5", "12", "1e+03" style, at most 3 significant digits, no trailing zeros.
 QString formatTick(double value);
 

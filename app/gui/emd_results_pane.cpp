@@ -129,7 +129,7 @@ EmdResultsPane::EmdResultsPane(std::shared_ptr<const Recording> recording,
   right->addWidget(spectrumBox);
   right->addWidget(marginal_);
   right->addWidget(tableBox);
-  right->setStretchFactor(0, 3);
+  right->setStretchFactor(0, 4);
   right->setStretchFactor(1, 2);
   right->setStretchFactor(2, 2);
   auto* split = new QSplitter(Qt::Horizontal, this);
