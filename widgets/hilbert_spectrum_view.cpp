@@ -31,8 +31,8 @@ double indexOf(const std::vector<double>& edges, double value, bool geometric) {
   const auto it = std::upper_bound(edges.begin(), edges.end(), value);
   const auto i = static_cast<std::size_t>(it - edges.begin()) - 1;
   const double a = edges[i], b = edges[i + 1];
-  const double f = geometric && a > 0 ? std::log(value / a) / std::log(b / a)
-                                      : (value - a) / (b - a);
+  const double f =
+      geometric && a > 0 ? std::log(value / a) / std::log(b / a) : (value - a) / (b - a);
   return static_cast<double>(i) + f;
 }
 
@@ -104,9 +104,8 @@ void HilbertSpectrumView::setColourMap(const ColourMap& map) {
 }
 
 void HilbertSpectrumView::rebuildImage() {
-  image_ = grid_.valid()
-               ? mapGridToImage(grid_.values.data(), grid_.rows, grid_.cols, map_, scale_)
-               : QImage();
+  image_ = grid_.valid() ? mapGridToImage(grid_.values.data(), grid_.rows, grid_.cols, map_, scale_)
+                         : QImage();
 }
 
 double HilbertSpectrumView::colOfTime(double s) const { return indexOf(grid_.timeEdges, s, false); }
@@ -239,8 +238,8 @@ void HilbertSpectrumView::renderTo(QPainter& painter, const QRect& area) const {
     const double y = plot.bottom() - (rowOfFrequency(f) - r0_) / (r1_ - r0_) * plot.height();
     painter.drawLine(QPointF(plot.left() - 4, y), QPointF(plot.left(), y));
     const QString label = formatTick(f);
-    painter.drawText(QPointF(plot.left() - 6 - fm.horizontalAdvance(label), y + fm.ascent() / 2 - 1),
-                     label);
+    painter.drawText(
+        QPointF(plot.left() - 6 - fm.horizontalAdvance(label), y + fm.ascent() / 2 - 1), label);
   }
   painter.save();
   painter.translate(area.left() + fm.height() * 0.5 + 2, plot.center().y());
@@ -259,9 +258,8 @@ void HilbertSpectrumView::renderTo(QPainter& painter, const QRect& area) const {
                      QColor(map_.colourAt(t)));
   }
   painter.drawRect(bar);
-  const auto vTicks = scale_.kind == ColourScaleKind::Log
-                          ? logTicks(scale_.low, scale_.high)
-                          : linearTicks(scale_.low, scale_.high, 5);
+  const auto vTicks = scale_.kind == ColourScaleKind::Log ? logTicks(scale_.low, scale_.high)
+                                                          : linearTicks(scale_.low, scale_.high, 5);
   for (double v : vTicks) {
     const double y = bar.bottom() - scale_.position(v) * bar.height();
     painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 3, y));

@@ -86,8 +86,8 @@ void drawTrace(QPainter& painter, const float* x, int64_t s0, int64_t s1, const 
     int64_t i = s0;
     bool started = false;
     for (int c = 0; c < columns && i < s1; ++c) {
-      const auto end = std::min<int64_t>(
-          s1, s0 + static_cast<int64_t>(std::ceil((c + 1) / pixelsPerSample)));
+      const auto end =
+          std::min<int64_t>(s1, s0 + static_cast<int64_t>(std::ceil((c + 1) / pixelsPerSample)));
       double lo = INFINITY, hi = -INFINITY;
       for (; i < end; ++i) {
         if (!std::isfinite(x[i])) continue;
@@ -144,8 +144,8 @@ const EmdChannelModes* ImfStackView::modes() const {
   if (!result_ || channel_ < 0 || static_cast<std::size_t>(channel_) >= result_->channels.size())
     return nullptr;
   const EmdChannelModes& m = result_->channels[static_cast<std::size_t>(channel_)];
-  if (m.rows <= 0 ||
-      m.data.size() != static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(result_->samples))
+  if (m.rows <= 0 || m.data.size() != static_cast<std::size_t>(m.rows) *
+                                          static_cast<std::size_t>(result_->samples))
     return nullptr;
   return &m;
 }
@@ -420,8 +420,9 @@ void ImfStackView::renderTo(QPainter& painter, const QRect& area) const {
     QFont f = small;
     f.setStrikeOut(marked);
     painter.setFont(f);
-    painter.drawText(QRectF(box.right() + 6, band.top(), kLabelWidth - kBoxSize - 18, band.height()),
-                     Qt::AlignVCenter | Qt::AlignLeft, rowLabel(r));
+    painter.drawText(
+        QRectF(box.right() + 6, band.top(), kLabelWidth - kBoxSize - 18, band.height()),
+        Qt::AlignVCenter | Qt::AlignLeft, rowLabel(r));
     painter.setFont(small);
   }
   painter.setPen(text);
@@ -455,8 +456,8 @@ void ImfStackView::paintEvent(QPaintEvent*) {
 
 bool ImfStackView::exportImage(const QString& path, QString* error) const {
   return exportView(
-      path, size(), [this](QPainter& p, const QRect& area) { renderTo(p, area); },
-      tr("IMF stack"), error);
+      path, size(), [this](QPainter& p, const QRect& area) { renderTo(p, area); }, tr("IMF stack"),
+      error);
 }
 
 void ImfStackView::mousePressEvent(QMouseEvent* event) {
@@ -522,7 +523,8 @@ void ImfStackView::keyPressEvent(QKeyEvent* event) {
                     windowSeconds_ / kZoomStep);
       break;
     case Qt::Key_Minus:
-      userSetWindow(windowStart_ - windowSeconds_ * (kZoomStep - 1) / 2, windowSeconds_ * kZoomStep);
+      userSetWindow(windowStart_ - windowSeconds_ * (kZoomStep - 1) / 2,
+                    windowSeconds_ * kZoomStep);
       break;
     case Qt::Key_Home:
       userSetWindow(blockStart(), blockSeconds());

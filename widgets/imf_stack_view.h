@@ -66,8 +66,8 @@ class ImfStackView : public QWidget {
 
   double windowStart() const { return windowStart_; }      // s, recording time
   double windowSeconds() const { return windowSeconds_; }  // s
-  double blockStart() const;                                // s
-  double blockSeconds() const;                              // s
+  double blockStart() const;                               // s
+  double blockSeconds() const;                             // s
 
   // Geometry for tests and hit tests: the label box of a row, and the row under a point (-1 for
   // none or the preview row).

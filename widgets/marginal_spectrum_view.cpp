@@ -116,8 +116,8 @@ void MarginalSpectrumView::renderTo(QPainter& painter, const QRect& area) const 
     painter.drawLine(QPointF(x, a.plot.top()), QPointF(x, a.plot.bottom()));
     painter.setPen(text);
     const QString label = formatTick(f);
-    painter.drawText(QPointF(x - fm.horizontalAdvance(label) / 2, a.plot.bottom() + 4 + fm.ascent()),
-                     label);
+    painter.drawText(
+        QPointF(x - fm.horizontalAdvance(label) / 2, a.plot.bottom() + 4 + fm.ascent()), label);
   }
   for (double v : vTicks) {
     const double y = a.y(v);
@@ -125,8 +125,8 @@ void MarginalSpectrumView::renderTo(QPainter& painter, const QRect& area) const 
     painter.drawLine(QPointF(a.plot.left(), y), QPointF(a.plot.right(), y));
     painter.setPen(text);
     const QString label = formatTick(v);
-    painter.drawText(QPointF(a.plot.left() - 5 - fm.horizontalAdvance(label), y + fm.ascent() / 2 - 1),
-                     label);
+    painter.drawText(
+        QPointF(a.plot.left() - 5 - fm.horizontalAdvance(label), y + fm.ascent() / 2 - 1), label);
   }
   // Markers under the curve.
   painter.setPen(QPen(QColor(0xe0, 0x6c, 0x00), 1, Qt::DashLine));

@@ -90,10 +90,10 @@ std::shared_ptr<const Recording> cleanedRecording(std::shared_ptr<const Recordin
     }
     const ChannelInfo& info = base->channels[m.channel];
     if (info.sampleRate != result.sampleRate) {
-      throw InvalidParameterError(
-          "sampleRate", formatNumber(result.sampleRate) + " Hz (decomposition)",
-          formatNumber(info.sampleRate) + " Hz (" + info.name + ")",
-          "Apply the result to the recording it was computed from");
+      throw InvalidParameterError("sampleRate",
+                                  formatNumber(result.sampleRate) + " Hz (decomposition)",
+                                  formatNumber(info.sampleRate) + " Hz (" + info.name + ")",
+                                  "Apply the result to the recording it was computed from");
     }
     if (result.firstSample < 0 || result.firstSample + result.samples > info.sampleCount) {
       throw InvalidParameterError(

@@ -38,8 +38,8 @@ bool sameParams(const EmdParams& a, const EmdParams& b) {
          a.gpuPrecision == b.gpuPrecision;
 }
 
-QDoubleSpinBox* doubleSpin(QWidget* parent, const QString& name, double lo, double hi,
-                           int decimals, double step, const QString& suffix, const QString& tip) {
+QDoubleSpinBox* doubleSpin(QWidget* parent, const QString& name, double lo, double hi, int decimals,
+                           double step, const QString& suffix, const QString& tip) {
   auto* s = new QDoubleSpinBox(parent);
   s->setObjectName(name);
   s->setRange(lo, hi);
@@ -141,12 +141,12 @@ DecomposeDialog::StopRuleFields* DecomposeDialog::makeStopRuleFields(const QStri
                        tr("Huang et al. 2003 (emd.m 'FIX_H'): stop once the numbers of zero "
                           "crossings and extrema differ by at most one for S consecutive sifts."),
                        Qt::ToolTipRole);
-  f->threshold1 = doubleSpin(f->box, prefix + QStringLiteral("Threshold1"), 0.0, 10.0, 3, 0.01,
-                             {}, tr("theta1 of Rilling et al. 2003 (emd.m default 0.05): the "
-                                    "sigma most samples must stay under. Dimensionless."));
-  f->threshold2 = doubleSpin(f->box, prefix + QStringLiteral("Threshold2"), 0.0, 10.0, 3, 0.05,
-                             {}, tr("theta2 of Rilling et al. 2003 (emd.m default 0.5): the "
-                                    "sigma no sample may exceed. Dimensionless."));
+  f->threshold1 = doubleSpin(f->box, prefix + QStringLiteral("Threshold1"), 0.0, 10.0, 3, 0.01, {},
+                             tr("theta1 of Rilling et al. 2003 (emd.m default 0.05): the "
+                                "sigma most samples must stay under. Dimensionless."));
+  f->threshold2 = doubleSpin(f->box, prefix + QStringLiteral("Threshold2"), 0.0, 10.0, 3, 0.05, {},
+                             tr("theta2 of Rilling et al. 2003 (emd.m default 0.5): the "
+                                "sigma no sample may exceed. Dimensionless."));
   f->tolerance = doubleSpin(f->box, prefix + QStringLiteral("Tolerance"), 0.0, 1.0, 3, 0.01, {},
                             tr("alpha of Rilling et al. 2003 (emd.m default 0.05): the fraction "
                                "of samples allowed above theta1."));
@@ -214,8 +214,7 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   presetNote_->setStyleSheet(QStringLiteral("color: palette(mid)"));
 
   // Ensemble.
-  noiseStd_ = doubleSpin(this, QStringLiteral("noiseStd"), 0.0, 10.0, 3, 0.05,
-                         tr(" \u00d7 std(x)"),
+  noiseStd_ = doubleSpin(this, QStringLiteral("noiseStd"), 0.0, 10.0, 3, 0.05, tr(" \u00d7 std(x)"),
                          tr("epsilon_0: standard deviation of the added noise relative to the "
                             "signal's std(x) (iceemdan.m Nstd; 0.2 in Wu and Huang 2009 and in "
                             "the reference ICEEMDAN runs). ICEEMDAN scales it per stage: beta_0 "
@@ -226,9 +225,10 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
                          "with it; the residual noise falls as 1/sqrt(I)."));
   paired_ = new QCheckBox(tr("Paired noise (+w and \u2212w)"), this);
   paired_->setObjectName(QStringLiteral("pairedNoise"));
-  paired_->setToolTip(tr("EEMD only: complementary EEMD (Yeh, Shieh and Huang 2010) adds each "
-                         "noise realization with both signs so it cancels exactly in the "
-                         "average; the ensemble size must be even."));
+  paired_->setToolTip(
+      tr("EEMD only: complementary EEMD (Yeh, Shieh and Huang 2010) adds each "
+         "noise realization with both signs so it cancels exactly in the "
+         "average; the ensemble size must be even."));
   noiseScaling_ = combo(this, QStringLiteral("noiseScaling"),
                         tr("ICEEMDAN only (iceemdan.m SNRFlag). Increasing (1, default, the 2014 "
                            "paper): beta_k E_k(w) with E_k not re-normalised, so the SNR grows "
@@ -240,9 +240,10 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   seed_->setObjectName(QStringLiteral("seed"));
   seed_->setValidator(
       new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,20}")), seed_));
-  seed_->setToolTip(tr("Key of the counter-based Philox-4x32-10 generator (Salmon et al. 2011): "
-                       "the noise of member m, channel c, sample n depends only on (seed, c, m, "
-                       "n), so CPU and GPU add the same noise and a run can be repeated exactly."));
+  seed_->setToolTip(
+      tr("Key of the counter-based Philox-4x32-10 generator (Salmon et al. 2011): "
+         "the noise of member m, channel c, sample n depends only on (seed, c, m, "
+         "n), so CPU and GPU add the same noise and a run can be repeated exactly."));
   auto* ensembleBox = new QGroupBox(tr("Ensemble (EEMD, CEEMDAN, ICEEMDAN)"), this);
   auto* ensembleForm = new QFormLayout(ensembleBox);
   ensembleForm->addRow(tr("Noise std:"), noiseStd_);
@@ -266,9 +267,10 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   stop_->box->setTitle(tr("Sifting stop rule (signal)"));
   noiseStop_ = makeStopRuleFields(QStringLiteral("noiseStop"), this);
   noiseStop_->box->setTitle(tr("Stop rule for the noise EMD"));
-  noiseStop_->box->setToolTip(tr("Full EMD of every noise realization, whose IMFs E_k(w) are "
-                                 "added at stage k. iceemdan.m uses emd.m's defaults here "
-                                 "(Rilling, 2000 sifts) whatever MaxIter is."));
+  noiseStop_->box->setToolTip(
+      tr("Full EMD of every noise realization, whose IMFs E_k(w) are "
+         "added at stage k. iceemdan.m uses emd.m's defaults here "
+         "(Rilling, 2000 sifts) whatever MaxIter is."));
   auto* siftBox = new QGroupBox(tr("Modes"), this);
   auto* siftForm = new QFormLayout(siftBox);
   siftForm->addRow(tr("Max IMFs:"), maxImfs_);
@@ -314,11 +316,11 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
 
   // Time range and backend.
   const double duration = rec.duration();
-  start_ = doubleSpin(this, QStringLiteral("start"), 0.0, std::max(0.0, duration), 3, 1.0,
-                      tr(" s"), tr("Start of the decomposed range, seconds from the recording "
-                                   "start."));
-  duration_ = doubleSpin(this, QStringLiteral("duration"), 0.001, std::max(0.001, duration), 3,
-                         1.0, tr(" s"),
+  start_ = doubleSpin(this, QStringLiteral("start"), 0.0, std::max(0.0, duration), 3, 1.0, tr(" s"),
+                      tr("Start of the decomposed range, seconds from the recording "
+                         "start."));
+  duration_ = doubleSpin(this, QStringLiteral("duration"), 0.001, std::max(0.001, duration), 3, 1.0,
+                         tr(" s"),
                          tr("Length of the decomposed range. EMD-family cost grows with the "
                             "samples times the ensemble size; a few tens of seconds of EEG are "
                             "quick on the GPU."));
@@ -358,8 +360,9 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
                   tr("Rows of the Hilbert spectrum (frequency resolution)."));
   logFrequency_ = new QCheckBox(tr("Logarithmic frequency bins"), this);
   logFrequency_->setObjectName(QStringLiteral("logFrequency"));
-  logFrequency_->setToolTip(tr("Geometric bin edges between the lowest and highest frequency: "
-                               "equal resolution per octave, as EEG bands are laid out."));
+  logFrequency_->setToolTip(
+      tr("Geometric bin edges between the lowest and highest frequency: "
+         "equal resolution per octave, as EEG bands are laid out."));
   quantity_ = combo(this, QStringLiteral("quantity"),
                     tr("Amplitude: the instantaneous amplitude a(t) of each IMF is added to the "
                        "bin of its instantaneous frequency (Huang et al. 1998). Energy: a(t)^2."));
@@ -569,13 +572,15 @@ void DecomposeDialog::validate() {
   if (r.channels.empty()) {
     problem = tr("Select at least one channel.");
   } else if (selectionSampleRate() == 0) {
-    problem = tr("The selected channels have different sample rates; select channels that share "
-                 "one.");
+    problem =
+        tr("The selected channels have different sample rates; select channels that share "
+           "one.");
   }
   const double rate = selectionSampleRate();
   if (problem.isEmpty() && rate > 0) {
     const double available = recording_->duration() - r.startSeconds;
-    const double seconds = r.durationSeconds < 0 ? available : std::min(available, r.durationSeconds);
+    const double seconds =
+        r.durationSeconds < 0 ? available : std::min(available, r.durationSeconds);
     if (seconds * rate < static_cast<double>(kEmdMinSamples)) {
       problem = tr("The time range holds %1 samples; the decomposition needs at least %2.")
                     .arg(std::max(0.0, std::floor(seconds * rate)))
@@ -590,11 +595,12 @@ void DecomposeDialog::validate() {
                     .arg(h.fMax)
                     .arg(nyquist);
     } else if ((h.fMax > 0 ? h.fMax : nyquist) <= h.fMin) {
-      problem = tr("Hilbert spectrum: the lowest frequency %1 Hz must be below the highest.")
-                    .arg(h.fMin);
+      problem =
+          tr("Hilbert spectrum: the lowest frequency %1 Hz must be below the highest.").arg(h.fMin);
     } else if (h.logFrequency && h.fMin <= 0) {
-      problem = tr("Hilbert spectrum: logarithmic bins need a lowest frequency above 0 Hz "
-                   "(e.g. 0.5 Hz).");
+      problem =
+          tr("Hilbert spectrum: logarithmic bins need a lowest frequency above 0 Hz "
+             "(e.g. 0.5 Hz).");
     } else if (2 * h.edgeSeconds >= seconds) {
       problem = tr("Hilbert spectrum: leaving out %1 s at each end leaves nothing of a %2 s "
                    "range.")

@@ -30,7 +30,6 @@ class QSpinBox;
 
 namespace modescope {
 
-
 // Throws an Error (usually InvalidParameterError) whose what() is shown to the user.
 using EmdParamsValidator = std::function<void(const EmdParams&)>;
 
@@ -49,7 +48,7 @@ class DecomposeDialog : public QDialog {
   DecomposeRequest request() const;
   EmdParams params() const;
   HhtParams hhtParams() const;
-  void setParams(const EmdParams& p);  // fills the fields (the preset combo follows)
+  void setParams(const EmdParams& p);     // fills the fields (the preset combo follows)
   bool applyPreset(const QString& name);  // false when no preset has that name
   QString currentPresetName() const;      // "" for custom
   // The first problem with the fields, in the engine's words; "" when Run is possible.

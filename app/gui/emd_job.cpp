@@ -28,7 +28,8 @@ std::string channelList(const Recording& rec, const std::vector<std::size_t>& ch
     text += channels[i] < rec.channelCount() ? rec.channels[channels[i]].name
                                              : std::to_string(channels[i] + 1);
   }
-  if (channels.size() > kNamed) text += " and " + std::to_string(channels.size() - kNamed) + " more";
+  if (channels.size() > kNamed)
+    text += " and " + std::to_string(channels.size() - kNamed) + " more";
   return text;
 }
 

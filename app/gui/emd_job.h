@@ -24,7 +24,7 @@ struct DecomposeRequest {
   HhtParams hht;
   std::vector<std::size_t> channels;  // indices into the recording
   double startSeconds = 0.0;
-  double durationSeconds = -1.0;  // < 0: to the end
+  double durationSeconds = -1.0;         // < 0: to the end
   std::optional<BackendChoice> backend;  // nullopt: the Compute menu's choice
   std::string presetName;                // "" when the fields differ from every preset
 };

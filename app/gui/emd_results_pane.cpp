@@ -47,15 +47,18 @@ EmdResultsPane::EmdResultsPane(std::shared_ptr<const Recording> recording,
   for (std::size_t i = 0; i < result_->channels.size(); ++i)
     channelCombo_->addItem(channelName(static_cast<int>(i)));
   frequency_ = new QCheckBox(tr("Instantaneous frequency"), this);
-  frequency_->setToolTip(tr("Draw each IMF's instantaneous frequency (Hilbert transform) under "
-                            "it, on its own Hz scale"));
+  frequency_->setToolTip(
+      tr("Draw each IMF's instantaneous frequency (Hilbert transform) under "
+         "it, on its own Hz scale"));
   preview_ = new QCheckBox(tr("Preview"), this);
-  preview_->setToolTip(tr("Overlay the reconstruction from the kept rows (green) on the original "
-                          "signal (grey) above the IMFs"));
+  preview_->setToolTip(
+      tr("Overlay the reconstruction from the kept rows (green) on the original "
+         "signal (grey) above the IMFs"));
   link_ = new QCheckBox(tr("Link time with browser"), this);
   link_->setChecked(true);
-  link_->setToolTip(tr("Follow the signal browser's page, and move it when panning or zooming "
-                       "here"));
+  link_->setToolTip(
+      tr("Follow the signal browser's page, and move it when panning or zooming "
+         "here"));
   colourScale_ = new QComboBox(this);
   colourScale_->addItem(tr("Linear colours"), static_cast<int>(ColourScaleKind::Linear));
   colourScale_->addItem(tr("Log colours"), static_cast<int>(ColourScaleKind::Log));
@@ -71,9 +74,10 @@ EmdResultsPane::EmdResultsPane(std::shared_ptr<const Recording> recording,
   exportButton->setMenu(exportMenu);
   apply_ = new QPushButton(tr("Apply as cleaned recording"), this);
   apply_->setObjectName(QStringLiteral("applyCleaned"));
-  apply_->setToolTip(tr("A new recording in which the decomposed channels over the decomposed "
-                        "range are the sum of the kept rows; it can be exported like any "
-                        "recording"));
+  apply_->setToolTip(
+      tr("A new recording in which the decomposed channels over the decomposed "
+         "range are the sum of the kept rows; it can be exported like any "
+         "recording"));
 
   stack_ = new ImfStackView(this);
   stack_->setObjectName(QStringLiteral("imfStack"));
@@ -142,12 +146,12 @@ EmdResultsPane::EmdResultsPane(std::shared_ptr<const Recording> recording,
   layout->addLayout(bar);
   layout->addWidget(split, 1);
 
-  connect(channelCombo_, &QComboBox::currentIndexChanged, this,
-          &EmdResultsPane::setCurrentChannel);
+  connect(channelCombo_, &QComboBox::currentIndexChanged, this, &EmdResultsPane::setCurrentChannel);
   connect(frequency_, &QCheckBox::toggled, stack_, &ImfStackView::setShowInstantaneousFrequency);
   connect(preview_, &QCheckBox::toggled, this, &EmdResultsPane::updatePreview);
   connect(colourScale_, &QComboBox::currentIndexChanged, this, [this] {
-    spectrum_->setColourScaleKind(static_cast<ColourScaleKind>(colourScale_->currentData().toInt()));
+    spectrum_->setColourScaleKind(
+        static_cast<ColourScaleKind>(colourScale_->currentData().toInt()));
   });
   connect(logMarginal_, &QCheckBox::toggled, marginal_, &MarginalSpectrumView::setLogValues);
   connect(resetZoom, &QPushButton::clicked, this, [this] {
@@ -261,13 +265,14 @@ void EmdResultsPane::fillTable() {
       for (const HhtImf& i : h->imfs)
         if (i.row == r) imf = &i;
     }
-    table_->setItem(r, kFrequencyColumn,
-                    readOnly(imf ? QString::number(imf->meanFrequencyHz, 'f', 2)
-                                 : QStringLiteral("-")));
-    table_->setItem(r, kEnergyColumn,
-                    readOnly(imf ? QStringLiteral("%1 %2\u00b2\u00b7s")
-                                       .arg(QString::number(imf->energy, 'g', 4), u)
-                                 : QStringLiteral("-")));
+    table_->setItem(
+        r, kFrequencyColumn,
+        readOnly(imf ? QString::number(imf->meanFrequencyHz, 'f', 2) : QStringLiteral("-")));
+    table_->setItem(
+        r, kEnergyColumn,
+        readOnly(
+            imf ? QStringLiteral("%1 %2\u00b2\u00b7s").arg(QString::number(imf->energy, 'g', 4), u)
+                : QStringLiteral("-")));
     const bool hasSifts = r < static_cast<int>(modes.sifts.size()) && r < modes.rows - 1;
     table_->setItem(r, kSiftsColumn,
                     readOnly(hasSifts ? QString::number(modes.sifts[static_cast<std::size_t>(r)])
@@ -280,8 +285,8 @@ void EmdResultsPane::fillTable() {
                         .arg(result_->samples)
                         .arg(result_->sampleRate);
   if (modes.degenerateMembers > 0)
-    summary += tr("; %1 ensemble members had too few extrema at some stage")
-                   .arg(modes.degenerateMembers);
+    summary +=
+        tr("; %1 ensemble members had too few extrema at some stage").arg(modes.degenerateMembers);
   if (!result_->provenance.backend.empty())
     summary += tr("; %1").arg(QString::fromStdString(result_->provenance.backend));
   summary_->setText(summary);
@@ -334,9 +339,9 @@ void EmdResultsPane::setTimeWindow(double startSeconds, double seconds) {
 
 void EmdResultsPane::exportFigure(QWidget* view, const QString& what) {
   QString filter;
-  QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(what), QString(),
-                                              pageExportFilters().join(QStringLiteral(";;")),
-                                              &filter);
+  QString path =
+      QFileDialog::getSaveFileName(this, tr("Export %1").arg(what), QString(),
+                                   pageExportFilters().join(QStringLiteral(";;")), &filter);
   if (path.isEmpty()) return;
   path = withSuffixFromFilter(path, filter);
   QString error;

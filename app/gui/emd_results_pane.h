@@ -71,7 +71,7 @@ class EmdResultsPane : public QWidget {
 
  signals:
   void timeWindowChanged(double startSeconds, double seconds);  // user pan/zoom, when linked
-  void applyRequested();  // "Apply as cleaned recording"
+  void applyRequested();                                        // "Apply as cleaned recording"
   void marksChanged();
 
  private:

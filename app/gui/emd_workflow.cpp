@@ -58,8 +58,8 @@ JobId EmdWorkflow::runDecompose(const DecomposeRequest& request) {
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
   const QString source = doc->title;
-  const std::string inputFile = doc->path.isEmpty() ? doc->title.toStdString()
-                                                    : QFile::encodeName(doc->path).toStdString();
+  const std::string inputFile =
+      doc->path.isEmpty() ? doc->title.toStdString() : QFile::encodeName(doc->path).toStdString();
   const QString what = QString::fromStdString(describeDecomposition(*rec, request));
   QPointer<BrowserPane> pane = doc->pane;
   EngineBridge* engine = window_->engine();
@@ -80,8 +80,8 @@ JobId EmdWorkflow::runDecompose(const DecomposeRequest& request) {
 }
 
 EmdResultsPane* EmdWorkflow::showResults(std::shared_ptr<const Recording> recording,
-                                         const DecompositionOutcome& outcome,
-                                         const QString& title, BrowserPane* source) {
+                                         const DecompositionOutcome& outcome, const QString& title,
+                                         BrowserPane* source) {
   if (!recording || !outcome.modes) return nullptr;
   auto* pane = new EmdResultsPane(std::move(recording), outcome.modes, outcome.hht, title);
   const int index = tabs_->addTab(pane, title);
@@ -106,13 +106,12 @@ void EmdWorkflow::linkToBrowser(EmdResultsPane* pane, BrowserPane* source) {
   connect(browser, &SignalBrowser::viewChanged, pane, [pane, guard] {
     if (guard) pane->setTimeWindow(guard->pageStart(), guard->pageLength());
   });
-  connect(pane, &EmdResultsPane::timeWindowChanged, browser,
-          [guard](double start, double seconds) {
-            if (!guard) return;
-            // Length first: setPageStart clamps against the new length.
-            guard->setPageLength(std::max(seconds, SignalBrowser::kMinPageLength));
-            guard->setPageStart(start);
-          });
+  connect(pane, &EmdResultsPane::timeWindowChanged, browser, [guard](double start, double seconds) {
+    if (!guard) return;
+    // Length first: setPageStart clamps against the new length.
+    guard->setPageLength(std::max(seconds, SignalBrowser::kMinPageLength));
+    guard->setPageStart(start);
+  });
 }
 
 JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {

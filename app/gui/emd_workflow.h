@@ -13,8 +13,8 @@
 #include <QPointer>
 #include <memory>
 
-#include "app/gui/emd_job.h"
 #include "app/gui/decompose_dialog.h"
+#include "app/gui/emd_job.h"
 #include "engine/core/job_queue.h"
 
 class QDockWidget;

@@ -45,7 +45,7 @@ using namespace modescope;
 
 namespace {
 
-constexpr double kRate = 200.0;    // Hz
+constexpr double kRate = 200.0;     // Hz
 constexpr int64_t kSamples = 2000;  // 10 s
 constexpr int64_t kFirst = 200;     // the block starts 1 s into the recording
 // IMF k is a tone kAmp[k] sin(2 pi kFreq[k] t); the residue a ramp.
@@ -177,8 +177,7 @@ class FakeBackend final : public ComputeBackend {
   BackendInfo info() const override { return {}; }
   void applyReference(SignalBlock&, const ReferencePlan&, JobContext&) override {}
   void applyFir(SignalBlock&, const FirKernel&, JobContext&) override {}
-  EmdResult decompose(const SignalBlock& block, const EmdParams& params,
-                      JobContext& ctx) override {
+  EmdResult decompose(const SignalBlock& block, const EmdParams& params, JobContext& ctx) override {
     seen = block;
     ctx.progress(1.0, "sifting");
     EmdResult r = *makeResult(block.channels);
@@ -393,7 +392,9 @@ class EmdViewsTest : public QObject {
     // The 10 Hz tone's bin (5) is at the top of the colour scale; an empty bin at the bottom.
     const QImage image = view.grab().toImage();
     const QRectF p = view.plotRect();
-    const auto yOfBin = [&](int bin) { return int(p.bottom() - (bin + 0.5) / kFreqBins * p.height()); };
+    const auto yOfBin = [&](int bin) {
+      return int(p.bottom() - (bin + 0.5) / kFreqBins * p.height());
+    };
     const int x = int(p.center().x());
     const QRgb hot = ColourMap::viridis().colourAt(view.colourScale().position(20.0));
     QCOMPARE(image.pixel(x, yOfBin(5)), hot);
@@ -521,8 +522,8 @@ class EmdViewsTest : public QObject {
     QVERIFY(!label->isVisible());
     ensemble->setValue(7);
     // The engine error's own text (parameter, value found, value expected).
-    const QString expected =
-        QString::fromUtf8(InvalidParameterError("ensembleSize", "7", "anything but 7", "test rule").what());
+    const QString expected = QString::fromUtf8(
+        InvalidParameterError("ensembleSize", "7", "anything but 7", "test rule").what());
     QCOMPARE(dialog.validationMessage(), expected);
     QCOMPARE(label->text(), expected);
     QVERIFY(label->isVisible());
@@ -617,9 +618,8 @@ class EmdViewsTest : public QObject {
     EmdWorkflow* emd = w.emdWorkflow();
     QVERIFY(emd && !emd->dock()->isVisible());
     auto result = makeResult({1});
-    EmdResultsPane* pane =
-        emd->showResults(rec, {result, makeHht(*result, false)}, QStringLiteral("EMD test"),
-                         w.currentPane());
+    EmdResultsPane* pane = emd->showResults(rec, {result, makeHht(*result, false)},
+                                            QStringLiteral("EMD test"), w.currentPane());
     QVERIFY(pane && emd->dock()->isVisible());
     QCOMPARE(emd->resultTabs()->count(), 1);
     // The stack follows the browser's page (linked time axis) ...
