@@ -37,6 +37,18 @@ EmdWorkflow::EmdWorkflow(MainWindow* window) : QObject(window), window_(window) 
   if (auto* jobs = window->findChild<QDockWidget*>(QStringLiteral("jobDock")))
     window->splitDockWidget(dock_, jobs, Qt::Vertical);
   dock_->hide();
+  // Results belong to the recording they were computed from: a new recording or session starts
+  // with an empty dock (a derived tab keeps its own data).
+  auto closeAll = [this] {
+    while (tabs_->count() > 0) {
+      QWidget* w = tabs_->widget(0);
+      tabs_->removeTab(0);
+      delete w;
+    }
+    dock_->hide();
+  };
+  connect(window, &MainWindow::recordingOpened, this, closeAll);
+  connect(window, &MainWindow::sessionLoaded, this, closeAll);
 }
 
 EmdResultsPane* EmdWorkflow::currentResults() const {

@@ -659,6 +659,9 @@ class EmdViewsTest : public QObject {
     w.openFile(path);
     QTRY_VERIFY_WITH_TIMEOUT(reopened.count() == 1, 60000);
     QCOMPARE(w.currentDocument()->recording->readChannel(1, kFirst, kSamples), x);
+    // A newly opened recording starts with an empty Decomposition dock.
+    QCOMPARE(emd->resultTabs()->count(), 0);
+    QVERIFY(!emd->dock()->isVisible());
   }
 };
 
