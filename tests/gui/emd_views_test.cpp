@@ -279,6 +279,15 @@ class EmdViewsTest : public QObject {
       QVERIFY2(pixelsLike(image, band, kImfBlue) > 200, qPrintable(QString::number(r)));
     }
     save(&view, "emd_imf_stack");
+    // Figure export in the three formats (page_export.h); a bad extension is refused.
+    QTemporaryDir tmp;
+    for (const char* ext : {"png", "svg", "pdf"}) {
+      const QString path = tmp.filePath(QStringLiteral("stack.") + QLatin1String(ext));
+      QString error;
+      QVERIFY2(view.exportImage(path, &error), qPrintable(error));
+      QVERIFY(QFileInfo(path).size() > 1000);
+    }
+    QVERIFY(!view.exportImage(tmp.filePath(QStringLiteral("stack.txt"))));
 
     QVERIFY(view.hasInstantaneousFrequency());
     view.setShowInstantaneousFrequency(true);
@@ -389,6 +398,9 @@ class EmdViewsTest : public QObject {
     QCOMPARE(view.visibleTimeEnd(), 11.0);
     QCOMPARE(view.visibleFrequencyHigh(), 100.0);
     save(&view, "emd_hilbert_spectrum");
+    QTemporaryDir tmp;
+    QVERIFY(view.exportImage(tmp.filePath(QStringLiteral("spectrum.svg"))));
+    QVERIFY(QFileInfo(tmp.filePath(QStringLiteral("spectrum.svg"))).size() > 1000);
     // The 10 Hz tone's bin (5) is at the top of the colour scale; an empty bin at the bottom.
     const QImage image = view.grab().toImage();
     const QRectF p = view.plotRect();
