@@ -19,6 +19,7 @@
 #include <set>
 
 #include "app/gui/cursor_time.h"
+#include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "widgets/annotation_model.h"
 #include "widgets/browser_pane.h"
@@ -147,6 +148,7 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, jobDock);
   resizeDocks({channelDock}, {430}, Qt::Horizontal);
   resizeDocks({jobDock}, {150}, Qt::Vertical);
+  emd_ = new EmdWorkflow(this);  // its dock, hidden until a result arrives
 }
 
 void MainWindow::buildStatusBar() {

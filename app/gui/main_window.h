@@ -31,6 +31,7 @@ class AnnotationModel;
 class BrowserPane;
 class BrowserToolbar;
 class ChannelTableModel;
+class EmdWorkflow;
 class EngineBridge;
 class InfoBar;
 class JobListWidget;
@@ -85,6 +86,7 @@ class MainWindow : public QMainWindow {
   QLineEdit* annotationFilterEdit() const { return annotationFilterEdit_; }
   RecordingInfoWidget* recordingInfo() const { return info_; }
   InfoBar* infoBar() const { return infoBar_; }
+  EmdWorkflow* emdWorkflow() const { return emd_; }  // Analysis > Decompose, its dock
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
@@ -106,6 +108,10 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
+
+  // The EMD workflow (app/gui/emd_workflow.h) submits jobs and adds documents like the
+  // actions above.
+  friend class EmdWorkflow;
 
  private:
   // main_window.cpp: layout, documents, docks.
@@ -165,6 +171,7 @@ class MainWindow : public QMainWindow {
   QLabel* cursorLabel_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QActionGroup* backendGroup_ = nullptr;
+  EmdWorkflow* emd_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
   std::vector<Document> documents_;                            // parallel to the tabs

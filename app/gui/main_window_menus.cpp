@@ -11,6 +11,7 @@
 #include <QStatusBar>
 
 #include "app/gui/about_dialog.h"
+#include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
@@ -60,6 +61,10 @@ void MainWindow::buildMenus() {
   QMenu* process = menuBar()->addMenu(tr("&Process"));
   documentActions_ << process->addAction(tr("&Filter and re-reference..."), this,
                                          &MainWindow::askPreprocess);
+
+  QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
+  documentActions_ << analysis->addAction(tr("&Decompose (EMD family)..."), this,
+                                          [this] { emd_->askDecompose(); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);

@@ -1,0 +1,102 @@
+// "Analysis > Decompose (EMD family)...": everything a decomposition job needs. The method
+// (EMD, EEMD, CEEMDAN, ICEEMDAN), a preset that fills every field, every EmdParams field with
+// its unit and a tooltip naming its source, the channels (one sample rate), the time range, the
+// backend, and the Hilbert spectrum's grid (engine/emd/emd_params.h, engine/hht/hht.h).
+//
+// Fields are checked on every change by the engine's own validator (validateEmdParams, injected
+// so tests need not depend on its implementation) and a few selection checks; the first problem
+// is shown in red under the form, in the engine's words, and Run stays disabled until it is fixed.
+//
+// Thread rules: GUI thread.
+#pragma once
+
+#include <QDialog>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "app/gui/emd_job.h"
+#include "engine/core/recording.h"
+#include "engine/emd/emd_params.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+
+namespace modescope {
+
+// Throws an Error (usually InvalidParameterError) whose what() is shown to the user.
+using EmdParamsValidator = std::function<void(const EmdParams&)>;
+
+class DecomposeDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  // selected: browser-selected channels (full-recording indices) to preselect; when empty, the EEG
+  // channels are. startSeconds/durationSeconds: the initial range (durationSeconds < 0: to the
+  // end). presets: what the preset combo offers (normally emdPresets()); the one named
+  // "iceemdan-colominas", else the first, fills the fields at start.
+  DecomposeDialog(std::shared_ptr<const Recording> recording, const std::vector<int>& selected,
+                  double startSeconds, double durationSeconds, std::vector<EmdPreset> presets,
+                  EmdParamsValidator validator, QWidget* parent = nullptr);
+
+  DecomposeRequest request() const;
+  EmdParams params() const;
+  HhtParams hhtParams() const;
+  void setParams(const EmdParams& p);     // fills the fields (the preset combo follows)
+  bool applyPreset(const QString& name);  // false when no preset has that name
+  QString currentPresetName() const;      // "" for custom
+  // The first problem with the fields, in the engine's words; "" when Run is possible.
+  QString validationMessage() const { return problem_; }
+
+  void accept() override;  // refuses while validationMessage() is not empty
+
+ private:
+  struct StopRuleFields;
+  StopRuleFields* makeStopRuleFields(const QString& prefix, QWidget* parent);
+  void onFieldChanged();
+  void updateEnabled();
+  void validate();
+  void checkChannels(bool (*pick)(const ChannelInfo&));
+  double selectionSampleRate() const;  // 0 when none selected or mixed
+
+  std::shared_ptr<const Recording> recording_;
+  std::vector<EmdPreset> presets_;
+  EmdParamsValidator validator_;
+  bool filling_ = false;
+  QString problem_;
+
+  QComboBox* method_ = nullptr;
+  QComboBox* preset_ = nullptr;
+  QLabel* presetNote_ = nullptr;
+  QDoubleSpinBox* noiseStd_ = nullptr;
+  QSpinBox* ensemble_ = nullptr;
+  QCheckBox* paired_ = nullptr;
+  QComboBox* noiseScaling_ = nullptr;
+  QLineEdit* seed_ = nullptr;
+  QSpinBox* maxImfs_ = nullptr;
+  QComboBox* precision_ = nullptr;
+  StopRuleFields* stop_ = nullptr;
+  StopRuleFields* noiseStop_ = nullptr;
+  QListWidget* channels_ = nullptr;
+  QDoubleSpinBox* start_ = nullptr;
+  QDoubleSpinBox* duration_ = nullptr;
+  QCheckBox* toEnd_ = nullptr;
+  QComboBox* backend_ = nullptr;
+  QDoubleSpinBox* fMin_ = nullptr;
+  QDoubleSpinBox* fMax_ = nullptr;
+  QSpinBox* bins_ = nullptr;
+  QCheckBox* logFrequency_ = nullptr;
+  QComboBox* quantity_ = nullptr;
+  QDoubleSpinBox* edge_ = nullptr;
+  QSpinBox* timeBins_ = nullptr;
+  QLabel* error_ = nullptr;
+  QPushButton* run_ = nullptr;
+};
+
+}  // namespace modescope

@@ -1,0 +1,175 @@
+// Cleaning by IMF rejection (app/core/imf_reconstruction.h). The modes are made by hand as pure
+// tones and a linear trend, so the expected cleaned samples come from the closed form of the
+// kept tones, not from the code under test.
+#include "app/core/imf_reconstruction.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "engine/core/error.h"
+
+namespace modescope {
+namespace {
+
+constexpr double kRate = 200.0;  // Hz
+constexpr int64_t kSamples = 400;
+constexpr int64_t kFirst = 100;  // the decomposed range starts 0.5 s into the recording
+// Tones (Hz, amplitude uV) as IMF 1..3 (fastest first, as EMD orders them); the residue is a
+// ramp.
+constexpr double kFreq[] = {40.0, 10.0, 2.0};
+constexpr double kAmp[] = {5.0, 20.0, 50.0};
+
+double tone(int k, int64_t n) {
+  return kAmp[k] * std::sin(2.0 * std::numbers::pi * kFreq[k] * static_cast<double>(n) / kRate);
+}
+double ramp(int64_t n) { return 3.0 + 0.01 * static_cast<double>(n); }
+
+// Row values at block sample n: tones 0..2, then the ramp.
+double rowValue(int r, int64_t n) { return r < 3 ? tone(r, n) : ramp(n); }
+
+EmdChannelModes modesFor(std::size_t channel) {
+  EmdChannelModes m;
+  m.channel = channel;
+  m.rows = 4;
+  m.data.resize(4 * kSamples);
+  for (int r = 0; r < 4; ++r)
+    for (int64_t n = 0; n < kSamples; ++n)
+      m.row(r, kSamples)[n] = static_cast<float>(rowValue(r, n));
+  m.sifts = {10, 10, 10, 0};
+  return m;
+}
+
+// Three channels of 1000 samples at kRate, channel c's sample i = 1000 c + i (an unmistakable
+// value for "read from the base"); channel 1 is decomposed over [kFirst, kFirst + kSamples).
+std::shared_ptr<const Recording> baseRecording() {
+  auto rec = std::make_shared<Recording>();
+  std::vector<std::vector<float>> data(3);
+  const char* names[] = {"Fp1", "Cz", "O1"};
+  for (int c = 0; c < 3; ++c) {
+    ChannelInfo info;
+    info.name = info.label = names[c];
+    info.type = ChannelType::EEG;
+    info.sampleRate = kRate;
+    info.sampleCount = 1000;
+    rec->channels.push_back(info);
+    for (int i = 0; i < 1000; ++i) data[c].push_back(static_cast<float>(1000 * c + i));
+  }
+  rec->source = std::make_shared<InMemorySource>(std::move(data));
+  rec->annotations = {{1.0, 0.0, "stim"}};
+  return rec;
+}
+
+EmdResult resultFor(std::vector<std::size_t> channels) {
+  EmdResult r;
+  r.params.method = EmdMethod::Iceemdan;
+  r.sampleRate = kRate;
+  r.firstSample = kFirst;
+  r.samples = kSamples;
+  for (std::size_t c : channels) r.channels.push_back(modesFor(c));
+  return r;
+}
+
+// Tolerance: the closed form is evaluated in double and the rows are stored in float, so each
+// kept row contributes at most half an ulp of its value (|v| <= 54 -> 2^-18 ~ 4e-6) and the
+// float output one more; 1e-4 uV leaves room for four rows and is far below any tone (>= 5 uV).
+constexpr double kTol = 1e-4;
+
+TEST(ImfReconstruction, KeepingEveryRowGivesTheSumOfAllRows) {
+  const EmdChannelModes m = modesFor(0);
+  const std::vector<float> x = reconstructKeptRows(m, kSamples, {});
+  ASSERT_EQ(x.size(), static_cast<std::size_t>(kSamples));
+  for (int64_t n = 0; n < kSamples; ++n) {
+    const double expected = tone(0, n) + tone(1, n) + tone(2, n) + ramp(n);
+    ASSERT_NEAR(x[n], expected, kTol) << "sample " << n;
+  }
+}
+
+TEST(ImfReconstruction, DroppedRowsAreLeftOut) {
+  const EmdChannelModes m = modesFor(0);
+  // Drop the fastest IMF and the residue: the 10 Hz and 2 Hz tones remain.
+  const std::vector<float> x = reconstructKeptRows(m, kSamples, {0, 3});
+  for (int64_t n = 0; n < kSamples; ++n) {
+    ASSERT_NEAR(x[n], tone(1, n) + tone(2, n), kTol) << "sample " << n;
+  }
+  // Rows that do not exist are ignored rather than crashing.
+  const std::vector<float> y = reconstructKeptRows(m, kSamples, {-1, 7, 1, 2});
+  for (int64_t n = 0; n < kSamples; ++n) ASSERT_NEAR(y[n], tone(0, n) + ramp(n), kTol);
+  // Everything dropped: zero.
+  const std::vector<float> z = reconstructKeptRows(m, kSamples, {0, 1, 2, 3});
+  for (float v : z) ASSERT_EQ(v, 0.0f);
+}
+
+TEST(ImfReconstruction, RefusesModesOfTheWrongSize) {
+  EmdChannelModes m = modesFor(0);
+  m.data.pop_back();
+  EXPECT_THROW(reconstructKeptRows(m, kSamples, {}), InvalidParameterError);
+}
+
+TEST(ImfReconstruction, CleanedRecordingReplacesOnlyTheDecomposedRange) {
+  const auto base = baseRecording();
+  const EmdResult result = resultFor({1});
+  const DroppedRows dropped{{1, {0}}};  // drop IMF 1 (40 Hz) of Cz
+  const auto clean = cleanedRecording(base, result, dropped);
+  ASSERT_EQ(clean->channelCount(), base->channelCount());
+  EXPECT_EQ(clean->annotations.size(), base->annotations.size());
+  EXPECT_EQ(clean->channels[1].sampleCount, 1000);
+  // The untouched channels read as the base.
+  for (std::size_t c : {0u, 2u}) {
+    const auto v = clean->readChannel(c, 0, 1000);
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(v[i], static_cast<float>(1000 * c + i));
+  }
+  // Cz: base outside the range, the kept rows (10 Hz + 2 Hz + ramp) inside.
+  const auto cz = clean->readChannel(1, 0, 1000);
+  for (int64_t i = 0; i < 1000; ++i) {
+    if (i < kFirst || i >= kFirst + kSamples) {
+      ASSERT_EQ(cz[i], static_cast<float>(1000 + i)) << "sample " << i;
+    } else {
+      const int64_t n = i - kFirst;
+      ASSERT_NEAR(cz[i], tone(1, n) + tone(2, n) + ramp(n), kTol) << "sample " << i;
+    }
+  }
+  // A read that straddles the start of the range sees both parts in the right places.
+  const auto part = clean->readChannel(1, kFirst - 2, 4);
+  EXPECT_EQ(part[0], 1000.0f + static_cast<float>(kFirst - 2));
+  EXPECT_EQ(part[1], 1000.0f + static_cast<float>(kFirst - 1));
+  EXPECT_NEAR(part[2], tone(1, 0) + tone(2, 0) + ramp(0), kTol);
+  EXPECT_NEAR(part[3], tone(1, 1) + tone(2, 1) + ramp(1), kTol);
+}
+
+TEST(ImfReconstruction, ChannelsWithoutMarksKeepEveryRow) {
+  const auto base = baseRecording();
+  const auto clean = cleanedRecording(base, resultFor({0, 2}), DroppedRows{{2, {3}}});
+  const auto fp1 = clean->readChannel(0, kFirst, kSamples);
+  const auto o1 = clean->readChannel(2, kFirst, kSamples);
+  for (int64_t n = 0; n < kSamples; ++n) {
+    ASSERT_NEAR(fp1[n], tone(0, n) + tone(1, n) + tone(2, n) + ramp(n), kTol);
+    ASSERT_NEAR(o1[n], tone(0, n) + tone(1, n) + tone(2, n), kTol);  // residue dropped
+  }
+}
+
+TEST(ImfReconstruction, RefusesAResultThatDoesNotFitTheRecording) {
+  const auto base = baseRecording();
+  EXPECT_THROW(cleanedRecording(base, resultFor({5}), {}), InvalidParameterError);
+  EmdResult late = resultFor({0});
+  late.firstSample = 700;  // 700 + 400 > 1000
+  EXPECT_THROW(cleanedRecording(base, late, {}), InvalidParameterError);
+  EmdResult rate = resultFor({0});
+  rate.sampleRate = 100.0;
+  EXPECT_THROW(cleanedRecording(base, rate, {}), InvalidParameterError);
+  EXPECT_THROW(cleanedRecording(nullptr, resultFor({0}), {}), InvalidParameterError);
+}
+
+TEST(ImfReconstruction, DescribesTheDroppedRows) {
+  const auto base = baseRecording();
+  const EmdResult result = resultFor({0, 1});
+  EXPECT_EQ(describeDroppedRows(*base, result, {}), "none");
+  EXPECT_EQ(describeDroppedRows(*base, result, {{0, {1, 0}}, {1, {3}}}),
+            "Fp1: IMF 1, IMF 2; Cz: residue");
+  const Provenance p = cleaningProvenance(*base, result, {{1, {3}}});
+  EXPECT_EQ(p.method, "emd-clean");
+}
+
+}  // namespace
+}  // namespace modescope

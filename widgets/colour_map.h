@@ -1,0 +1,70 @@
+// Colour mapping for image views of spectra (Hilbert spectrum; later VSS and STFT).
+//
+// Split in two small parts so that a GL path can reproduce exactly what the host path draws:
+// ColourScale turns a value into a position t in [0, 1] (linear or logarithmic between a low and
+// a high value), ColourMap turns t into a colour through a 256-entry table. A GL view uploads the
+// value grid as a float texture and table() as a 256x1 texture and does the same two steps in a
+// fragment shader; the host path (mapGridToImage) does them on the CPU into a QImage.
+//
+// Thread rules: plain values; every function is pure and may run on any thread.
+#pragma once
+
+#include <QImage>
+#include <QRgb>
+#include <QString>
+#include <array>
+#include <cstddef>
+#include <vector>
+
+namespace modescope {
+
+class ColourMap {
+ public:
+  static constexpr int kTableSize = 256;
+
+  // A perceptually ordered map (dark blue-violet through teal and green to yellow, monotonic in
+  // lightness, readable in greyscale and by most colour-blind readers) interpolated from nine
+  // control colours sampled from matplotlib's published viridis map (van der Walt and Smith,
+  // 2015). The table is computed here from those points, not copied.
+  static ColourMap viridis();
+  // Black to white, for print.
+  static ColourMap greys();
+
+  // Builds the table by linear interpolation in sRGB between control colours at equal spacing.
+  explicit ColourMap(const std::vector<QRgb>& controlPoints, QString name = {});
+
+  const QString& name() const { return name_; }
+  // t in [0, 1] (clamped; NaN maps to the first entry).
+  QRgb colourAt(double t) const;
+  const std::array<QRgb, kTableSize>& table() const { return table_; }
+
+ private:
+  std::array<QRgb, kTableSize> table_{};
+  QString name_;
+};
+
+enum class ColourScaleKind { Linear, Log };
+
+struct ColourScale {
+  ColourScaleKind kind = ColourScaleKind::Linear;
+  double low = 0.0;   // value at t = 0 (Log: must be > 0)
+  double high = 1.0;  // value at t = 1
+
+  // Position of `value` in [0, 1], clamped. Log: values <= low (zero included) give 0.
+  double position(double value) const;
+  // The inverse of position() for t in [0, 1] (for colour bar ticks).
+  double valueAt(double t) const;
+
+  // The usual range for `values` (non-finite entries ignored): Linear [0, max]; Log
+  // [max / 10^decades, max] (a spectrum's zeros, where no IMF passed, are below any log range).
+  // An empty or all-zero grid gives [0, 1] / [1e-3, 1].
+  static ColourScale fit(const float* values, std::size_t count, ColourScaleKind kind,
+                         double decades = 3.0);
+};
+
+// The host path: a rows x cols grid, row-major, row 0 at the bottom of the image (row 0 is the
+// lowest frequency in spectra), one pixel per cell, RGB32.
+QImage mapGridToImage(const float* grid, int rows, int cols, const ColourMap& map,
+                      const ColourScale& scale);
+
+}  // namespace modescope
