@@ -27,7 +27,7 @@ enum Counter : int { kMaxima, kMinima, kZeros, kAbove1, kAbove2, kEnvFailed, kCo
 
 constexpr int kSampleThreads = 256;
 constexpr int kScanThreads = 256;
-constexpr int kScanItems = 4;  // flags per thread per tile
+constexpr int kScanItems = 16;  // flags per thread per tile: fewer serial tiles per signal
 
 template <class R>
 struct SiftView {
@@ -136,7 +136,7 @@ __global__ void compactKnotsKernel(SiftView<R> v) {
       cmax += f[k] == kMaximum;
       cmin += f[k] == kMinimum;
     }
-    // Both counts in one scan: a tile holds at most 1024 of each, so 16 bits each suffice.
+    // Both counts in one scan: a tile holds at most 4096 of each, so 16 bits each suffice.
     int packed = cmax | (cmin << 16), total = 0;
     Scan(scanTmp).ExclusiveSum(packed, packed, total);
     int oMax = runMax + (packed & 0xFFFF), oMin = runMin + (packed >> 16);

@@ -250,28 +250,41 @@ MODESCOPE_HOST_DEVICE inline void splineSlopes(const int32_t* t, const R* y, int
   const R xn = static_cast<R>(t[n - 1] - t[n - 3]);
   const R b0 = ((dx(0) + 2 * x31) * dx(1) * dd(0) + dx(0) * dx(0) * dd(1)) / x31;
   const R bn = (dx(n - 2) * dx(n - 2) * dd(n - 3) + (2 * xn + dx(n - 2)) * dx(n - 3) * dd(n - 2)) / xn;
-  // Forward sweep: work[k] = modified super-diagonal, s[k] = modified right-hand side.
+  // Forward sweep: work[k] = modified super-diagonal, s[k] = modified right-hand side. The
+  // previous step's values are carried in registers (reading them back from memory would put a
+  // load latency on the critical path of every step: on a GPU, where one thread solves one
+  // system, that latency is the whole cost). One division per step: diag's reciprocal.
+  R prevWork = 0, prevS = 0;
+  R dxPrev = dx(0), ddPrev = dd(0);
   for (int k = 1; k <= n - 2; ++k) {
-    R sub = dx(k), diag = 2 * (dx(k - 1) + dx(k)), sup = dx(k - 1);
-    R rhs = 3 * (dx(k) * dd(k - 1) + dx(k - 1) * dd(k));
+    const R dxk = dx(k), ddk = dd(k);
+    R diag = 2 * (dxPrev + dxk), sup = dxPrev;
+    R rhs = 3 * (dxk * ddPrev + dxPrev * ddk);
     if (k == 1) {
-      sub = 0;
-      diag -= x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1
+      diag -= x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1; the sub-diagonal entry is eliminated
       rhs -= b0;
+    } else {
+      diag -= dxk * prevWork;  // sub-diagonal entry dx_k
+      rhs -= dxk * prevS;
     }
     if (k == n - 2) {
       sup = 0;
       diag -= xn;
       rhs -= bn;
     }
-    if (k > 1) {
-      diag -= sub * work[k - 1];
-      rhs -= sub * s[k - 1];
-    }
-    work[k] = sup / diag;
-    s[k] = rhs / diag;
+    const R inv = R(1) / diag;
+    prevWork = sup * inv;
+    prevS = rhs * inv;
+    work[k] = prevWork;
+    s[k] = prevS;
+    dxPrev = dxk;
+    ddPrev = ddk;
   }
-  for (int k = n - 3; k >= 1; --k) s[k] -= work[k] * s[k + 1];
+  R next = s[n - 2];
+  for (int k = n - 3; k >= 1; --k) {
+    next = s[k] - work[k] * next;
+    s[k] = next;
+  }
   s[0] = (b0 - x31 * s[1]) / dx(1);
   s[n - 1] = (bn - xn * s[n - 2]) / dx(n - 3);
 }

@@ -289,6 +289,14 @@ void expectParity(const EmdResult& modes, const HhtResult& cpu, const HhtResult&
         if (t > 0) aMin = std::min<double>(aMin, ci.amplitude[t - 1]);
         if (t + 1 < ci.amplitude.size()) aMin = std::min<double>(aMin, ci.amplitude[t + 1]);
         if (aMin < kPhaseAmplitudeFloor * r) continue;
+        // A phase step of +-pi (the Nyquist frequency) is ambiguous in any precision: rounding
+        // flips the sign of arg(), and the two-sided mean of steps (pi, -pi) reads 0 instead of
+        // fs/2. Samples whose estimate or neighbours are above 0.4 fs are that case.
+        double fNear = std::max(std::abs(ci.frequencyHz[t]), std::abs(gi.frequencyHz[t]));
+        if (t > 0) fNear = std::max<double>(fNear, std::abs(ci.frequencyHz[t - 1]));
+        if (t + 1 < ci.frequencyHz.size())
+          fNear = std::max<double>(fNear, std::abs(ci.frequencyHz[t + 1]));
+        if (fNear > 0.4 * fs) continue;
         const double bound = fs / kPi * kAmplitudeRelativeRms * r / aMin;
         const double ef = std::abs(gi.frequencyHz[t] - ci.frequencyHz[t]);
         worstF = std::max(worstF, ef / bound);
