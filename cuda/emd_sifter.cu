@@ -51,6 +51,14 @@ struct SiftView {
   int* parity;
   R** imfTable;
   int* active;
+  // Per signal and envelope: the number of extrema before sample 256 b, for every sample block b
+  // (and the total at b = sampleBlocks), written by the scan, so the evaluation finds its knots
+  // without searching.
+  int* blockCounts;
+  int sampleBlocks;
+  __device__ int* countsOf(int s, int e) const {
+    return blockCounts + (static_cast<std::size_t>(s) * 2 + e) * (sampleBlocks + 1);
+  }
   __device__ R* candidate(int s) const {
     return (parity[s] ? cand1 : cand0) + static_cast<std::size_t>(s) * n;
   }
@@ -140,6 +148,13 @@ __global__ void compactKnotsKernel(SiftView<R> v) {
     int packed = cmax | (cmin << 16), total = 0;
     Scan(scanTmp).ExclusiveSum(packed, packed, total);
     int oMax = runMax + (packed & 0xFFFF), oMin = runMin + (packed >> 16);
+    // kScanItems * 16 = kSampleThreads: every 16th thread starts a sample block.
+    static_assert(kScanItems * 16 == kSampleThreads, "sample blocks must start at thread starts");
+    if (threadIdx.x % 16 == 0 && first < v.n) {
+      const std::int64_t b = first / kSampleThreads;
+      v.countsOf(s, 0)[b] = oMax;
+      v.countsOf(s, 1)[b] = oMin;
+    }
 #pragma unroll
     for (int k = 0; k < kScanItems; ++k) {
       if (f[k] == kMaximum) {
@@ -158,6 +173,8 @@ __global__ void compactKnotsKernel(SiftView<R> v) {
   int* c = v.counters + s * kCounters;
   c[kMaxima] = runMax;
   c[kMinima] = runMin;
+  v.countsOf(s, 0)[v.sampleBlocks] = runMax;
+  v.countsOf(s, 1)[v.sampleBlocks] = runMin;
   sift::Boundaries b;
   if (sift::tooFewExtrema(runMax, runMin) ||
       !sift::mirrorBoundaries(x, static_cast<std::int32_t>(v.n), posMax, runMax, posMin, runMin,
@@ -207,13 +224,17 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
     const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSampleThreads;
     const std::int64_t end = min(v.n, begin + kSampleThreads) - 1;
     if (threadIdx.x < 2) {
+      // The window of knots from the last one before `begin` to the first one after `end`
+      // (clamped to the knots): every piece covering a sample of this block lies inside it, so
+      // a search within the window finds the piece the whole-array search finds.
       const int e = threadIdx.x;
-      const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+      const int left = kMirrored - v.knotStart[s * 2 + e];  // mirrored knots before the extrema
       const int count = v.knotCount[s * 2 + e];
-      const int a = sift::splinePiece(v.knotPos + base, count, begin);
-      const int b = sift::splinePiece(v.knotPos + base, count, end);
+      const int* counts = v.countsOf(s, e);
+      const int a = min(count - 2, max(0, left + counts[blockIdx.x] - 1));
+      const int b = max(a + 1, min(count - 1, left + counts[blockIdx.x + 1]));
       lo[e] = a;
-      len[e] = b - a + 2;  // pieces a..b need knots a..b+1
+      len[e] = b - a + 1;
     }
     __syncthreads();
     for (int e = 0; e < 2; ++e) {
@@ -314,7 +335,8 @@ template <class R>
 std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
   const std::size_t knots = 2 * static_cast<std::size_t>(n / 2 + 2 * kMirrored + 2);
   return static_cast<std::size_t>(n) * (2 * sizeof(R) + 1) +
-         knots * (sizeof(std::int32_t) + 3 * sizeof(R)) + 64;
+         knots * (sizeof(std::int32_t) + 3 * sizeof(R)) +
+         2 * sizeof(int) * static_cast<std::size_t>(n / kSampleThreads + 2) + 64;
 }
 
 template <class R>
@@ -341,6 +363,7 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   sCount_ = DeviceBuffer<int>(capacity);
   parity_ = DeviceBuffer<int>(capacity);
   imfTable_ = DeviceBuffer<R*>(capacity);
+  blockCounts_ = DeviceBuffer<int>(static_cast<std::size_t>(capacity) * 2 * (sampleBlocks() + 1));
   active_ = DeviceBuffer<int>(1);
   activeHost_ = PinnedBuffer<int>(1);
 }
@@ -367,7 +390,9 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 sCount_.get(),
                 parity_.get(),
                 imfTable_.get(),
-                active_.get()};
+                active_.get(),
+                blockCounts_.get(),
+                static_cast<int>(sampleBlocks())};
   RuleView r{};
   switch (rule.kind) {
     case StopRuleKind::Rilling:
@@ -406,7 +431,8 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
     MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream_);
     compactKnotsKernel<<<count, kScanThreads, 0, stream_>>>(v);
     MODESCOPE_CUDA_CHECK_LAUNCH("compactKnotsKernel", stream_);
-    solveSplinesKernel<<<(2 * count + 63) / 64, 64, 0, stream_>>>(v);
+    // 32 threads per block: the few serial solver threads spread over as many SMs as possible.
+    solveSplinesKernel<<<(2 * count + 31) / 32, 32, 0, stream_>>>(v);
     MODESCOPE_CUDA_CHECK_LAUNCH("solveSplinesKernel", stream_);
     evaluateMeanKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v, r);
     MODESCOPE_CUDA_CHECK_LAUNCH("evaluateMeanKernel", stream_);

@@ -34,6 +34,13 @@
 
 #include "engine/core/philox.h"  // MODESCOPE_HOST_DEVICE
 
+// Full unrolling of the fixed-size chunk loops below (nvcc), so the chunk stays in registers.
+#if defined(__CUDA_ARCH__)
+#define MODESCOPE_UNROLL _Pragma("unroll")
+#else
+#define MODESCOPE_UNROLL
+#endif
+
 namespace modescope::sift {
 
 enum : uint8_t { kNotExtremum = 0, kMaximum = 1, kMinimum = 2 };
@@ -251,39 +258,75 @@ MODESCOPE_HOST_DEVICE inline void splineSlopes(const int32_t* t, const R* y, int
   const R b0 = ((dx(0) + 2 * x31) * dx(1) * dd(0) + dx(0) * dx(0) * dd(1)) / x31;
   const R bn = (dx(n - 2) * dx(n - 2) * dd(n - 3) + (2 * xn + dx(n - 2)) * dx(n - 3) * dd(n - 2)) / xn;
   // Forward sweep: work[k] = modified super-diagonal, s[k] = modified right-hand side. The
-  // previous step's values are carried in registers (reading them back from memory would put a
-  // load latency on the critical path of every step: on a GPU, where one thread solves one
-  // system, that latency is the whole cost). One division per step: diag's reciprocal.
+  // previous step's values are carried in registers, and the knots are loaded kChunk at a time
+  // ahead of use: on a GPU one thread solves one system, so a load latency on every step (instead
+  // of once per chunk) would be the whole cost. One division per step: diag's reciprocal.
+  constexpr int kChunk = 16;
   R prevWork = 0, prevS = 0;
   R dxPrev = dx(0), ddPrev = dd(0);
-  for (int k = 1; k <= n - 2; ++k) {
-    const R dxk = dx(k), ddk = dd(k);
-    R diag = 2 * (dxPrev + dxk), sup = dxPrev;
-    R rhs = 3 * (dxk * ddPrev + dxPrev * ddk);
-    if (k == 1) {
-      diag -= x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1; the sub-diagonal entry is eliminated
-      rhs -= b0;
-    } else {
-      diag -= dxk * prevWork;  // sub-diagonal entry dx_k
-      rhs -= dxk * prevS;
+  int32_t tCur = t[1];
+  R yCur = y[1];
+  for (int k0 = 1; k0 <= n - 2; k0 += kChunk) {
+    const int m = (n - 1 - k0) < kChunk ? (n - 1 - k0) : kChunk;  // steps k0 .. k0 + m - 1
+    int32_t tNext[kChunk];
+    R yNext[kChunk];
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kChunk; ++j) {
+      if (j < m) {
+        tNext[j] = t[k0 + 1 + j];
+        yNext[j] = y[k0 + 1 + j];
+      }
     }
-    if (k == n - 2) {
-      sup = 0;
-      diag -= xn;
-      rhs -= bn;
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kChunk; ++j) {
+      if (j < m) {
+        const int k = k0 + j;
+        const R dxk = static_cast<R>(tNext[j] - tCur);
+        const R ddk = (yNext[j] - yCur) / dxk;
+        R diag = 2 * (dxPrev + dxk), sup = dxPrev;
+        R rhs = 3 * (dxk * ddPrev + dxPrev * ddk);
+        if (k == 1) {
+          diag -= x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1; the sub-diagonal entry is eliminated
+          rhs -= b0;
+        } else {
+          diag -= dxk * prevWork;  // sub-diagonal entry dx_k
+          rhs -= dxk * prevS;
+        }
+        if (k == n - 2) {
+          sup = 0;
+          diag -= xn;
+          rhs -= bn;
+        }
+        const R inv = R(1) / diag;
+        prevWork = sup * inv;
+        prevS = rhs * inv;
+        work[k] = prevWork;
+        s[k] = prevS;
+        dxPrev = dxk;
+        ddPrev = ddk;
+        tCur = tNext[j];
+        yCur = yNext[j];
+      }
     }
-    const R inv = R(1) / diag;
-    prevWork = sup * inv;
-    prevS = rhs * inv;
-    work[k] = prevWork;
-    s[k] = prevS;
-    dxPrev = dxk;
-    ddPrev = ddk;
   }
   R next = s[n - 2];
-  for (int k = n - 3; k >= 1; --k) {
-    next = s[k] - work[k] * next;
-    s[k] = next;
+  for (int k1 = n - 3; k1 >= 1; k1 -= kChunk) {
+    const int m = k1 < kChunk ? k1 : kChunk;  // k = k1, k1 - 1, ..., k1 - m + 1 >= 1
+    R w[kChunk], r[kChunk];
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kChunk; ++j) {
+      if (j < m) {
+        w[j] = work[k1 - j];
+        r[j] = s[k1 - j];
+      }
+    }
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kChunk; ++j) {
+      if (j < m) {
+        next = r[j] - w[j] * next;
+        s[k1 - j] = next;
+      }
+    }
   }
   s[0] = (b0 - x31 * s[1]) / dx(1);
   s[n - 1] = (bn - xn * s[n - 2]) / dx(n - 3);

@@ -16,7 +16,7 @@
 //
 // CPU times: members are independent work, so CPU time is linear in I and C. Where a full CPU
 // run would take more than --cpu-budget seconds (estimated from a calibration run), the CPU is
-// timed on min(I, 2 x threads) members of one channel and scaled by (I x C) / that; the table
+// timed on min(I, threads) members of one channel and scaled by (I x C) / that; the table
 // says which ("scaled"). The smallest rows are timed in full to show the scaling holds.
 //
 // Usage: emd_bench [--quick] [--runs N] [--cpu-budget SECONDS] [--cpu-only] [--gpu-only]
@@ -172,8 +172,8 @@ int main(int argc, char** argv) {
         gpuSeconds = median(t);
       }
       if (!o.gpuOnly && k.precision == GpuPrecision::Float32) {
-        // Calibrate on a slice: members enough to keep every thread busy twice over.
-        const int calMembers = std::min(k.members, 2 * threads);
+        // Calibrate on a slice: one member per thread.
+        const int calMembers = std::min(k.members, threads);
         SignalBlock one = block;
         one.channels.resize(1);
         one.data.resize(static_cast<std::size_t>(k.samples));

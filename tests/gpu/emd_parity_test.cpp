@@ -5,6 +5,7 @@
 // memory. Skips loudly without a device or a CUDA build.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -35,11 +36,17 @@ namespace {
 // nothing else: a changed extremum or stop decision moves a row by O(1) of its norm.
 constexpr double kFloat64RowTolerance = 1e-6;
 // float32 on the device: the spline solve and envelope evaluation round to 6e-8 relative, and
-// the error is carried through every sift (10-50 per mode) and every mode; an extremum between two
-// samples that differ by less than that rounding can also move by one sample in one member,
-// which averages out over the ensemble. Measured worst case on the sizes below (H100): see
-// docs/emd.md, "CUDA backend"; this bound keeps 5x margin over it.
-constexpr double kFloat32RowTolerance = 2e-3;
+// that error is carried through every sift (10-50 per mode) and every mode, which alone stays
+// near 1e-6 of the input norm (the tiny/odd cases measure 5e-8..3e-7 on an H100). Beyond that,
+// an extremum between two samples closer than float rounding can move to the neighbouring sample
+// (or a near-tie plateau can split): that changes the envelope near it and, through the following
+// sifts, the IMF by up to a few percent of the input norm on short signals (H100, random inputs:
+// worst rows 1e-4..6e-2, typically ~1e-4). So two bounds: the median row error over a run, which a
+// systematic error (a wrong step, precision loss in a reduction) raises, must stay below 1e-3;
+// the worst row, where a flip can land, below 0.15, which still catches a lost, doubled or shifted
+// mode (an error of O(1) of the input norm).
+constexpr double kFloat32MedianRowTolerance = 1e-3;
+constexpr double kFloat32RowTolerance = 0.15;
 // Rows of a decomposition sum to its input: rounding of the stored float32 rows only.
 constexpr double kCompleteness = 1e-5;
 
@@ -182,8 +189,9 @@ const EmdMethod kMethods[] = {EmdMethod::Emd, EmdMethod::Eemd, EmdMethod::Ceemda
                               EmdMethod::Iceemdan};
 
 void checkParity(ComputeBackend& cpu, ComputeBackend& gpu, GpuPrecision precision,
-                 double tolerance, unsigned seed) {
+                 double tolerance, unsigned seed, double medianTolerance = -1) {
   std::mt19937 rng(seed);
+  std::vector<double> errors;
   for (const SizeCase& sz : kSizes) {
     const SignalBlock block = randomBlock(sz.channels, sz.samples, rng);
     for (EmdMethod m : kMethods) {
@@ -194,9 +202,16 @@ void checkParity(ComputeBackend& cpu, ComputeBackend& gpu, GpuPrecision precisio
       const double err = worstRowError(block, c, g);
       std::cout << "  " << emdMethodName(m) << " " << sz.name << " (" << sz.samples
                 << " samples): worst row error " << err << " of the input norm\n";
+      errors.push_back(err);
       EXPECT_LE(err, tolerance) << emdMethodName(m) << " " << sz.name;
       EXPECT_LE(worstIncompleteness(block, g), kCompleteness) << emdMethodName(m) << " " << sz.name;
     }
+  }
+  if (medianTolerance > 0) {
+    std::sort(errors.begin(), errors.end());
+    const double median = errors[errors.size() / 2];
+    std::cout << "  median of the worst row errors " << median << "\n";
+    EXPECT_LE(median, medianTolerance);
   }
 }
 
@@ -205,7 +220,8 @@ TEST_F(GpuEmd, Float64MatchesCpuOnEverySizeAndMethod) {
 }
 
 TEST_F(GpuEmd, Float32MatchesCpuWithinItsTolerance) {
-  checkParity(*cpu_, *gpu_, GpuPrecision::Float32, kFloat32RowTolerance, seed_);
+  checkParity(*cpu_, *gpu_, GpuPrecision::Float32, kFloat32RowTolerance, seed_,
+              kFloat32MedianRowTolerance);
 }
 
 // Rilling's stop rule (data-dependent sift counts) and the automatic IMF count: in float64 the
