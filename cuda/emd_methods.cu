@@ -556,13 +556,29 @@ class BatchRun {
                                                          noiseModes_[k].get(), scale_.get(),
                                                          hasMode_.get(), n_, B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
+    enableActiveMembers(active);
+    sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
+    const int* st = fetchStatus(B_, capOf(p_.stop));
+    for (int b = 0; b < B_; ++b) degenerate_ += active[b / I_] && st[b] == kSiftNoImf;
+  }
+
+  // A stage after every member's noise is exhausted: the realizations are r itself (iceemdan.m
+  // and ceemdan.m add no noise to a member without that mode).
+  void noiselessStage(const std::vector<std::uint8_t>& active) {
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
+    realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), r_.get(),
+                                                         scale_.get(), hasMode_.get(), n_, B_, I_);
+    MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
+    enableActiveMembers(active);
+    sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
+    fetchStatus(B_, capOf(p_.stop));
+  }
+
+  void enableActiveMembers(const std::vector<std::uint8_t>& active) {
     upload(channelActive_.get(), active.data(), C_);
     expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(),
                                                               memberEnabled_.get(), B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("expandMaskKernel", stream_);
-    sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
-    const int* st = fetchStatus(B_, capOf(p_.stop));
-    for (int b = 0; b < B_; ++b) degenerate_ += active[b / I_] && st[b] == kSiftNoImf;
   }
 
   // iceemdan.m's es_imf (or, extremaOnly, CEEMDAN's "> 2 extrema") on r_ per channel.
@@ -605,18 +621,7 @@ class BatchRun {
       if (haveMode) {
         noisyStage(k, factor, p_.noiseScaling == NoiseScaling::Constant, active);
       } else {
-        // Every member's noise is exhausted: realizations are r itself (iceemdan.m adds no noise).
-        MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
-        realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), r_.get(),
-                                                             scale_.get(), hasMode_.get(), n_, B_,
-                                                             I_);
-        MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
-        upload(channelActive_.get(), active.data(), C_);
-        expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(),
-                                                                  memberEnabled_.get(), B_, I_);
-        MODESCOPE_CUDA_CHECK_LAUNCH("expandMaskKernel", stream_);
-        sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
-        fetchStatus(B_, capOf(p_.stop));
+        noiselessStage(active);
       }
       ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
           rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(),
@@ -675,17 +680,7 @@ class BatchRun {
       if (mode < static_cast<int>(noiseModes_.size())) {
         noisyStage(mode, factor, true, active);
       } else {
-        MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
-        realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), r_.get(),
-                                                             scale_.get(), hasMode_.get(), n_, B_,
-                                                             I_);
-        MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
-        upload(channelActive_.get(), active.data(), C_);
-        expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(),
-                                                                  memberEnabled_.get(), B_, I_);
-        MODESCOPE_CUDA_CHECK_LAUNCH("expandMaskKernel", stream_);
-        sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
-        fetchStatus(B_, capOf(p_.stop));
+        noiselessStage(active);
       }
       ceemdanFinish(active);
     }

@@ -201,46 +201,8 @@ class HhtGpuRun {
 
  private:
   // The CPU backend's rule (hilbertHuangCpu): rows ascending, rows a channel lacks skipped.
-  void setUpChannels() {
-    std::vector<int> wanted = r_.params.imfs;
-    std::sort(wanted.begin(), wanted.end());
-    std::size_t skipped = 0;
-    r_.channels.resize(modes_.channels.size());
-    for (std::size_t c = 0; c < modes_.channels.size(); ++c) {
-      const auto& in = modes_.channels[c];
-      auto& out = r_.channels[c];
-      out.channel = in.channel;
-      std::vector<int> rows;
-      if (wanted.empty()) {
-        for (int k = 0; k < in.imfCount(); ++k) rows.push_back(k);
-      } else {
-        for (int k : wanted) {
-          if (k < in.imfCount()) {
-            rows.push_back(k);
-          } else {
-            ++skipped;
-          }
-        }
-      }
-      for (int k : rows) {
-        HhtImf imf;
-        imf.row = k;
-        if (r_.params.keepInstantaneous) {
-          imf.amplitude.resize(static_cast<std::size_t>(n_));
-          imf.frequencyHz.resize(static_cast<std::size_t>(n_));
-        }
-        out.imfs.push_back(std::move(imf));
-      }
-      out.spectrum.assign(static_cast<std::size_t>(bins_) * static_cast<std::size_t>(cols_), 0.0f);
-      out.marginal.assign(static_cast<std::size_t>(bins_), 0.0);
-    }
-    if (skipped > 0) {
-      r_.diagnostics.push_back(
-          {Severity::Info, "hht.rowsSkipped",
-           std::to_string(skipped) +
-               " requested IMF row(s) were skipped in channels that have fewer IMFs"});
-    }
-  }
+  void setUpChannels() { prepareHhtChannels(modes_, r_); }
+
 
   // Test hook: every output starts as NaN, so whatever the device does not write shows.
   void poisonHostOutputs() {

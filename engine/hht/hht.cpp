@@ -156,4 +156,48 @@ std::vector<int64_t> hhtTimeEdges(const HhtParams& resolved, int64_t samples) {
   return e;
 }
 
+void prepareHhtChannels(const EmdResult& modes, HhtResult& result) {
+  const int bins = result.params.frequencyBins;
+  const int cols = result.params.timeBins;
+  const auto n = static_cast<std::size_t>(modes.samples);
+  std::vector<int> wanted = result.params.imfs;
+  std::sort(wanted.begin(), wanted.end());
+  std::size_t skipped = 0;
+  result.channels.resize(modes.channels.size());
+  for (std::size_t c = 0; c < modes.channels.size(); ++c) {
+    const auto& in = modes.channels[c];
+    auto& out = result.channels[c];
+    out.channel = in.channel;
+    std::vector<int> rows;
+    if (wanted.empty()) {
+      for (int k = 0; k < in.imfCount(); ++k) rows.push_back(k);
+    } else {
+      for (int k : wanted) {
+        if (k < in.imfCount()) {
+          rows.push_back(k);
+        } else {
+          ++skipped;
+        }
+      }
+    }
+    for (int k : rows) {
+      HhtImf imf;
+      imf.row = k;
+      if (result.params.keepInstantaneous) {
+        imf.amplitude.resize(n);
+        imf.frequencyHz.resize(n);
+      }
+      out.imfs.push_back(std::move(imf));
+    }
+    out.spectrum.assign(static_cast<std::size_t>(bins) * static_cast<std::size_t>(cols), 0.0f);
+    out.marginal.assign(static_cast<std::size_t>(bins), 0.0);
+  }
+  if (skipped > 0) {
+    result.diagnostics.push_back(
+        {Severity::Info, "hht.rowsSkipped",
+         std::to_string(skipped) +
+             " requested IMF row(s) were skipped in channels that have fewer IMFs"});
+  }
+}
+
 }  // namespace modescope

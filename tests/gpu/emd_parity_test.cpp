@@ -20,9 +20,7 @@
 #include "engine/core/error.h"
 #include "engine/emd/emd.h"
 #include "engine/io/recording_io.h"
-#ifdef MODESCOPE_HAVE_CUDA
-#include "cuda/cuda_backend.h"
-#endif
+#include "tests/gpu/gpu_test_support.h"
 
 namespace modescope {
 namespace {
@@ -50,32 +48,10 @@ constexpr double kFloat32RowTolerance = 0.15;
 // Rows of a decomposition sum to its input: rounding of the stored float32 rows only.
 constexpr double kCompleteness = 1e-5;
 
-std::unique_ptr<ComputeBackend> gpuBackend(std::string& reason) {
-#ifdef MODESCOPE_HAVE_CUDA
-  return makeCudaBackend(reason);
-#else
-  reason =
-      "this build has no CUDA backend (MODESCOPE_HAVE_CUDA is undefined; configure with "
-      "-DMODESCOPE_CUDA=ON where nvcc exists)";
-  return nullptr;
-#endif
-}
+using gpu_test::freeDeviceBytes;
+using gpu_test::gpuBackend;
 
-void poison(bool on) {
-#ifdef MODESCOPE_HAVE_CUDA
-  setCudaTestHooks({.poisonAllocations = on});
-#else
-  (void)on;
-#endif
-}
-
-std::size_t freeDeviceBytes() {
-#ifdef MODESCOPE_HAVE_CUDA
-  return cudaMemoryInfo().freeBytes;
-#else
-  return 0;
-#endif
-}
+void poison(bool on) { gpu_test::setHooks(on); }
 
 class GpuEmd : public ::testing::Test {
  protected:

@@ -18,6 +18,7 @@
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/hht/hht.h"
+#include "tests/gpu/gpu_test_support.h"
 #ifdef MODESCOPE_HAVE_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -63,28 +64,11 @@ constexpr double kSpectrumRelativeL1 = 2e-3;
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-std::unique_ptr<ComputeBackend> gpuBackend(std::string& reason) {
-#ifdef MODESCOPE_HAVE_CUDA
-  return makeCudaBackend(reason);
-#else
-  reason =
-      "this build has no CUDA backend (MODESCOPE_HAVE_CUDA is undefined; configure with "
-      "-DMODESCOPE_CUDA=ON where nvcc exists)";
-  return nullptr;
-#endif
-}
+using gpu_test::gpuBackend;
 
+// maxResidentSamples here: IMF samples resident on the device at once.
 void setHooks(bool poison, std::int64_t maxBatchSamples, std::int64_t maxResidentSamples = 0) {
-#ifdef MODESCOPE_HAVE_CUDA
-  setCudaTestHooks({.poisonAllocations = poison,
-                    .maxBatchSamples = maxBatchSamples,
-                    .maxChunkSamples = 0,
-                    .maxResidentSamples = maxResidentSamples});
-#else
-  (void)poison;
-  (void)maxBatchSamples;
-  (void)maxResidentSamples;
-#endif
+  gpu_test::setHooks(poison, maxBatchSamples, 0, maxResidentSamples);
 }
 
 #ifdef MODESCOPE_HAVE_CUDA

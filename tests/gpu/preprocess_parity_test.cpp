@@ -17,6 +17,7 @@
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/dsp/preprocess.h"
+#include "tests/gpu/gpu_test_support.h"
 #ifdef MODESCOPE_HAVE_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -47,33 +48,8 @@ constexpr double kPipelineRelativeL2 = 2.5e-5;
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-std::unique_ptr<ComputeBackend> gpuBackend(std::string& reason) {
-#ifdef MODESCOPE_HAVE_CUDA
-  return makeCudaBackend(reason);
-#else
-  reason =
-      "this build has no CUDA backend (MODESCOPE_HAVE_CUDA is undefined; configure with "
-      "-DMODESCOPE_CUDA=ON where nvcc exists)";
-  return nullptr;
-#endif
-}
-
-// maxBatchSamples: rows per compute batch; maxChunkSamples: samples per staged copy;
-// maxResidentSamples: device memory as if only that many samples fitted (windowed path).
-void setHooks(bool poison, std::int64_t maxBatchSamples, std::int64_t maxChunkSamples = 0,
-              std::int64_t maxResidentSamples = 0) {
-#ifdef MODESCOPE_HAVE_CUDA
-  setCudaTestHooks({.poisonAllocations = poison,
-                    .maxBatchSamples = maxBatchSamples,
-                    .maxChunkSamples = maxChunkSamples,
-                    .maxResidentSamples = maxResidentSamples});
-#else
-  (void)poison;
-  (void)maxBatchSamples;
-  (void)maxChunkSamples;
-  (void)maxResidentSamples;
-#endif
-}
+using gpu_test::gpuBackend;
+using gpu_test::setHooks;
 
 class GpuPreprocess : public ::testing::Test {
  protected:
