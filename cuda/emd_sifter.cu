@@ -201,14 +201,38 @@ __global__ void compactKnotsKernel(SiftView<R> v) {
   }
 }
 
+// Below this many rows one lane solves the whole system (the CPU's arithmetic, bit for bit);
+// above, the 32 lanes of the warp solve 32 pieces with overlapping sweeps (splineSlopeRows):
+// the serial chain of ~N/3 divisions per envelope was the largest cost of an iteration.
+constexpr int kSerialSplineRows = 2048;
+
+// One warp per signal and envelope.
 template <class R>
 __global__ void solveSplinesKernel(SiftView<R> v) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int s = t / 2, e = t % 2;
+  const int warp = static_cast<int>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x +
+                                     threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  const int s = warp / 2, e = warp % 2;
   if (s >= v.count || v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) return;
   const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-  sift::splineSlopes(v.knotPos + base, v.knotVal + base, v.knotCount[s * 2 + e],
-                     v.knotSlope + base, v.knotWork + base);
+  const int n = v.knotCount[s * 2 + e];
+  const std::int32_t* t = v.knotPos + base;
+  const R* y = v.knotVal + base;
+  R* slope = v.knotSlope + base;
+  R* work = v.knotWork + base;
+  if (n - 2 < kSerialSplineRows) {
+    if (lane == 0) sift::splineSlopes(t, y, n, slope, work);
+    return;
+  }
+  const auto ends = sift::splineEnds(t, y, n);
+  const int rows = n - 2, chunk = (rows + 31) / 32;
+  const int first = 1 + lane * chunk;
+  const int last = min(n - 1, first + chunk);
+  if (first < last) {
+    sift::splineSlopeRows(t, y, n, ends, first, last, sift::kSplineOverlap, slope, work);
+  }
+  __syncwarp();  // s[1] and s[n-2] come from the first and the last piece
+  if (lane == 0) sift::splineEndSlopes(t, n, ends, slope);
 }
 
 template <class R>
@@ -431,8 +455,8 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
     MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream_);
     compactKnotsKernel<<<count, kScanThreads, 0, stream_>>>(v);
     MODESCOPE_CUDA_CHECK_LAUNCH("compactKnotsKernel", stream_);
-    // 32 threads per block: the few serial solver threads spread over as many SMs as possible.
-    solveSplinesKernel<<<(2 * count + 31) / 32, 32, 0, stream_>>>(v);
+    // One warp per envelope, 4 warps per block.
+    solveSplinesKernel<<<(2 * count + 3) / 4, 128, 0, stream_>>>(v);
     MODESCOPE_CUDA_CHECK_LAUNCH("solveSplinesKernel", stream_);
     evaluateMeanKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v, r);
     MODESCOPE_CUDA_CHECK_LAUNCH("evaluateMeanKernel", stream_);

@@ -7,8 +7,10 @@
 //                    crossings and max|m| reduced per signal
 //   compactKnots     one block per signal: scan of the flags -> maxima/minima positions and
 //                    values, then the mirrored end knots (one thread)
-//   solveSplines     one thread per signal and envelope: not-a-knot slopes by the Thomas
-//                    algorithm (the system is strictly diagonally dominant, no pivoting)
+//   solveSplines     one warp per signal and envelope: not-a-knot slopes by the Thomas
+//                    algorithm (the system is strictly diagonally dominant, no pivoting); long
+//                    systems are cut into 32 pieces whose sweeps overlap by 64 rows, which
+//                    changes the result by less than double rounding (splineSlopeRows)
 //   evaluateMean     one thread per sample: both envelopes, the stop ratio counts, and the next
 //                    candidate m - mean written to the other ping-pong buffer
 //   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on

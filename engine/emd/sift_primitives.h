@@ -229,45 +229,60 @@ MODESCOPE_HOST_DEVICE inline bool mirrorBoundaries(const R* x, int32_t n, const 
 
 // ---- Not-a-knot cubic spline through (t[k], y[k]), k < count, t strictly ascending ------------
 
-// Slopes s[k] of MATLAB's spline(t, y) (not-a-knot ends; count 3: the parabola; count 2: the
-// line). work: count scratch values. count >= 2.
+// The not-a-knot system for the slopes (spline.m solves s * c = b; transposed):
+//   0:      dx1 s0 + x31 s1 = b0
+//   k:      dx_k s_{k-1} + 2 (dx_{k-1} + dx_k) s_k + dx_{k-1} s_{k+1} = 3 (dx_k dd_{k-1} + dx_{k-1} dd_k)
+//   n-1:    xn s_{n-2} + dx_{n-3} s_{n-1} = b_{n-1}
+// Row 0 eliminated into row 1 gives (dx0 + dx1) s1 + dx0 s2 = b1 - b0, row n-1 into row n-2
+// gives dx_{n-2} s_{n-3} + (dx_{n-3} + dx_{n-2}) s_{n-2} = b_{n-2} - b_{n-1}: the reduced system
+// in s1..s_{n-2}. Each of its rows has |diag| = 2 (|sub| + |sup|) (rows 1 and n-2: more), so
+// in the Thomas algorithm |work[k]| <= 1/2, and a change of the right-hand side at one row moves
+// the solution at a row d rows away by at most 2^-d of it.
 template <class R>
-MODESCOPE_HOST_DEVICE inline void splineSlopes(const int32_t* t, const R* y, int count, R* s,
-                                               R* work) {
-  const int n = count;
+struct SplineEnds {
+  R x31, xn, b0, bn;
+};
+
+template <class R>
+MODESCOPE_HOST_DEVICE inline SplineEnds<R> splineEnds(const int32_t* t, const R* y, int n) {
   auto dx = [&](int k) { return static_cast<R>(t[k + 1] - t[k]); };
   auto dd = [&](int k) { return (y[k + 1] - y[k]) / dx(k); };
-  if (n == 2) {
-    s[0] = s[1] = dd(0);
-    return;
-  }
-  if (n == 3) {  // the parabola p(t) = y0 + c1 (t - t0) + c2 (t - t0)^2 (spline.m)
-    const R c2 = (dd(1) - dd(0)) / static_cast<R>(t[2] - t[0]);
-    const R c1 = dd(0) - c2 * dx(0);
-    for (int k = 0; k < 3; ++k) s[k] = c1 + 2 * c2 * static_cast<R>(t[k] - t[0]);
-    return;
-  }
-  // Rows of spline.m (transposed, it solves s * c = b):
-  //   0:      dx1 s0 + x31 s1 = b0
-  //   k:      dx_k s_{k-1} + 2 (dx_{k-1} + dx_k) s_k + dx_{k-1} s_{k+1} = 3 (dx_k dd_{k-1} + dx_{k-1} dd_k)
-  //   n-1:    xn s_{n-2} + dx_{n-3} s_{n-1} = b_{n-1}
-  // Row 0 eliminated into row 1 gives (dx0 + dx1) s1 + dx0 s2 = b1 - b0, row n-1 into row n-2
-  // gives dx_{n-2} s_{n-3} + (dx_{n-3} + dx_{n-2}) s_{n-2} = b_{n-2} - b_{n-1}. Unknowns s1..s_{n-2}.
-  const R x31 = static_cast<R>(t[2] - t[0]);
-  const R xn = static_cast<R>(t[n - 1] - t[n - 3]);
-  const R b0 = ((dx(0) + 2 * x31) * dx(1) * dd(0) + dx(0) * dx(0) * dd(1)) / x31;
-  const R bn = (dx(n - 2) * dx(n - 2) * dd(n - 3) + (2 * xn + dx(n - 2)) * dx(n - 3) * dd(n - 2)) / xn;
-  // Forward sweep: work[k] = modified super-diagonal, s[k] = modified right-hand side. The
-  // previous step's values are carried in registers, and the knots are loaded kChunk at a time
-  // ahead of use: on a GPU one thread solves one system, so a load latency on every step (instead
-  // of once per chunk) would be the whole cost. One division per step: diag's reciprocal.
+  SplineEnds<R> e;
+  e.x31 = static_cast<R>(t[2] - t[0]);
+  e.xn = static_cast<R>(t[n - 1] - t[n - 3]);
+  e.b0 = ((dx(0) + 2 * e.x31) * dx(1) * dd(0) + dx(0) * dx(0) * dd(1)) / e.x31;
+  e.bn = (dx(n - 2) * dx(n - 2) * dd(n - 3) + (2 * e.xn + dx(n - 2)) * dx(n - 3) * dd(n - 2)) /
+         e.xn;
+  return e;
+}
+
+// Rows [first, last) of the reduced system's solution (1 <= first < last <= n - 1), by the
+// Thomas algorithm started `overlap` rows before `first` and ended `overlap` rows after `last`
+// (clipped to the system): outside the whole system the coupling is dropped, which changes
+// the rows kept by at most 2^-overlap of the solution (see above), below double rounding for
+// overlap >= 64. first = 1, last = n - 1 is the plain Thomas algorithm on the whole system (what
+// the CPU runs; the GPU splits long systems over a warp's lanes). Writes s[first..last) and uses
+// work[first..last) as scratch; overlap <= kSplineOverlap.
+constexpr int kSplineOverlap = 64;
+template <class R>
+MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, int n,
+                                                  const SplineEnds<R>& ends, int first, int last,
+                                                  int overlap, R* s, R* work) {
+  const int start = first - overlap > 1 ? first - overlap : 1;
+  const int stop = last - 1 + overlap < n - 2 ? last - 1 + overlap : n - 2;  // inclusive
+  R tailWork[kSplineOverlap], tailS[kSplineOverlap];
+  // Forward sweep: modified super-diagonal and right-hand side. The previous step's values are
+  // carried in registers, and the knots are loaded kChunk at a time ahead of use: on a GPU one
+  // thread walks one system, so a load latency on every step (instead of once per chunk) would be
+  // the whole cost. One division per step: diag's reciprocal.
   constexpr int kChunk = 16;
   R prevWork = 0, prevS = 0;
-  R dxPrev = dx(0), ddPrev = dd(0);
-  int32_t tCur = t[1];
-  R yCur = y[1];
-  for (int k0 = 1; k0 <= n - 2; k0 += kChunk) {
-    const int m = (n - 1 - k0) < kChunk ? (n - 1 - k0) : kChunk;  // steps k0 .. k0 + m - 1
+  R dxPrev = static_cast<R>(t[start] - t[start - 1]);
+  R ddPrev = (y[start] - y[start - 1]) / dxPrev;
+  int32_t tCur = t[start];
+  R yCur = y[start];
+  for (int k0 = start; k0 <= stop; k0 += kChunk) {
+    const int m = (stop + 1 - k0) < kChunk ? (stop + 1 - k0) : kChunk;  // steps k0 .. k0 + m - 1
     int32_t tNext[kChunk];
     R yNext[kChunk];
     MODESCOPE_UNROLL
@@ -286,22 +301,27 @@ MODESCOPE_HOST_DEVICE inline void splineSlopes(const int32_t* t, const R* y, int
         R diag = 2 * (dxPrev + dxk), sup = dxPrev;
         R rhs = 3 * (dxk * ddPrev + dxPrev * ddk);
         if (k == 1) {
-          diag -= x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1; the sub-diagonal entry is eliminated
-          rhs -= b0;
-        } else {
+          diag -= ends.x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1; the sub-diagonal is eliminated
+          rhs -= ends.b0;
+        } else if (k > start) {
           diag -= dxk * prevWork;  // sub-diagonal entry dx_k
           rhs -= dxk * prevS;
         }
         if (k == n - 2) {
           sup = 0;
-          diag -= xn;
-          rhs -= bn;
+          diag -= ends.xn;
+          rhs -= ends.bn;
         }
         const R inv = R(1) / diag;
         prevWork = sup * inv;
         prevS = rhs * inv;
-        work[k] = prevWork;
-        s[k] = prevS;
+        if (k >= first && k < last) {
+          work[k] = prevWork;
+          s[k] = prevS;
+        } else if (k >= last) {
+          tailWork[k - last] = prevWork;
+          tailS[k - last] = prevS;
+        }
         dxPrev = dxk;
         ddPrev = ddk;
         tCur = tNext[j];
@@ -309,9 +329,16 @@ MODESCOPE_HOST_DEVICE inline void splineSlopes(const int32_t* t, const R* y, int
       }
     }
   }
-  R next = s[n - 2];
-  for (int k1 = n - 3; k1 >= 1; k1 -= kChunk) {
-    const int m = k1 < kChunk ? k1 : kChunk;  // k = k1, k1 - 1, ..., k1 - m + 1 >= 1
+  // Back substitution from `stop` (where the truncated coupling is dropped) down to `first`.
+  R next = prevS;
+  for (int k = stop - 1; k >= last; --k) next = tailS[k - last] - tailWork[k - last] * next;
+  int k1 = last - 1;
+  if (stop == last - 1) {  // the system's last row is ours: its value is the sweep's last
+    s[k1] = next;
+    --k1;
+  }
+  for (; k1 >= first; k1 -= kChunk) {
+    const int m = (k1 - first + 1) < kChunk ? (k1 - first + 1) : kChunk;
     R w[kChunk], r[kChunk];
     MODESCOPE_UNROLL
     for (int j = 0; j < kChunk; ++j) {
@@ -328,8 +355,37 @@ MODESCOPE_HOST_DEVICE inline void splineSlopes(const int32_t* t, const R* y, int
       }
     }
   }
-  s[0] = (b0 - x31 * s[1]) / dx(1);
-  s[n - 1] = (bn - xn * s[n - 2]) / dx(n - 3);
+}
+
+// The two end slopes from their eliminated rows, once s[1] and s[n-2] are known.
+template <class R>
+MODESCOPE_HOST_DEVICE inline void splineEndSlopes(const int32_t* t, int n,
+                                                  const SplineEnds<R>& ends, R* s) {
+  s[0] = (ends.b0 - ends.x31 * s[1]) / static_cast<R>(t[2] - t[1]);
+  s[n - 1] = (ends.bn - ends.xn * s[n - 2]) / static_cast<R>(t[n - 2] - t[n - 3]);
+}
+
+// Slopes s[k] of MATLAB's spline(t, y) (not-a-knot ends; count 3: the parabola; count 2: the
+// line). work: count scratch values. count >= 2.
+template <class R>
+MODESCOPE_HOST_DEVICE inline void splineSlopes(const int32_t* t, const R* y, int count, R* s,
+                                               R* work) {
+  const int n = count;
+  auto dx = [&](int k) { return static_cast<R>(t[k + 1] - t[k]); };
+  auto dd = [&](int k) { return (y[k + 1] - y[k]) / dx(k); };
+  if (n == 2) {
+    s[0] = s[1] = dd(0);
+    return;
+  }
+  if (n == 3) {  // the parabola p(t) = y0 + c1 (t - t0) + c2 (t - t0)^2 (spline.m)
+    const R c2 = (dd(1) - dd(0)) / static_cast<R>(t[2] - t[0]);
+    const R c1 = dd(0) - c2 * dx(0);
+    for (int k = 0; k < 3; ++k) s[k] = c1 + 2 * c2 * static_cast<R>(t[k] - t[0]);
+    return;
+  }
+  const SplineEnds<R> ends = splineEnds(t, y, n);
+  splineSlopeRows(t, y, n, ends, 1, n - 1, 0, s, work);
+  splineEndSlopes(t, n, ends, s);
 }
 
 // Index of the spline piece that covers sample position p: the largest k in [0, count - 2] with

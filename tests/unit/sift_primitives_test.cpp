@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -370,6 +371,42 @@ TEST(SiftStop, RatioAndTests) {
   EXPECT_TRUE(sift::stopSifting(st, 100, sift::StopKind::SNumber, 0.05, 2, sc));
   st.envelopeFailed = true;
   EXPECT_TRUE(sift::stopSifting(st, 100, sift::StopKind::Fixed, 0.05, 2, sc));
+}
+
+
+// The GPU solves long spline systems in pieces (one per warp lane), each piece's Thomas sweep
+// started and ended kSplineOverlap rows outside it. The reduced system's rows satisfy
+// |diag| >= 2 (|sub| + |sup|), so what is dropped at a cut reaches a kept row at most 2^-64 of the
+// solution away: the pieces must give the whole-system solution to double rounding (a few ulp
+// from the different operation order; 1e-13 of the largest slope allows that and nothing more).
+TEST(SiftSpline, PiecewiseSolveWithOverlapEqualsTheWholeSolve) {
+  std::mt19937 rng(20261122);
+  std::uniform_int_distribution<int> gap(1, 9);
+  std::normal_distribution<double> value(0.0, 1.0);
+  for (int count : {200, 5001, 40000}) {
+    std::vector<int32_t> t(count);
+    std::vector<double> y(count);
+    t[0] = -7;
+    for (int k = 1; k < count; ++k) t[k] = t[k - 1] + gap(rng);
+    for (auto& v : y) v = value(rng);
+    std::vector<double> whole(count), work(count);
+    sift::splineSlopes(t.data(), y.data(), count, whole.data(), work.data());
+    const auto ends = sift::splineEnds(t.data(), y.data(), count);
+    std::vector<double> pieces(count, std::nan("")), work2(count);
+    const int rows = count - 2, lanes = 32, chunk = (rows + lanes - 1) / lanes;
+    for (int lane = 0; lane < lanes; ++lane) {
+      const int first = 1 + lane * chunk;
+      const int last = std::min(count - 1, first + chunk);
+      if (first >= last) continue;
+      sift::splineSlopeRows(t.data(), y.data(), count, ends, first, last, sift::kSplineOverlap,
+                            pieces.data(), work2.data());
+    }
+    sift::splineEndSlopes(t.data(), count, ends, pieces.data());
+    double scale = 0, worst = 0;
+    for (int k = 0; k < count; ++k) scale = std::max(scale, std::abs(whole[k]));
+    for (int k = 0; k < count; ++k) worst = std::max(worst, std::abs(pieces[k] - whole[k]));
+    EXPECT_LE(worst, 1e-13 * scale) << count << " knots";
+  }
 }
 
 }  // namespace
