@@ -10,8 +10,8 @@
 #include "app/cli/common.h"
 #include "app/cli/job.h"
 #include "app/core/channel_selection.h"
-#include "app/core/emd_cleaning.h"
 #include "app/core/emd_job.h"
+#include "app/core/imf_reconstruction.h"
 #include "app/core/gpu_backend.h"
 #include "app/core/json_writer.h"
 #include "engine/core/text.h"
@@ -540,16 +540,15 @@ int runEmd(const Args& argv) {
           AtomicOutput modesOut(output), cleanedOut(cleanedPath);
           writeEmdFile(modesOut.temporaryPath(), *run.rec, *run.result.modes,
                        run.result.hht.get(), writeCtx);
-          CleanedRecording c = cleanWithModes(run.rec, *run.result.modes, *cleaning);
-          run.cleaningNotes = c.notes;
-          for (const auto& n : c.notes) display.message(std::string(kProgram) + ": note: " + n);
-          Provenance prov = run.result.modes->provenance;
-          prov.method = "emd-cleaning";
-          prov.parameters.insert(prov.parameters.begin(),
-                                 {"removed", describeCleaning(*cleaning)});
-          prov.createdAt = utcNowIso8601();
+          const EmdResult& modes = *run.result.modes;
+          const DroppedRows dropped =
+              droppedRowsFor(*run.rec, modes, *cleaning, &run.cleaningNotes);
+          for (const auto& n : run.cleaningNotes)
+            display.message(std::string(kProgram) + ": note: " + n);
+          const auto cleanedRec = cleanedRecording(run.rec, modes, dropped);
+          const Provenance prov = cleaningProvenance(*run.rec, modes, dropped);
           JobContext cleanCtx = ctx.sub(0.93, 1.0);
-          writeRecording(*c.recording, cleanedOut.temporaryPath(), cleanedFormat, prov, cleanCtx);
+          writeRecording(*cleanedRec, cleanedOut.temporaryPath(), cleanedFormat, prov, cleanCtx);
           ctx.checkpoint();
           modesOut.commit();
           cleanedOut.commit();

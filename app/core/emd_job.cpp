@@ -156,7 +156,7 @@ EmdJobResult runEmdJob(const Recording& rec, const EmdJobSpec& spec, ComputeBack
   SignalBlock block = extractBlock(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
   ctx.checkpoint();
 
-  const double decomposeEnd = spec.hht ? 0.9 : 1.0;
+  const double decomposeEnd = spec.hht ? kEmdJobDecomposeEnd : 1.0;
   JobContext emdCtx = ctx.sub(0.05, decomposeEnd);
   const auto t1 = Clock::now();
   auto modes = std::make_shared<EmdResult>(backend.decompose(block, spec.params, emdCtx));

@@ -1,6 +1,7 @@
-// One EMD-family decomposition job, as the CLI (`modescope-cli emd`) and the GUI's decomposition
-// dialog run it: cut the selection out of the recording, decompose it on the chosen backend,
-// optionally compute its Hilbert-Huang transform, and record the provenance. No Qt.
+// The one EMD-family decomposition job, run by the CLI (`modescope-cli emd`) and by the GUI's
+// "Analysis > Decompose (EMD family)" (through app/gui/emd_job.h, which only maps the dialog's
+// request onto EmdJobSpec): cut the selection out of the recording, decompose it on the chosen
+// backend, optionally compute its Hilbert-Huang transform, and record the provenance. No Qt.
 //
 // Thread rules: runEmdJob runs on the engine thread (it is long); the backend must not be used
 // by another job meanwhile. The other functions are pure.
@@ -46,6 +47,10 @@ struct EmdJobResult {
 // parameters that do not need the modes (bins >= 1, 0 <= fMin < fMax <= Nyquist, log scale with
 // fMin > 0, edges that leave samples). Throws InvalidParameterError naming the parameter.
 void checkEmdJob(const Recording& rec, const EmdJobSpec& spec);
+
+// The point of the job's progress bar where the decomposition ends and the Hilbert-Huang
+// transform starts (the HHT is one FFT pass per IMF, far cheaper than sifting an ensemble).
+constexpr double kEmdJobDecomposeEnd = 0.9;
 
 // checkEmdJob, extractBlock, backend.decompose, then backend.hilbertHuang when spec.hht is set.
 // Progress: reading 0-5 %, decomposition 5-90 % (5-100 % without HHT), HHT 90-100 %. Throws

@@ -27,6 +27,7 @@ class PatchedSource final : public SignalSource {
       : base_(std::move(base)), patches_(std::move(patches)) {}
 
   void read(std::size_t channel, int64_t first, int64_t count, float* out) const override {
+    if (count <= 0) return;
     base_->read(channel, first, count, out);
     const auto it = patches_.find(channel);
     if (it == patches_.end()) return;
@@ -52,7 +53,58 @@ const std::vector<int>* droppedFor(const DroppedRows& dropped, std::size_t chann
   return it == dropped.end() ? nullptr : &it->second;
 }
 
+std::string channelName(const Recording& rec, std::size_t channel) {
+  return channel < rec.channelCount() ? rec.channels[channel].name : std::to_string(channel + 1);
+}
+
 }  // namespace
+
+DroppedRows droppedRowsFor(const Recording& rec, const EmdResult& result,
+                           const EmdCleaning& cleaning, std::vector<std::string>* notes) {
+  if (cleaning.dropImfs.empty() && !cleaning.dropResidue) {
+    throw InvalidParameterError("IMFs to drop", "none", "at least one IMF number or the residue",
+                                "Mark the IMFs that hold the artifact");
+  }
+  for (int k : cleaning.dropImfs) {
+    if (k < 1) {
+      throw InvalidParameterError("IMFs to drop", std::to_string(k),
+                                  "IMF numbers from 1 (IMF 1 is the fastest oscillation)");
+    }
+  }
+  DroppedRows dropped;
+  for (const EmdChannelModes& m : result.channels) {
+    std::vector<int>& rows = dropped[m.channel];
+    std::string skipped;
+    for (int k : cleaning.dropImfs) {
+      if (k <= m.imfCount()) {
+        rows.push_back(k - 1);
+      } else {
+        skipped += (skipped.empty() ? "" : ", ") + std::to_string(k);
+      }
+    }
+    if (cleaning.dropResidue) rows.push_back(m.rows - 1);
+    if (notes && !skipped.empty()) {
+      notes->push_back(channelName(rec, m.channel) + " has " + std::to_string(m.imfCount()) +
+                       " IMFs: IMF " + skipped + " skipped there");
+    }
+  }
+  return dropped;
+}
+
+std::string describeCleaning(const EmdCleaning& c) {
+  std::vector<int> imfs = c.dropImfs;
+  std::sort(imfs.begin(), imfs.end());
+  imfs.erase(std::unique(imfs.begin(), imfs.end()), imfs.end());
+  std::vector<std::string> parts;
+  for (int k : imfs) parts.push_back("IMF " + std::to_string(k));
+  if (c.dropResidue) parts.push_back("the residue");
+  std::string s;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) s += i + 1 == parts.size() ? " and " : ", ";
+    s += parts[i];
+  }
+  return s.empty() ? "nothing" : s;
+}
 
 std::vector<float> reconstructKeptRows(const EmdChannelModes& modes, int64_t samples,
                                        const std::vector<int>& dropped) {
@@ -110,6 +162,15 @@ std::shared_ptr<const Recording> cleanedRecording(std::shared_ptr<const Recordin
   }
   auto rec = std::make_shared<Recording>(*base);
   rec->source = std::make_shared<PatchedSource>(base->source, std::move(patches));
+  // The rate was checked against every decomposed channel above; with none there is nothing to say.
+  const double rate = result.sampleRate;
+  if (!result.channels.empty()) {
+    addDiagnostic(rec->diagnostics, Severity::Info, "emd.cleaned",
+                  "Removed " + describeDroppedRows(*base, result, dropped) + " over " +
+                    formatNumber(static_cast<double>(result.firstSample) / rate) + "-" +
+                    formatNumber(static_cast<double>(result.firstSample + result.samples) / rate) +
+                      " s (EMD-based cleaning).");
+  }
   return rec;
 }
 
@@ -127,9 +188,7 @@ std::string describeDroppedRows(const Recording& rec, const EmdResult& result,
     }
     if (rows.empty()) continue;
     if (!text.empty()) text += "; ";
-    const std::string name = m.channel < rec.channelCount() ? rec.channels[m.channel].name
-                                                            : std::to_string(m.channel + 1);
-    text += name + ": " + rows;
+    text += channelName(rec, m.channel) + ": " + rows;
   }
   return text.empty() ? std::string("none") : text;
 }
@@ -137,16 +196,18 @@ std::string describeDroppedRows(const Recording& rec, const EmdResult& result,
 Provenance cleaningProvenance(const Recording& rec, const EmdResult& result,
                               const DroppedRows& dropped) {
   Provenance p;
-  p.method = "emd-clean";
-  p.parameters = {
-      {"decomposition", emdMethodName(result.params.method)},
-      {"dropped", describeDroppedRows(rec, result, dropped)},
-      {"start", formatNumber(static_cast<double>(result.firstSample) / result.sampleRate) + " s"},
-      {"duration", formatNumber(static_cast<double>(result.samples) / result.sampleRate) + " s"}};
+  p.method = "emd-cleaning";
+  p.parameters = {{"dropped", describeDroppedRows(rec, result, dropped)},
+                  {"decomposition", emdMethodName(result.params.method)}};
+  for (const auto& parameter : result.provenance.parameters) {
+    if (parameter.first != "method") p.parameters.push_back(parameter);
+  }
   p.seed = result.provenance.seed;
   p.backend = result.provenance.backend;
   p.inputFile = result.provenance.inputFile;
   p.selection = result.provenance.selection;
+  p.softwareVersion = softwareVersion();
+  p.createdAt = utcNowIso8601();
   return p;
 }
 

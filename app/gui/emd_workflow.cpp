@@ -83,16 +83,16 @@ JobId EmdWorkflow::runDecompose(const DecomposeRequest& request) {
             request.backend ? std::shared_ptr<ComputeBackend>(chooseBackend(*request.backend))
                             : engine->backend();
         if (!backend) throw DeviceError("no compute backend is available yet; try again");
-        return runDecomposition(*rec, request, *backend, ctx, inputFile);
+        return runEmdJob(*rec, toJobSpec(request, inputFile), *backend, ctx);
       },
       tr("Decomposition failed"), tr("Could not compute the %1.").arg(what),
       [this, rec, what, pane](JobId, const JobOutcome& out) {
-        showResults(rec, std::any_cast<const DecompositionOutcome&>(out.result), what, pane);
+        showResults(rec, std::any_cast<const EmdJobResult&>(out.result), what, pane);
       });
 }
 
 EmdResultsPane* EmdWorkflow::showResults(std::shared_ptr<const Recording> recording,
-                                         const DecompositionOutcome& outcome, const QString& title,
+                                         const EmdJobResult& outcome, const QString& title,
                                          BrowserPane* source) {
   if (!recording || !outcome.modes) return nullptr;
   auto* pane = new EmdResultsPane(std::move(recording), outcome.modes, outcome.hht, title);
@@ -139,8 +139,6 @@ JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {
         DerivedRecording derived;
         derived.recording = cleanedRecording(rec, *result, dropped);
         derived.provenance = cleaningProvenance(*rec, *result, dropped);
-        derived.provenance.softwareVersion = softwareVersion();
-        derived.provenance.createdAt = utcNowIso8601();
         return derived;
       },
       tr("Cleaning failed"), tr("Could not make the cleaned recording."),

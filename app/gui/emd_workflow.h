@@ -1,6 +1,6 @@
 // The EMD-family workflow in the main window: "Analysis > Decompose (EMD family)..." opens the
 // DecomposeDialog for the current recording and submits a background job (progress bar and
-// cancel in the job list) that runs backend.decompose() and backend.hilbertHuang(); its result
+// cancel in the job list) that runs the decomposition job of app/core/emd_job.h; its result
 // opens as a tab of the "Decomposition" dock (EmdResultsPane), whose time axis is linked to the
 // signal browser of the decomposed recording. "Apply as cleaned recording" runs a job that
 // builds the cleaned recording (app/core/imf_reconstruction.h) and opens it as a derived tab,
@@ -44,7 +44,7 @@ class EmdWorkflow : public QObject {
   // Shows a result (what the job does on success; tests call it with made-up results).
   // `source` is the browser pane of the decomposed recording (time link), may be null.
   EmdResultsPane* showResults(std::shared_ptr<const Recording> recording,
-                              const DecompositionOutcome& outcome, const QString& title,
+                              const EmdJobResult& outcome, const QString& title,
                               BrowserPane* source);
   // Submits the job that makes `pane`'s cleaned recording and opens it as a derived tab.
   JobId applyCleaned(EmdResultsPane* pane);

@@ -3,6 +3,7 @@
 // bin value under the cursor, visible range after a zoom, the cleaned samples) follows from the
 // construction, not from the code under test. Each view is also saved as a PNG next to the test
 // (MODESCOPE_TEST_OUTPUT_DIR/emd_*.png) for looking at.
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,10 +21,13 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
+#include "app/core/imf_reconstruction.h"
 #include "app/gui/decompose_dialog.h"
 #include "app/gui/emd_job.h"
 #include "app/gui/emd_results_pane.h"
@@ -169,7 +173,7 @@ void wheel(QWidget* w, QPointF pos, int delta, Qt::KeyboardModifiers mods = Qt::
   QApplication::sendEvent(w, &e);
 }
 
-// A backend for runDecomposition: decompose() returns the tone modes for the block's channels
+// A backend for the decomposition job: decompose() returns the tone modes for the block's channels
 // and records what it was given; hilbertHuang() the hand-filled spectrum.
 class FakeBackend final : public ComputeBackend {
  public:
@@ -214,6 +218,67 @@ std::vector<EmdPreset> testPresets() {
 void testValidator(const EmdParams& p) {
   if (p.ensembleSize == 7)
     throw InvalidParameterError("ensembleSize", "7", "anything but 7", "test rule");
+}
+
+// What decomposeFromMenu types into the dialog.
+struct MenuDecompose {
+  QStringList channels;          // names to tick; empty = every channel
+  double startSeconds = 0.0;
+  double durationSeconds = -1;   // < 0: to the end
+  EmdMethod method = EmdMethod::Iceemdan;
+  int ensembleSize = 10;
+  int fixedSifts = 0;            // > 0: a fixed number of sifts (and noise sifts); 0: as preset
+};
+
+// "Analysis > Decompose (EMD family)..." with the dialog filled as a user would and the real CPU
+// backend chosen; returns the dialog's validation message ("" when Run was accepted). The dialog
+// is modal, so it is filled from a timer inside its event loop.
+QString decomposeFromMenu(MainWindow& window, const MenuDecompose& m) {
+  const auto rec = window.currentDocument()->recording;
+  QAction* action = nullptr;
+  for (QAction* a : window.findChildren<QAction*>())
+    if (a->text() == QStringLiteral("&Decompose (EMD family)...")) action = a;
+  if (!action || !action->isEnabled()) return QStringLiteral("no enabled Decompose action");
+  QString problem = QStringLiteral("the dialog did not open");
+  QTimer poll;
+  poll.setInterval(20);
+  QObject::connect(&poll, &QTimer::timeout, &window, [&] {
+    auto* d = qobject_cast<DecomposeDialog*>(QApplication::activeModalWidget());
+    if (!d) return;
+    poll.stop();
+    auto* channels = d->findChild<QListWidget*>(QStringLiteral("channels"));
+    for (int i = 0; i < channels->count(); ++i) {
+      const bool tick = m.channels.isEmpty() ||
+                        m.channels.contains(QString::fromStdString(rec->channels[i].name));
+      channels->item(i)->setCheckState(tick ? Qt::Checked : Qt::Unchecked);
+    }
+    d->findChild<QDoubleSpinBox*>(QStringLiteral("start"))->setValue(m.startSeconds);
+    d->findChild<QCheckBox*>(QStringLiteral("toEnd"))->setChecked(m.durationSeconds < 0);
+    if (m.durationSeconds >= 0)
+      d->findChild<QDoubleSpinBox*>(QStringLiteral("duration"))->setValue(m.durationSeconds);
+    auto pick = [d](const char* name, int value) {
+      auto* c = d->findChild<QComboBox*>(QLatin1String(name));
+      c->setCurrentIndex(c->findData(value));
+    };
+    pick("method", static_cast<int>(m.method));
+    d->findChild<QSpinBox*>(QStringLiteral("ensembleSize"))->setValue(m.ensembleSize);
+    if (m.fixedSifts > 0) {
+      pick("stopKind", static_cast<int>(StopRuleKind::FixedSifts));
+      d->findChild<QSpinBox*>(QStringLiteral("stopFixedSifts"))->setValue(m.fixedSifts);
+      pick("noiseStopKind", static_cast<int>(StopRuleKind::FixedSifts));
+      d->findChild<QSpinBox*>(QStringLiteral("noiseStopFixedSifts"))->setValue(m.fixedSifts);
+    }
+    pick("backend", static_cast<int>(BackendChoice::Cpu));
+    problem = d->validationMessage();
+    if (problem.isEmpty()) {
+      d->accept();
+    } else {
+      d->reject();
+    }
+  });
+  poll.start();
+  action->trigger();
+  return problem;
 }
 
 }  // namespace
@@ -552,7 +617,8 @@ class EmdViewsTest : public QObject {
     save(&dialog, "emd_decompose_dialog");
   }
 
-  void runDecompositionCutsTheBlockAndSplitsProgress() {
+  void decompositionJobCutsTheBlockAndSplitsProgress() {
+    // The GUI runs the CLI's job (app/core/emd_job.h) on the dialog's request.
     const auto rec = makeRecording();
     FakeBackend backend;
     DecomposeRequest request;
@@ -560,10 +626,11 @@ class EmdViewsTest : public QObject {
     request.startSeconds = 1.0;
     request.durationSeconds = 10.0;
     request.params.method = EmdMethod::Emd;
+    request.presetName = "eemd-wu";
     std::vector<double> fractions;
     JobContext ctx(std::stop_source().get_token(),
                    [&](double f, std::string_view) { fractions.push_back(f); });
-    const DecompositionOutcome out = runDecomposition(*rec, request, backend, ctx, "in.edf");
+    const EmdJobResult out = runEmdJob(*rec, toJobSpec(request, "in.edf"), backend, ctx);
     QCOMPARE(backend.seen.firstSample, kFirst);
     QCOMPARE(backend.seen.samples, kSamples);
     QCOMPARE(backend.seen.channels, (std::vector<std::size_t>{0, 2}));
@@ -571,10 +638,21 @@ class EmdViewsTest : public QObject {
     QVERIFY(out.modes && out.hht);
     QCOMPARE(out.modes->provenance.inputFile, std::string("in.edf"));
     QVERIFY(out.modes->provenance.selection.find("Fp1, O1") != std::string::npos);
+    // The same parameter list as the CLI writes, preset first.
+    QVERIFY(!out.modes->provenance.parameters.empty());
+    QCOMPARE(out.modes->provenance.parameters.front().second, std::string("eemd-wu"));
+    QCOMPARE(out.modes->provenance.parameters,
+             emdProvenanceParameters(request.params, "eemd-wu", &out.hht->params));
     // The backend's "1.0" of decompose maps to the decomposition's share of the bar.
-    QVERIFY(std::find(fractions.begin(), fractions.end(), kDecomposeProgressShare) !=
+    QVERIFY(std::find(fractions.begin(), fractions.end(), kEmdJobDecomposeEnd) !=
             fractions.end());
     QCOMPARE(fractions.back(), 1.0);
+    // The job's checks refuse what the CLI refuses (a range too short), before decomposing.
+    backend.seen = SignalBlock{};
+    request.durationSeconds = 0.01;
+    QVERIFY_THROWS_EXCEPTION(InvalidParameterError,
+                             runEmdJob(*rec, toJobSpec(request, "in.edf"), backend, ctx));
+    QCOMPARE(backend.seen.samples, int64_t(0));
   }
 
   void resultsPaneMarksPreviewsAndAsksToApply() {
@@ -613,6 +691,101 @@ class EmdViewsTest : public QObject {
     save(&pane, "emd_results_pane");
   }
 
+  // End to end with the real CPU backend: "Analysis > Decompose (EMD family)..." on a short
+  // synthetic recording, the dialog filled as a user would, the job run on the engine thread,
+  // and the Decomposition dock filled. Oracles that do not come from the code under test: the
+  // modes sum to the input (completeness, emd_result.h) and the dialog's choices reach the
+  // provenance.
+  void realCpuDecompositionThroughTheMenuFillsTheResults() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    SynthParams params;
+    params.channels = 2;
+    params.sampleRate = 100.0;
+    params.duration = 10.0;
+    params.seed = 5;
+    params.lineNoiseHz = 0;  // 50 Hz would sit at Nyquist; the generator refuses it
+    QSignalSpy opened(&w, &MainWindow::recordingOpened);
+    w.newSyntheticRecording(params);
+    QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1, 60000);
+    const auto rec = w.currentDocument()->recording;
+    EmdWorkflow* emd = w.emdWorkflow();
+    QSignalSpy shown(emd, &EmdWorkflow::resultsShown);
+
+    MenuDecompose choice;
+    choice.method = EmdMethod::Iceemdan;
+    choice.ensembleSize = 10;
+    choice.fixedSifts = 5;
+    const QString problem = decomposeFromMenu(w, choice);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 120000);
+
+    EmdResultsPane* pane = emd->currentResults();
+    QVERIFY(pane && emd->dock()->isVisible());
+    const EmdResult& modes = *pane->result();
+    QCOMPARE(modes.channels.size(), std::size_t(2));
+    QCOMPARE(modes.firstSample, int64_t(0));
+    QCOMPARE(modes.samples, int64_t(1000));
+    QCOMPARE(modes.params.method, EmdMethod::Iceemdan);
+    QCOMPARE(modes.params.ensembleSize, 10);
+    QCOMPARE(modes.params.stop.fixedSifts, 5);
+    // The CLI's provenance, from the same job.
+    QCOMPARE(modes.provenance.method, std::string("iceemdan"));
+    QVERIFY(modes.provenance.backend.find("CPU") != std::string::npos);
+    QCOMPARE(modes.provenance.parameters,
+             emdProvenanceParameters(modes.params, "", &pane->hht()->params));
+    // Completeness: IMFs + residue give the input back. ICEEMDAN's modes are differences of
+    // float-stored ensemble means; 1e-4 of the signal's peak covers that rounding.
+    for (const EmdChannelModes& m : modes.channels) {
+      QVERIFY(m.rows >= 3);
+      const std::vector<float> x = rec->readChannel(m.channel, 0, modes.samples);
+      const std::vector<float> sum = reconstructKeptRows(m, modes.samples, {});
+      float peak = 0;
+      for (float v : x) peak = std::max(peak, std::fabs(v));
+      for (int64_t n = 0; n < modes.samples; ++n)
+        QVERIFY2(std::fabs(sum[n] - x[n]) <= 1e-4f * peak, qPrintable(QString::number(n)));
+    }
+    // The pane: a table row and a stack trace per mode, a non-empty spectrum and marginal.
+    const int rows = modes.channels[0].rows;
+    QCOMPARE(pane->imfTable()->rowCount(), rows);
+    QVERIFY(pane->imfStack()->traceCount() >= rows);
+    const SpectrumGrid& grid = pane->spectrum()->grid();
+    QVERIFY(grid.valid());
+    QVERIFY(std::any_of(grid.values.begin(), grid.values.end(), [](float v) { return v > 0; }));
+    const MarginalSpectrum& marginal = pane->marginal()->spectrum();
+    QVERIFY(marginal.valid());
+    QVERIFY(std::any_of(marginal.values.begin(), marginal.values.end(),
+                        [](double v) { return v > 0; }));
+    save(&w, "emd_real_cpu_main_window");
+  }
+
+  // The picture in docs/gui.md: the embedded demo, C3, 10 s, ICEEMDAN with 20 members (the
+  // preset's stop rules), on the CPU. Runs only when MODESCOPE_DOCS_EMD_SCREENSHOT names the PNG
+  // to write (see docs/gui.md), so the suite does not rewrite the docs.
+  void docsScreenshotOfTheDemoDecomposition() {
+    const QString out = qEnvironmentVariable("MODESCOPE_DOCS_EMD_SCREENSHOT");
+    if (out.isEmpty()) QSKIP("MODESCOPE_DOCS_EMD_SCREENSHOT is not set");
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy opened(&w, &MainWindow::recordingOpened);
+    w.openDemo();
+    QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1, 60000);
+    QSignalSpy shown(w.emdWorkflow(), &EmdWorkflow::resultsShown);
+    MenuDecompose choice;
+    choice.channels = {QStringLiteral("C3")};
+    choice.durationSeconds = 10.0;
+    choice.ensembleSize = 20;
+    const QString problem = decomposeFromMenu(w, choice);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 110000);
+    QTest::qWait(500);  // the views draw their first frame
+    QVERIFY(w.grab().save(out));
+  }
+
   void cleanedRecordingOpensAndExports() {
     QTemporaryDir tmp;
     MainWindow w;
@@ -630,8 +803,11 @@ class EmdViewsTest : public QObject {
     EmdWorkflow* emd = w.emdWorkflow();
     QVERIFY(emd && !emd->dock()->isVisible());
     auto result = makeResult({1});
-    EmdResultsPane* pane = emd->showResults(rec, {result, makeHht(*result, false)},
-                                            QStringLiteral("EMD test"), w.currentPane());
+    EmdJobResult outcome;
+    outcome.modes = result;
+    outcome.hht = makeHht(*result, false);
+    EmdResultsPane* pane =
+        emd->showResults(rec, outcome, QStringLiteral("EMD test"), w.currentPane());
     QVERIFY(pane && emd->dock()->isVisible());
     QCOMPARE(emd->resultTabs()->count(), 1);
     // The stack follows the browser's page (linked time axis) ...

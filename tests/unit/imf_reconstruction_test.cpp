@@ -1,6 +1,7 @@
-// Cleaning by IMF rejection (app/core/imf_reconstruction.h). The modes are made by hand as pure
-// tones and a linear trend, so the expected cleaned samples come from the closed form of the
-// kept tones, not from the code under test.
+// Cleaning by IMF rejection (app/core/imf_reconstruction.h): the GUI's per-channel marks and the
+// CLI's IMF numbers (--drop-imfs). The modes are made by hand as pure tones and a linear trend,
+// so the expected cleaned samples come from the closed form of the kept tones, not from the code
+// under test; samples outside the decomposed channels and range must come back bit for bit.
 #include "app/core/imf_reconstruction.h"
 
 #include <gtest/gtest.h>
@@ -163,12 +164,94 @@ TEST(ImfReconstruction, RefusesAResultThatDoesNotFitTheRecording) {
 
 TEST(ImfReconstruction, DescribesTheDroppedRows) {
   const auto base = baseRecording();
-  const EmdResult result = resultFor({0, 1});
+  EmdResult result = resultFor({0, 1});
   EXPECT_EQ(describeDroppedRows(*base, result, {}), "none");
   EXPECT_EQ(describeDroppedRows(*base, result, {{0, {1, 0}}, {1, {3}}}),
             "Fp1: IMF 1, IMF 2; Cz: residue");
+  // The cleaned recording's provenance: what was dropped, then the decomposition's own record.
+  result.provenance.parameters = {{"method", "iceemdan"}, {"ensemble_size", "100 members"}};
+  result.provenance.seed = "7";
+  result.provenance.backend = "CPU, 2 threads";
+  result.provenance.inputFile = "in.edf";
   const Provenance p = cleaningProvenance(*base, result, {{1, {3}}});
-  EXPECT_EQ(p.method, "emd-clean");
+  EXPECT_EQ(p.method, "emd-cleaning");
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"dropped", "Cz: residue"}, {"decomposition", "iceemdan"}, {"ensemble_size", "100 members"}};
+  EXPECT_EQ(p.parameters, expected);
+  EXPECT_EQ(p.seed, "7");
+  EXPECT_EQ(p.backend, "CPU, 2 threads");
+  EXPECT_EQ(p.inputFile, "in.edf");
+  EXPECT_FALSE(p.createdAt.empty());
+}
+
+// The CLI's form: IMF numbers for every decomposed channel.
+TEST(ImfReconstruction, ImfNumbersDropTheSameRowsOnEveryChannel) {
+  const auto base = baseRecording();
+  const EmdResult result = resultFor({0, 1});
+  EmdCleaning c;
+  c.dropImfs = {1};
+  c.dropResidue = true;
+  std::vector<std::string> notes;
+  const DroppedRows dropped = droppedRowsFor(*base, result, c, &notes);
+  EXPECT_TRUE(notes.empty());
+  EXPECT_EQ(dropped, (DroppedRows{{0, {0, 3}}, {1, {0, 3}}}));
+  const auto clean = cleanedRecording(base, result, dropped);
+  for (std::size_t ch : {0u, 1u}) {
+    const auto x = clean->readChannel(ch, kFirst, kSamples);
+    for (int64_t n = 0; n < kSamples; ++n)
+      ASSERT_NEAR(x[n], tone(1, n) + tone(2, n), kTol) << "channel " << ch << " sample " << n;
+  }
+  // A read that straddles the end of the range sees both parts; O1 is untouched.
+  const auto tail = clean->readChannel(1, kFirst + kSamples - 2, 4);
+  EXPECT_NEAR(tail[1], tone(1, kSamples - 1) + tone(2, kSamples - 1), kTol);
+  EXPECT_EQ(tail[2], 1000.0f + static_cast<float>(kFirst + kSamples));
+  EXPECT_EQ(clean->readChannel(2, 0, 1000), base->readChannel(2, 0, 1000));
+  // What was done is said, in the recording's own diagnostics.
+  std::string said;
+  for (const auto& d : clean->diagnostics)
+    if (d.code == "emd.cleaned") said = d.message;
+  EXPECT_NE(said.find("Fp1: IMF 1, residue; Cz: IMF 1, residue"), std::string::npos) << said;
+  EXPECT_NE(said.find("0.5-2.5 s"), std::string::npos) << said;  // samples 100..500 at 200 Hz
+}
+
+TEST(ImfReconstruction, ImfNumbersBeyondAChannelsCountAreSkippedWithANote) {
+  const auto base = baseRecording();
+  EmdResult result = resultFor({0, 1});
+  // Fp1 has only two IMFs (automatic counts differ between channels): rows IMF 1, IMF 2, residue.
+  result.channels[0].rows = 3;
+  result.channels[0].data.resize(3 * kSamples);
+  EmdCleaning c;
+  c.dropImfs = {1, 3};
+  std::vector<std::string> notes;
+  const DroppedRows dropped = droppedRowsFor(*base, result, c, &notes);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("Fp1"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("IMF 3"), std::string::npos) << notes[0];
+  EXPECT_EQ(dropped.at(0), std::vector<int>{0});
+  EXPECT_EQ(dropped.at(1), (std::vector<int>{0, 2}));
+  // Without a place for notes the rows are the same.
+  EXPECT_EQ(droppedRowsFor(*base, result, c), dropped);
+}
+
+TEST(ImfReconstruction, ImfNumbersRefuseNothingToDropAndImfZero) {
+  const auto base = baseRecording();
+  const EmdResult result = resultFor({1});
+  EXPECT_THROW(droppedRowsFor(*base, result, EmdCleaning{}), InvalidParameterError);
+  EmdCleaning c;
+  c.dropImfs = {0};
+  EXPECT_THROW(droppedRowsFor(*base, result, c), InvalidParameterError);
+}
+
+TEST(ImfReconstruction, DescribesTheCleaning) {
+  EmdCleaning c;
+  EXPECT_EQ(describeCleaning(c), "nothing");
+  c.dropResidue = true;
+  EXPECT_EQ(describeCleaning(c), "the residue");
+  c.dropImfs = {2, 1, 2};
+  EXPECT_EQ(describeCleaning(c), "IMF 1, IMF 2 and the residue");
+  c.dropResidue = false;
+  c.dropImfs = {4};
+  EXPECT_EQ(describeCleaning(c), "IMF 4");
 }
 
 }  // namespace
