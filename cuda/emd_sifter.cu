@@ -26,6 +26,11 @@ using sift::kMirrored;
 enum Counter : int { kMaxima, kMinima, kZeros, kAbove1, kAbove2, kEnvFailed, kCounters };
 
 constexpr int kSampleThreads = 256;
+// Samples per block of the per-sample kernels: several 256-sample tiles, so a batch of thousands
+// of signals does not launch millions of tiny blocks (their reductions and scheduling, not the
+// memory traffic, set the time then).
+constexpr int kTilesPerBlock = 8;
+constexpr int kBlockSamples = kSampleThreads * kTilesPerBlock;
 constexpr int kScanThreads = 256;
 constexpr int kScanItems = 16;  // flags per thread per tile: fewer serial tiles per signal
 
@@ -99,15 +104,16 @@ __global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration) {
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting) continue;  // uniform over the block
     const R* x = v.candidate(s);
-    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kSampleThreads + threadIdx.x;
     int zeros = 0;
     unsigned long long bits = 0;
-    if (i < v.n) {
+    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kBlockSamples;
+    for (std::int64_t i = begin + threadIdx.x; i < min(v.n, begin + kBlockSamples);
+         i += kSampleThreads) {
       if (sift::startsRun(x, i)) {
         sift::classifyRun(x, v.n, i, v.flags + static_cast<std::size_t>(s) * v.n);
       }
-      zeros = sift::zeroCrossingsAt(x, v.n, i);
-      bits = absBits(x[i]);
+      zeros += sift::zeroCrossingsAt(x, v.n, i);
+      bits = max(bits, absBits(x[i]));
     }
     const int zsum = Reduce(tmp.sum).Sum(zeros);
     __syncthreads();
@@ -245,41 +251,46 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
   __shared__ int lo[2], len[2];
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) continue;
-    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSampleThreads;
-    const std::int64_t end = min(v.n, begin + kSampleThreads) - 1;
-    if (threadIdx.x < 2) {
-      // The window of knots from the last one before `begin` to the first one after `end`
-      // (clamped to the knots): every piece covering a sample of this block lies inside it, so
-      // a search within the window finds the piece the whole-array search finds.
-      const int e = threadIdx.x;
-      const int left = kMirrored - v.knotStart[s * 2 + e];  // mirrored knots before the extrema
-      const int count = v.knotCount[s * 2 + e];
-      const int* counts = v.countsOf(s, e);
-      const int a = min(count - 2, max(0, left + counts[blockIdx.x] - 1));
-      const int b = max(a + 1, min(count - 1, left + counts[blockIdx.x + 1]));
-      lo[e] = a;
-      len[e] = b - a + 1;
-    }
-    __syncthreads();
-    for (int e = 0; e < 2; ++e) {
-      const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-      for (int k = threadIdx.x; k < len[e]; k += kSampleThreads) pos[e][k] = v.knotPos[base + lo[e] + k];
-    }
-    __syncthreads();
-    const std::int64_t i = begin + threadIdx.x;
     int above1 = 0, above2 = 0;
-    if (i < v.n) {
-      R env[2];
+    const R* x = v.candidate(s);
+    R* next = v.other(s);
+    for (int tile = 0; tile < kTilesPerBlock; ++tile) {
+      const std::int64_t tileIndex = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
+      const std::int64_t begin = tileIndex * kSampleThreads;
+      if (begin >= v.n) break;  // uniform over the block
+      if (threadIdx.x < 2) {
+        // The window of knots from the last one before `begin` to the first one after the
+        // tile's end (clamped to the knots): every piece covering a sample of this tile lies
+        // inside it, so a search within the window finds the piece the whole-array search finds.
+        const int e = threadIdx.x;
+        const int left = kMirrored - v.knotStart[s * 2 + e];  // mirrored knots before the extrema
+        const int count = v.knotCount[s * 2 + e];
+        const int* counts = v.countsOf(s, e);
+        const int a = min(count - 2, max(0, left + counts[tileIndex] - 1));
+        const int b = max(a + 1, min(count - 1, left + counts[tileIndex + 1]));
+        lo[e] = a;
+        len[e] = b - a + 1;
+      }
+      __syncthreads();
       for (int e = 0; e < 2; ++e) {
         const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-        const int k = lo[e] + sift::splinePiece(pos[e], len[e], i);
-        env[e] = sift::splineValue(v.knotPos + base, v.knotVal + base, v.knotSlope + base, k, i);
+        for (int k = threadIdx.x; k < len[e]; k += kSampleThreads) pos[e][k] = v.knotPos[base + lo[e] + k];
       }
-      const R ratio = sift::stopRatio(env[0], env[1]);
-      above1 = ratio > static_cast<R>(rule.threshold1);
-      above2 = ratio > static_cast<R>(rule.threshold2);
-      const R* x = v.candidate(s);
-      v.other(s)[i] = x[i] - (env[0] + env[1]) / 2;
+      __syncthreads();
+      const std::int64_t i = begin + threadIdx.x;
+      if (i < v.n) {
+        R env[2];
+        for (int e = 0; e < 2; ++e) {
+          const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+          const int k = lo[e] + sift::splinePiece(pos[e], len[e], i);
+          env[e] = sift::splineValue(v.knotPos + base, v.knotVal + base, v.knotSlope + base, k, i);
+        }
+        const R ratio = sift::stopRatio(env[0], env[1]);
+        above1 += ratio > static_cast<R>(rule.threshold1);
+        above2 += ratio > static_cast<R>(rule.threshold2);
+        next[i] = x[i] - (env[0] + env[1]) / 2;
+      }
+      __syncthreads();  // lo, len and pos are rewritten by the next tile
     }
     const int a1 = Reduce(tmp).Sum(above1);
     __syncthreads();
@@ -440,7 +451,7 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   const int perSignalBlocks = (count + 127) / 128;
   startKernel<<<perSignalBlocks, 128, 0, stream_>>>(v, enabled);
   MODESCOPE_CUDA_CHECK_LAUNCH("startKernel", stream_);
-  const dim3 sampleGrid(static_cast<unsigned>((n_ + kSampleThreads - 1) / kSampleThreads),
+  const dim3 sampleGrid(static_cast<unsigned>((n_ + kBlockSamples - 1) / kBlockSamples),
                         gridY(count));
   // How often the host looks at the number of signals still sifting: often enough that a
   // converged batch does not run many empty iterations, rarely enough that the copy and the
