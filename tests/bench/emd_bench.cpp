@@ -20,6 +20,7 @@
 // says which ("scaled"). The smallest rows are timed in full to show the scaling holds.
 //
 // Usage: emd_bench [--quick] [--runs N] [--cpu-budget SECONDS] [--cpu-only] [--gpu-only]
+//                  [--case C,N,I,S]   (one row only, e.g. for a profiler)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -47,6 +48,8 @@ struct Options {
   bool quick = false, cpuOnly = false, gpuOnly = false;
   int runs = 3;
   double cpuBudget = 20.0;
+  int caseC = 0, caseI = 0, caseS = 0;  // --case C,N,I,S: that row only (profiling)
+  long long caseN = 0;
 };
 
 struct Case {
@@ -124,8 +127,11 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--gpu-only")) o.gpuOnly = true;
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) o.runs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--cpu-budget") && i + 1 < argc) o.cpuBudget = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--case") && i + 1 < argc &&
+             std::sscanf(argv[++i], "%d,%lld,%d,%d", &o.caseC, &o.caseN, &o.caseI, &o.caseS) == 4) {
+    }
     else {
-      std::fprintf(stderr, "usage: emd_bench [--quick] [--runs N] [--cpu-budget S] [--cpu-only] [--gpu-only]\n");
+      std::fprintf(stderr, "usage: emd_bench [--quick] [--runs N] [--cpu-budget S] [--cpu-only] [--gpu-only] [--case C,N,I,S]\n");
       return 1;
     }
   }
@@ -149,6 +155,7 @@ int main(int argc, char** argv) {
       for (int sifts : {10, 50}) cases.push_back({1, n, members, sifts});
   cases.push_back({64, 102401, 100, 10});
   cases.push_back({1, 102401, 500, 10, GpuPrecision::Float64});
+  if (o.caseC > 0) cases = {{o.caseC, o.caseN, o.caseI, o.caseS}};
 
   std::printf("ICEEMDAN, %d IMFs + residue, fixed sifts S for signal and noise stages, end to end\n",
               kImfs);
