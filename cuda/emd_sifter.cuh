@@ -19,7 +19,7 @@
 // host round trip per iteration.
 //
 // Memory per signal: 2 n values (ping-pong), n flag bytes, and 2 x (n/2 + 6) knots x (position,
-// value, slope, work): about 6 n values + n bytes in all.
+// value, slope, quadratic and cubic coefficient): about 7 n values + n bytes in all.
 //
 // Thread rules: one BatchSifter per stream; not thread-safe.
 #pragma once
@@ -75,7 +75,7 @@ class BatchSifter {
   DeviceBuffer<R> cand_[2];
   DeviceBuffer<std::uint8_t> flags_;
   DeviceBuffer<std::int32_t> knotPos_;
-  DeviceBuffer<R> knotVal_, knotSlope_, knotWork_;
+  DeviceBuffer<R> knotVal_, knotSlope_, knotWork_, knotC3_;
   DeviceBuffer<int> knotStart_, knotCount_;
   DeviceBuffer<int> counters_;
   DeviceBuffer<unsigned long long> maxAbsBits_;

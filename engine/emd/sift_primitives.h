@@ -399,16 +399,31 @@ MODESCOPE_HOST_DEVICE inline int splinePiece(const int32_t* t, int count, int64_
   return lo;
 }
 
-// The spline's value at p on piece k (cubic Hermite form of spline.m's pp coefficients).
+// The quadratic and cubic coefficients of piece k (cubic Hermite form of spline.m's pp
+// coefficients): on the piece, value = y[k] + u (s[k] + u (c2 + u c3)) with u = p - t[k].
+template <class R>
+MODESCOPE_HOST_DEVICE inline void splinePieceCoefficients(const int32_t* t, const R* y,
+                                                          const R* s, int k, R& c2, R& c3) {
+  const R h = static_cast<R>(t[k + 1] - t[k]);
+  const R d = (y[k + 1] - y[k]) / h;
+  c2 = (3 * d - 2 * s[k] - s[k + 1]) / h;
+  c3 = (s[k] + s[k + 1] - 2 * d) / (h * h);
+}
+
+template <class R>
+MODESCOPE_HOST_DEVICE inline R splineValueFrom(R y, R s, R c2, R c3, int64_t u) {
+  const R v = static_cast<R>(u);
+  return y + v * (s + v * (c2 + v * c3));
+}
+
+// The spline's value at p on piece k. (The GPU computes the piece coefficients once per piece
+// with splinePieceCoefficients and evaluates with splineValueFrom: the same arithmetic.)
 template <class R>
 MODESCOPE_HOST_DEVICE inline R splineValue(const int32_t* t, const R* y, const R* s, int k,
                                            int64_t p) {
-  const R h = static_cast<R>(t[k + 1] - t[k]);
-  const R d = (y[k + 1] - y[k]) / h;
-  const R c2 = (3 * d - 2 * s[k] - s[k + 1]) / h;
-  const R c3 = (s[k] + s[k + 1] - 2 * d) / (h * h);
-  const R u = static_cast<R>(p - t[k]);
-  return y[k] + u * (s[k] + u * (c2 + u * c3));
+  R c2, c3;
+  splinePieceCoefficients(t, y, s, k, c2, c3);
+  return splineValueFrom(y[k], s[k], c2, c3, p - t[k]);
 }
 
 // ---- Stop tests --------------------------------------------------------------------------------
