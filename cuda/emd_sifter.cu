@@ -246,60 +246,51 @@ __global__ void solveSplinesKernel(SiftView<R> v) {
   for (int k = lane; k < n - 1; k += 32) sift::splinePieceCoefficients(t, y, slope, k, work[k], c3[k]);
 }
 
-// Piece of the envelope spline that covers sample i: the last knot at or before i. `before`
-// counts this envelope's extrema at positions <= i (from the scan's per-tile counts and a ballot
-// over the tile's flags); the mirrored knots before the first extremum can lie inside the signal
-// (2 sym - p > 0), so a step or two of correction against the knot positions finishes the job,
-// giving exactly splinePiece()'s answer.
-__device__ inline int pieceAt(const std::int32_t* t, int count, int left, int before,
-                              std::int64_t i) {
-  int k = left + before - 1;
-  k = k < 0 ? 0 : (k > count - 2 ? count - 2 : k);
-  while (k > 0 && t[k] > i) --k;
-  while (k < count - 2 && t[k + 1] <= i) ++k;
-  return k;
-}
-
 template <class R>
 __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
   using Reduce = cub::BlockReduce<int, kSampleThreads>;
-  constexpr int kWarps = kSampleThreads / 32;
   __shared__ typename Reduce::TempStorage tmp;
-  __shared__ int warpTotals[2][kWarps];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const unsigned upToLane = lane == 31 ? 0xFFFFFFFFu : (2u << lane) - 1u;
+  // Knot positions covering this block's samples, per envelope: at most one knot per sample
+  // plus the pieces reaching in from both sides.
+  __shared__ std::int32_t pos[2][kSampleThreads + 2];
+  __shared__ int lo[2], len[2];
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) continue;
     int above1 = 0, above2 = 0;
     const R* x = v.candidate(s);
     R* next = v.other(s);
-    const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
     for (int tile = 0; tile < kTilesPerBlock; ++tile) {
       const std::int64_t tileIndex = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
       const std::int64_t begin = tileIndex * kSampleThreads;
       if (begin >= v.n) break;  // uniform over the block
-      const std::int64_t i = begin + threadIdx.x;
-      const std::uint8_t f = i < v.n ? flags[i] : 0;
-      // Extrema of each kind at or before i within the tile: ballot within the warp, then the
-      // totals of the warps before this one.
-      const unsigned ballot[2] = {__ballot_sync(0xFFFFFFFFu, f == sift::kMaximum),
-                                  __ballot_sync(0xFFFFFFFFu, f == sift::kMinimum)};
-      if (lane == 0) {
-        warpTotals[0][warp] = __popc(ballot[0]);
-        warpTotals[1][warp] = __popc(ballot[1]);
+      if (threadIdx.x < 2) {
+        // The window of knots from the last one before `begin` to the first one after the
+        // tile's end (clamped to the knots): every piece covering a sample of this tile lies
+        // inside it, so a search within the window finds the piece the whole-array search finds.
+        const int e = threadIdx.x;
+        const int left = kMirrored - v.knotStart[s * 2 + e];  // mirrored knots before the extrema
+        const int count = v.knotCount[s * 2 + e];
+        const int* counts = v.countsOf(s, e);
+        const int a = min(count - 2, max(0, left + counts[tileIndex] - 1));
+        const int b = max(a + 1, min(count - 1, left + counts[tileIndex + 1]));
+        lo[e] = a;
+        len[e] = b - a + 1;
       }
       __syncthreads();
+      for (int e = 0; e < 2; ++e) {
+        const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+        for (int k = threadIdx.x; k < len[e]; k += kSampleThreads) pos[e][k] = v.knotPos[base + lo[e] + k];
+      }
+      __syncthreads();
+      const std::int64_t i = begin + threadIdx.x;
       if (i < v.n) {
         R env[2];
         for (int e = 0; e < 2; ++e) {
-          int before = v.countsOf(s, e)[tileIndex] + __popc(ballot[e] & upToLane);
-          for (int w = 0; w < warp; ++w) before += warpTotals[e][w];
           const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-          const std::int32_t* t = v.knotPos + base;
-          const int k = pieceAt(t, v.knotCount[s * 2 + e], kMirrored - v.knotStart[s * 2 + e],
-                                before, i);
+          const int k = lo[e] + sift::splinePiece(pos[e], len[e], i);
           env[e] = sift::splineValueFrom(v.knotVal[base + k], v.knotSlope[base + k],
-                                         v.knotWork[base + k], v.knotC3[base + k], i - t[k]);
+                                         v.knotWork[base + k], v.knotC3[base + k],
+                                         i - pos[e][k - lo[e]]);
         }
         if (rule.kind == static_cast<int>(sift::StopKind::Rilling)) {  // only Rilling uses them
           const R ratio = sift::stopRatio(env[0], env[1]);
@@ -308,7 +299,7 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
         }
         next[i] = x[i] - (env[0] + env[1]) / 2;
       }
-      __syncthreads();  // warpTotals is rewritten by the next tile
+      __syncthreads();  // lo, len and pos are rewritten by the next tile
     }
     const int a1 = Reduce(tmp).Sum(above1);
     __syncthreads();
