@@ -108,10 +108,18 @@ __global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration, bool count
     int zeros = 0;
     unsigned long long bits = 0;
     const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kBlockSamples;
+    std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
     for (std::int64_t i = begin + threadIdx.x; i < min(v.n, begin + kBlockSamples);
          i += kSampleThreads) {
-      if (sift::startsRun(x, i)) {
-        sift::classifyRun(x, v.n, i, v.flags + static_cast<std::size_t>(s) * v.n);
+      // Interior samples differing from both neighbours (almost all of them) are a run of one:
+      // classifyRun's answer in two comparisons; plateaus take the general path from their start.
+      if (i > 0 && i + 1 < v.n && x[i - 1] != x[i] && x[i] != x[i + 1]) {
+        const R left = x[i] - x[i - 1], right = x[i + 1] - x[i];
+        flags[i] = (left > 0 && right < 0)   ? sift::kMaximum
+                   : (left < 0 && right > 0) ? sift::kMinimum
+                                             : sift::kNotExtremum;
+      } else if (sift::startsRun(x, i)) {
+        sift::classifyRun(x, v.n, i, flags);
       }
       if (countZeros) zeros += sift::zeroCrossingsAt(x, v.n, i);
       bits = max(bits, absBits(x[i]));
