@@ -38,21 +38,11 @@ ColourMap::ColourMap(const std::vector<QRgb>& controlPoints, QString name)
 }
 
 QRgb ColourMap::colourAt(double t) const {
-  if (!(t > 0.0)) return table_.front();  // NaN too
-  if (t >= 1.0) return table_.back();
-  return table_[static_cast<std::size_t>(t * (kTableSize - 1) + 0.5)];
+  return table_[static_cast<std::size_t>(spectrumTableIndex(t))];
 }
 
 double ColourScale::position(double value) const {
-  if (!std::isfinite(value)) return 0.0;
-  double t = 0.0;
-  if (kind == ColourScaleKind::Log) {
-    if (!(value > low) || !(low > 0.0)) return 0.0;
-    t = std::log(value / low) / std::log(high / low);
-  } else {
-    t = (value - low) / (high - low);
-  }
-  return std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0);
+  return spectrumPosition(value, kind == ColourScaleKind::Log, low, high);
 }
 
 double ColourScale::valueAt(double t) const {
@@ -75,15 +65,24 @@ ColourScale ColourScale::fit(const float* values, std::size_t count, ColourScale
   return s;
 }
 
+SpectrumColouring spectrumColouring(const ColourMap& map, const ColourScale& scale) {
+  SpectrumColouring c;
+  c.logScale = scale.kind == ColourScaleKind::Log;
+  c.low = scale.low;
+  c.high = scale.high;
+  c.table = map.table().data();
+  return c;
+}
+
 QImage mapGridToImage(const float* grid, int rows, int cols, const ColourMap& map,
                       const ColourScale& scale) {
   if (rows <= 0 || cols <= 0 || !grid) return {};
   QImage image(cols, rows, QImage::Format_RGB32);
-  for (int r = 0; r < rows; ++r) {
-    auto* line = reinterpret_cast<QRgb*>(image.scanLine(rows - 1 - r));
-    const float* src = grid + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
-    for (int c = 0; c < cols; ++c) line[c] = map.colourAt(scale.position(src[c]));
-  }
+  if (image.isNull()) return {};  // too large to allocate
+  // 32-bit scan lines are never padded, so the image is the contiguous pixel array the shared
+  // renderer writes.
+  renderSpectrumImage(grid, rows, cols, spectrumColouring(map, scale),
+                      reinterpret_cast<uint32_t*>(image.bits()));
   return image;
 }
 

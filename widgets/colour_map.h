@@ -1,10 +1,11 @@
 // Colour mapping for image views of spectra (Hilbert spectrum; later VSS and STFT).
 //
-// Split in two small parts so that a GL path can reproduce exactly what the host path draws:
-// ColourScale turns a value into a position t in [0, 1] (linear or logarithmic between a low and
-// a high value), ColourMap turns t into a colour through a 256-entry table. A GL view uploads the
-// value grid as a float texture and table() as a 256x1 texture and does the same two steps in a
-// fragment shader; the host path (mapGridToImage) does them on the CPU into a QImage.
+// Split in two small parts: ColourScale turns a value into a position t in [0, 1] (linear or
+// logarithmic between a low and a high value), ColourMap turns t into a colour through a
+// 256-entry table. Both steps are the functions of engine/hht/spectrum_image.h, which the CUDA
+// colouring kernel (cuda/spectrum_gl_writer) runs too: spectrumColouring() hands a map and a scale
+// to either, so the host image (mapGridToImage) and the GPU-written pixel buffer are the same
+// pixels.
 //
 // Thread rules: plain values; every function is pure and may run on any thread.
 #pragma once
@@ -16,11 +17,15 @@
 #include <cstddef>
 #include <vector>
 
+#include "engine/hht/spectrum_image.h"
+
 namespace modescope {
+
+static_assert(sizeof(QRgb) == sizeof(uint32_t), "QRgb tables are passed as uint32_t tables");
 
 class ColourMap {
  public:
-  static constexpr int kTableSize = 256;
+  static constexpr int kTableSize = kSpectrumTableSize;
 
   // A perceptually ordered map (dark blue-violet through teal and green to yellow, monotonic in
   // lightness, readable in greyscale and by most colour-blind readers) interpolated from nine
@@ -62,8 +67,11 @@ struct ColourScale {
                          double decades = 3.0);
 };
 
+// `map` and `scale` as the engine's colouring (the table points into `map`, which must outlive it).
+SpectrumColouring spectrumColouring(const ColourMap& map, const ColourScale& scale);
+
 // The host path: a rows x cols grid, row-major, row 0 at the bottom of the image (row 0 is the
-// lowest frequency in spectra), one pixel per cell, RGB32.
+// lowest frequency in spectra), one pixel per cell, RGB32 (renderSpectrumImage's pixels).
 QImage mapGridToImage(const float* grid, int rows, int cols, const ColourMap& map,
                       const ColourScale& scale);
 
