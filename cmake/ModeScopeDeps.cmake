@@ -43,5 +43,6 @@ if(MODESCOPE_BENCHMARKS)
   find_package(benchmark QUIET)
 endif()
 if(MODESCOPE_GUI)
-  find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets Svg Charts Test PrintSupport)
+  find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets Svg Charts Test PrintSupport OpenGL
+               OpenGLWidgets)
 endif()

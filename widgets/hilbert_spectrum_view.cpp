@@ -1,14 +1,20 @@
 #include "widgets/hilbert_spectrum_view.h"
 
+#include <QGuiApplication>
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QOpenGLContext>
 #include <QPainter>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 
 #include "widgets/page_export.h"
 #include "widgets/plot_axis.h"
+#include "widgets/spectrum_gl_canvas.h"
+#include "widgets/spectrum_pixel_writer.h"
 
 namespace modescope {
 namespace {
@@ -77,19 +83,103 @@ HilbertSpectrumView::HilbertSpectrumView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
   setAttribute(Qt::WA_OpaquePaintEvent);
+  QString why;
+  if (!openGlDrawingPossible(&why)) {
+    setDrawingPath(tr("drawn from host memory by QPainter: %1").arg(why));
+    return;
+  }
+  canvas_ = new SpectrumGlCanvas(this);
+  canvas_->setObjectName(QStringLiteral("spectrumGlCanvas"));
+  // The view keeps the mouse (zoom, drag, read-out) over the canvas.
+  canvas_->setAttribute(Qt::WA_TransparentForMouseEvents);
+  canvas_->hide();
+  canvas_->setColouring(map_, scale_);
+  connect(canvas_, &SpectrumGlCanvas::pathChanged, this, [this](const QString& text) {
+    if (canvasDraws()) setDrawingPath(text);
+  });
+  // Queued: failed() comes from inside the canvas's paintGL, where it must not be hidden.
+  connect(
+      canvas_, &SpectrumGlCanvas::failed, this,
+      [this](const QString& reason) {
+        if (canvas_->path() != SpectrumGlCanvas::Path::Failed) return;  // a new grid since
+        canvasFailed_ = true;
+        syncCanvas();
+        setDrawingPath(tr("drawn from host memory by QPainter: %1").arg(reason));
+        update();
+      },
+      Qt::QueuedConnection);
+  setDrawingPath(canvas_->pathText());
+}
+
+HilbertSpectrumView::~HilbertSpectrumView() {
+  // The canvas releases its GL resources (and the writer's registrations) while the view is whole.
+  delete canvas_;
+  canvas_ = nullptr;
+}
+
+bool HilbertSpectrumView::openGlDrawingPossible(QString* why) {
+  QString reason;
+  const QString platform = QGuiApplication::platformName();
+  if (qEnvironmentVariable("MODESCOPE_SPECTRUM_GL") == QLatin1String("0")) {
+    reason = tr("OpenGL drawing is switched off (MODESCOPE_SPECTRUM_GL=0)");
+  } else if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal")) {
+    reason = tr("the Qt platform \"%1\" has no OpenGL widgets").arg(platform);
+  } else {
+    // Once per process: the platform's OpenGL does not come and go.
+    static const bool contextWorks = [] {
+      QOpenGLContext probe;
+      return probe.create();
+    }();
+    if (!contextWorks) reason = tr("no OpenGL context can be created on this display");
+  }
+  if (why) *why = reason;
+  return reason.isEmpty();
+}
+
+void HilbertSpectrumView::setPixelWriter(std::unique_ptr<SpectrumPixelWriter> writer) {
+  if (canvas_) canvas_->setPixelWriter(std::move(writer));
+}
+
+void HilbertSpectrumView::setDrawingPath(const QString& text) {
+  if (text == drawingPath_) return;
+  drawingPath_ = text;
+  emit drawingPathChanged(text);
+}
+
+bool HilbertSpectrumView::canvasDraws() const { return canvas_ && !canvasFailed_ && grid_.valid(); }
+
+void HilbertSpectrumView::syncCanvas() {
+  if (!canvas_) return;
+  const bool on = canvasDraws();
+  if (on) {
+    // Inside the plot's frame line, which the view draws around it.
+    const QRect p = plotRect().toRect();
+    canvas_->setGeometry(p.adjusted(1, 1, 0, 0));
+    canvas_->setVisibleBins(c0_, c1_, r0_, r1_);
+  }
+  if (canvas_->isVisible() != on) canvas_->setVisible(on);
+}
+
+void HilbertSpectrumView::viewChanged() {
+  syncCanvas();
+  update();
 }
 
 void HilbertSpectrumView::setGrid(SpectrumGrid grid) {
   grid_ = grid.valid() ? std::move(grid) : SpectrumGrid{};
   scale_ = ColourScale::fit(grid_.values.data(), grid_.values.size(), scale_.kind, logDecades_);
-  rebuildImage();
+  if (canvas_) {
+    canvas_->setGrid(grid_.values.data(), grid_.rows, grid_.cols);
+    canvasFailed_ = canvas_->path() == SpectrumGlCanvas::Path::Failed;
+    if (!canvasFailed_) setDrawingPath(canvas_->pathText());
+  }
+  colouringChanged();
   resetZoom();
 }
 
 void HilbertSpectrumView::setColourScaleKind(ColourScaleKind kind) {
   scale_ = ColourScale::fit(grid_.values.data(), grid_.values.size(), kind, logDecades_);
-  rebuildImage();
-  update();
+  colouringChanged();
 }
 
 void HilbertSpectrumView::setLogDecades(double decades) {
@@ -99,13 +189,23 @@ void HilbertSpectrumView::setLogDecades(double decades) {
 
 void HilbertSpectrumView::setColourMap(const ColourMap& map) {
   map_ = map;
-  rebuildImage();
+  colouringChanged();
+}
+
+void HilbertSpectrumView::colouringChanged() {
+  imageStale_ = true;  // rebuilt when something draws with QPainter
+  if (canvas_) canvas_->setColouring(map_, scale_);
   update();
 }
 
-void HilbertSpectrumView::rebuildImage() {
-  image_ = grid_.valid() ? mapGridToImage(grid_.values.data(), grid_.rows, grid_.cols, map_, scale_)
-                         : QImage();
+const QImage& HilbertSpectrumView::image() const {
+  if (imageStale_) {
+    image_ = grid_.valid()
+                 ? mapGridToImage(grid_.values.data(), grid_.rows, grid_.cols, map_, scale_)
+                 : QImage();
+    imageStale_ = false;
+  }
+  return image_;
 }
 
 double HilbertSpectrumView::colOfTime(double s) const { return indexOf(grid_.timeEdges, s, false); }
@@ -131,7 +231,7 @@ void HilbertSpectrumView::resetZoom() {
   r0_ = 0;
   c1_ = std::max(grid_.cols, 1);
   r1_ = std::max(grid_.rows, 1);
-  update();
+  viewChanged();
 }
 
 void HilbertSpectrumView::zoomTo(double t0, double t1, double f0, double f1) {
@@ -141,7 +241,7 @@ void HilbertSpectrumView::zoomTo(double t0, double t1, double f0, double f1) {
   // Never less than a fraction of one bin: a zero-width range has no scale.
   if (b - a > 0.05) c0_ = a, c1_ = b;
   if (hi - lo > 0.05) r0_ = lo, r1_ = hi;
-  update();
+  viewChanged();
 }
 
 void HilbertSpectrumView::setTimeWindow(double startSeconds, double seconds) {
@@ -150,7 +250,7 @@ void HilbertSpectrumView::setTimeWindow(double startSeconds, double seconds) {
   if (b - a > 0.05) {
     c0_ = a;
     c1_ = b;
-    update();
+    viewChanged();
   }
 }
 
@@ -192,6 +292,10 @@ QString HilbertSpectrumView::readoutText(const SpectrumReadout& r) const {
 }
 
 void HilbertSpectrumView::renderTo(QPainter& painter, const QRect& area) const {
+  renderFrame(painter, area, true);
+}
+
+void HilbertSpectrumView::renderFrame(QPainter& painter, const QRect& area, bool drawImage) const {
   painter.save();
   painter.fillRect(area, palette().color(QPalette::Base));
   const QRectF plot = plotRectIn(area);
@@ -200,16 +304,19 @@ void HilbertSpectrumView::renderTo(QPainter& painter, const QRect& area) const {
   small.setPointSizeF(small.pointSizeF() * 0.9);
   painter.setFont(small);
   const QFontMetricsF fm(small);
-  if (!grid_.valid() || image_.isNull()) {
+  if (!grid_.valid() || (drawImage && image().isNull())) {
     painter.setPen(text);
     painter.drawText(plot, Qt::AlignCenter, tr("No Hilbert spectrum"));
     painter.restore();
     return;
   }
-  // The image: the visible bins, one image pixel per bin (flipped: image row 0 is the top).
-  const QRectF source(c0_, grid_.rows - r1_, c1_ - c0_, r1_ - r0_);
-  painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
-  painter.drawImage(plot, image_, source);
+  // The image: the visible bins, one image pixel per bin (flipped: image row 0 is the top). On
+  // screen the GL canvas may draw it instead.
+  if (drawImage) {
+    const QRectF source(c0_, grid_.rows - r1_, c1_ - c0_, r1_ - r0_);
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    painter.drawImage(plot, image(), source);
+  }
   painter.setPen(text);
   painter.setBrush(Qt::NoBrush);
   painter.drawRect(plot);
@@ -278,12 +385,34 @@ void HilbertSpectrumView::renderTo(QPainter& painter, const QRect& area) const {
 
 void HilbertSpectrumView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  renderTo(painter, rect());
-  if (dragging_) {
+  const bool canvas = canvasDraws();
+  renderFrame(painter, rect(), !canvas);
+  if (dragging_ && !canvas) {  // else the canvas draws the rubber band over its image
     painter.setPen(QPen(Qt::white, 1, Qt::DashLine));
     painter.setBrush(QColor(255, 255, 255, 40));
     painter.drawRect(QRectF(dragStart_, dragNow_).normalized());
   }
+}
+
+void HilbertSpectrumView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  syncCanvas();
+}
+
+bool HilbertSpectrumView::event(QEvent* event) {
+  // The drawing path as a tool tip over the axes and colour bar, not over the image, where the
+  // read-out is what the user looks at.
+  if (event->type() == QEvent::ToolTip) {
+    const auto* help = static_cast<QHelpEvent*>(event);
+    if (plotRect().contains(help->pos())) {
+      QToolTip::hideText();
+      event->ignore();
+    } else {
+      QToolTip::showText(help->globalPos(), drawingPath_, this);
+    }
+    return true;
+  }
+  return QWidget::event(event);
 }
 
 bool HilbertSpectrumView::exportImage(const QString& path, QString* error) const {
@@ -309,6 +438,8 @@ void HilbertSpectrumView::mouseMoveEvent(QMouseEvent* event) {
     const QRectF p = plotRect();
     dragNow_ = QPointF(std::clamp(event->position().x(), p.left(), p.right()),
                        std::clamp(event->position().y(), p.top(), p.bottom()));
+    if (canvasDraws())
+      canvas_->setSelection(QRectF(dragStart_, dragNow_).normalized().translated(-canvas_->pos()));
     update();
   }
   const auto r = readoutAt(event->position());
@@ -323,6 +454,7 @@ void HilbertSpectrumView::mouseReleaseEvent(QMouseEvent* event) {
   if (!dragging_ || event->button() != Qt::LeftButton) return;
   dragging_ = false;
   const QRectF sel = QRectF(dragStart_, dragNow_).normalized();
+  if (canvas_) canvas_->setSelection({});
   update();
   if (sel.width() < kMinDragPixels || sel.height() < kMinDragPixels) return;
   const QRectF p = plotRect();
@@ -336,6 +468,7 @@ void HilbertSpectrumView::mouseReleaseEvent(QMouseEvent* event) {
 
 void HilbertSpectrumView::mouseDoubleClickEvent(QMouseEvent*) {
   dragging_ = false;
+  if (canvas_) canvas_->setSelection({});
   resetZoom();
   emitTimeWindow();
 }
@@ -363,7 +496,7 @@ void HilbertSpectrumView::wheelEvent(QWheelEvent* event) {
     r0_ = std::clamp(anchor - fy * height, 0.0, grid_.rows - height);
     r1_ = r0_ + height;
   }
-  update();
+  viewChanged();
   if (timeAxis) emitTimeWindow();
   event->accept();
 }

@@ -4,9 +4,17 @@
 // ctrl: frequency only, shift: time only) or by dragging a rectangle, reset by double-click,
 // right-click, R or Escape; a cursor read-out (time, frequency, value of the bin under it).
 //
-// Input is a value grid plus its bin edges (SpectrumGrid), not an image: the host path here
-// colours it into a QImage (mapGridToImage); a GL path can draw the same grid from a texture
-// with ColourMap::table() and ColourScale without changing this interface (DESIGN.md, "GPU").
+// Input is a value grid plus its bin edges (SpectrumGrid), not an image. Two drawing paths show
+// the same pixels (DESIGN.md, "GPU"):
+// - OpenGL (where the platform has it): a SpectrumGlCanvas child covers the plot and draws the
+//   visible bins from a texture filled through a pixel buffer object, either by an installed
+//   SpectrumPixelWriter (the app's CUDA-OpenGL interop: coloured on the GPU, never in host
+//   memory) or from host memory (renderSpectrumImage);
+// - QPainter: the grid coloured into a QImage (mapGridToImage), drawn with the axes. This path
+//   always serves exports (PNG/SVG/PDF, renderTo) and draws on screen when there is no OpenGL
+//   (offscreen platform, MODESCOPE_SPECTRUM_GL=0, a context without pixel buffer objects).
+// drawingPath() says which one draws and why ("drawn by CUDA-OpenGL interop on NVIDIA H100 ...",
+// "drawn from host memory through OpenGL: <why>"); it is the tool tip over the axes.
 //
 // Frequency rows are drawn at equal heights: a grid with logarithmic bins therefore gets a
 // logarithmic frequency axis, a linear one a linear axis.
@@ -17,6 +25,7 @@
 #include <QImage>
 #include <QString>
 #include <QWidget>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -24,6 +33,9 @@
 #include "widgets/colour_map.h"
 
 namespace modescope {
+
+class SpectrumGlCanvas;
+class SpectrumPixelWriter;
 
 struct SpectrumGrid {
   std::vector<float> values;           // rows x cols, row-major, row 0 = lowest frequency
@@ -57,6 +69,19 @@ class HilbertSpectrumView : public QWidget {
 
  public:
   explicit HilbertSpectrumView(QWidget* parent = nullptr);
+  ~HilbertSpectrumView() override;
+
+  // Whether this process can draw spectra with OpenGL widgets; `why` says why not. False on the
+  // offscreen and minimal platforms (QOpenGLWidget crashes there in Qt 6.4), when no OpenGL
+  // context can be created, and when the environment sets MODESCOPE_SPECTRUM_GL=0.
+  static bool openGlDrawingPossible(QString* why = nullptr);
+
+  // Installs the GPU writer of the OpenGL path (ignored, and destroyed, without OpenGL).
+  void setPixelWriter(std::unique_ptr<SpectrumPixelWriter> writer);
+  // The OpenGL canvas, or nullptr when this view draws with QPainter only.
+  SpectrumGlCanvas* glCanvas() const { return canvas_; }
+  // Which path draws the image and why (the tool tip over the axes and colour bar).
+  QString drawingPath() const { return drawingPath_; }
 
   void setGrid(SpectrumGrid grid);  // resets the zoom and fits the colour range
   const SpectrumGrid& grid() const { return grid_; }
@@ -99,11 +124,14 @@ class HilbertSpectrumView : public QWidget {
 
  signals:
   void cursorMoved(const QString& readout);  // empty when the cursor left the image
+  void drawingPathChanged(const QString& text);
   // The user zoomed or panned the time range (not emitted for setTimeWindow()).
   void timeWindowChanged(double startSeconds, double seconds);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  bool event(QEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
@@ -119,14 +147,25 @@ class HilbertSpectrumView : public QWidget {
   double rowOfFrequency(double hz) const;
   double frequencyOfRow(double row) const;
   QRectF plotRectIn(const QRect& area) const;
-  void rebuildImage();
+  void renderFrame(QPainter& painter, const QRect& area, bool drawImage) const;
+  const QImage& image() const;  // built on demand from the grid
+  void colouringChanged();
+  void viewChanged();  // zoom or selection changed: the canvas follows, then repaint
+  bool canvasDraws() const;
+  void syncCanvas();
+  void setDrawingPath(const QString& text);
   void emitTimeWindow();
 
   SpectrumGrid grid_;
   ColourMap map_ = ColourMap::viridis();
   ColourScale scale_;
   double logDecades_ = 3.0;
-  QImage image_;
+  mutable QImage image_;
+  mutable bool imageStale_ = true;
+  SpectrumGlCanvas* canvas_ = nullptr;  // child; nullptr without OpenGL
+  bool canvasFailed_ = false;           // it cannot draw the current grid
+  QString drawingPath_;
+  QString noGlWhy_;
   // Visible bin range.
   double c0_ = 0, c1_ = 1, r0_ = 0, r1_ = 1;
   QPointF dragStart_, dragNow_;
