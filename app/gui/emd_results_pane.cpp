@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "app/gui/cuda_spectrum_pixel_writer.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
 #include "widgets/hilbert_spectrum_view.h"
@@ -83,11 +84,28 @@ EmdResultsPane::EmdResultsPane(std::shared_ptr<const Recording> recording,
   stack_->setObjectName(QStringLiteral("imfStack"));
   spectrum_ = new HilbertSpectrumView(this);
   spectrum_->setObjectName(QStringLiteral("hilbertSpectrum"));
+  // Coloured by CUDA straight into the view's GL buffer where the display runs on the CUDA
+  // device; the view falls back to host memory and says why otherwise.
+  spectrum_->setPixelWriter(std::make_unique<CudaSpectrumPixelWriter>());
   marginal_ = new MarginalSpectrumView(this);
   marginal_->setObjectName(QStringLiteral("marginalSpectrum"));
   readout_ = new QLabel(this);
   readout_->setObjectName(QStringLiteral("spectrumReadout"));
   readout_->setText(tr("Move the cursor over the spectrum for time, frequency and value"));
+  drawingPath_ = new QLabel(this);
+  drawingPath_->setObjectName(QStringLiteral("spectrumDrawingPath"));
+  drawingPath_->setForegroundRole(QPalette::PlaceholderText);  // greyed: a note, not a value
+  drawingPath_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  const auto showPath = [this](const QString& text) {
+    // "drawn from host memory through OpenGL: <why>": the path on the line, the why (often a
+    // long driver message) in the tool tip.
+    const QString head = text.section(QLatin1Char(':'), 0, 0);
+    const QString line = head.left(1).toUpper() + head.mid(1);
+    drawingPath_->setText(head.size() < text.size() ? line + QStringLiteral(" \u2026") : line);
+    drawingPath_->setToolTip(text.left(1).toUpper() + text.mid(1));
+  };
+  showPath(spectrum_->drawingPath());
+  connect(spectrum_, &HilbertSpectrumView::drawingPathChanged, this, showPath);
   summary_ = new QLabel(this);
   summary_->setWordWrap(true);
   table_ = new QTableWidget(this);
@@ -124,6 +142,7 @@ EmdResultsPane::EmdResultsPane(std::shared_ptr<const Recording> recording,
   spectrumLayout->setContentsMargins(0, 0, 0, 0);
   spectrumLayout->addWidget(spectrum_, 1);
   spectrumLayout->addWidget(readout_);
+  spectrumLayout->addWidget(drawingPath_);
   auto* tableBox = new QWidget(this);
   auto* tableLayout = new QVBoxLayout(tableBox);
   tableLayout->setContentsMargins(0, 0, 0, 0);

@@ -1,6 +1,7 @@
 // One decomposition result in the "Decomposition" dock: a channel picker; the IMF stack with
-// marking and the reconstruction preview; the Hilbert spectrum with its colour scale, zoom and
-// cursor read-out; the marginal spectrum; a table of the IMFs (mean frequency, energy, sifts,
+// marking and the reconstruction preview; the Hilbert spectrum with its colour scale, zoom,
+// cursor read-out and a note on how it is drawn (CUDA-OpenGL interop, installed here, or host
+// memory); the marginal spectrum; a table of the IMFs (mean frequency, energy, sifts,
 // drop box); figure export; and "Apply as cleaned recording", which asks the main window for a
 // new recording with the marked rows left out (app/core/imf_reconstruction.h).
 //
@@ -62,6 +63,7 @@ class EmdResultsPane : public QWidget {
   MarginalSpectrumView* marginal() const { return marginal_; }
   QTableWidget* imfTable() const { return table_; }
   QLabel* readoutLabel() const { return readout_; }
+  QLabel* drawingPathLabel() const { return drawingPath_; }  // how the spectrum is drawn
   QPushButton* applyButton() const { return apply_; }
   QComboBox* channelCombo() const { return channelCombo_; }
 
@@ -103,6 +105,7 @@ class EmdResultsPane : public QWidget {
   MarginalSpectrumView* marginal_ = nullptr;
   QTableWidget* table_ = nullptr;
   QLabel* readout_ = nullptr;
+  QLabel* drawingPath_ = nullptr;
   QLabel* summary_ = nullptr;
 };
 
