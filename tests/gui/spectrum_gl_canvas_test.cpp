@@ -153,6 +153,13 @@ struct CanvasWindow {
     window.resize(std::max(w, 100) + 20, std::max(h, 100) + 20);
     canvas->setGeometry(10, 10, w, h);
   }
+  // The grid, its colouring, and the whole grid visible.
+  void load(const std::vector<float>& grid, int rows, int cols, const ColourMap& map,
+            const ColourScale& scale) {
+    canvas->setGrid(grid.data(), rows, cols);
+    canvas->setColouring(map, scale);
+    canvas->setVisibleBins(0, cols, 0, rows);
+  }
   bool show() {
     window.show();
     return QTest::qWaitForWindowExposed(&window);
@@ -193,9 +200,7 @@ class SpectrumGlCanvasTest : public QObject {
     const ColourMap map = ColourMap::viridis();
     const ColourScale scale{ColourScaleKind::Linear, 0.0, rows * cols - 1.0};
     CanvasWindow w(cols, rows);
-    w.canvas->setGrid(grid.data(), rows, cols);
-    w.canvas->setColouring(map, scale);
-    w.canvas->setVisibleBins(0, cols, 0, rows);
+    w.load(grid, rows, cols, map, scale);
     QVERIFY(w.show());
     const QImage drawn = grabCanvas(*w.canvas);
     QCOMPARE(drawn.size(), QSize(cols, rows));
@@ -222,9 +227,7 @@ class SpectrumGlCanvasTest : public QObject {
     {
       CanvasWindow w(cols, rows);
       w.canvas->setPixelWriter(std::make_unique<PatternWriter>(&log));
-      w.canvas->setGrid(grid.data(), rows, cols);
-      w.canvas->setColouring(ColourMap::viridis(), {ColourScaleKind::Linear, 0.0, 44.0});
-      w.canvas->setVisibleBins(0, cols, 0, rows);
+      w.load(grid, rows, cols, ColourMap::viridis(), {ColourScaleKind::Linear, 0.0, 44.0});
       QVERIFY(w.show());
       QImage drawn = grabCanvas(*w.canvas);
       QCOMPARE(w.canvas->path(), SpectrumGlCanvas::Path::Writer);
@@ -310,8 +313,7 @@ class SpectrumGlCanvasTest : public QObject {
     const ColourMap map = ColourMap::viridis();
     const ColourScale scale{ColourScaleKind::Linear, 0.0, 23.0};
     CanvasWindow w(12, 8);
-    w.canvas->setGrid(grid.data(), rows, cols);
-    w.canvas->setColouring(map, scale);
+    w.load(grid, rows, cols, map, scale);
     w.canvas->setVisibleBins(2, 5, 1, 3);  // columns 2..4, rows 1..2
     QVERIFY(w.show());
     const QImage drawn = grabCanvas(*w.canvas);
@@ -388,9 +390,7 @@ class SpectrumGlCanvasTest : public QObject {
     const ColourScale scale{ColourScaleKind::Linear, 0.0, 76.0};
     CanvasWindow w(cols, rows);
     w.canvas->setPixelWriter(std::make_unique<CudaSpectrumPixelWriter>());
-    w.canvas->setGrid(grid.data(), rows, cols);
-    w.canvas->setColouring(map, scale);
-    w.canvas->setVisibleBins(0, cols, 0, rows);
+    w.load(grid, rows, cols, map, scale);
     QVERIFY(w.show());
     const QImage drawn = grabCanvas(*w.canvas);
     const QString text = w.canvas->pathText();
