@@ -10,7 +10,7 @@
 #include "cuda/device_memory.cuh"
 #include "engine/core/error.h"
 
-#if __has_include(<GL/gl.h>)
+#if defined(MODESCOPE_HAVE_GL_HEADERS)
 #include <GL/gl.h>
 #include <cuda_gl_interop.h>
 #define MODESCOPE_GL_INTEROP 1
