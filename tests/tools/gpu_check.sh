@@ -6,6 +6,17 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
 mkdir -p "$out"
+# The CUDA-OpenGL interop test renders headless through EGL: the GL loader and header packages
+# (libegl1, libopengl0, libgl1, libglvnd0, libglx0 and their -dev packages, downloaded into .gl/
+# on a machine with apt) are unpacked when present, and the NVIDIA EGL vendor file selected.
+if compgen -G ".gl/*.deb" >/dev/null; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+for v in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json \
+         /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
+  if [[ -f $v ]]; then export __EGL_VENDOR_LIBRARY_FILENAMES=$v; break; fi
+done
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$out/gpu.txt"
 cmake -S . -B build-gpu -G Ninja -DMODESCOPE_GUI=OFF -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES=90 2>&1 | tail -5
