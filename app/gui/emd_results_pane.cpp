@@ -172,6 +172,9 @@ EmdResultsPane::EmdResultsPane(std::shared_ptr<const Recording> recording,
     spectrum_->setColourScaleKind(
         static_cast<ColourScaleKind>(colourScale_->currentData().toInt()));
   });
+  // Log colours by default: a Hilbert spectrum's amplitudes span decades (slow IMFs are tens of
+  // uV, fast ones a few), and on a linear scale everything but the largest cells is black.
+  colourScale_->setCurrentIndex(colourScale_->findData(static_cast<int>(ColourScaleKind::Log)));
   connect(logMarginal_, &QCheckBox::toggled, marginal_, &MarginalSpectrumView::setLogValues);
   connect(resetZoom, &QPushButton::clicked, this, [this] {
     spectrum_->resetZoom();
