@@ -73,12 +73,25 @@ EmdResult decomposeGpu(const SignalBlock& block, const EmdParams& params, JobCon
     const int count = std::min(perBatch, channels - first);
     JobContext sub = ctx.sub(static_cast<double>(first) / channels,
                              static_cast<double>(first + count) / channels);
-    if (params.gpuPrecision == GpuPrecision::Float64) {
-      decomposeChannelBatch<double>(block, first, count, params, result.channels,
-                                    result.diagnostics, stream.get(), sub);
-    } else {
-      decomposeChannelBatch<float>(block, first, count, params, result.channels,
-                                   result.diagnostics, stream.get(), sub);
+    try {
+      if (params.gpuPrecision == GpuPrecision::Float64) {
+        decomposeChannelBatch<double>(block, first, count, params, result.channels,
+                                      result.diagnostics, stream.get(), sub);
+      } else {
+        decomposeChannelBatch<float>(block, first, count, params, result.channels,
+                                     result.diagnostics, stream.get(), sub);
+      }
+    } catch (const OutOfDeviceMemoryError&) {
+      // The plan assumed about log2(N) noise modes; white noise can yield more, and each one is
+      // kept on the device. Say what to change instead of the allocator's words.
+      const int members = params.method == EmdMethod::Emd ? 1 : params.ensembleSize;
+      throw OutOfDeviceMemoryError(
+          "the GPU ran out of memory decomposing " + std::to_string(count) + " channel(s) of " +
+          std::to_string(block.samples) + " samples with " + std::to_string(members) +
+          " ensemble members (" + gib(static_cast<double>(freeBytes)) +
+          " was free; the noise modes needed more than planned). Use fewer members (about " +
+          std::to_string(std::max(1, members / 2)) +
+          "), a shorter time range, a fixed maximum number of IMFs, or the CPU backend.");
     }
     ctx.checkpoint();
   }

@@ -731,7 +731,8 @@ class BatchRun {
 int emdNoiseModeEstimate(const EmdParams& p, std::int64_t samples) {
   if (p.method == EmdMethod::Emd || p.method == EmdMethod::Eemd) return 0;
   if (p.maxImfs > 0) return p.maxImfs;
-  return static_cast<int>(std::floor(std::log2(static_cast<double>(samples)))) + 2;
+  // White noise gives about one IMF per octave; Rilling's rule and the residue add a few.
+  return static_cast<int>(std::floor(std::log2(static_cast<double>(samples)))) + 6;
 }
 
 std::size_t emdBytesPerChannel(const EmdParams& p, std::int64_t samples) {
