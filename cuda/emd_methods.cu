@@ -562,6 +562,22 @@ class BatchRun {
     for (int b = 0; b < B_; ++b) degenerate_ += active[b / I_] && st[b] == kSiftNoImf;
   }
 
+  // A stage on the current residue r: noise mode `mode` of each member scaled by
+  // noiseStd * std(r) (/ std(E) when normalise), or no noise once the modes are exhausted.
+  // Returns whether noise mode `mode` exists.
+  bool residueStage(int mode, bool normalise, const std::vector<std::uint8_t>& active) {
+    rowStats(r_.get(), C_);
+    const std::vector<double> sr = hostStd(C_);
+    std::vector<double> factor(C_);
+    for (int c = 0; c < C_; ++c) factor[c] = p_.noiseStd * sr[c];
+    if (mode >= static_cast<int>(noiseModes_.size())) {
+      noiselessStage(active);
+      return false;
+    }
+    noisyStage(mode, factor, normalise, active);
+    return true;
+  }
+
   // A stage after every member's noise is exhausted: the realizations are r itself (iceemdan.m
   // and ceemdan.m add no noise to a member without that mode).
   void noiselessStage(const std::vector<std::uint8_t>& active) {
@@ -613,16 +629,8 @@ class BatchRun {
       progress(0.4 + 0.6 * std::min(1.0, k / 14.0), "ICEEMDAN mode " + std::to_string(k + 1));
       active = probe(active, false);
       if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
-      rowStats(r_.get(), C_);
-      const std::vector<double> sr = hostStd(C_);
-      std::vector<double> factor(C_);
-      for (int c = 0; c < C_; ++c) factor[c] = p_.noiseStd * sr[c];
-      const bool haveMode = k < static_cast<int>(noiseModes_.size());
-      if (haveMode) {
-        noisyStage(k, factor, p_.noiseScaling == NoiseScaling::Constant, active);
-      } else {
-        noiselessStage(active);
-      }
+      const bool haveMode =
+          residueStage(k, p_.noiseScaling == NoiseScaling::Constant, active);
       ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
           rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(),
           haveMode ? noiseModes_[k].get() : nullptr, scale_.get(), hasMode_.get(), n_, C_, I_,
@@ -672,16 +680,7 @@ class BatchRun {
       progress(0.4 + 0.6 * std::min(1.0, k / 14.0), "CEEMDAN mode " + std::to_string(k + 1));
       active = probe(active, true);
       if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
-      rowStats(r_.get(), C_);
-      const std::vector<double> sr = hostStd(C_);
-      std::vector<double> factor(C_);
-      for (int c = 0; c < C_; ++c) factor[c] = p_.noiseStd * sr[c];
-      const int mode = k - 1;  // Torres: E_{k-1} for mode k
-      if (mode < static_cast<int>(noiseModes_.size())) {
-        noisyStage(mode, factor, true, active);
-      } else {
-        noiselessStage(active);
-      }
+      residueStage(k - 1, true, active);  // Torres: E_{k-1} for mode k
       ceemdanFinish(active);
     }
     appendResidue(r_.get(), std::vector<std::uint8_t>(C_, 1), sigma_);
