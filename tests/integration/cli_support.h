@@ -1,0 +1,125 @@
+// Shared by the CLI end-to-end tests (cli_test.cpp, cli_emd_test.cpp): a program run as a child
+// process with its stdout and stderr captured, so a test can check what it printed, its exit
+// code, and how it reacts to a signal. Header-only; every definition lives in
+// modescope::cli_support, so the including tests' anonymous namespaces do not collide.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace modescope::cli_support {
+
+// The modescope-cli binary under test (defined for the integration tests by CMake).
+inline const std::string kCli = MODESCOPE_CLI;
+
+struct RunResult {
+  int exitCode = -1;  // the exit status, or 128 + signal when killed by one
+  std::string out, err;
+};
+
+// `program` (modescope-cli unless named) run with `args`, stdin from /dev/null. The destructor
+// kills a child that is still running, so a failed assertion never leaves one behind.
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& args, const std::string& program = kCli) {
+    int outPipe[2], errPipe[2];
+    if (pipe2(outPipe, O_CLOEXEC) != 0 || pipe2(errPipe, O_CLOEXEC) != 0) {
+      throw std::runtime_error("pipe failed");
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    std::vector<std::string> argv = {program};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    const int rc = posix_spawn(&pid_, program.c_str(), &actions, nullptr, cargv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(outPipe[1]);
+    close(errPipe[1]);
+    outFd_ = outPipe[0];
+    errFd_ = errPipe[0];
+    if (rc != 0) throw std::runtime_error("could not start " + program);
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (outFd_ >= 0) close(outFd_);
+    if (errFd_ >= 0) close(errFd_);
+  }
+
+  // Reads what is available for up to `timeout`; returns false once both pipes are closed.
+  bool pump(std::chrono::milliseconds timeout) {
+    if (outFd_ < 0 && errFd_ < 0) return false;
+    pollfd fds[2] = {{outFd_, POLLIN, 0}, {errFd_, POLLIN, 0}};
+    if (poll(fds, 2, static_cast<int>(timeout.count())) <= 0) return true;
+    auto drain = [](int& fd, short revents, std::string& into) {
+      if (fd < 0 || !(revents & (POLLIN | POLLHUP | POLLERR))) return;
+      char buf[65536];
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n > 0) {
+        into.append(buf, static_cast<std::size_t>(n));
+      } else {
+        close(fd);
+        fd = -1;
+      }
+    };
+    drain(outFd_, fds[0].revents, result_.out);
+    drain(errFd_, fds[1].revents, result_.err);
+    return outFd_ >= 0 || errFd_ >= 0;
+  }
+
+  // Waits for the end (killing the child after `limit`) and returns what it printed.
+  RunResult finish(std::chrono::seconds limit = std::chrono::seconds(300)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (pump(std::chrono::milliseconds(100))) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(pid_, SIGKILL);
+        result_.err += "\n[test: killed after the time limit]";
+      }
+    }
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    result_.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return result_;
+  }
+
+  void signal(int sig) { kill(pid_, sig); }
+  const std::string& stderrSoFar() const { return result_.err; }
+
+ private:
+  pid_t pid_ = -1;
+  int outFd_ = -1, errFd_ = -1;
+  RunResult result_;
+};
+
+// modescope-cli run to the end with `args`.
+inline RunResult runCli(const std::vector<std::string>& args) { return Child(args).finish(); }
+
+// Exit code and the start of both streams, for an assertion's message.
+inline std::string describe(const RunResult& r) {
+  return "exit " + std::to_string(r.exitCode) + "\n--- stdout ---\n" + r.out.substr(0, 4000) +
+         "\n--- stderr ---\n" + r.err.substr(0, 4000);
+}
+
+}  // namespace modescope::cli_support
