@@ -18,6 +18,7 @@
 #include "engine/core/recording.h"
 #include "engine/io/recording_io.h"
 #include "engine/io/session.h"
+#include "tests/unit/shell_json_support.h"
 
 namespace fs = std::filesystem;
 
@@ -26,55 +27,12 @@ namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
 
-struct CommandResult {
-  int status = -1;
-  std::string output;
-};
-
-CommandResult run(const std::string& command) {
-  CommandResult r;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  r.status = ::pclose(p);
-  return r;
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string json(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else {
-      o += static_cast<char>(c);
-    }
-  }
-  return o + "\"";
-}
-
-// Enough digits to round-trip: 17 for double, 9 for float.
-std::string num(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
-std::string numf(float v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.9g", static_cast<double>(v));
-  return b;
-}
+using test_support::CommandResult;
+using test_support::jsonDouble;
+using test_support::jsonFloat;
+using test_support::jsonString;
+using test_support::runCommand;
+using test_support::shellQuote;
 
 std::shared_ptr<Recording> makeRecording() {
   auto rec = std::make_shared<Recording>();
@@ -148,49 +106,49 @@ Provenance makeProvenance() {
 std::string expectedJson(const Recording& rec, const Provenance& p, const std::string& session) {
   std::ostringstream o;
   const RecordingInfo& i = rec.info;
-  o << "{\"attrs\":{\"source_path\":" << json(rec.sourcePath)
-    << ",\"source_format\":" << json(i.format) << ",\"source_reader\":" << json(i.reader)
-    << ",\"patient\":" << json(i.patient) << ",\"patient_code\":" << json(i.patientCode)
-    << ",\"sex\":" << json(i.sex) << ",\"birthdate\":" << json(i.birthdate)
-    << ",\"recording_id\":" << json(i.recordingId) << ",\"technician\":" << json(i.technician)
-    << ",\"equipment\":" << json(i.equipment) << ",\"admin_code\":" << json(i.adminCode)
-    << ",\"start_datetime\":" << json(i.startDateTime) << "},\"channels\":[";
+  o << "{\"attrs\":{\"source_path\":" << jsonString(rec.sourcePath)
+    << ",\"source_format\":" << jsonString(i.format) << ",\"source_reader\":" << jsonString(i.reader)
+    << ",\"patient\":" << jsonString(i.patient) << ",\"patient_code\":" << jsonString(i.patientCode)
+    << ",\"sex\":" << jsonString(i.sex) << ",\"birthdate\":" << jsonString(i.birthdate)
+    << ",\"recording_id\":" << jsonString(i.recordingId) << ",\"technician\":" << jsonString(i.technician)
+    << ",\"equipment\":" << jsonString(i.equipment) << ",\"admin_code\":" << jsonString(i.adminCode)
+    << ",\"start_datetime\":" << jsonString(i.startDateTime) << "},\"channels\":[";
   const auto& src = dynamic_cast<const InMemorySource&>(*rec.source);
   for (std::size_t c = 0; c < rec.channels.size(); ++c) {
     const ChannelInfo& ch = rec.channels[c];
-    o << (c ? "," : "") << "{\"label\":" << json(ch.label) << ",\"name\":" << json(ch.name)
-      << ",\"type\":" << json(channelTypeName(ch.type)) << ",\"unit\":" << json(ch.unit)
-      << ",\"sample_rate\":" << num(ch.sampleRate)
-      << ",\"last_time\":" << num(static_cast<double>(ch.sampleCount - 1) / ch.sampleRate)
+    o << (c ? "," : "") << "{\"label\":" << jsonString(ch.label) << ",\"name\":" << jsonString(ch.name)
+      << ",\"type\":" << jsonString(channelTypeName(ch.type)) << ",\"unit\":" << jsonString(ch.unit)
+      << ",\"sample_rate\":" << jsonDouble(ch.sampleRate)
+      << ",\"last_time\":" << jsonDouble(static_cast<double>(ch.sampleCount - 1) / ch.sampleRate)
       << ",\"position\":";
     if (ch.position) {
-      o << "[" << num(ch.position->x) << "," << num(ch.position->y) << "," << num(ch.position->z)
+      o << "[" << jsonDouble(ch.position->x) << "," << jsonDouble(ch.position->y) << "," << jsonDouble(ch.position->z)
         << "]";
     } else {
       o << "null";
     }
     o << ",\"samples\":[";
     const auto& v = src.channel(c);
-    for (std::size_t k = 0; k < v.size(); ++k) o << (k ? "," : "") << numf(v[k]);
+    for (std::size_t k = 0; k < v.size(); ++k) o << (k ? "," : "") << jsonFloat(v[k]);
     o << "]}";
   }
   o << "],\"annotations\":[";
   for (std::size_t k = 0; k < rec.annotations.size(); ++k) {
     const Annotation& a = rec.annotations[k];
-    o << (k ? "," : "") << "{\"onset\":" << num(a.onset) << ",\"duration\":" << num(a.duration)
-      << ",\"text\":" << json(a.text) << "}";
+    o << (k ? "," : "") << "{\"onset\":" << jsonDouble(a.onset) << ",\"duration\":" << jsonDouble(a.duration)
+      << ",\"text\":" << jsonString(a.text) << "}";
   }
-  o << "],\"provenance\":{\"attrs\":{\"method\":" << json(p.method) << ",\"seed\":" << json(p.seed)
-    << ",\"backend\":" << json(p.backend) << ",\"software_version\":" << json(p.softwareVersion)
-    << ",\"input_file\":" << json(p.inputFile) << ",\"selection\":" << json(p.selection)
-    << ",\"created_at\":" << json(p.createdAt) << "},\"wall_seconds\":" << num(p.wallSeconds)
+  o << "],\"provenance\":{\"attrs\":{\"method\":" << jsonString(p.method) << ",\"seed\":" << jsonString(p.seed)
+    << ",\"backend\":" << jsonString(p.backend) << ",\"software_version\":" << jsonString(p.softwareVersion)
+    << ",\"input_file\":" << jsonString(p.inputFile) << ",\"selection\":" << jsonString(p.selection)
+    << ",\"created_at\":" << jsonString(p.createdAt) << "},\"wall_seconds\":" << jsonDouble(p.wallSeconds)
     << ",\"parameters\":[";
   for (std::size_t k = 0; k < p.parameters.size(); ++k) {
-    o << (k ? "," : "") << "[" << json(p.parameters[k].first) << "," << json(p.parameters[k].second)
+    o << (k ? "," : "") << "[" << jsonString(p.parameters[k].first) << "," << jsonString(p.parameters[k].second)
       << "]";
   }
   o << "]}";
-  if (!session.empty()) o << ",\"session\":{\"recording_path\":" << json(session) << "}";
+  if (!session.empty()) o << ",\"session\":{\"recording_path\":" << jsonString(session) << "}";
   o << "}";
   return o.str();
 }
@@ -198,7 +156,7 @@ std::string expectedJson(const Recording& rec, const Provenance& p, const std::s
 class H5pyReadsSchema : public ::testing::Test {
  protected:
   void SetUp() override {
-    const CommandResult probe = run(std::string(kPython) + " -c 'import h5py, numpy'");
+    const CommandResult probe = runCommand(std::string(kPython) + " -c 'import h5py, numpy'");
     if (probe.status != 0) {
       GTEST_SKIP() << "SKIPPED LOUDLY: " << kPython
                    << " cannot import h5py/numpy, so the HDF5 schema is not checked by an "
@@ -219,8 +177,8 @@ class H5pyReadsSchema : public ::testing::Test {
     const std::string script =
         std::string(MODESCOPE_SOURCE_DIR) + "/tests/tools/h5py_reads_schema.py";
     const std::string doc = std::string(MODESCOPE_SOURCE_DIR) + "/docs/hdf5-schema.md";
-    return run(std::string(kPython) + " " + quote(script) + " " + quote(h5) + " " + quote(exp) +
-               " " + quote(group) + (runDocExample ? " " + quote(doc) : std::string()));
+    return runCommand(std::string(kPython) + " " + shellQuote(script) + " " + shellQuote(h5) + " " + shellQuote(exp) +
+               " " + shellQuote(group) + (runDocExample ? " " + shellQuote(doc) : std::string()));
   }
   fs::path dir_;
 };

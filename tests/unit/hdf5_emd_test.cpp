@@ -24,6 +24,7 @@
 #include "engine/io/hdf5_emd.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
+#include "tests/unit/shell_json_support.h"
 
 namespace fs = std::filesystem;
 
@@ -34,56 +35,17 @@ constexpr const char* kPython = "/usr/bin/python3";
 constexpr int64_t kSamples = 50;
 constexpr double kRate = 200.0;
 
-struct CommandResult {
-  int status = -1;
-  std::string output;
-};
-
-CommandResult runCommand(const std::string& command) {
-  CommandResult r;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  r.status = ::pclose(p);
-  return r;
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string js(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else {
-      o += static_cast<char>(c);
-    }
-  }
-  return o + "\"";
-}
+using test_support::CommandResult;
+using test_support::jsonFloat;
+using test_support::jsonString;
+using test_support::runCommand;
+using test_support::shellQuote;
 
 // Round-trip digits; doubles always carry a '.' or an exponent so that Python reads a float.
 std::string numd(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  std::string s = b;
+  std::string s = test_support::jsonDouble(v);
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
-}
-std::string numf(float v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.9g", static_cast<double>(v));
-  return b;
 }
 template <typename T, typename F>
 std::string list(const std::vector<T>& v, F f) {
@@ -95,7 +57,7 @@ std::string rowsJson(const float* data, int rows, int64_t cols) {
   std::string s = "[";
   for (int r = 0; r < rows; ++r) {
     s += r ? ",[" : "[";
-    for (int64_t i = 0; i < cols; ++i) s += (i ? "," : "") + numf(data[r * cols + i]);
+    for (int64_t i = 0; i < cols; ++i) s += (i ? "," : "") + jsonFloat(data[r * cols + i]);
     s += "]";
   }
   return s + "]";
@@ -228,7 +190,7 @@ const std::vector<std::string> kGroups = {"C3_C4", "Cz", "Cz_2", "frequency_edge
 std::string expectedJson(const Recording& rec, const EmdResult& m, const HhtResult* h) {
   std::ostringstream o;
   const EmdParams& p = m.params;
-  o << "{\"input_file\":" << js(m.provenance.inputFile) << ",\"emd\":{"
+  o << "{\"input_file\":" << jsonString(m.provenance.inputFile) << ",\"emd\":{"
     << "\"method\":\"ceemdan\",\"stop_rule\":\"s-number\",\"stop_threshold1\":"
     << numd(p.stop.threshold1) << ",\"stop_threshold2\":" << numd(p.stop.threshold2)
     << ",\"stop_tolerance\":" << numd(p.stop.tolerance) << ",\"stop_max_sifts\":321"
@@ -241,9 +203,9 @@ std::string expectedJson(const Recording& rec, const EmdResult& m, const HhtResu
   for (std::size_t i = 0; i < m.channels.size(); ++i) {
     const EmdChannelModes& c = m.channels[i];
     const ChannelInfo& info = rec.channels[c.channel];
-    o << (i ? "," : "") << "{\"name\":" << js(info.name) << ",\"label\":" << js(info.label)
-      << ",\"unit\":" << js(info.unit) << ",\"type\":\"EEG\",\"recording_index\":" << c.channel
-      << ",\"group\":" << js(kGroups[i]) << ",\"modes\":" << rowsJson(c.data.data(), c.rows, kSamples)
+    o << (i ? "," : "") << "{\"name\":" << jsonString(info.name) << ",\"label\":" << jsonString(info.label)
+      << ",\"unit\":" << jsonString(info.unit) << ",\"type\":\"EEG\",\"recording_index\":" << c.channel
+      << ",\"group\":" << jsonString(kGroups[i]) << ",\"modes\":" << rowsJson(c.data.data(), c.rows, kSamples)
       << ",\"sifts\":" << list(c.sifts, [](int v) { return std::to_string(v); })
       << ",\"degenerate_members\":" << c.degenerateMembers << "}";
   }
@@ -284,13 +246,13 @@ std::string expectedJson(const Recording& rec, const EmdResult& m, const HhtResu
   o << ",\"diagnostics\":[[\"emd\",\"warning\",\"emd.siftCap\",\"IMF 3 of Cz reached 321 sifts\"]";
   if (h) o << ",[\"hht\",\"info\",\"hht.negativeFrequency\",\"3 % of IMF 2 samples\"]";
   const Provenance& pr = m.provenance;
-  o << "],\"provenance\":{\"attrs\":{\"method\":" << js(pr.method) << ",\"seed\":" << js(pr.seed)
-    << ",\"backend\":" << js(pr.backend) << ",\"input_file\":" << js(pr.inputFile)
-    << ",\"selection\":" << js(pr.selection) << ",\"created_at\":" << js(pr.createdAt)
+  o << "],\"provenance\":{\"attrs\":{\"method\":" << jsonString(pr.method) << ",\"seed\":" << jsonString(pr.seed)
+    << ",\"backend\":" << jsonString(pr.backend) << ",\"input_file\":" << jsonString(pr.inputFile)
+    << ",\"selection\":" << jsonString(pr.selection) << ",\"created_at\":" << jsonString(pr.createdAt)
     << "},\"wall_seconds\":" << numd(pr.wallSeconds) << ",\"parameters\":"
     << list(pr.parameters,
             [](const std::pair<std::string, std::string>& kv) {
-              return "[" + js(kv.first) + "," + js(kv.second) + "]";
+              return "[" + jsonString(kv.first) + "," + jsonString(kv.second) + "]";
             })
     << "}}";
   return o.str();
@@ -451,9 +413,9 @@ class H5pyReadsEmd : public Hdf5EmdTest {
     std::ofstream(exp) << expected;
     const std::string src = MODESCOPE_SOURCE_DIR;
     return runCommand(std::string(kPython) + " " +
-                      quote(src + "/tests/tools/h5py_reads_emd_schema.py") + " " + quote(h5) +
-                      " " + quote(exp) +
-                      (docExample ? " " + quote(src + "/docs/hdf5-schema.md") : std::string()));
+                      shellQuote(src + "/tests/tools/h5py_reads_emd_schema.py") + " " + shellQuote(h5) +
+                      " " + shellQuote(exp) +
+                      (docExample ? " " + shellQuote(src + "/docs/hdf5-schema.md") : std::string()));
   }
 };
 
