@@ -15,7 +15,6 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
-#include "engine/io/atomic_file.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -597,77 +596,43 @@ void writeEmdFile(const std::string& path, const Recording& rec, const EmdResult
     ctx.checkpoint();
   };
 
-  AtomicOutput out(path);
-  {
-    // The lock is taken before (and so released after) every H5:: object in this scope.
-    h5::Lock lock(h5::hdf5Mutex());
-    h5::initialiseHdf5();
-    std::unique_ptr<H5::H5File> file;
-    try {
-      file = std::make_unique<H5::H5File>(out.temporaryPath(), H5F_ACC_TRUNC,
-                                          H5::FileCreatPropList::DEFAULT, writeAccess());
-    } catch (const H5::Exception& e) {
-      throw OutputError(path, "HDF5 could not create '" + out.temporaryPath() + "' (" +
-                                  e.getDetailMsg() +
-                                  "); check that the folder exists and is writable");
-    }
-    try {
-      H5::Group root = file->openGroup("/");
-      h5::setAttribute(root, kSchemaAttribute, kEmdSchema);
-      h5::setAttribute(root, "modescope_version", softwareVersion());
-      h5::setAttribute(root, "input_file", modes.provenance.inputFile.empty()
-                                               ? rec.sourcePath
-                                               : modes.provenance.inputFile);
-      {
-        H5::Group ct = root.createGroup("channels");
-        std::vector<int64_t> idx;
-        std::vector<std::string> name, label, unit, type, group;
-        for (const EmdFileChannel& c : channels) {
-          idx.push_back(static_cast<int64_t>(c.recordingIndex));
-          name.push_back(c.name);
-          label.push_back(c.label);
-          unit.push_back(c.unit);
-          type.push_back(channelTypeName(rec.channels[c.recordingIndex].type));
-          group.push_back(c.group);
-        }
-        h5::writeInt64s(ct, "recording_index", idx);
-        h5::writeStrings(ct, "name", name);
-        h5::writeStrings(ct, "label", label);
-        h5::writeStrings(ct, "unit", unit);
-        h5::writeStrings(ct, "type", type);
-        h5::writeStrings(ct, "group", group);
+  writeHdf5FileAtomically(path, "the decomposition", [&](H5::Group& root) {
+    h5::setAttribute(root, kSchemaAttribute, kEmdSchema);
+    h5::setAttribute(root, "modescope_version", softwareVersion());
+    h5::setAttribute(
+        root, "input_file",
+        modes.provenance.inputFile.empty() ? rec.sourcePath : modes.provenance.inputFile);
+    {
+      H5::Group ct = root.createGroup("channels");
+      std::vector<int64_t> idx;
+      std::vector<std::string> name, label, unit, type, group;
+      for (const EmdFileChannel& c : channels) {
+        idx.push_back(static_cast<int64_t>(c.recordingIndex));
+        name.push_back(c.name);
+        label.push_back(c.label);
+        unit.push_back(c.unit);
+        type.push_back(channelTypeName(rec.channels[c.recordingIndex].type));
+        group.push_back(c.group);
       }
-      writeEmdGroup(root, modes, channels, rowDone);
-      if (hht) writeHhtGroup(root, *hht, channels, rowDone);
-      writeDiagnosticsTable(root, modes.diagnostics, hht ? &hht->diagnostics : nullptr);
-      h5::writeProvenance(root, modes.provenance);
-      root.close();
-      file->close();
-    } catch (const H5::Exception& e) {
-      throw OutputError(path, "HDF5 could not write the decomposition (" + e.getDetailMsg() +
-                                  "); check free disk space and that the folder is writable");
+      h5::writeInt64s(ct, "recording_index", idx);
+      h5::writeStrings(ct, "name", name);
+      h5::writeStrings(ct, "label", label);
+      h5::writeStrings(ct, "unit", unit);
+      h5::writeStrings(ct, "type", type);
+      h5::writeStrings(ct, "group", group);
     }
-  }
-  out.commit();
+    writeEmdGroup(root, modes, channels, rowDone);
+    if (hht) writeHhtGroup(root, *hht, channels, rowDone);
+    writeDiagnosticsTable(root, modes.diagnostics, hht ? &hht->diagnostics : nullptr);
+    h5::writeProvenance(root, modes.provenance);
+  });
 }
 
 bool isEmdFile(const std::string& path) {
-  h5::Lock lock(h5::hdf5Mutex());
-  h5::initialiseHdf5();
-  try {
-    if (H5Fis_hdf5(path.c_str()) <= 0) return false;
-    H5::H5File file(path, H5F_ACC_RDONLY, H5::FileCreatPropList::DEFAULT, readAccess());
-    H5::Group root = file.openGroup("/");
-    if (!root.attrExists(kSchemaAttribute)) return false;
-    H5::Attribute a = root.openAttribute(kSchemaAttribute);
-    if (a.getTypeClass() != H5T_STRING) return false;
-    std::string s;
-    a.read(a.getStrType(), s);
-    while (!s.empty() && s.back() == '\0') s.pop_back();
-    return s.rfind(kEmdSchemaPrefix, 0) == 0;
-  } catch (const H5::Exception&) {
-    return false;
-  }
+  std::optional<std::string> s = rootSchemaAttribute(path);
+  if (!s) return false;
+  while (!s->empty() && s->back() == '\0') s->pop_back();
+  return s->rfind(kEmdSchemaPrefix, 0) == 0;
 }
 
 EmdFile readEmdFile(const std::string& path) {

@@ -400,23 +400,10 @@ void checkRecordingSchema(const h5::Reader& r, const H5::Group& g) {
 }
 
 bool isModeScopeHdf5(const std::string& path) {
-  h5::Lock lock(h5::hdf5Mutex());
-  h5::initialiseHdf5();
-  try {
-    bool isDir = false;
-    if (!fileExists(path, isDir) || isDir) return false;
-    if (H5Fis_hdf5(path.c_str()) <= 0) return false;
-    H5::H5File file(path, H5F_ACC_RDONLY, H5::FileCreatPropList::DEFAULT, readAccess());
-    H5::Group root = file.openGroup("/");
-    if (!root.attrExists(kSchemaAttribute)) return false;
-    H5::Attribute a = root.openAttribute(kSchemaAttribute);
-    if (a.getTypeClass() != H5T_STRING) return false;
-    std::string s;
-    a.read(a.getStrType(), s);
-    return parseSchema(s).kind == SchemaKind::Recording;
-  } catch (const H5::Exception&) {
-    return false;
-  }
+  bool isDir = false;
+  if (!fileExists(path, isDir) || isDir) return false;
+  const std::optional<std::string> s = rootSchemaAttribute(path);
+  return s && parseSchema(*s).kind == SchemaKind::Recording;
 }
 
 std::shared_ptr<Recording> openHdf5Recording(const std::string& path) {

@@ -5,6 +5,8 @@
 #include <H5Cpp.h>
 
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "engine/core/job_context.h"
@@ -46,6 +48,21 @@ void checkRecordingSchema(const h5::Reader& reader, const H5::Group& group);
 // File access: HDF5's file locking kept but not required (NFS, some container mounts).
 H5::FileAccPropList readAccess();
 H5::FileAccPropList writeAccess();
+
+// Writes a new HDF5 file at `path` as every ModeScope writer does: AtomicOutput's temporary file
+// is created with writeAccess(), `fill` writes under its root group, and the file appears under
+// `path` only when all of it succeeded (a failure or a cancel leaves nothing there). `what`
+// names the content in the error message ("the recording"). Takes h5::hdf5Mutex() itself, so
+// the caller must not hold it (it is recursive, but the commit belongs outside it); `fill` runs
+// under it. An H5::Exception becomes OutputError naming `path`; anything else `fill` throws
+// (Cancelled, errors of its own) passes through.
+void writeHdf5FileAtomically(const std::string& path, const std::string& what,
+                             const std::function<void(H5::Group& root)>& fill);
+
+// The string attribute modescope_schema of the root group of the HDF5 file at `path`, as
+// stored; nullopt when the file is not HDF5, cannot be opened, or has no such string attribute.
+// Never throws. Takes h5::hdf5Mutex() itself.
+std::optional<std::string> rootSchemaAttribute(const std::string& path);
 
 // writeRecordingToGroup without its error translation: throws H5::Exception, so that callers
 // writing a whole file can name the file the user chose rather than its temporary name.

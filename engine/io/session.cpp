@@ -9,7 +9,6 @@
 
 #include "engine/core/error.h"
 #include "engine/core/job_context.h"
-#include "engine/io/atomic_file.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_recording.h"
 #include "engine/io/hdf5_schema.h"
@@ -46,8 +45,7 @@ std::vector<Annotation> readAnnotationTable(const h5::Reader& r, const H5::Group
   return out;
 }
 
-void writeSession(const Session& s, H5::H5File& file) {
-  H5::Group root = file.openGroup("/");
+void writeSession(const Session& s, H5::Group& root) {
   h5::setAttribute(root, kSchemaAttribute, kSessionSchema);
   h5::setAttribute(root, "modescope_version", softwareVersion());
   h5::setAttribute(root, "recording_path", s.recordingPath);
@@ -162,21 +160,8 @@ Session readSession(const h5::Reader& r, const H5::Group& root) {
 }  // namespace
 
 void saveSession(const Session& session, const std::string& path) {
-  AtomicOutput out(path);
-  {
-    h5::Lock lock(h5::hdf5Mutex());
-    h5::initialiseHdf5();
-    try {
-      H5::H5File file(out.temporaryPath(), H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT,
-                      writeAccess());
-      writeSession(session, file);
-      file.close();
-    } catch (const H5::Exception& e) {
-      throw OutputError(path, "HDF5 could not write the session (" + e.getDetailMsg() +
-                                  "); check that the folder is writable and has free space");
-    }
-  }
-  out.commit();
+  writeHdf5FileAtomically(path, "the session",
+                          [&](H5::Group& root) { writeSession(session, root); });
 }
 
 Session loadSession(const std::string& path) {

@@ -7,7 +7,6 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
-#include "engine/io/atomic_file.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
@@ -20,31 +19,9 @@ namespace {
 
 void writeHdf5File(const Recording& rec, const std::string& path, const Provenance& provenance,
                    JobContext& ctx) {
-  AtomicOutput out(path);
-  {
-    // The lock is taken before (and so released after) every H5:: object in this scope.
-    h5::Lock lock(h5::hdf5Mutex());
-    h5::initialiseHdf5();
-    std::unique_ptr<H5::H5File> file;
-    try {
-      file = std::make_unique<H5::H5File>(out.temporaryPath(), H5F_ACC_TRUNC,
-                                          H5::FileCreatPropList::DEFAULT, writeAccess());
-    } catch (const H5::Exception& e) {
-      throw OutputError(path, "HDF5 could not create '" + out.temporaryPath() + "' (" +
-                                  e.getDetailMsg() +
-                                  "); check that the folder exists and is writable");
-    }
-    try {
-      H5::Group root = file->openGroup("/");
-      writeRecordingGroup(rec, root, provenance, ctx);
-      root.close();
-      file->close();
-    } catch (const H5::Exception& e) {
-      throw OutputError(path, "HDF5 could not write the recording (" + e.getDetailMsg() +
-                                  "); check free disk space and that the folder is writable");
-    }
-  }
-  out.commit();
+  writeHdf5FileAtomically(path, "the recording", [&](H5::Group& root) {
+    writeRecordingGroup(rec, root, provenance, ctx);
+  });
 }
 
 }  // namespace

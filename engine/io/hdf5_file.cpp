@@ -1,0 +1,61 @@
+// The file-level steps every ModeScope HDF5 writer and file-type probe share
+// (engine/io/hdf5_schema.h): the atomic write of a whole file and the root schema attribute.
+#include <H5Cpp.h>
+
+#include <memory>
+
+#include "engine/core/error.h"
+#include "engine/io/atomic_file.h"
+#include "engine/io/hdf5_schema.h"
+#include "engine/io/hdf5_util.h"
+
+namespace modescope {
+
+void writeHdf5FileAtomically(const std::string& path, const std::string& what,
+                             const std::function<void(H5::Group& root)>& fill) {
+  AtomicOutput out(path);
+  {
+    // The lock is taken before (and so released after) every H5:: object in this scope.
+    h5::Lock lock(h5::hdf5Mutex());
+    h5::initialiseHdf5();
+    std::unique_ptr<H5::H5File> file;
+    try {
+      file = std::make_unique<H5::H5File>(out.temporaryPath(), H5F_ACC_TRUNC,
+                                          H5::FileCreatPropList::DEFAULT, writeAccess());
+    } catch (const H5::Exception& e) {
+      throw OutputError(path, "HDF5 could not create '" + out.temporaryPath() + "' (" +
+                                  e.getDetailMsg() +
+                                  "); check that the folder exists and is writable");
+    }
+    try {
+      H5::Group root = file->openGroup("/");
+      fill(root);
+      root.close();
+      file->close();
+    } catch (const H5::Exception& e) {
+      throw OutputError(path, "HDF5 could not write " + what + " (" + e.getDetailMsg() +
+                                  "); check free disk space and that the folder is writable");
+    }
+  }
+  out.commit();
+}
+
+std::optional<std::string> rootSchemaAttribute(const std::string& path) {
+  h5::Lock lock(h5::hdf5Mutex());
+  h5::initialiseHdf5();
+  try {
+    if (H5Fis_hdf5(path.c_str()) <= 0) return std::nullopt;
+    H5::H5File file(path, H5F_ACC_RDONLY, H5::FileCreatPropList::DEFAULT, readAccess());
+    H5::Group root = file.openGroup("/");
+    if (!root.attrExists(kSchemaAttribute)) return std::nullopt;
+    H5::Attribute a = root.openAttribute(kSchemaAttribute);
+    if (a.getTypeClass() != H5T_STRING) return std::nullopt;
+    std::string s;
+    a.read(a.getStrType(), s);
+    return s;
+  } catch (const H5::Exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace modescope
