@@ -104,6 +104,30 @@ class Child {
     return result_;
   }
 
+  // Reads until stderr holds `marker` (a progress line such as "emd:") or `limit` passes;
+  // returns whether it came.
+  bool waitForStderr(const std::string& marker,
+                     std::chrono::seconds limit = std::chrono::seconds(60)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (result_.err.find(marker) == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      if (!pump(std::chrono::milliseconds(50))) break;
+    }
+    return result_.err.find(marker) != std::string::npos;
+  }
+
+  // Sends SIGINT and waits up to a minute for the end; `stopSeconds` (when given) receives
+  // how long the program took to stop after the signal.
+  RunResult interrupt(double* stopSeconds = nullptr) {
+    signal(SIGINT);
+    const auto t0 = std::chrono::steady_clock::now();
+    RunResult r = finish(std::chrono::seconds(60));
+    if (stopSeconds) {
+      *stopSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return r;
+  }
+
   void signal(int sig) { kill(pid_, sig); }
   const std::string& stderrSoFar() const { return result_.err; }
 

@@ -826,19 +826,10 @@ TEST_F(CliTest, InterruptDuringLongSynthExitsWith130AndLeavesNoOutput) {
   Child child(
       {"synth", "-o", path("long.h5"), "--channels", "64", "--rate", "512", "--duration", "1200"});
   // Progress lines on a non-terminal stderr: the first one means the job started.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (child.stderrSoFar().find("synth:") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    if (!child.pump(std::chrono::milliseconds(50))) break;
-  }
-  ASSERT_NE(child.stderrSoFar().find("synth:"), std::string::npos)
-      << "no progress line: " << child.stderrSoFar();
+  ASSERT_TRUE(child.waitForStderr("synth:")) << "no progress line: " << child.stderrSoFar();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  child.signal(SIGINT);
-  const auto t0 = std::chrono::steady_clock::now();
-  const RunResult r = child.finish(std::chrono::seconds(60));
-  const double stopSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double stopSeconds = 0;
+  const RunResult r = child.interrupt(&stopSeconds);
   ASSERT_NE(r.exitCode, 0) << "finished before the interrupt arrived; make the job longer";
   EXPECT_EQ(r.exitCode, 130) << describe(r);
   EXPECT_NE(r.err.find("cancelled"), std::string::npos) << r.err;
@@ -854,14 +845,9 @@ TEST_F(CliTest, InterruptDuringConvertExitsWith130AndLeavesNoOutput) {
                 .exitCode,
             0);
   Child child({"convert", path("big.h5"), "-o", path("big.edf")});
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (child.stderrSoFar().find("convert:") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    if (!child.pump(std::chrono::milliseconds(50))) break;
-  }
+  child.waitForStderr("convert:");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  child.signal(SIGINT);
-  const RunResult r = child.finish(std::chrono::seconds(60));
+  const RunResult r = child.interrupt();
   ASSERT_NE(r.exitCode, 0) << "finished before the interrupt arrived; make the file longer";
   EXPECT_EQ(r.exitCode, 130) << describe(r);
   EXPECT_EQ(listDir(), std::vector<std::string>{"big.h5"});
