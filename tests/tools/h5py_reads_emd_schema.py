@@ -26,16 +26,9 @@ import sys
 import h5py
 import numpy as np
 
-problems = []
-
-
-def check(cond, what):
-    if not cond:
-        problems.append(what)
-
-
-def as_str(v):
-    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+# The shared helpers sit next to this script (sys.path[0]); no bytecode cache in the source tree.
+sys.dont_write_bytecode = True
+from h5py_check import as_str, check, check_provenance, doc_python_example, report  # noqa: E402
 
 
 def same_f32(data, rows, what):
@@ -45,11 +38,7 @@ def same_f32(data, rows, what):
 
 
 def run_doc_example(doc_path, h5_path, want):
-    with open(doc_path, encoding="utf-8") as fh:
-        text = fh.read()
-    section = text.index("### Reading an EMD result")
-    start = text.index("```python\n", section) + len("```python\n")
-    code = text[start:text.index("```", start)]
+    code = doc_python_example(doc_path, "### Reading an EMD result")
     first = want["channels"][0]
     code = code.replace('"imfs.h5"', repr(h5_path)).replace('"Cz"', repr(first["name"]))
     ns = {}
@@ -189,23 +178,12 @@ def main():
         check(got == want["diagnostics"], f"diagnostics {got}")
 
         # Provenance.
-        p = f["provenance"]
-        for k, v in want["provenance"]["attrs"].items():
-            check(as_str(p.attrs[k]) == v, f"provenance {k}")
-        check(float(p.attrs["wall_seconds"]) == want["provenance"]["wall_seconds"],
-              "provenance wall_seconds")
-        pn = p["parameter_name"].asstr()[...]
-        pv = p["parameter_value"].asstr()[...]
-        check([list(t) for t in zip(pn, pv)] == want["provenance"]["parameters"],
-              "provenance parameters")
+        check_provenance(f["provenance"], want["provenance"])
 
     if len(sys.argv) > 3:
         run_doc_example(sys.argv[3], path, want)
 
-    for line in problems:
-        print("MISMATCH:", line)
-    print(f"checked {path}: {'OK' if not problems else str(len(problems)) + ' problem(s)'}")
-    return 0 if not problems else 1
+    return report(path)
 
 
 if __name__ == "__main__":

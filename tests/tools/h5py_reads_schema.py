@@ -22,23 +22,13 @@ import sys
 import h5py
 import numpy as np
 
-problems = []
-
-
-def check(cond, what):
-    if not cond:
-        problems.append(what)
-
-
-def as_str(v):
-    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+# The shared helpers sit next to this script (sys.path[0]); no bytecode cache in the source tree.
+sys.dont_write_bytecode = True
+from h5py_check import as_str, check, check_provenance, doc_python_example, report  # noqa: E402
 
 
 def run_doc_example(doc_path, h5_path, want):
-    with open(doc_path, encoding="utf-8") as fh:
-        text = fh.read()
-    start = text.index("```python\n") + len("```python\n")
-    code = text[start:text.index("```", start)]
+    code = doc_python_example(doc_path)
     code = code.replace('"cleaned.h5"', repr(h5_path)).replace('"Cz"', repr(want["channels"][0]["name"]))
     ns = {}
     exec(compile(code, doc_path + " (Python example)", "exec"), ns)
@@ -136,24 +126,12 @@ def main():
         check(all(np.diff(onset) >= 0), "annotations sorted by onset")
 
         # Provenance.
-        p = g["provenance"]
-        for k, v in want["provenance"]["attrs"].items():
-            check(as_str(p.attrs[k]) == v, f"provenance {k}")
-        check(float(p.attrs["wall_seconds"]) == want["provenance"]["wall_seconds"],
-              "provenance wall_seconds")
-        pn = p["parameter_name"].asstr()[...]
-        pv = p["parameter_value"].asstr()[...]
-        check([list(t) for t in zip(pn, pv)] == want["provenance"]["parameters"],
-              "provenance parameters")
+        check_provenance(g["provenance"], want["provenance"])
 
     if len(sys.argv) > 4:
         run_doc_example(sys.argv[4], path, want)
 
-    for line in problems:
-        print("MISMATCH:", line)
-    print(f"checked {path}{group_path if group_path != '/' else ''}: "
-          f"{'OK' if not problems else str(len(problems)) + ' problem(s)'}")
-    return 0 if not problems else 1
+    return report(f"{path}{group_path if group_path != '/' else ''}")
 
 
 if __name__ == "__main__":
