@@ -9,7 +9,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
 #include <QPushButton>
 #include <QRegularExpressionValidator>
 #include <QSpinBox>
@@ -17,6 +16,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "app/gui/channel_checklist.h"
 #include "engine/core/error.h"
 
 namespace modescope {
@@ -277,42 +277,8 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   siftForm->addRow(tr("GPU precision:"), precision_);
 
   // Channels.
-  channels_ = new QListWidget(this);
-  channels_->setObjectName(QStringLiteral("channels"));
-  for (std::size_t i = 0; i < rec.channelCount(); ++i) {
-    const auto& c = rec.channels[i];
-    auto* item = new QListWidgetItem(QStringLiteral("%1  %2  (%3, %4 Hz)")
-                                         .arg(i + 1)
-                                         .arg(QString::fromStdString(c.name))
-                                         .arg(QLatin1String(channelTypeName(c.type)))
-                                         .arg(c.sampleRate),
-                                     channels_);
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    const bool pre = selected.empty() ? c.type == ChannelType::EEG
-                                      : std::find(selected.begin(), selected.end(),
-                                                  static_cast<int>(i)) != selected.end();
-    item->setCheckState(pre ? Qt::Checked : Qt::Unchecked);
-  }
-  connect(channels_, &QListWidget::itemChanged, this, &DecomposeDialog::onFieldChanged);
-  auto* all = new QPushButton(tr("All"), this);
-  auto* eeg = new QPushButton(tr("EEG"), this);
-  auto* none = new QPushButton(tr("None"), this);
-  connect(all, &QPushButton::clicked, this,
-          [this] { checkChannels([](const ChannelInfo&) { return true; }); });
-  connect(eeg, &QPushButton::clicked, this, [this] {
-    checkChannels([](const ChannelInfo& c) { return c.type == ChannelType::EEG; });
-  });
-  connect(none, &QPushButton::clicked, this,
-          [this] { checkChannels([](const ChannelInfo&) { return false; }); });
-  auto* chanBox = new QGroupBox(tr("Channels (one sample rate)"), this);
-  auto* chanLayout = new QVBoxLayout(chanBox);
-  chanLayout->addWidget(channels_);
-  auto* chanButtons = new QHBoxLayout;
-  chanButtons->addWidget(all);
-  chanButtons->addWidget(eeg);
-  chanButtons->addWidget(none);
-  chanButtons->addStretch(1);
-  chanLayout->addLayout(chanButtons);
+  channels_ = new ChannelChecklist(*recording_, selected, this);
+  connect(channels_, &ChannelChecklist::changed, this, &DecomposeDialog::onFieldChanged);
 
   // Time range and backend.
   const double duration = rec.duration();
@@ -438,7 +404,7 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   middle->addWidget(hhtBox);
   middle->addStretch(1);
   auto* right = new QVBoxLayout;
-  right->addWidget(chanBox, 1);
+  right->addWidget(channels_, 1);
   right->addWidget(rangeBox);
   auto* columns = new QHBoxLayout;
   columns->addLayout(left);
@@ -554,9 +520,8 @@ void DecomposeDialog::updateEnabled() {
 
 double DecomposeDialog::selectionSampleRate() const {
   double rate = 0;
-  for (int i = 0; i < channels_->count(); ++i) {
-    if (channels_->item(i)->checkState() != Qt::Checked) continue;
-    const double r = recording_->channels[static_cast<std::size_t>(i)].sampleRate;
+  for (const std::size_t i : channels_->checkedChannels()) {
+    const double r = recording_->channels[i].sampleRate;
     if (rate == 0) {
       rate = r;
     } else if (r != rate) {
@@ -622,25 +587,11 @@ void DecomposeDialog::validate() {
   run_->setEnabled(problem.isEmpty());
 }
 
-void DecomposeDialog::checkChannels(bool (*pick)(const ChannelInfo&)) {
-  {
-    const QSignalBlocker block(channels_);
-    for (int i = 0; i < channels_->count(); ++i) {
-      channels_->item(i)->setCheckState(
-          pick(recording_->channels[static_cast<std::size_t>(i)]) ? Qt::Checked : Qt::Unchecked);
-    }
-  }
-  onFieldChanged();
-}
-
 DecomposeRequest DecomposeDialog::request() const {
   DecomposeRequest r;
   r.params = params();
   r.hht = hhtParams();
-  for (int i = 0; i < channels_->count(); ++i) {
-    if (channels_->item(i)->checkState() == Qt::Checked)
-      r.channels.push_back(static_cast<std::size_t>(i));
-  }
+  r.channels = channels_->checkedChannels();
   r.startSeconds = start_->value();
   r.durationSeconds = toEnd_->isChecked() ? -1.0 : duration_->value();
   const int b = backend_->currentData().toInt();

@@ -24,11 +24,12 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
-class QListWidget;
 class QPushButton;
 class QSpinBox;
 
 namespace modescope {
+
+class ChannelChecklist;
 
 // Throws an Error (usually InvalidParameterError) whose what() is shown to the user.
 using EmdParamsValidator = std::function<void(const EmdParams&)>;
@@ -62,7 +63,6 @@ class DecomposeDialog : public QDialog {
   void onFieldChanged();
   void updateEnabled();
   void validate();
-  void checkChannels(bool (*pick)(const ChannelInfo&));
   double selectionSampleRate() const;  // 0 when none selected or mixed
 
   std::shared_ptr<const Recording> recording_;
@@ -83,7 +83,7 @@ class DecomposeDialog : public QDialog {
   QComboBox* precision_ = nullptr;
   StopRuleFields* stop_ = nullptr;
   StopRuleFields* noiseStop_ = nullptr;
-  QListWidget* channels_ = nullptr;
+  ChannelChecklist* channels_ = nullptr;
   QDoubleSpinBox* start_ = nullptr;
   QDoubleSpinBox* duration_ = nullptr;
   QCheckBox* toEnd_ = nullptr;

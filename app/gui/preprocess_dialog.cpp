@@ -7,12 +7,12 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "app/gui/channel_checklist.h"
 #include "widgets/filter_spec_editor.h"
 
 namespace modescope {
@@ -65,40 +65,7 @@ PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
   refRow->addWidget(reference_);
   refRow->addWidget(referenceChannel_, 1);
 
-  channels_ = new QListWidget(this);
-  for (size_t i = 0; i < rec.channelCount(); ++i) {
-    const auto& c = rec.channels[i];
-    auto* item = new QListWidgetItem(QStringLiteral("%1  %2  (%3, %4 Hz)")
-                                         .arg(i + 1)
-                                         .arg(QString::fromStdString(c.name))
-                                         .arg(QLatin1String(channelTypeName(c.type)))
-                                         .arg(c.sampleRate),
-                                     channels_);
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    const bool pre = selected.empty() ? c.type == ChannelType::EEG
-                                      : std::find(selected.begin(), selected.end(),
-                                                  static_cast<int>(i)) != selected.end();
-    item->setCheckState(pre ? Qt::Checked : Qt::Unchecked);
-  }
-  auto* all = new QPushButton(tr("All"), this);
-  auto* eeg = new QPushButton(tr("EEG"), this);
-  auto* none = new QPushButton(tr("None"), this);
-  connect(all, &QPushButton::clicked, this,
-          [this] { checkChannels([](const ChannelInfo&) { return true; }); });
-  connect(eeg, &QPushButton::clicked, this, [this] {
-    checkChannels([](const ChannelInfo& c) { return c.type == ChannelType::EEG; });
-  });
-  connect(none, &QPushButton::clicked, this,
-          [this] { checkChannels([](const ChannelInfo&) { return false; }); });
-  auto* chanBox = new QGroupBox(tr("Channels (one sample rate)"), this);
-  auto* chanLayout = new QVBoxLayout(chanBox);
-  chanLayout->addWidget(channels_);
-  auto* chanButtons = new QHBoxLayout;
-  chanButtons->addWidget(all);
-  chanButtons->addWidget(eeg);
-  chanButtons->addWidget(none);
-  chanButtons->addStretch(1);
-  chanLayout->addLayout(chanButtons);
+  channels_ = new ChannelChecklist(*recording_, selected, this);
 
   const double duration = rec.duration();
   start_ = new QDoubleSpinBox(this);
@@ -143,17 +110,10 @@ PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
   left->addStretch(1);
   auto* columns = new QHBoxLayout;
   columns->addLayout(left);
-  columns->addWidget(chanBox, 1);
+  columns->addWidget(channels_, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(columns);
   layout->addWidget(buttons);
-}
-
-void PreprocessDialog::checkChannels(bool (*pick)(const ChannelInfo&)) {
-  for (int i = 0; i < channels_->count(); ++i) {
-    channels_->item(i)->setCheckState(
-        pick(recording_->channels[static_cast<size_t>(i)]) ? Qt::Checked : Qt::Unchecked);
-  }
 }
 
 PreprocessRequest PreprocessDialog::request() const {
@@ -170,10 +130,7 @@ PreprocessRequest PreprocessDialog::request() const {
   if (r.spec.reference.kind == ReferenceKind::Channel) {
     r.spec.reference.channel = referenceChannel_->currentText().toStdString();
   }
-  for (int i = 0; i < channels_->count(); ++i) {
-    if (channels_->item(i)->checkState() == Qt::Checked)
-      r.channels.push_back(static_cast<size_t>(i));
-  }
+  r.channels = channels_->checkedChannels();
   r.startSeconds = start_->value();
   r.durationSeconds = toEnd_->isChecked() ? -1.0 : duration_->value();
   const int b = backend_->currentData().toInt();

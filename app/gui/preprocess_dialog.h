@@ -15,10 +15,10 @@
 class QComboBox;
 class QCheckBox;
 class QDoubleSpinBox;
-class QListWidget;
 
 namespace modescope {
 
+class ChannelChecklist;
 class FilterSpecEditor;
 
 struct PreprocessRequest {
@@ -43,14 +43,13 @@ class PreprocessDialog : public QDialog {
   void accept() override;  // refuses (with a message) an empty channel list or nothing to do
 
  private:
-  void checkChannels(bool (*pick)(const ChannelInfo&));
 
   std::shared_ptr<const Recording> recording_;
   FilterSpecEditor* filter_ = nullptr;
   QComboBox* notch_ = nullptr;
   QComboBox* reference_ = nullptr;
   QComboBox* referenceChannel_ = nullptr;
-  QListWidget* channels_ = nullptr;
+  ChannelChecklist* channels_ = nullptr;
   QDoubleSpinBox* start_ = nullptr;
   QDoubleSpinBox* duration_ = nullptr;
   QCheckBox* toEnd_ = nullptr;
