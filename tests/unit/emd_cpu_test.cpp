@@ -19,6 +19,7 @@
 
 #include "engine/core/error.h"
 #include "engine/emd/emd_params.h"
+#include "tests/unit/correlation_support.h"
 
 namespace modescope {
 namespace {
@@ -43,22 +44,7 @@ std::vector<double> row(const EmdChannelModes& m, int r, int64_t n) {
   return std::vector<double>(p, p + n);
 }
 
-double correlation(const std::vector<double>& a, const std::vector<double>& b) {
-  double ma = 0, mb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ma += a[i];
-    mb += b[i];
-  }
-  ma /= static_cast<double>(a.size());
-  mb /= static_cast<double>(b.size());
-  double sab = 0, saa = 0, sbb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    sab += (a[i] - ma) * (b[i] - mb);
-    saa += (a[i] - ma) * (a[i] - ma);
-    sbb += (b[i] - mb) * (b[i] - mb);
-  }
-  return sab / std::sqrt(saa * sbb);
-}
+using test_support::correlation;
 
 // A test signal with structure at several scales plus noise (deterministic).
 std::vector<double> testSignal(int64_t n, unsigned seed) {

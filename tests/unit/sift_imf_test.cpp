@@ -11,28 +11,14 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "tests/unit/correlation_support.h"
 
 namespace modescope {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-double correlation(const std::vector<double>& a, const std::vector<double>& b) {
-  double ma = 0, mb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ma += a[i];
-    mb += b[i];
-  }
-  ma /= static_cast<double>(a.size());
-  mb /= static_cast<double>(b.size());
-  double sab = 0, saa = 0, sbb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    sab += (a[i] - ma) * (b[i] - mb);
-    saa += (a[i] - ma) * (a[i] - ma);
-    sbb += (b[i] - mb) * (b[i] - mb);
-  }
-  return sab / std::sqrt(saa * sbb);
-}
+using test_support::correlation;
 
 TEST(SiftEnvelope, OffsetCosineHasAConstantMeanEnvelope) {
   // x[n] = cos(2 pi n / 20) + 0.7: every maximum sample is exactly 1.7 (n = 0 mod 20) and every
