@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "cuda/device_ops.cuh"
 #include "cuda/emd_methods.cuh"
 #include "cuda/emd_sifter.cuh"
 #include "engine/core/error.h"
@@ -15,13 +16,6 @@
 namespace modescope::cuda {
 namespace {
 
-// The larger of two values (cub dropped cub::Max in CUDA 13).
-struct MaxOp {
-  template <class T>
-  __device__ T operator()(const T& a, const T& b) const {
-    return a < b ? b : a;
-  }
-};
 
 constexpr int kThreads = 256;
 
@@ -417,22 +411,26 @@ class BatchRun {
 
   // ---- noise modes E_k(w_i) -------------------------------------------------------------------
 
-  // Full EMD of every member's white noise with noiseStop, modes kept on the device. `needed`:
-  // modes to compute at most (0 = until every member is exhausted).
-  void computeNoiseModes(int needed, double f0, double f1) {
-    DeviceBuffer<R> residue(rowsB());
-    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(residue.get(), static_cast<const R*>(nullptr),
-                                                   nullptr, n_, B_, I_, channelIds_.get(),
-                                                   p_.seed, false);
+  // Every member's realization base[c] + scale[b] * w_b (base null: the noise alone) into
+  // `residue` and the sifter's input, and its max |value| into `ref` (emd.m's reference for the
+  // too-small-amplitude stop).
+  void startMembers(const R* base, const double* scale, bool paired, DeviceBuffer<R>& residue,
+                    DeviceBuffer<R>& ref) {
+    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(residue.get(), base, scale, n_, B_, I_,
+                                                   channelIds_.get(), p_.seed, paired);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), residue.get(), rowsB() * sizeof(R),
                                        cudaMemcpyDeviceToDevice, stream_));
     rowStatsKernel<<<B_, kThreads, 0, stream_>>>(residue.get(), n_, n_, nullptr, nullptr,
-                                                  maxAbs_.get());
+                                                  ref.get());
     MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
-    DeviceBuffer<R> ref(B_);
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(ref.get(), maxAbs_.get(), B_ * sizeof(R),
-                                       cudaMemcpyDeviceToDevice, stream_));
+  }
+
+  // Full EMD of every member's white noise with noiseStop, modes kept on the device. `needed`:
+  // modes to compute at most (0 = until every member is exhausted).
+  void computeNoiseModes(int needed, double f0, double f1) {
+    DeviceBuffer<R> residue(rowsB()), ref(B_);
+    startMembers(nullptr, nullptr, false, residue, ref);
     MODESCOPE_CUDA_TRY(cudaMemsetAsync(modeCount_.get(), 0, B_ * sizeof(int), stream_));
     MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive_.get(), 1, B_, stream_));
     const int limit = needed > 0 ? needed : 64;
@@ -496,18 +494,8 @@ class BatchRun {
     std::vector<double> amp(B_);
     for (int b = 0; b < B_; ++b) amp[b] = p_.noiseStd * sigma_[b / I_];
     upload(scale_.get(), amp.data(), B_);
-    DeviceBuffer<R> residue(rowsB());
-    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(residue.get(), x_.get(), scale_.get(), n_, B_,
-                                                   I_, channelIds_.get(), p_.seed, p_.pairedNoise);
-    MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), residue.get(), rowsB() * sizeof(R),
-                                       cudaMemcpyDeviceToDevice, stream_));
-    rowStatsKernel<<<B_, kThreads, 0, stream_>>>(residue.get(), n_, n_, nullptr, nullptr,
-                                                  maxAbs_.get());
-    MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
-    DeviceBuffer<R> ref(B_);
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(ref.get(), maxAbs_.get(), B_ * sizeof(R),
-                                       cudaMemcpyDeviceToDevice, stream_));
+    DeviceBuffer<R> residue(rowsB()), ref(B_);
+    startMembers(x_.get(), scale_.get(), p_.pairedNoise, residue, ref);
     MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive_.get(), 1, B_, stream_));
     const int K = p_.maxImfs > 0 ? p_.maxImfs
                                  : std::max(1, static_cast<int>(std::floor(std::log2(n_))) - 1);

@@ -4,19 +4,13 @@
 
 #include <algorithm>
 
+#include "cuda/device_ops.cuh"
 #include "cuda/emd_sifter.cuh"
 #include "engine/emd/sift_primitives.h"
 
 namespace modescope::cuda {
 namespace {
 
-// The larger of two values (cub dropped cub::Max in CUDA 13).
-struct MaxOp {
-  template <class T>
-  __device__ T operator()(const T& a, const T& b) const {
-    return a < b ? b : a;
-  }
-};
 
 using sift::kMaximum;
 using sift::kMinimum;

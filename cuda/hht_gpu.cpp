@@ -63,17 +63,11 @@ class HhtGpuRun {
   HhtResult run(const HhtParams& requested) {
     validateHhtParams(requested, modes_);
     ctx_.checkpoint();
-    r_.params = resolveHhtParams(requested, modes_);
-    r_.sampleRate = modes_.sampleRate;
-    r_.firstSample = modes_.firstSample;
-    r_.samples = modes_.samples;
-    r_.frequencyEdges = hhtFrequencyEdges(r_.params);
-    r_.timeEdges = hhtTimeEdges(r_.params, modes_.samples);
+    r_ = prepareHhtResult(modes_, requested);
     n_ = modes_.samples;
     edge_ = hhtEdgeSamples(r_.params.edgeSeconds, modes_.sampleRate);
     bins_ = r_.params.frequencyBins;
     cols_ = r_.params.timeBins;
-    setUpChannels();
     if (poisonAllocations()) poisonHostOutputs();
 
     int device = 0;
@@ -201,7 +195,6 @@ class HhtGpuRun {
 
  private:
   // The CPU backend's rule (hilbertHuangCpu): rows ascending, rows a channel lacks skipped.
-  void setUpChannels() { prepareHhtChannels(modes_, r_); }
 
 
   // Test hook: every output starts as NaN, so whatever the device does not write shows.

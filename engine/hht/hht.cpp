@@ -156,7 +156,14 @@ std::vector<int64_t> hhtTimeEdges(const HhtParams& resolved, int64_t samples) {
   return e;
 }
 
-void prepareHhtChannels(const EmdResult& modes, HhtResult& result) {
+HhtResult prepareHhtResult(const EmdResult& modes, const HhtParams& requested) {
+  HhtResult result;
+  result.params = resolveHhtParams(requested, modes);
+  result.sampleRate = modes.sampleRate;
+  result.firstSample = modes.firstSample;
+  result.samples = modes.samples;
+  result.frequencyEdges = hhtFrequencyEdges(result.params);
+  result.timeEdges = hhtTimeEdges(result.params, modes.samples);
   const int bins = result.params.frequencyBins;
   const int cols = result.params.timeBins;
   const auto n = static_cast<std::size_t>(modes.samples);
@@ -198,6 +205,7 @@ void prepareHhtChannels(const EmdResult& modes, HhtResult& result) {
          std::to_string(skipped) +
              " requested IMF row(s) were skipped in channels that have fewer IMFs"});
   }
+  return result;
 }
 
 }  // namespace modescope

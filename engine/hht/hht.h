@@ -109,10 +109,11 @@ HhtParams resolveHhtParams(const HhtParams& p, const EmdResult& modes);
 std::vector<double> hhtFrequencyEdges(const HhtParams& resolved);
 std::vector<int64_t> hhtTimeEdges(const HhtParams& resolved, int64_t samples);
 
-// The result skeleton both backends fill: for every channel of `modes`, the IMF rows of
-// result.params.imfs (all IMFs when empty) in ascending order, rows a channel lacks skipped (an
-// Info diagnostic "hht.rowsSkipped" counts them), per-sample series sized when
-// keepInstantaneous, spectrum and marginal zeroed. result.params must be resolved.
-void prepareHhtChannels(const EmdResult& modes, HhtResult& result);
+// The result skeleton both backends fill: the resolved parameters, the rate, first sample,
+// sample count and bin edges of `modes`, and for every channel the IMF rows of params.imfs (all
+// IMFs when empty) in ascending order, rows a channel lacks skipped (an Info diagnostic
+// "hht.rowsSkipped" counts them), per-sample series sized when keepInstantaneous, spectrum and
+// marginal zeroed. `requested` must have passed validateHhtParams().
+HhtResult prepareHhtResult(const EmdResult& modes, const HhtParams& requested);
 
 }  // namespace modescope

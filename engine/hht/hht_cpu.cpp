@@ -189,16 +189,10 @@ class HhtCpuRun {
 
   // `requested` has passed validateHhtParams().
   HhtResult run(const HhtParams& requested) {
-    r_.params = resolveHhtParams(requested, modes_);
-    r_.sampleRate = modes_.sampleRate;
-    r_.firstSample = modes_.firstSample;
-    r_.samples = modes_.samples;
-    r_.frequencyEdges = hhtFrequencyEdges(r_.params);
-    r_.timeEdges = hhtTimeEdges(r_.params, modes_.samples);
+    r_ = prepareHhtResult(modes_, requested);
     n_ = modes_.samples;
     edge_ = hhtEdgeSamples(r_.params.edgeSeconds, modes_.sampleRate);
     included_ = n_ - 2 * edge_;
-    setUpChannels();
 
     const AnalyticPlans plans(n_);
     plans_ = &plans;
@@ -228,7 +222,6 @@ class HhtCpuRun {
   }
 
  private:
-  void setUpChannels() { prepareHhtChannels(modes_, r_); }
 
 
   void runGroup(std::size_t first, std::size_t last, const std::vector<Item>& items,

@@ -21,6 +21,7 @@
 #include "engine/emd/emd.h"
 #include "engine/io/recording_io.h"
 #include "tests/gpu/gpu_test_support.h"
+#include "tests/unit/correlation_support.h"
 
 namespace modescope {
 namespace {
@@ -241,18 +242,7 @@ TEST_F(GpuEmd, RealEegMatchesCpu) {
   EXPECT_LE(worstIncompleteness(block, g32), kCompleteness);
 }
 
-double correlation(const std::vector<double>& a, const std::vector<double>& b) {
-  double ma = 0, mb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) ma += a[i], mb += b[i];
-  ma /= a.size(), mb /= b.size();
-  double sab = 0, saa = 0, sbb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    sab += (a[i] - ma) * (b[i] - mb);
-    saa += (a[i] - ma) * (a[i] - ma);
-    sbb += (b[i] - mb) * (b[i] - mb);
-  }
-  return sab / std::sqrt(saa * sbb);
-}
+using test_support::correlation;
 
 // The thesis's synthetic signal (eq. 3.2): the burst and the tone come out as separate modes
 // with similarity >= 0.99 (thesis: 99.62 % and 99.91 % for its CUDA code), in float32.
