@@ -247,11 +247,12 @@ IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int t
       if (params.bias) u.colwise() += bias;
       if (extended) {
         y = u.array().tanh();
-        // g = block I - K Y U^T - U U^T, K = diag(signs).
-        g.noalias() = -(signs.signs.asDiagonal() * y) * u.transpose();
-        g.noalias() -= u * u.transpose();
-        g.diagonal().array() += static_cast<double>(block_);
         if (params.bias) bias.noalias() += (-2.0 * lrate) * y.rowwise().sum();
+        // g = block I - K Y U^T - U U^T = block I - (K Y + U) U^T, K = diag(signs): one product.
+        y.array().colwise() *= signs.signs.array();
+        y += u;
+        g.noalias() = -y * u.transpose();
+        g.diagonal().array() += static_cast<double>(block_);
       } else {
         // 1 - 2 sigmoid(u) = -tanh(u / 2): no overflow of exp(-u) for large |u|.
         y = -(0.5 * u.array()).tanh();
