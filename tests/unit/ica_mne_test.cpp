@@ -39,7 +39,7 @@ constexpr const char* kPython = "/usr/bin/python3";
 // The first 60 s (9600 samples, 2.3 x 64^2). The whole 125 s takes about 30 s here and 60 s in
 // MNE (2-core machine), over the minute a unit test may take; at 30 s (4800 samples, 1.2 x 64^2)
 // the weakest components fall to |corr| 0.81, near the statistical floor of so short a
-// recording, while 60 s gives 0.999 for every component in about 30 s (both sides run in
+// recording, while 60 s gives 0.999 for every component in about 20 s (both sides run in
 // parallel). MODESCOPE_ICA_MNE_SECONDS=125 runs the whole recording.
 constexpr double kExcerptSeconds = 60.0;
 
