@@ -7,8 +7,9 @@
 // random states at 0.999. The random permutations differ between the two implementations, so
 // components are compared by the correlation of their activations, never element-wise.
 //
-// The file is read here from its EDF header (checkEdfHeader) and 16-bit samples: EDFlib refuses
-// this file and the BioSig fallback needs the CLI child process, which unit tests do not build.
+// The recording is read from its HDF5 copy (tests/data/physionet_S001R03_64ch.h5, made by
+// modescope-cli convert from the EDF file): EDFlib refuses the EDF file and the BioSig fallback
+// needs the CLI's child process, which the unit tests do not build.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -27,7 +28,7 @@
 #include "engine/compute/backend.h"
 #include "engine/dsp/preprocess.h"
 #include "engine/ica/infomax.h"
-#include "engine/io/edf_header.h"
+#include "engine/io/recording_io.h"
 #include "ica_test_support.h"
 #include "shell_json_support.h"
 
@@ -43,55 +44,10 @@ constexpr const char* kPython = "/usr/bin/python3";
 // parallel). MODESCOPE_ICA_MNE_SECONDS=125 runs the whole recording.
 constexpr double kExcerptSeconds = 60.0;
 
+// The recording as converted to HDF5 by modescope-cli convert (tests/data, same samples): the unit
+// tests read it without EDFlib or BioSig, which refuse or need a child process for the EDF file.
 std::shared_ptr<const Recording> readPhysionet() {
-  const std::string path = std::string(MODESCOPE_TEST_DATA) + "/physionet_eegmmidb_S001R03.edf";
-  const EdfCheck check = checkEdfHeader(path, false);
-  const EdfHeader& h = check.header;
-  std::ifstream in(path, std::ios::binary);
-  if (!in || h.isBdf) return nullptr;
-  auto rec = std::make_shared<Recording>();
-  rec->sourcePath = path;
-  std::vector<std::vector<float>> samples;
-  std::vector<std::size_t> signalIndex;
-  for (std::size_t s = 0; s < h.signals.size(); ++s) {
-    const EdfSignalHeader& sh = h.signals[s];
-    if (sh.isAnnotation) continue;
-    ChannelInfo ch;
-    ch.label = sh.label;
-    ch.name = sh.label;
-    ch.type = ChannelType::EEG;
-    ch.unit = sh.physicalDimension;
-    ch.sampleRate = static_cast<double>(sh.samplesPerRecord) / h.recordDuration;
-    ch.sampleCount = sh.samplesPerRecord * h.recordsInFile;
-    rec->channels.push_back(ch);
-    samples.emplace_back();
-    samples.back().reserve(static_cast<std::size_t>(ch.sampleCount));
-    signalIndex.push_back(s);
-  }
-  std::vector<unsigned char> record(static_cast<std::size_t>(h.recordBytes));
-  in.seekg(h.headerBytes);
-  for (long long r = 0; r < h.recordsInFile; ++r) {
-    in.read(reinterpret_cast<char*>(record.data()), h.recordBytes);
-    if (!in) return nullptr;
-    std::size_t offset = 0, out = 0;
-    for (std::size_t s = 0; s < h.signals.size(); ++s) {
-      const EdfSignalHeader& sh = h.signals[s];
-      if (!sh.isAnnotation) {
-        const double gain = (sh.physicalMax - sh.physicalMin) /
-                            static_cast<double>(sh.digitalMax - sh.digitalMin);
-        for (long long i = 0; i < sh.samplesPerRecord; ++i) {
-          const std::size_t b = offset + 2 * static_cast<std::size_t>(i);
-          const int16_t d = static_cast<int16_t>(record[b] | (record[b + 1] << 8));
-          samples[out].push_back(static_cast<float>(
-              sh.physicalMin + (d - static_cast<double>(sh.digitalMin)) * gain));
-        }
-        ++out;
-      }
-      offset += 2 * static_cast<std::size_t>(sh.samplesPerRecord);
-    }
-  }
-  rec->source = std::make_shared<InMemorySource>(std::move(samples));
-  return rec;
+  return openRecording(std::string(MODESCOPE_TEST_DATA) + "/physionet_S001R03_64ch.h5");
 }
 
 TEST(IcaMne, ComponentsMatchMneInfomaxWithRunicaSettingsOnRealEeg) {
