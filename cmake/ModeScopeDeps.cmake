@@ -1,6 +1,8 @@
 # Third-party libraries. HDF5 and FFTW are required everywhere (also on GPU servers);
 # EDFlib and BioSig are optional: without them the EDF/BDF/GDF readers drop out.
 find_package(Threads REQUIRED)
+# Eigen: dense linear algebra of the CPU ICA (engine/ica), header-only.
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 
 set(HDF5_PREFER_PARALLEL OFF)
 set(HDF5_NO_FIND_PACKAGE_CONFIG_FILE ON)

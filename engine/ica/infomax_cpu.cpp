@@ -1,0 +1,424 @@
+// Extended Infomax on the CPU in double precision: the iterations of runica.m (steps 4-6 of the
+// procedure in infomax.h). Written from the published algorithm and runica's documented defaults
+// (../shared/notes/peers.md section 3, seed-000-memd-ica.md section 3.2).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/core/philox.h"
+#include "engine/core/text.h"
+#include "engine/ica/ica_whitening.h"
+#include "engine/ica/infomax.h"
+
+namespace modescope {
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using ica_detail::Whitening;
+
+constexpr uint64_t kPermutationStream = 0;  // Philox stream of the per-step permutations
+constexpr uint64_t kKurtosisStream = 1;     // Philox stream of the kurtosis sample draws
+constexpr int kCheckpointBlocks = 32;       // blocks between cancel checks (~ a few ms)
+
+std::string blockChannelName(const SignalBlock& block, std::size_t row) {
+  return "channel " + std::to_string(block.channels.size() > row ? block.channels[row] : row) +
+         " (row " + std::to_string(row) + " of the selection)";
+}
+
+void checkInput(const SignalBlock& block) {
+  const std::size_t c = block.channels.size();
+  if (block.samples < 0 || block.data.size() != c * static_cast<std::size_t>(block.samples))
+    throw InvalidParameterError("block", std::to_string(block.data.size()) + " samples in all",
+                                std::to_string(c) + " channels x " +
+                                    std::to_string(block.samples) + " samples");
+  if (c < 2)
+    throw InvalidParameterError("channels", std::to_string(c), "at least 2 channels",
+                                "select the channels to unmix (ICA separates mixtures of "
+                                "several channels)");
+  for (std::size_t ch = 0; ch < c; ++ch) {
+    const float* x = block.channel(ch);
+    for (int64_t t = 0; t < block.samples; ++t) {
+      if (!std::isfinite(x[t])) {
+        std::string where = "sample " + std::to_string(t);
+        if (block.sampleRate > 0)
+          where += " (" + formatNumber(static_cast<double>(t) / block.sampleRate) +
+                   " s into the selection)";
+        throw InvalidInputError(blockChannelName(block, ch), where,
+                                std::isnan(x[t]) ? "NaN" : "an infinite value", "finite samples",
+                                "exclude the channel or choose a time range without the bad "
+                                "samples");
+      }
+    }
+  }
+}
+
+void checkSampleCount(const SignalBlock& block, int components, Diagnostics& diagnostics) {
+  const IcaSampleRequirement need = icaSampleRequirement(components);
+  auto duration = [&](int64_t samples) {
+    if (block.sampleRate <= 0) return std::string();
+    return " (" + formatNumber(std::round(static_cast<double>(samples) / block.sampleRate * 10) /
+                               10) +
+           " s at " + formatNumber(block.sampleRate) + " Hz)";
+  };
+  const std::string r = std::to_string(components);
+  if (block.samples < need.minimum)
+    throw InvalidParameterError(
+        "samples", std::to_string(block.samples) + duration(block.samples),
+        "at least " + std::to_string(need.minimum) + duration(need.minimum) + " for " + r +
+            " components (one sample per unmixing weight, r^2); " +
+            std::to_string(need.recommended) + duration(need.recommended) +
+            " recommended (20 r^2)",
+        "select a longer time range, or fewer components (PCA rank)");
+  if (block.samples < need.recommended)
+    addDiagnostic(diagnostics, Severity::Warning, "ica.fewSamples",
+                  std::to_string(block.samples) + " samples" + duration(block.samples) + " for " +
+                      r + " components is less than the 20 r^2 = " +
+                      std::to_string(need.recommended) + duration(need.recommended) +
+                      " that stable components need (EEGLAB's rule of thumb); components may not "
+                      "be reproducible. Use a longer recording or a lower PCA rank");
+}
+
+// In-place Fisher-Yates with uniforms from `rng`: a fresh uniform permutation of 0..n-1.
+void randomPermutation(std::vector<int64_t>& perm, PhiloxStream& rng) {
+  std::iota(perm.begin(), perm.end(), int64_t{0});
+  for (int64_t i = static_cast<int64_t>(perm.size()) - 1; i > 0; --i) {
+    const int64_t j = std::min<int64_t>(i, static_cast<int64_t>(rng.nextUniform() * (i + 1)));
+    std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(j)]);
+  }
+}
+
+// Extended-mode state: signs and their kurtosis estimate (runica's signs, old_kk, signcount,
+// extblocks).
+struct SignState {
+  VectorXd signs;
+  VectorXd oldKurtosis;
+  VectorXd oldSigns;
+  int signCount = 0;
+  double extBlocks = 1;
+
+  void reset(int r, const IcaExtendedParams& e) {
+    signs = VectorXd::Ones(r);
+    for (int k = 0; k < std::min(e.subGaussian, r); ++k) signs(k) = -1.0;
+    oldSigns = VectorXd::Zero(r);
+    extBlocks = e.extBlocks;
+    // runica keeps old_kk and signcount over a restart; so do we.
+    if (oldKurtosis.size() != r) oldKurtosis = VectorXd::Zero(r);
+  }
+
+  // One kurtosis estimate on `samples` random columns of the sphered data.
+  void update(const MatrixXd& w, const MatrixXd& data, const IcaExtendedParams& e,
+              PhiloxStream& rng) {
+    const int64_t n = data.cols();
+    const int64_t m = std::min<int64_t>(e.kurtosisSamples, n);
+    MatrixXd act;
+    if (m < n) {
+      MatrixXd part(data.rows(), m);
+      for (int64_t j = 0; j < m; ++j) {
+        const int64_t t = std::min<int64_t>(n - 1, static_cast<int64_t>(rng.nextUniform() * n));
+        part.col(j) = data.col(t);
+      }
+      act.noalias() = w * part;
+    } else {
+      act.noalias() = w * data;
+    }
+    if (e.centredKurtosis) act.colwise() -= act.rowwise().mean();
+    const VectorXd m2 = act.array().square().rowwise().mean();
+    const VectorXd m4 = act.array().square().square().rowwise().mean();
+    VectorXd kurt = (m4.array() / m2.array().square() - 3.0).matrix();
+    if (e.kurtosisMomentum != 0.0) {
+      kurt = e.kurtosisMomentum * oldKurtosis + (1.0 - e.kurtosisMomentum) * kurt;
+      oldKurtosis = kurt;
+    }
+    const VectorXd biased = kurt.array() + e.signsBias;
+    signs = biased.unaryExpr([](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0; });
+    if (signs == oldSigns)
+      ++signCount;
+    else
+      signCount = 0;
+    oldSigns = signs;
+    if (signCount >= e.signCountThreshold) {
+      extBlocks = std::trunc(extBlocks * e.signCountStep);
+      signCount = 0;
+    }
+  }
+};
+
+std::string describeChange(double change) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", change);
+  return b;
+}
+
+IcaMatrix toIcaMatrix(const MatrixXd& m) {
+  IcaMatrix out(static_cast<int>(m.rows()), static_cast<int>(m.cols()));
+  for (int i = 0; i < out.rows; ++i)
+    for (int j = 0; j < out.cols; ++j) out(i, j) = m(i, j);
+  return out;
+}
+
+MatrixXd pseudoInverse(const MatrixXd& a) {
+  if (a.rows() == a.cols()) {
+    Eigen::FullPivLU<MatrixXd> lu(a);
+    if (lu.isInvertible()) return lu.inverse();
+  }
+  return a.completeOrthogonalDecomposition().pseudoInverse();
+}
+
+}  // namespace
+
+IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int threads,
+                        JobContext& ctx) {
+  const auto started = std::chrono::steady_clock::now();
+  validateIcaParams(params);
+  checkInput(block);
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  IcaResult res;
+  res.params = params;
+  res.channels = block.channels;
+  res.samples = block.samples;
+  const int c = static_cast<int>(block.channels.size());
+  const int64_t n = block.samples;
+  if (n < icaSampleRequirement(2).minimum)
+    throw InvalidParameterError("samples", std::to_string(n),
+                                "at least " + std::to_string(icaSampleRequirement(2).minimum) +
+                                    " (and r^2 for r components)",
+                                "select a longer time range");
+
+  ctx.progress(0.0, "ICA: covariance and sphering");
+  const Whitening wh = ica_detail::computeWhitening(block, params, threads, ctx, res.diagnostics);
+  const int r = wh.components;
+  checkSampleCount(block, r, res.diagnostics);
+  const MatrixXd data = ica_detail::sphereData(block, wh, threads, ctx);
+
+  const ResolvedIcaParams rp = resolveIcaParams(params, c, r, n);
+  res.resolved = rp;
+  res.components = r;
+  res.detectedRank = wh.detectedRank;
+  if (params.extended && params.ext.extBlocks > 0 && std::min<int64_t>(params.ext.kurtosisSamples, n) < 2000)
+    addDiagnostic(res.diagnostics, Severity::Info, "ica.smallKurtosisSample",
+                  "the kurtosis that picks sub- or super-Gaussian rules is estimated on only " +
+                      std::to_string(std::min<int64_t>(params.ext.kurtosisSamples, n)) +
+                      " samples (runica warns below 2000); the signs may flicker");
+
+  const int block_ = rp.blockSize;
+  const int64_t blocks = n / block_;  // the last partial block is skipped, as runica does
+  const IcaExtendedParams& ext = params.ext;
+  const bool extended = params.extended;
+
+  PhiloxStream permRng(params.seed, kPermutationStream);
+  PhiloxStream kurtRng(params.seed, kKurtosisStream);
+  std::vector<int64_t> perm(static_cast<std::size_t>(n));
+
+  const MatrixXd startWeights = MatrixXd::Identity(r, r);
+  MatrixXd w = startWeights;
+  MatrixXd oldWeights = startWeights;
+  VectorXd bias = VectorXd::Zero(r);
+  MatrixXd oldDelta = MatrixXd::Zero(r, r);
+  double oldChange = 0.0;
+  double lrate = rp.learningRate;
+  SignState signs;
+  if (extended) signs.reset(r, ext);
+
+  MatrixXd xb(r, block_), u(r, block_), y(r, block_), g(r, r), gw(r, r);
+  int step = 0;
+  int maxSteps = params.maxSteps;
+  int smallAngle = 0;
+  int64_t blockNo = 0;
+  int lowered = 0;
+  int firstRestartStep = 0;
+  double lastChange = 0.0;
+  res.stopReason = "max steps";
+
+  while (step < maxSteps) {
+    randomPermutation(perm, permRng);
+    bool blowup = false;
+    for (int64_t b = 0; b < blocks; ++b) {
+      if (b % kCheckpointBlocks == 0) ctx.checkpoint();
+      const int64_t* idx = perm.data() + b * block_;
+      for (int j = 0; j < block_; ++j) xb.col(j) = data.col(idx[j]);
+      u.noalias() = w * xb;
+      if (params.bias) u.colwise() += bias;
+      if (extended) {
+        y = u.array().tanh();
+        if (params.bias) bias.noalias() += (-2.0 * lrate) * y.rowwise().sum();
+        // g = block I - K Y U^T - U U^T = block I - (K Y + U) U^T, K = diag(signs): one product.
+        y.array().colwise() *= signs.signs.array();
+        y += u;
+        g.noalias() = -y * u.transpose();
+        g.diagonal().array() += static_cast<double>(block_);
+      } else {
+        // 1 - 2 sigmoid(u) = -tanh(u / 2): no overflow of exp(-u) for large |u|.
+        y = -(0.5 * u.array()).tanh();
+        g.noalias() = y * u.transpose();
+        g.diagonal().array() += static_cast<double>(block_);
+        if (params.bias) bias.noalias() += lrate * y.rowwise().sum();
+      }
+      gw.noalias() = g * w;
+      w.noalias() += lrate * gw;
+      const double maxAbs = w.cwiseAbs().maxCoeff();
+      ++blockNo;
+      if (!(maxAbs <= params.maxWeight)) {  // also catches NaN
+        blowup = true;
+        break;
+      }
+      if (extended && signs.extBlocks > 0 &&
+          blockNo % static_cast<int64_t>(signs.extBlocks) == 0)
+        signs.update(w, data, ext, kurtRng);
+    }
+
+    double change = 0.0;
+    MatrixXd delta;
+    if (!blowup) {
+      delta = w - oldWeights;
+      change = delta.squaredNorm();
+      if (!std::isfinite(change)) blowup = true;
+    }
+    if (blowup) {
+      // runica: restart from the start weights with a lower learning rate.
+      if (!res.history.empty()) res.history.back().restartedAfter = true;
+      if (res.restarts == 0) firstRestartStep = step + 1;
+      ++res.restarts;
+      lrate *= params.restartFactor;
+      if (lrate < params.minLearningRate)
+        throw InvalidInputError(
+            "selection", "Infomax weights",
+            "weights that blew up " + std::to_string(res.restarts) +
+                " times, down to a learning rate of " + formatNumber(lrate),
+            "weights that stay below " + formatNumber(params.maxWeight),
+            "the unmixing matrix may not be invertible: reduce the PCA rank (duplicated, bridged "
+            "or interpolated channels lower the rank), remove flat channels or large artifacts, "
+            "or start from a lower learning rate");
+      step = 0;
+      w = startWeights;
+      oldWeights = startWeights;
+      oldDelta.setZero();
+      oldChange = 0.0;
+      bias.setZero();
+      blockNo = 1;  // runica restarts its block counter at 1
+      smallAngle = 0;
+      if (extended) signs.reset(r, ext);
+      ctx.progress(0.0, "ICA: weights blew up, restarting with learning rate " +
+                            formatNumber(lrate));
+      continue;
+    }
+
+    ++step;
+    double angle = 0.0;
+    if (step > 2) {
+      const double denom = std::sqrt(change * oldChange);
+      const double cosine = denom > 0 ? (delta.array() * oldDelta.array()).sum() / denom : 1.0;
+      angle = std::acos(std::clamp(cosine, -1.0, 1.0)) * (180.0 / 3.14159265358979323846);
+    }
+    IcaStep rec;
+    rec.step = step;
+    rec.change = change;
+    rec.angleDegrees = angle;
+    rec.learningRate = lrate;
+    if (extended)
+      rec.subGaussian = static_cast<int>((signs.signs.array() < 0).count());
+    res.history.push_back(rec);
+    lastChange = change;
+
+    oldWeights = w;
+    if (angle > params.annealDegrees) {
+      lrate *= rp.annealFactor;
+      oldDelta = delta;
+      oldChange = change;
+      smallAngle = 0;
+    } else {
+      if (step == 1) {
+        oldDelta = delta;
+        oldChange = change;
+      }
+      if (params.maxSmallAngleSteps > 0 && ++smallAngle > params.maxSmallAngleSteps) {
+        maxSteps = step;  // MNE's n_small_angle rule
+        res.converged = true;
+        res.stopReason = "small-angle rule";
+      }
+    }
+    if (step > 2 && change < rp.stopTolerance) {
+      res.converged = true;
+      res.stopReason = "tolerance";
+      maxSteps = step;
+    } else if (change > params.blowupChange) {
+      lrate *= params.blowupFactor;
+      ++lowered;
+    }
+    ctx.progress(static_cast<double>(step) / params.maxSteps,
+                 "ICA step " + std::to_string(step) + ", change " + describeChange(change));
+  }
+  res.steps = step;
+  res.finalLearningRate = lrate;
+
+  if (res.restarts > 0)
+    addDiagnostic(res.diagnostics, Severity::Warning, "ica.restarted",
+                  "the weights blew up " + std::to_string(res.restarts) + " time(s) (first at step " +
+                      std::to_string(firstRestartStep) +
+                      "); each time the run restarted from the identity with the learning rate "
+                      "lowered by " + formatNumber(params.restartFactor) + ", finally " +
+                      formatNumber(lrate) + " (runica does the same)");
+  if (lowered > 0)
+    addDiagnostic(res.diagnostics, Severity::Info, "ica.learningRateLowered",
+                  "a weight change above " + formatNumber(params.blowupChange) +
+                      " lowered the learning rate " + std::to_string(lowered) + " time(s)");
+  if (!res.converged)
+    addDiagnostic(res.diagnostics, Severity::Warning, "ica.notConverged",
+                  "did not converge in " + std::to_string(params.maxSteps) +
+                      " steps: the last weight change " + describeChange(lastChange) +
+                      " is above the stop tolerance " + describeChange(rp.stopTolerance) +
+                      ". Try more steps (maxSteps), a longer recording, a 1 Hz high-pass, or "
+                      "fewer components (PCA rank). runica stops at its step limit the same way; "
+                      "such components are often usable but check that two seeds agree");
+
+  // Outputs, sorted by runica's back-projected variance. Sum_t s_k(t)^2 = (N - 1) (U cov U^T)_kk
+  // because the covariance is that of the same centred data: no second pass over the samples.
+  MatrixXd unmixing = w * wh.sphere;
+  MatrixXd mixing = pseudoInverse(unmixing);
+  const VectorXd actPower =
+      (static_cast<double>(n - 1)) * (unmixing * wh.covariance * unmixing.transpose()).diagonal();
+  const double totalPower = static_cast<double>(n - 1) * wh.covariance.trace();
+  VectorXd meanVar(r);
+  for (int k = 0; k < r; ++k)
+    meanVar(k) = mixing.col(k).squaredNorm() * actPower(k) /
+                 (static_cast<double>(c) * static_cast<double>(n) - 1.0);
+  std::vector<int> order(static_cast<std::size_t>(r));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return meanVar(a) > meanVar(b); });
+
+  MatrixXd ws(r, r), us(r, c), ms(c, r);
+  res.bias.resize(static_cast<std::size_t>(r));
+  res.signs.resize(static_cast<std::size_t>(r));
+  res.backProjectedVariance.resize(static_cast<std::size_t>(r));
+  res.varianceFraction.resize(static_cast<std::size_t>(r));
+  for (int k = 0; k < r; ++k) {
+    const int o = order[static_cast<std::size_t>(k)];
+    ws.row(k) = w.row(o);
+    us.row(k) = unmixing.row(o);
+    ms.col(k) = mixing.col(o);
+    res.bias[static_cast<std::size_t>(k)] = bias(o);
+    res.signs[static_cast<std::size_t>(k)] = extended && signs.signs(o) < 0 ? -1 : 1;
+    res.backProjectedVariance[static_cast<std::size_t>(k)] = meanVar(o);
+    res.varianceFraction[static_cast<std::size_t>(k)] =
+        totalPower > 0 ? mixing.col(o).squaredNorm() * actPower(o) / totalPower : 0.0;
+  }
+  res.weights = toIcaMatrix(ws);
+  res.unmixing = toIcaMatrix(us);
+  res.mixing = toIcaMatrix(ms);
+  res.sphere = toIcaMatrix(wh.sphere);
+  res.mean.assign(wh.mean.data(), wh.mean.data() + c);
+  res.eigenvalues.assign(wh.eigenvalues.data(), wh.eigenvalues.data() + c);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ctx.progress(1.0, res.converged ? "ICA converged in " + std::to_string(step) + " steps"
+                                  : "ICA stopped at " + std::to_string(step) + " steps");
+  return res;
+}
+
+}  // namespace modescope
