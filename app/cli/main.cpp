@@ -23,6 +23,8 @@ const std::vector<Command>& commands() {
       {convertSpec, runConvert, false},
       {filterSpec, runFilter, false},
       {emdSpec, runEmd, false},
+      {icaSpec, runIca, false},
+      {icaApplySpec, runIcaApply, false},
       {synthSpec, runSynth, false},
       {demoSpec, runDemo, false},
       {backendsSpec, runBackends, false},

@@ -1,0 +1,58 @@
+// The ICA job that the CLI (`modescope-cli ica`) and the GUI run: check the request before any
+// sample is read, extract the selection, run extended Infomax (engine/ica/infomax.h) and fill in
+// the provenance. There is no GPU ICA in this version: a CUDA request is refused (never a silent
+// fallback) and `auto` runs on the CPU.
+//
+// Thread rules: runIcaJob runs on a worker thread; it reads `rec` (whose source is thread-safe)
+// and returns a value that the caller owns.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/compute/backend.h"
+#include "engine/core/job_context.h"
+#include "engine/core/recording.h"
+#include "engine/ica/ica_params.h"
+#include "engine/io/hdf5_ica.h"
+
+namespace modescope {
+
+// The sentence a CUDA request is refused with (tests and docs quote it).
+inline constexpr const char* kIcaCpuOnly = "ICA runs on the CPU in this version";
+
+struct IcaJobSpec {
+  std::vector<std::size_t> channels;  // recording indices, at least 2, one sample rate
+  double startSeconds = 0.0;
+  double durationSeconds = -1.0;      // < 0: to the end
+  IcaParams params;
+  std::string presetName;             // recorded in the provenance ("" = none)
+  std::string inputFile;              // recorded in the file ("" = rec.sourcePath)
+  int threads = 0;                    // <= 0: hardware concurrency
+  BackendChoice backend = BackendChoice::Auto;
+};
+
+struct IcaJobResult {
+  std::shared_ptr<IcaFile> file;  // what writeIcaFile stores
+  std::string backend;            // "CPU, N threads"
+  double wallSeconds = 0.0;       // reading the selection included
+};
+
+// validateIcaParams, the backend (Cuda -> InvalidParameterError "--backend" with kIcaCpuOnly),
+// the selection (at least 2 channels that exist and share one positive rate, start inside the
+// recording, at least 2 samples). Throws InvalidParameterError naming the parameter.
+void checkIcaJob(const Recording& rec, const IcaJobSpec& spec);
+
+// checkIcaJob, extractBlock, runInfomaxCpu. Progress: reading 0-5 %, ICA 5-100 % ("step k,
+// change x"). Throws what those throw (InvalidParameterError for too few samples with the count
+// needed, InvalidInputError for NaN/Inf, Cancelled).
+IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, JobContext& ctx);
+
+// Every parameter with its unit, the preset first when there is one.
+std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(
+    const IcaResult& result, const std::string& presetName);
+
+}  // namespace modescope

@@ -1,0 +1,502 @@
+// ICA results in HDF5, schema "modescope-ica/1" (docs/hdf5-schema.md, "ICA result files").
+#include "engine/io/hdf5_ica.h"
+
+#include <H5Cpp.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+#include "engine/io/hdf5_provenance.h"
+#include "engine/io/hdf5_schema.h"
+#include "engine/io/hdf5_util.h"
+
+namespace modescope {
+namespace {
+
+constexpr const char* kIcaSchemaPrefix = "modescope-ica/";
+constexpr const char* kIcaSchema = "modescope-ica/1";
+constexpr int kIcaSchemaVersion = 1;
+const char* kRewriteRemedy = "Run 'modescope-cli ica' again to write a new file";
+
+void setUnsignedAttribute(H5::H5Object& o, const std::string& name, uint64_t value) {
+  o.createAttribute(name, H5::PredType::STD_U64LE, H5::DataSpace(H5S_SCALAR))
+      .write(H5::PredType::NATIVE_UINT64, &value);
+}
+
+void writeMatrix(H5::Group& g, const std::string& name, const IcaMatrix& m,
+                 const std::string& description) {
+  const hsize_t dims[2] = {static_cast<hsize_t>(m.rows), static_cast<hsize_t>(m.cols)};
+  H5::DataSet ds = g.createDataSet(name, H5::PredType::IEEE_F64LE, H5::DataSpace(2, dims));
+  if (!m.values.empty()) ds.write(m.values.data(), H5::PredType::NATIVE_DOUBLE);
+  h5::setAttribute(ds, "description", description);
+}
+
+void writeDoublesWithUnit(H5::Group& g, const std::string& name, const std::vector<double>& v,
+                          const std::string& unit) {
+  h5::writeDoubles(g, name, v);
+  H5::DataSet ds = g.openDataSet(name);
+  h5::setAttribute(ds, "units", unit);
+}
+
+void checkShape(const char* what, const IcaMatrix& m, int rows, int cols) {
+  if (m.rows != rows || m.cols != cols ||
+      m.values.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols)) {
+    throw InvalidParameterError(what, std::to_string(m.rows) + " x " + std::to_string(m.cols),
+                                std::to_string(rows) + " x " + std::to_string(cols),
+                                "Write the result the ICA engine returned");
+  }
+}
+
+void checkFile(const IcaFile& f) {
+  const IcaResult& r = f.result;
+  const int c = static_cast<int>(f.channels.size());
+  const int k = r.components;
+  if (c < 1 || k < 1 || k > c) {
+    throw InvalidParameterError("ICA result", std::to_string(k) + " components of " +
+                                                  std::to_string(c) + " channels",
+                                "1 <= components <= channels");
+  }
+  if (r.channels.size() != f.channels.size() || r.mean.size() != f.channels.size()) {
+    throw InvalidParameterError("ICA channel table", std::to_string(f.channels.size()) + " rows",
+                                std::to_string(r.channels.size()) + " (the result's channels)");
+  }
+  checkShape("sphere", r.sphere, k, c);
+  checkShape("weights", r.weights, k, k);
+  checkShape("unmixing", r.unmixing, k, c);
+  checkShape("mixing", r.mixing, c, k);
+  const auto kk = static_cast<std::size_t>(k);
+  if (r.backProjectedVariance.size() != kk || r.varianceFraction.size() != kk ||
+      r.bias.size() != kk || r.signs.size() != kk) {
+    throw InvalidParameterError("ICA per-component tables", "lengths that differ",
+                                std::to_string(k) + " values each (one per component)");
+  }
+  if (!(f.sampleRate > 0)) {
+    throw InvalidParameterError("sample rate", formatNumber(f.sampleRate) + " Hz", "> 0 Hz");
+  }
+}
+
+void writeParameters(H5::Group& ica, const IcaResult& r) {
+  H5::Group g = ica.createGroup("parameters");
+  const IcaParams& p = r.params;
+  const ResolvedIcaParams& q = r.resolved;
+  h5::setAttribute(g, "description", describeIcaParams(p));
+  h5::setAttribute(g, "extended", static_cast<int64_t>(p.extended ? 1 : 0));
+  h5::setAttribute(g, "rules", icaRulesName(p.rules));
+  h5::setAttribute(g, "sphering", icaSpheringName(p.sphering));
+  h5::setAttribute(g, "bias", static_cast<int64_t>(p.bias ? 1 : 0));
+  h5::setAttribute(g, "learning_rate", p.learningRate);
+  h5::setAttribute(g, "block_size", static_cast<int64_t>(p.blockSize));
+  h5::setAttribute(g, "anneal_deg", p.annealDegrees);
+  h5::setAttribute(g, "anneal_factor", p.annealFactor);
+  h5::setAttribute(g, "stop_tolerance", p.stopTolerance);
+  h5::setAttribute(g, "max_steps", static_cast<int64_t>(p.maxSteps));
+  h5::setAttribute(g, "pca_rank", static_cast<int64_t>(p.pcaRank));
+  h5::setAttribute(g, "rank_tolerance", p.rankTolerance);
+  setUnsignedAttribute(g, "seed", p.seed);
+  h5::setAttribute(g, "ext_blocks", static_cast<int64_t>(p.ext.extBlocks));
+  h5::setAttribute(g, "ext_sub_gaussian", static_cast<int64_t>(p.ext.subGaussian));
+  h5::setAttribute(g, "ext_kurtosis_samples", static_cast<int64_t>(p.ext.kurtosisSamples));
+  h5::setAttribute(g, "ext_kurtosis_momentum", p.ext.kurtosisMomentum);
+  h5::setAttribute(g, "ext_signs_bias", p.ext.signsBias);
+  h5::setAttribute(g, "ext_sign_count_threshold", static_cast<int64_t>(p.ext.signCountThreshold));
+  h5::setAttribute(g, "ext_sign_count_step", p.ext.signCountStep);
+  h5::setAttribute(g, "ext_centred_kurtosis", static_cast<int64_t>(p.ext.centredKurtosis ? 1 : 0));
+  h5::setAttribute(g, "max_weight", p.maxWeight);
+  h5::setAttribute(g, "restart_factor", p.restartFactor);
+  h5::setAttribute(g, "blowup_change", p.blowupChange);
+  h5::setAttribute(g, "blowup_factor", p.blowupFactor);
+  h5::setAttribute(g, "min_learning_rate", p.minLearningRate);
+  h5::setAttribute(g, "max_small_angle_steps", static_cast<int64_t>(p.maxSmallAngleSteps));
+  h5::setAttribute(g, "resolved_learning_rate", q.learningRate);
+  h5::setAttribute(g, "resolved_block_size", static_cast<int64_t>(q.blockSize));
+  h5::setAttribute(g, "resolved_anneal_factor", q.annealFactor);
+  h5::setAttribute(g, "resolved_stop_tolerance", q.stopTolerance);
+  h5::setAttribute(g, "resolved_components", static_cast<int64_t>(q.components));
+  // Units of the attributes above that have one (the others are counts or pure numbers).
+  h5::setAttribute(g, "units",
+                   "learning_rate: per sample per block update; block_size: samples; anneal_deg: "
+                   "degrees; stop_tolerance: squared Frobenius norm of the weight change; "
+                   "kurtosis_samples: samples");
+}
+
+void writeHistory(H5::Group& ica, const std::vector<IcaStep>& h) {
+  H5::Group g = ica.createGroup("history");
+  std::vector<int64_t> step;
+  std::vector<double> change, angle, lrate;
+  std::vector<int32_t> restarted, sub;
+  for (const IcaStep& s : h) {
+    step.push_back(s.step);
+    change.push_back(s.change);
+    angle.push_back(s.angleDegrees);
+    lrate.push_back(s.learningRate);
+    restarted.push_back(s.restartedAfter ? 1 : 0);
+    sub.push_back(s.subGaussian);
+  }
+  h5::writeInt64s(g, "step", step);
+  h5::writeDoubles(g, "change", change);
+  h5::writeDoubles(g, "angle_deg", angle);
+  h5::writeDoubles(g, "learning_rate", lrate);
+  h5::writeInt32s(g, "restarted_after", restarted);
+  h5::writeInt32s(g, "sub_gaussian", sub);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+IcaMatrix readMatrix(const h5::Reader& r, const H5::Group& g, const std::string& name, int rows,
+                     int cols) {
+  const std::string path = h5::childPath(g, name);
+  H5::DataSet ds = r.dataset(g, name);
+  H5::DataSpace space = ds.getSpace();
+  hsize_t dims[2] = {0, 0};
+  if (space.getSimpleExtentNdims() != 2) {
+    r.fail(path, "a dataset of rank " + std::to_string(space.getSimpleExtentNdims()),
+           "a 2-D dataset", kRewriteRemedy);
+  }
+  space.getSimpleExtentDims(dims);
+  if (ds.getTypeClass() != H5T_FLOAT) r.fail(path, "non-float values", "float64", kRewriteRemedy);
+  if (static_cast<int64_t>(dims[0]) != rows || static_cast<int64_t>(dims[1]) != cols) {
+    r.fail(path, std::to_string(dims[0]) + " x " + std::to_string(dims[1]),
+           std::to_string(rows) + " x " + std::to_string(cols), kRewriteRemedy);
+  }
+  IcaMatrix m(rows, cols);
+  if (!m.values.empty()) ds.read(m.values.data(), H5::PredType::NATIVE_DOUBLE);
+  return m;
+}
+
+uint64_t readUnsigned(const h5::Reader& r, const H5::H5Object& o, const std::string& name) {
+  if (!r.hasAttribute(o, name)) {
+    r.fail(h5::childPath(o, "@" + name), "no such attribute", "an integer", kRewriteRemedy);
+  }
+  H5::Attribute a = o.openAttribute(name);
+  if (a.getTypeClass() != H5T_INTEGER) {
+    r.fail(h5::childPath(o, "@" + name), "a value that is not an integer", "an integer",
+           kRewriteRemedy);
+  }
+  uint64_t v = 0;
+  a.read(H5::PredType::NATIVE_UINT64, &v);
+  return v;
+}
+
+int readInt(const h5::Reader& r, const H5::H5Object& o, const std::string& name) {
+  const int64_t v = r.intAttribute(o, name);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
+    r.fail(h5::childPath(o, "@" + name), std::to_string(v), "a 32-bit integer", kRewriteRemedy);
+  }
+  return static_cast<int>(v);
+}
+
+void readParameters(const h5::Reader& r, const H5::Group& ica, IcaResult& res) {
+  H5::Group g = r.group(ica, "parameters");
+  IcaParams& p = res.params;
+  p.extended = r.intAttribute(g, "extended") != 0;
+  const std::string rules = r.stringAttribute(g, "rules");
+  if (rules == icaRulesName(IcaRules::Runica))
+    p.rules = IcaRules::Runica;
+  else if (rules == icaRulesName(IcaRules::Mne))
+    p.rules = IcaRules::Mne;
+  else
+    r.fail(h5::childPath(g, "@rules"), "'" + rules + "'", "runica or mne", kRewriteRemedy);
+  const std::string sph = r.stringAttribute(g, "sphering");
+  if (sph == icaSpheringName(IcaSphering::Runica))
+    p.sphering = IcaSphering::Runica;
+  else if (sph == icaSpheringName(IcaSphering::PcaUnit))
+    p.sphering = IcaSphering::PcaUnit;
+  else
+    r.fail(h5::childPath(g, "@sphering"), "'" + sph + "'", "runica or pca-unit", kRewriteRemedy);
+  p.bias = r.intAttribute(g, "bias") != 0;
+  p.learningRate = r.doubleAttribute(g, "learning_rate");
+  p.blockSize = readInt(r, g, "block_size");
+  p.annealDegrees = r.doubleAttribute(g, "anneal_deg");
+  p.annealFactor = r.doubleAttribute(g, "anneal_factor");
+  p.stopTolerance = r.doubleAttribute(g, "stop_tolerance");
+  p.maxSteps = readInt(r, g, "max_steps");
+  p.pcaRank = readInt(r, g, "pca_rank");
+  p.rankTolerance = r.doubleAttribute(g, "rank_tolerance");
+  p.seed = readUnsigned(r, g, "seed");
+  p.ext.extBlocks = readInt(r, g, "ext_blocks");
+  p.ext.subGaussian = readInt(r, g, "ext_sub_gaussian");
+  p.ext.kurtosisSamples = readInt(r, g, "ext_kurtosis_samples");
+  p.ext.kurtosisMomentum = r.doubleAttribute(g, "ext_kurtosis_momentum");
+  p.ext.signsBias = r.doubleAttribute(g, "ext_signs_bias");
+  p.ext.signCountThreshold = readInt(r, g, "ext_sign_count_threshold");
+  p.ext.signCountStep = r.doubleAttribute(g, "ext_sign_count_step");
+  p.ext.centredKurtosis = r.intAttribute(g, "ext_centred_kurtosis") != 0;
+  p.maxWeight = r.doubleAttribute(g, "max_weight");
+  p.restartFactor = r.doubleAttribute(g, "restart_factor");
+  p.blowupChange = r.doubleAttribute(g, "blowup_change");
+  p.blowupFactor = r.doubleAttribute(g, "blowup_factor");
+  p.minLearningRate = r.doubleAttribute(g, "min_learning_rate");
+  p.maxSmallAngleSteps = readInt(r, g, "max_small_angle_steps");
+  res.resolved.learningRate = r.doubleAttribute(g, "resolved_learning_rate");
+  res.resolved.blockSize = readInt(r, g, "resolved_block_size");
+  res.resolved.annealFactor = r.doubleAttribute(g, "resolved_anneal_factor");
+  res.resolved.stopTolerance = r.doubleAttribute(g, "resolved_stop_tolerance");
+  res.resolved.components = readInt(r, g, "resolved_components");
+}
+
+void readHistory(const h5::Reader& r, const H5::Group& ica, IcaResult& res) {
+  H5::Group g = r.group(ica, "history");
+  const auto step = r.int64s(g, "step");
+  const auto n = static_cast<int64_t>(step.size());
+  const auto change = r.doubles(g, "change", n);
+  const auto angle = r.doubles(g, "angle_deg", n);
+  const auto lrate = r.doubles(g, "learning_rate", n);
+  const auto restarted = r.int64s(g, "restarted_after", n);
+  const auto sub = r.int64s(g, "sub_gaussian", n);
+  for (std::size_t i = 0; i < step.size(); ++i) {
+    IcaStep s;
+    s.step = static_cast<int>(step[i]);
+    s.change = change[i];
+    s.angleDegrees = angle[i];
+    s.learningRate = lrate[i];
+    s.restartedAfter = restarted[i] != 0;
+    s.subGaussian = static_cast<int>(sub[i]);
+    res.history.push_back(s);
+  }
+}
+
+void checkSchema(const h5::Reader& r, const H5::Group& root) {
+  const std::string where = h5::childPath(root, "@modescope_schema");
+  if (!r.hasAttribute(root, kSchemaAttribute)) {
+    r.fail(where, "no schema attribute (not a ModeScope ICA result)",
+           std::string("\"") + kIcaSchema + "\"",
+           "Give a file written by 'modescope-cli ica'");
+  }
+  const std::string schema = r.stringAttribute(root, kSchemaAttribute);
+  const std::string prefix = kIcaSchemaPrefix;
+  const std::string num = schema.rfind(prefix, 0) == 0 ? schema.substr(prefix.size()) : "";
+  if (num.empty() || num.size() > 6 || num.find_first_not_of("0123456789") != std::string::npos) {
+    r.fail(where, "\"" + schema + "\"", std::string("\"") + kIcaSchema + "\"",
+           "This is another kind of ModeScope file; give a file written by 'modescope-cli ica'");
+  }
+  if (std::atoi(num.c_str()) > kIcaSchemaVersion) {
+    r.fail(where, "\"" + schema + "\" (written by a newer ModeScope)",
+           "version " + std::to_string(kIcaSchemaVersion) + " or older",
+           "Update ModeScope to read this file");
+  }
+}
+
+IcaFile parseIcaFile(const h5::Reader& r, const H5::Group& root) {
+  checkSchema(r, root);
+  IcaFile f;
+  f.inputFile = r.stringAttribute(root, "input_file", "");
+
+  H5::Group ct = r.group(root, "channels");
+  const auto idx = r.int64s(ct, "recording_index");
+  const auto c = static_cast<int64_t>(idx.size());
+  if (c < 1) r.fail(h5::childPath(ct, "recording_index"), "no channels", ">= 1", kRewriteRemedy);
+  const auto names = r.strings(ct, "name", c);
+  const auto labels = r.strings(ct, "label", c);
+  const auto types = r.strings(ct, "type", c);
+  const auto units = r.strings(ct, "unit", c);
+  const IcaMatrix pos = readMatrix(r, ct, "position", static_cast<int>(c), 3);
+  for (int64_t i = 0; i < c; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (idx[k] < 0) {
+      r.fail(h5::childPath(ct, "recording_index"), std::to_string(idx[k]), ">= 0", kRewriteRemedy);
+    }
+    IcaFileChannel ch{static_cast<std::size_t>(idx[k]), names[k], labels[k], types[k], units[k],
+                      std::nullopt};
+    const int row = static_cast<int>(i);
+    if (std::isfinite(pos(row, 0))) ch.position = Position3{pos(row, 0), pos(row, 1), pos(row, 2)};
+    f.channels.push_back(std::move(ch));
+  }
+
+  H5::Group g = r.group(root, "ica");
+  IcaResult& res = f.result;
+  const int cc = static_cast<int>(c);
+  res.components = readInt(r, g, "components");
+  if (res.components < 1 || res.components > cc) {
+    r.fail(h5::childPath(g, "@components"), std::to_string(res.components),
+           "1.." + std::to_string(cc) + " (the channel count)", kRewriteRemedy);
+  }
+  const int k = res.components;
+  res.detectedRank = readInt(r, g, "detected_rank");
+  f.sampleRate = r.doubleAttribute(g, "sample_rate");
+  if (!(f.sampleRate > 0)) {
+    r.fail(h5::childPath(g, "@sample_rate"), formatNumber(f.sampleRate), "a rate > 0 Hz",
+           kRewriteRemedy);
+  }
+  f.firstSample = r.intAttribute(g, "first_sample");
+  f.samples = r.intAttribute(g, "samples");
+  if (f.firstSample < 0 || f.samples < 1) {
+    r.fail(h5::childPath(g, "@samples"),
+           std::to_string(f.firstSample) + " + " + std::to_string(f.samples),
+           "first_sample >= 0 and samples >= 1", kRewriteRemedy);
+  }
+  res.samples = f.samples;
+  res.converged = r.intAttribute(g, "converged") != 0;
+  res.stopReason = r.stringAttribute(g, "stop_reason");
+  res.steps = readInt(r, g, "steps");
+  res.restarts = readInt(r, g, "restarts");
+  res.finalLearningRate = r.doubleAttribute(g, "final_learning_rate");
+  res.seconds = r.doubleAttribute(g, "seconds");
+  for (const auto& ch : f.channels) res.channels.push_back(ch.recordingIndex);
+  res.mean = r.doubles(g, "mean", c);
+  res.eigenvalues = r.doubles(g, "eigenvalues", c);
+  res.sphere = readMatrix(r, g, "sphere", k, cc);
+  res.weights = readMatrix(r, g, "weights", k, k);
+  res.unmixing = readMatrix(r, g, "unmixing", k, cc);
+  res.mixing = readMatrix(r, g, "mixing", cc, k);
+  res.bias = r.doubles(g, "bias", k);
+  for (int64_t s : r.int64s(g, "signs", k)) res.signs.push_back(static_cast<int>(s));
+  res.backProjectedVariance = r.doubles(g, "back_projected_variance", k);
+  res.varianceFraction = r.doubles(g, "variance_fraction", k);
+  readParameters(r, g, res);
+  readHistory(r, g, res);
+
+  if (r.hasChild(root, "diagnostics")) {
+    H5::Group dg = r.group(root, "diagnostics");
+    const auto sev = r.strings(dg, "severity");
+    const auto n = static_cast<int64_t>(sev.size());
+    const auto code = r.strings(dg, "code", n);
+    const auto msg = r.strings(dg, "message", n);
+    for (std::size_t i = 0; i < sev.size(); ++i) {
+      res.diagnostics.push_back(
+          {sev[i] == "warning" ? Severity::Warning : Severity::Info, code[i], msg[i]});
+    }
+  }
+  f.provenance = h5::readProvenance(r, root);
+  return f;
+}
+
+}  // namespace
+
+std::vector<IcaFileChannel> icaFileChannels(const Recording& rec,
+                                            const std::vector<std::size_t>& channels) {
+  std::vector<IcaFileChannel> out;
+  for (std::size_t ch : channels) {
+    if (ch >= rec.channelCount()) {
+      throw InvalidParameterError("channels", "index " + std::to_string(ch + 1),
+                                  "1.." + std::to_string(rec.channelCount()));
+    }
+    const ChannelInfo& c = rec.channels[ch];
+    out.push_back({ch, c.name, c.label, channelTypeName(c.type), c.unit, c.position});
+  }
+  return out;
+}
+
+void writeIcaFile(const std::string& path, const IcaFile& f, JobContext& ctx) {
+  checkFile(f);
+  const IcaResult& r = f.result;
+  writeHdf5FileAtomically(path, "the ICA decomposition", [&](H5::Group& root) {
+    h5::setAttribute(root, kSchemaAttribute, kIcaSchema);
+    h5::setAttribute(root, "modescope_version", softwareVersion());
+    h5::setAttribute(root, "input_file", f.inputFile);
+    {
+      H5::Group ct = root.createGroup("channels");
+      std::vector<int64_t> idx;
+      std::vector<std::string> name, label, type, unit;
+      IcaMatrix pos(static_cast<int>(f.channels.size()), 3);
+      for (std::size_t i = 0; i < f.channels.size(); ++i) {
+        const IcaFileChannel& c = f.channels[i];
+        idx.push_back(static_cast<int64_t>(c.recordingIndex));
+        name.push_back(c.name);
+        label.push_back(c.label);
+        type.push_back(c.type);
+        unit.push_back(c.unit);
+        const int row = static_cast<int>(i);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        pos(row, 0) = c.position ? c.position->x : nan;
+        pos(row, 1) = c.position ? c.position->y : nan;
+        pos(row, 2) = c.position ? c.position->z : nan;
+      }
+      h5::writeInt64s(ct, "recording_index", idx);
+      h5::writeStrings(ct, "name", name);
+      h5::writeStrings(ct, "label", label);
+      h5::writeStrings(ct, "type", type);
+      h5::writeStrings(ct, "unit", unit);
+      writeMatrix(ct, "position", pos,
+                  "x right, y nose, z up on the unit sphere; NaN rows: position unknown");
+    }
+    ctx.checkpoint();
+    H5::Group g = root.createGroup("ica");
+    h5::setAttribute(g, "components", static_cast<int64_t>(r.components));
+    h5::setAttribute(g, "detected_rank", static_cast<int64_t>(r.detectedRank));
+    h5::setAttribute(g, "rank_choice",
+                     r.params.pcaRank > 0
+                         ? "forced by pca_rank"
+                         : (r.components < static_cast<int>(f.channels.size())
+                                ? "automatic: PCA reduction to the detected rank"
+                                : "automatic: full rank"));
+    h5::setAttribute(g, "sample_rate", f.sampleRate);
+    h5::setAttribute(g, "first_sample", f.firstSample);
+    h5::setAttribute(g, "samples", f.samples);
+    h5::setAttribute(g, "start_s", f.startSeconds());
+    h5::setAttribute(g, "duration_s", static_cast<double>(f.samples) / f.sampleRate);
+    h5::setAttribute(g, "converged", static_cast<int64_t>(r.converged ? 1 : 0));
+    h5::setAttribute(g, "stop_reason", r.stopReason);
+    h5::setAttribute(g, "steps", static_cast<int64_t>(r.steps));
+    h5::setAttribute(g, "restarts", static_cast<int64_t>(r.restarts));
+    h5::setAttribute(g, "final_learning_rate", r.finalLearningRate);
+    h5::setAttribute(g, "seconds", r.seconds);
+    const std::string unit = f.channels.front().unit;
+    writeDoublesWithUnit(g, "mean", r.mean, unit);
+    writeDoublesWithUnit(g, "eigenvalues", r.eigenvalues, unit.empty() ? "" : unit + "^2");
+    writeMatrix(g, "sphere", r.sphere, "components x channels, applied to x - mean");
+    writeMatrix(g, "weights", r.weights, "components x components (Infomax weights)");
+    writeMatrix(g, "unmixing", r.unmixing,
+                "components x channels = weights * sphere; activations = unmixing * (x - mean)");
+    writeMatrix(g, "mixing", r.mixing,
+                "channels x components = pinv(unmixing); columns are the scalp maps");
+    h5::writeDoubles(g, "bias", r.bias);
+    h5::writeInt32s(g, "signs", std::vector<int32_t>(r.signs.begin(), r.signs.end()));
+    writeDoublesWithUnit(g, "back_projected_variance", r.backProjectedVariance,
+                         unit.empty() ? "" : unit + "^2");
+    writeDoublesWithUnit(g, "variance_fraction", r.varianceFraction, "fraction of total power");
+    writeParameters(g, r);
+    writeHistory(g, r.history);
+    {
+      H5::Group dg = root.createGroup("diagnostics");
+      std::vector<std::string> severity, code, message;
+      for (const Diagnostic& d : r.diagnostics) {
+        severity.push_back(severityName(d.severity));
+        code.push_back(d.code);
+        message.push_back(d.message);
+      }
+      h5::writeStrings(dg, "severity", severity);
+      h5::writeStrings(dg, "code", code);
+      h5::writeStrings(dg, "message", message);
+    }
+    h5::writeProvenance(root, f.provenance);
+    ctx.checkpoint();
+  });
+  ctx.progress(1.0, "written");
+}
+
+bool isIcaFile(const std::string& path) {
+  std::optional<std::string> s = rootSchemaAttribute(path);
+  if (!s) return false;
+  while (!s->empty() && s->back() == '\0') s->pop_back();
+  return s->rfind(kIcaSchemaPrefix, 0) == 0;
+}
+
+IcaFile readIcaFile(const std::string& path) {
+  h5::Lock lock(h5::hdf5Mutex());
+  h5::initialiseHdf5();
+  h5::Reader r(path);
+  H5::H5File file;
+  openHdf5ForReading(r, file);
+  try {
+    H5::Group root = file.openGroup("/");
+    return parseIcaFile(r, root);
+  } catch (const H5::Exception& e) {
+    r.fail("/", "a file HDF5 cannot read (" + e.getDetailMsg() + ")",
+           "a readable ModeScope ICA result (docs/hdf5-schema.md)", kRewriteRemedy);
+  } catch (const std::bad_alloc&) {
+    r.fail("/ica", "more values than the memory available holds", "a result that fits in memory",
+           kRewriteRemedy);
+  } catch (const std::length_error&) {
+    r.fail("/ica", "a size larger than the memory available", "a size that fits in memory",
+           kRewriteRemedy);
+  }
+}
+
+}  // namespace modescope

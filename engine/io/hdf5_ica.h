@@ -1,0 +1,62 @@
+// Infomax ICA results in HDF5, schema "modescope-ica/1" (docs/hdf5-schema.md, "ICA result
+// files"): the channel table, the model (mean, sphere, weights, unmixing, mixing), the variance
+// each component accounts for, the rank and how it was chosen, the convergence history, every
+// parameter, the selection it was computed on, diagnostics and provenance. `modescope-cli ica`
+// writes it; `modescope-cli ica-apply` (and the GUI) read it back. Activations are not stored:
+// they are unmixing * (x - mean) of the recording named in the file.
+//
+// Thread rules: both functions take the process-wide HDF5 lock (engine/io/hdf5_util.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/job_context.h"
+#include "engine/core/provenance.h"
+#include "engine/core/recording.h"
+#include "engine/ica/ica_result.h"
+
+namespace modescope {
+
+// A channel the decomposition was computed on, as a reader needs it without the recording.
+struct IcaFileChannel {
+  std::size_t recordingIndex = 0;   // 0-based channel index in the input recording
+  std::string name;                 // normalised name ("Fp1")
+  std::string label;                // as stored in the input file ("EEG Fp1-REF")
+  std::string type;                 // channelTypeName ("EEG", "EOG", ...)
+  std::string unit;                 // physical unit ("uV")
+  std::optional<Position3> position;  // unit-sphere montage position when known
+};
+
+struct IcaFile {
+  std::string inputFile;   // the recording ("" for generated data)
+  double sampleRate = 0.0;  // Hz
+  int64_t firstSample = 0;  // selection start in the recording, samples
+  int64_t samples = 0;      // selection length, samples (== result.samples)
+  double startSeconds() const { return sampleRate > 0 ? static_cast<double>(firstSample) / sampleRate : 0.0; }
+  std::vector<IcaFileChannel> channels;  // parallel to result.channels / the mixing rows
+  IcaResult result;        // params, resolved values, history and diagnostics included
+  Provenance provenance;
+};
+
+// The channel table of `channels` in `rec` (names, labels, types, units, positions).
+std::vector<IcaFileChannel> icaFileChannels(const Recording& rec,
+                                            const std::vector<std::size_t>& channels);
+
+// Writes `file` to `path` atomically (a failure or a cancel leaves nothing there). Throws
+// InvalidParameterError when the shapes disagree (channel table vs. mixing rows, sphere r x C,
+// weights r x r, ...), OutputError when the file cannot be written, Cancelled.
+void writeIcaFile(const std::string& path, const IcaFile& file, JobContext& ctx);
+
+// True if `path` is an HDF5 file whose root says modescope_schema = "modescope-ica/<n>".
+bool isIcaFile(const std::string& path);
+
+// Reads a file written by writeIcaFile. Throws InvalidInputError naming the file and the object
+// for a missing, non-HDF5, damaged or foreign file, a newer schema version, and shapes that
+// disagree.
+IcaFile readIcaFile(const std::string& path);
+
+}  // namespace modescope
