@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/core/imf_reconstruction.h"
+#include "app/core/patched_recording.h"
 #include "app/core/recording_selection.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -113,23 +113,12 @@ std::shared_ptr<const Recording> icaCleanedRecording(std::shared_ptr<const Recor
   }
   const SignalBlock cleaned = icaBackProject(f.result, block, rejected);
 
-  // The patching recording of the EMD cleaning (imf_reconstruction.h) replaces decomposed
-  // channels over a range by a one-row "decomposition" here: the back-projected channel.
-  EmdResult patch;
-  patch.sampleRate = f.sampleRate;
-  patch.firstSample = f.firstSample;
-  patch.samples = f.samples;
+  std::map<std::size_t, std::vector<float>> replacement;
   for (std::size_t i = 0; i < channels.size(); ++i) {
-    EmdChannelModes m;
-    m.channel = channels[i];
-    m.rows = 1;
-    m.data.assign(cleaned.channel(i), cleaned.channel(i) + cleaned.samples);
-    patch.channels.push_back(std::move(m));
+    replacement[channels[i]].assign(cleaned.channel(i), cleaned.channel(i) + cleaned.samples);
   }
-  const auto patched = cleanedRecording(base, patch, DroppedRows{});
-  auto rec = std::make_shared<Recording>(*patched);
-  // Its note speaks of EMD; say what was done here instead.
-  rec->diagnostics = base->diagnostics;
+  auto rec = patchedRecording(base, f.sampleRate, f.firstSample, std::move(replacement),
+                              kMatchRemedy);
   addDiagnostic(rec->diagnostics, Severity::Info, "ica.cleaned",
                 "Removed ICA " + describeRejected(rejected) + " of " +
                     std::to_string(f.result.components) + " from " +

@@ -1,5 +1,7 @@
 #include "app/core/imf_reconstruction.h"
 
+#include "app/core/patched_recording.h"
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -14,35 +16,6 @@ bool isDropped(const std::vector<int>& dropped, int row) {
   return std::find(dropped.begin(), dropped.end(), row) != dropped.end();
 }
 
-// base's samples with some channel ranges replaced. The patches are few (one per decomposed
-// channel), so a linear look-up per read is enough.
-class PatchedSource final : public SignalSource {
- public:
-  struct Patch {
-    int64_t first = 0;
-    std::vector<float> samples;
-  };
-
-  PatchedSource(std::shared_ptr<const SignalSource> base, std::map<std::size_t, Patch> patches)
-      : base_(std::move(base)), patches_(std::move(patches)) {}
-
-  void read(std::size_t channel, int64_t first, int64_t count, float* out) const override {
-    if (count <= 0) return;
-    base_->read(channel, first, count, out);
-    const auto it = patches_.find(channel);
-    if (it == patches_.end()) return;
-    const Patch& p = it->second;
-    const int64_t lo = std::max(first, p.first);
-    const int64_t hi = std::min(first + count, p.first + static_cast<int64_t>(p.samples.size()));
-    if (hi <= lo) return;
-    std::memcpy(out + (lo - first), p.samples.data() + (lo - p.first),
-                static_cast<std::size_t>(hi - lo) * sizeof(float));
-  }
-
- private:
-  std::shared_ptr<const SignalSource> base_;
-  std::map<std::size_t, Patch> patches_;
-};
 
 std::string rowName(const EmdChannelModes& m, int row) {
   return row == m.rows - 1 ? std::string("residue") : "IMF " + std::to_string(row + 1);
@@ -129,39 +102,15 @@ std::vector<float> reconstructKeptRows(const EmdChannelModes& modes, int64_t sam
 std::shared_ptr<const Recording> cleanedRecording(std::shared_ptr<const Recording> base,
                                                   const EmdResult& result,
                                                   const DroppedRows& dropped) {
-  if (!base || !base->source) {
-    throw InvalidParameterError("recording", "none", "the decomposed recording",
-                                "Open the recording the decomposition was run on");
-  }
-  std::map<std::size_t, PatchedSource::Patch> patches;
+  static const std::vector<int> kNone;
+  std::map<std::size_t, std::vector<float>> replacement;
   for (const EmdChannelModes& m : result.channels) {
-    if (m.channel >= base->channelCount()) {
-      throw InvalidParameterError("channel", std::to_string(m.channel + 1),
-                                  "1.." + std::to_string(base->channelCount()),
-                                  "Apply the result to the recording it was computed from");
-    }
-    const ChannelInfo& info = base->channels[m.channel];
-    if (info.sampleRate != result.sampleRate) {
-      throw InvalidParameterError("sampleRate",
-                                  formatNumber(result.sampleRate) + " Hz (decomposition)",
-                                  formatNumber(info.sampleRate) + " Hz (" + info.name + ")",
-                                  "Apply the result to the recording it was computed from");
-    }
-    if (result.firstSample < 0 || result.firstSample + result.samples > info.sampleCount) {
-      throw InvalidParameterError(
-          "range",
-          "samples " + std::to_string(result.firstSample) + ".." +
-              std::to_string(result.firstSample + result.samples),
-          "within 0.." + std::to_string(info.sampleCount) + " of " + info.name,
-          "Apply the result to the recording it was computed from");
-    }
-    static const std::vector<int> kNone;
     const std::vector<int>* d = droppedFor(dropped, m.channel);
-    patches[m.channel] = {result.firstSample,
-                          reconstructKeptRows(m, result.samples, d ? *d : kNone)};
+    replacement[m.channel] = reconstructKeptRows(m, result.samples, d ? *d : kNone);
   }
-  auto rec = std::make_shared<Recording>(*base);
-  rec->source = std::make_shared<PatchedSource>(base->source, std::move(patches));
+  auto rec = patchedRecording(base, result.sampleRate, result.firstSample,
+                              std::move(replacement),
+                              "Apply the result to the recording it was computed from");
   // The rate was checked against every decomposed channel above; with none there is nothing to say.
   const double rate = result.sampleRate;
   if (!result.channels.empty()) {
