@@ -20,7 +20,6 @@ wall_seconds, parameters as [name, value] pairs).
 Exits 0 when everything matches, 1 with one line per mismatch otherwise.
 """
 
-import json
 import sys
 
 import h5py
@@ -28,7 +27,8 @@ import numpy as np
 
 # The shared helpers sit next to this script (sys.path[0]); no bytecode cache in the source tree.
 sys.dont_write_bytecode = True
-from h5py_check import as_str, check, check_provenance, doc_python_example, report  # noqa: E402
+from h5py_check import (as_str, check, check_attrs, check_provenance, check_root,  # noqa: E402
+                        doc_python_example, load_expected, report)
 
 
 def same_f32(data, rows, what):
@@ -65,14 +65,10 @@ def run_doc_example(doc_path, h5_path, want):
 
 
 def main():
-    path, expected_path = sys.argv[1], sys.argv[2]
-    with open(expected_path, encoding="utf-8") as fh:
-        want = json.load(fh)
+    path, want = sys.argv[1], load_expected(sys.argv[2])
 
     with h5py.File(path, "r") as f:
-        check(as_str(f.attrs["modescope_schema"]) == "modescope-emd/1", "modescope_schema")
-        check(as_str(f.attrs["modescope_version"]).startswith("ModeScope "), "modescope_version")
-        check(as_str(f.attrs["input_file"]) == want["input_file"], "input_file")
+        check_root(f, "modescope-emd/1", want)
 
         # Channel table.
         ct = f["channels"]
@@ -87,16 +83,7 @@ def main():
 
         # /emd attributes.
         e = f["emd"]
-        for k, v in want["emd"].items():
-            got = e.attrs[k]
-            if isinstance(v, str):
-                check(as_str(got) == v, f"/emd@{k}: {got!r} != {v!r}")
-            elif isinstance(v, int) and not isinstance(v, bool):
-                check(np.issubdtype(np.asarray(got).dtype, np.integer) and int(got) == v,
-                      f"/emd@{k}: {got!r} != {v!r} (integer)")
-            else:
-                check(np.asarray(got).dtype == np.float64 and float(got) == v,
-                      f"/emd@{k}: {got!r} != {v!r} (float64)")
+        check_attrs(e, want["emd"], "/emd")
         check(np.asarray(e.attrs["seed"]).dtype == np.uint64, "/emd@seed is uint64")
 
         # Modes per channel.
