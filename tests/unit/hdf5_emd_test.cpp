@@ -24,6 +24,7 @@
 #include "engine/io/hdf5_emd.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
+#include "tests/unit/hdf5_file_test_support.h"
 #include "tests/unit/shell_json_support.h"
 
 namespace fs = std::filesystem;
@@ -38,21 +39,13 @@ constexpr double kRate = 200.0;
 using test_support::CommandResult;
 using test_support::jsonFloat;
 using test_support::jsonString;
+using test_support::list;
+using test_support::messageOf;
+using test_support::numd;
+using test_support::provenanceJson;
 using test_support::runCommand;
 using test_support::shellQuote;
 
-// Round-trip digits; doubles always carry a '.' or an exponent so that Python reads a float.
-std::string numd(double v) {
-  std::string s = test_support::jsonDouble(v);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
-template <typename T, typename F>
-std::string list(const std::vector<T>& v, F f) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + f(v[i]);
-  return s + "]";
-}
 std::string rowsJson(const float* data, int rows, int64_t cols) {
   std::string s = "[";
   for (int r = 0; r < rows; ++r) {
@@ -245,37 +238,13 @@ std::string expectedJson(const Recording& rec, const EmdResult& m, const HhtResu
   }
   o << ",\"diagnostics\":[[\"emd\",\"warning\",\"emd.siftCap\",\"IMF 3 of Cz reached 321 sifts\"]";
   if (h) o << ",[\"hht\",\"info\",\"hht.negativeFrequency\",\"3 % of IMF 2 samples\"]";
-  const Provenance& pr = m.provenance;
-  o << "],\"provenance\":{\"attrs\":{\"method\":" << jsonString(pr.method) << ",\"seed\":" << jsonString(pr.seed)
-    << ",\"backend\":" << jsonString(pr.backend) << ",\"input_file\":" << jsonString(pr.inputFile)
-    << ",\"selection\":" << jsonString(pr.selection) << ",\"created_at\":" << jsonString(pr.createdAt)
-    << "},\"wall_seconds\":" << numd(pr.wallSeconds) << ",\"parameters\":"
-    << list(pr.parameters,
-            [](const std::pair<std::string, std::string>& kv) {
-              return "[" + jsonString(kv.first) + "," + jsonString(kv.second) + "]";
-            })
-    << "}}";
+  o << "],\"provenance\":" << provenanceJson(m.provenance) << "}";
   return o.str();
 }
 
-class Hdf5EmdTest : public ::testing::Test {
+class Hdf5EmdTest : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "modescope-emd-h5-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::vector<std::string> listDir() const {
-    std::vector<std::string> v;
-    for (const auto& e : fs::directory_iterator(dir_)) v.push_back(e.path().filename());
-    return v;
-  }
-  fs::path dir_;
+  Hdf5EmdTest() : TempDirTest("modescope-emd-h5") {}
 };
 
 void expectSameModes(const EmdResult& a, const EmdResult& b) {
@@ -489,15 +458,6 @@ TEST_F(Hdf5EmdTest, InconsistentArgumentsAreRefusedBeforeWriting) {
   m.channels[0].channel = 4;  // the recording has 4 channels
   EXPECT_THROW(writeEmdFile(path("r.h5"), *rec, m, nullptr, ctx), InvalidParameterError);
   EXPECT_TRUE(listDir().empty());
-}
-
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InvalidInputError& e) {
-    return e.what();
-  }
-  return "(no InvalidInputError)";
 }
 
 TEST_F(Hdf5EmdTest, ForeignDamagedAndNewerFilesAreRefusedNamingTheFile) {

@@ -24,6 +24,7 @@
 #include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
+#include "tests/unit/hdf5_file_test_support.h"
 #include "tests/unit/shell_json_support.h"
 
 namespace fs = std::filesystem;
@@ -38,21 +39,13 @@ constexpr double kRate = 250.0;
 
 using test_support::CommandResult;
 using test_support::jsonString;
+using test_support::list;
+using test_support::messageOf;
+using test_support::numd;
+using test_support::provenanceJson;
 using test_support::runCommand;
 using test_support::shellQuote;
 
-// Round-trip digits; doubles always carry a '.' or an exponent so that Python reads a float.
-std::string numd(double v) {
-  std::string s = test_support::jsonDouble(v);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
-template <typename T, typename F>
-std::string list(const std::vector<T>& v, F f) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + f(v[i]);
-  return s + "]";
-}
 std::string doubles(const std::vector<double>& v) { return list(v, numd); }
 std::string rows(const IcaMatrix& m) {
   std::string s = "[";
@@ -210,38 +203,13 @@ std::string expectedJson(const IcaFile& f) {
     << ",\"diagnostics\":["
     << "[\"warning\",\"ica.restart\",\"weights blew up at step 3; restarted\"],"
     << "[\"info\",\"ica.rankReduced\",\"rank 4 of 4, forced to 3 components\"]]";
-  const Provenance& pr = f.provenance;
-  o << ",\"provenance\":{\"attrs\":{\"method\":" << jsonString(pr.method)
-    << ",\"seed\":" << jsonString(pr.seed) << ",\"backend\":" << jsonString(pr.backend)
-    << ",\"input_file\":" << jsonString(pr.inputFile) << ",\"selection\":" << jsonString(pr.selection)
-    << ",\"created_at\":" << jsonString(pr.createdAt) << "},\"wall_seconds\":" << numd(pr.wallSeconds)
-    << ",\"parameters\":"
-    << list(pr.parameters,
-            [](const std::pair<std::string, std::string>& kv) {
-              return "[" + jsonString(kv.first) + "," + jsonString(kv.second) + "]";
-            })
-    << "}}";
+  o << ",\"provenance\":" << provenanceJson(f.provenance) << "}";
   return o.str();
 }
 
-class Hdf5IcaTest : public ::testing::Test {
+class Hdf5IcaTest : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "modescope-ica-h5-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::vector<std::string> listDir() const {
-    std::vector<std::string> v;
-    for (const auto& e : fs::directory_iterator(dir_)) v.push_back(e.path().filename());
-    return v;
-  }
-  fs::path dir_;
+  Hdf5IcaTest() : TempDirTest("modescope-ica-h5") {}
 };
 
 void expectSameMatrix(const IcaMatrix& a, const IcaMatrix& b, const char* what) {
@@ -447,15 +415,6 @@ TEST_F(Hdf5IcaTest, InconsistentResultsAreRefusedBeforeWriting) {
   f.result.signs.pop_back();
   EXPECT_THROW(writeIcaFile(path("ica.h5"), f, ctx), InvalidParameterError);
   EXPECT_TRUE(listDir().empty());
-}
-
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InvalidInputError& e) {
-    return e.what();
-  }
-  return "(no InvalidInputError)";
 }
 
 std::shared_ptr<Recording> makeRecording() {
