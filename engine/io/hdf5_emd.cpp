@@ -636,24 +636,9 @@ bool isEmdFile(const std::string& path) {
 }
 
 EmdFile readEmdFile(const std::string& path) {
-  h5::Lock lock(h5::hdf5Mutex());
-  h5::initialiseHdf5();
-  h5::Reader r(path);
-  H5::H5File file;
-  openHdf5ForReading(r, file);
-  try {
-    H5::Group root = file.openGroup("/");
-    return parseEmdFile(r, root);
-  } catch (const H5::Exception& e) {
-    r.fail("/", "a file HDF5 cannot read (" + e.getDetailMsg() + ")",
-           "a readable ModeScope EMD result (docs/hdf5-schema.md)", kRewriteRemedy);
-  } catch (const std::bad_alloc&) {
-    r.fail("/emd", "more values than the memory available holds", "a result that fits in memory",
-           kRewriteRemedy);
-  } catch (const std::length_error&) {
-    r.fail("/emd", "a size larger than the memory available", "a size that fits in memory",
-           kRewriteRemedy);
-  }
+  return readHdf5FileAs(
+      path, {"file", "a readable ModeScope EMD result (docs/hdf5-schema.md)", kRewriteRemedy, "/emd"},
+      parseEmdFile);
 }
 
 }  // namespace modescope

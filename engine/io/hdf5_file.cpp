@@ -1,8 +1,11 @@
 // The file-level steps every ModeScope HDF5 writer and file-type probe share
-// (engine/io/hdf5_schema.h): the atomic write of a whole file and the root schema attribute.
+// (engine/io/hdf5_schema.h): the atomic write of a whole file, the guarded read of one, and the
+// root schema attribute.
 #include <H5Cpp.h>
 
 #include <memory>
+#include <new>
+#include <stdexcept>
 
 #include "engine/core/error.h"
 #include "engine/io/atomic_file.h"
@@ -38,6 +41,30 @@ void writeHdf5FileAtomically(const std::string& path, const std::string& what,
     }
   }
   out.commit();
+}
+
+void readHdf5File(const std::string& path, const Hdf5ReadTerms& terms,
+                  const std::function<void(const h5::Reader&, const H5::Group& root)>& parse) {
+  h5::Lock lock(h5::hdf5Mutex());
+  h5::initialiseHdf5();
+  h5::Reader r(path);
+  H5::H5File file;
+  openHdf5ForReading(r, file);
+  try {
+    H5::Group root = file.openGroup("/");
+    parse(r, root);
+  } catch (const H5::Exception& e) {
+    r.fail("/", "a " + terms.content + " HDF5 cannot read (" + e.getDetailMsg() + ")",
+           terms.expected, terms.remedy);
+  } catch (const std::bad_alloc&) {
+    if (terms.dataObject.empty()) throw;
+    r.fail(terms.dataObject, "more values than the memory available holds",
+           "a result that fits in memory", terms.remedy);
+  } catch (const std::length_error&) {
+    if (terms.dataObject.empty()) throw;
+    r.fail(terms.dataObject, "a size larger than the memory available",
+           "a size that fits in memory", terms.remedy);
+  }
 }
 
 std::optional<std::string> rootSchemaAttribute(const std::string& path) {

@@ -479,24 +479,9 @@ bool isIcaFile(const std::string& path) {
 }
 
 IcaFile readIcaFile(const std::string& path) {
-  h5::Lock lock(h5::hdf5Mutex());
-  h5::initialiseHdf5();
-  h5::Reader r(path);
-  H5::H5File file;
-  openHdf5ForReading(r, file);
-  try {
-    H5::Group root = file.openGroup("/");
-    return parseIcaFile(r, root);
-  } catch (const H5::Exception& e) {
-    r.fail("/", "a file HDF5 cannot read (" + e.getDetailMsg() + ")",
-           "a readable ModeScope ICA result (docs/hdf5-schema.md)", kRewriteRemedy);
-  } catch (const std::bad_alloc&) {
-    r.fail("/ica", "more values than the memory available holds", "a result that fits in memory",
-           kRewriteRemedy);
-  } catch (const std::length_error&) {
-    r.fail("/ica", "a size larger than the memory available", "a size that fits in memory",
-           kRewriteRemedy);
-  }
+  return readHdf5FileAs(
+      path, {"file", "a readable ModeScope ICA result (docs/hdf5-schema.md)", kRewriteRemedy, "/ica"},
+      parseIcaFile);
 }
 
 }  // namespace modescope

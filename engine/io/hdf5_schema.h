@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "engine/core/job_context.h"
 #include "engine/core/provenance.h"
@@ -63,6 +64,34 @@ void writeHdf5FileAtomically(const std::string& path, const std::string& what,
 // stored; nullopt when the file is not HDF5, cannot be opened, or has no such string attribute.
 // Never throws. Takes h5::hdf5Mutex() itself.
 std::optional<std::string> rootSchemaAttribute(const std::string& path);
+
+// How readHdf5File words the refusals it makes itself.
+struct Hdf5ReadTerms {
+  std::string content;   // what HDF5 could not read: "file", "session" ("a file HDF5 cannot read")
+  std::string expected;  // what a good file is: "a readable ModeScope ICA result (...)"
+  std::string remedy;    // what the user can do about a damaged file
+  // The object named when the content does not fit in memory (std::bad_alloc, std::length_error
+  // while parsing); empty: those pass through untranslated.
+  std::string dataObject;
+};
+
+// Reads a whole HDF5 file at `path` as every ModeScope file reader does: takes h5::hdf5Mutex()
+// (the caller must not hold H5:: objects outside it), opens the file read-only
+// (openHdf5ForReading's refusals) and hands `parse` a Reader for `path` and the root group. An
+// H5::Exception out of `parse` becomes InvalidInputError at "/" worded from `terms`, and so do
+// memory failures where terms.dataObject is set; InvalidInputError from `parse` passes through.
+void readHdf5File(const std::string& path, const Hdf5ReadTerms& terms,
+                  const std::function<void(const h5::Reader&, const H5::Group& root)>& parse);
+
+// readHdf5File for a parser that returns the file's content.
+template <typename Parse>
+auto readHdf5FileAs(const std::string& path, const Hdf5ReadTerms& terms, Parse parse) {
+  std::optional<decltype(parse(std::declval<const h5::Reader&>(), std::declval<const H5::Group&>()))>
+      out;
+  readHdf5File(path, terms,
+               [&](const h5::Reader& r, const H5::Group& root) { out.emplace(parse(r, root)); });
+  return std::move(*out);
+}
 
 // writeRecordingToGroup without its error translation: throws H5::Exception, so that callers
 // writing a whole file can name the file the user chose rather than its temporary name.

@@ -165,18 +165,11 @@ void saveSession(const Session& session, const std::string& path) {
 }
 
 Session loadSession(const std::string& path) {
-  h5::Lock lock(h5::hdf5Mutex());
-  h5::initialiseHdf5();
-  h5::Reader r(path);
-  H5::H5File file;
-  openHdf5ForReading(r, file);
-  try {
-    H5::Group root = file.openGroup("/");
-    return readSession(r, root);
-  } catch (const H5::Exception& e) {
-    r.fail("/", "a session HDF5 cannot read (" + e.getDetailMsg() + ")",
-           "a readable ModeScope session", "The file may be damaged; save the session again");
-  }
+  // No dataObject: a session is small, so memory failures keep their own type as before.
+  return readHdf5FileAs(path,
+                        {"session", "a readable ModeScope session",
+                         "The file may be damaged; save the session again", ""},
+                        readSession);
 }
 
 }  // namespace modescope
