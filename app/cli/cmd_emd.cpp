@@ -459,13 +459,12 @@ CommandSpec emdSpec() {
 }
 
 int runEmd(const Args& argv) {
-  const CommandSpec spec = emdSpec();
-  const ParsedArgs args = parseArgs(spec, argv);
-  const std::string input = args.positionals.front();
-  const std::string output = readOutputPath(args, spec);
-  const SelectionArgs sel = readSelection(args);
-  const bool quiet = args.has("quiet");
-  const bool json = args.has("json");
+  const MethodArgs m = readMethodArgs(emdSpec(), argv);
+  const ParsedArgs& args = m.args;
+  const std::string& input = m.input;
+  const std::string& output = m.output;
+  const SelectionArgs& sel = m.selection;
+  const bool quiet = m.quiet, json = m.json;
 
   // Every parameter is checked before the recording is opened (exit 1 at once).
   std::string presetName;
@@ -482,11 +481,9 @@ int runEmd(const Args& argv) {
       }
     }
   }
-  if (outputFormatForPath(output) != OutputFormat::Hdf5) {
-    throw InvalidParameterError("--output", "'" + output + "'", "a name ending in .h5 or .hdf5",
-                                "The modes and spectra are written to HDF5; use --cleaned for "
-                                "an EDF/BDF copy of the cleaned recording");
-  }
+  requireHdf5Output(output,
+                    "The modes and spectra are written to HDF5; use --cleaned for an EDF/BDF "
+                    "copy of the cleaned recording");
   checkOutputPath(output, input);
   std::string cleanedPath;
   OutputFormat cleanedFormat = OutputFormat::Hdf5;
@@ -511,13 +508,7 @@ int runEmd(const Args& argv) {
   const JobOutcome outcome = runCliJob(
       "emd " + input,
       [&](JobContext& ctx) -> std::any {
-        ctx.progress(0.0, "reading " + input);
-        run.rec = openRecording(input);
-        ctx.checkpoint();
-        printDiagnostics(*run.rec, display);
-        std::string note;
-        run.channels = resolveChannels(*run.rec, sel, defaultMethodChannels(*run.rec, &note));
-        if (!sel.channels && !note.empty()) display.message(std::string(kProgram) + ": " + note);
+        run.rec = openMethodInput(input, sel, ctx, display, run.channels);
 
         EmdJobSpec job;
         job.channels = run.channels;

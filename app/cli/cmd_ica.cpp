@@ -261,13 +261,12 @@ CommandSpec icaSpec() {
 }
 
 int runIca(const Args& argv) {
-  const CommandSpec spec = icaSpec();
-  const ParsedArgs args = parseArgs(spec, argv);
-  const std::string input = args.positionals.front();
-  const std::string output = readOutputPath(args, spec);
-  const SelectionArgs sel = readSelection(args);
-  const bool quiet = args.has("quiet");
-  const bool json = args.has("json");
+  const MethodArgs m = readMethodArgs(icaSpec(), argv);
+  const ParsedArgs& args = m.args;
+  const std::string& input = m.input;
+  const std::string& output = m.output;
+  const SelectionArgs& sel = m.selection;
+  const bool quiet = m.quiet, json = m.json;
 
   // Every parameter is checked before the recording is opened (exit 1 at once).
   IcaJobSpec job;
@@ -278,11 +277,9 @@ int runIca(const Args& argv) {
                                 std::string(kIcaCpuOnly) + "; use --backend cpu (or auto)");
   }
   if (auto v = args.value("threads")) job.threads = static_cast<int>(parseInteger("--threads", *v, 1, 1024));
-  if (outputFormatForPath(output) != OutputFormat::Hdf5) {
-    throw InvalidParameterError("--output", "'" + output + "'", "a name ending in .h5 or .hdf5",
-                                "The decomposition is written to HDF5; use ica-apply for a "
-                                "cleaned EDF/BDF recording");
-  }
+  requireHdf5Output(output,
+                    "The decomposition is written to HDF5; use ica-apply for a cleaned EDF/BDF "
+                    "recording");
   checkOutputPath(output, input);
   job.startSeconds = sel.start;
   job.durationSeconds = sel.duration;
@@ -295,13 +292,7 @@ int runIca(const Args& argv) {
   const JobOutcome outcome = runCliJob(
       "ica " + input,
       [&](JobContext& ctx) -> std::any {
-        ctx.progress(0.0, "reading " + input);
-        rec = openRecording(input);
-        ctx.checkpoint();
-        printDiagnostics(*rec, display);
-        std::string note;
-        job.channels = resolveChannels(*rec, sel, defaultMethodChannels(*rec, &note));
-        if (!sel.channels && !note.empty()) display.message(std::string(kProgram) + ": " + note);
+        rec = openMethodInput(input, sel, ctx, display, job.channels);
         JobContext computeCtx = ctx.sub(0.0, 0.95);
         result = runIcaJob(*rec, job, computeCtx);
         for (const Diagnostic& d : result.file->result.diagnostics) {

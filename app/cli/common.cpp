@@ -12,6 +12,38 @@ namespace modescope::cli {
 
 namespace fs = std::filesystem;
 
+MethodArgs readMethodArgs(const CommandSpec& spec, const std::vector<std::string>& argv) {
+  MethodArgs m;
+  m.args = parseArgs(spec, argv);
+  m.input = m.args.positionals.front();
+  m.output = readOutputPath(m.args, spec);
+  m.selection = readSelection(m.args);
+  m.quiet = m.args.has("quiet");
+  m.json = m.args.has("json");
+  return m;
+}
+
+void requireHdf5Output(const std::string& output, const std::string& remedy) {
+  if (outputFormatForPath(output) != OutputFormat::Hdf5) {
+    throw InvalidParameterError("--output", "'" + output + "'", "a name ending in .h5 or .hdf5",
+                                remedy);
+  }
+}
+
+std::shared_ptr<const Recording> openMethodInput(const std::string& input,
+                                                 const SelectionArgs& sel, JobContext& ctx,
+                                                 ProgressDisplay& display,
+                                                 std::vector<std::size_t>& channels) {
+  ctx.progress(0.0, "reading " + input);
+  std::shared_ptr<const Recording> rec = openRecording(input);
+  ctx.checkpoint();
+  printDiagnostics(*rec, display);
+  std::string note;
+  channels = resolveChannels(*rec, sel, defaultMethodChannels(*rec, &note));
+  if (!sel.channels && !note.empty()) display.message(std::string(kProgram) + ": " + note);
+  return rec;
+}
+
 void printError(std::string_view message) {
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %.*s\n", kProgram, static_cast<int>(message.size()),

@@ -12,6 +12,7 @@
 #include "app/cli/args.h"
 #include "app/cli/progress.h"
 #include "engine/compute/backend.h"
+#include "engine/core/job_context.h"
 #include "engine/core/recording.h"
 
 namespace modescope::cli {
@@ -60,6 +61,30 @@ void checkOutputPath(const std::string& output, const std::string& input = {});
 // Prints the reader's warnings (e.g. the BioSig fallback; not its informational notes) through
 // the display (nothing when it is Off, i.e. --quiet), so they do not garble a progress bar.
 void printDiagnostics(const Recording& rec, ProgressDisplay& display);
+
+// The arguments every method command (emd, ica) starts from: IN, -o, the selection, --quiet and
+// --json, parsed against `spec` (UsageError on a bad command line).
+struct MethodArgs {
+  ParsedArgs args;
+  std::string input;   // the recording (the one positional)
+  std::string output;  // -o (required)
+  SelectionArgs selection;
+  bool quiet = false;
+  bool json = false;
+};
+MethodArgs readMethodArgs(const CommandSpec& spec, const std::vector<std::string>& argv);
+
+// InvalidParameterError for --output unless `output` ends in .h5/.hdf5; `remedy` says where
+// the other formats come from.
+void requireHdf5Output(const std::string& output, const std::string& remedy);
+
+// A method command's first step inside its job: opens `input` (progress 0, "reading IN"),
+// shows the reader's warnings, and sets `channels` to the selection, or the method's default
+// channels with a note on the display when --channels was not given.
+std::shared_ptr<const Recording> openMethodInput(const std::string& input,
+                                                 const SelectionArgs& sel, JobContext& ctx,
+                                                 ProgressDisplay& display,
+                                                 std::vector<std::size_t>& channels);
 
 // "1.23 s" / "850 ms".
 std::string formatSeconds(double s);
