@@ -77,30 +77,7 @@ void checkEmdJob(const Recording& rec, const EmdJobSpec& spec) {
   if (spec.channels.empty()) {
     throw InvalidParameterError("channels", "an empty selection", "at least one channel");
   }
-  for (std::size_t ch : spec.channels) {
-    if (ch >= rec.channelCount()) {
-      throw InvalidParameterError("channels", "index " + std::to_string(ch + 1),
-                                  "1.." + std::to_string(rec.channelCount()));
-    }
-  }
-  const double rate = rec.channels[spec.channels.front()].sampleRate;
-  for (std::size_t ch : spec.channels) {
-    if (rec.channels[ch].sampleRate != rate) {
-      throw InvalidParameterError(
-          "channels",
-          "channels at " + formatNumber(rate) + " Hz and " +
-              formatNumber(rec.channels[ch].sampleRate) + " Hz (" + rec.channels[ch].name + ")",
-          "one sample rate", "Select channels that share a sample rate");
-    }
-  }
-  if (!(rate > 0.0)) {
-    throw InvalidParameterError("channels", "a sample rate of " + formatNumber(rate) + " Hz",
-                                "a positive sample rate");
-  }
-  if (!(spec.startSeconds >= 0.0) || spec.startSeconds >= rec.duration()) {
-    throw InvalidParameterError("start", formatNumber(spec.startSeconds) + " s",
-                                "0 to " + formatNumber(rec.duration()) + " s");
-  }
+  const double rate = checkMethodSelection(rec, spec.channels, spec.startSeconds);
   const int64_t samples = selectedSamples(rec, spec);
   if (samples < kEmdMinSamples) {
     throw InvalidParameterError(

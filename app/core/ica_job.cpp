@@ -32,30 +32,7 @@ void checkIcaJob(const Recording& rec, const IcaJobSpec& spec) {
     throw InvalidParameterError("channels", std::to_string(spec.channels.size()) + " channel(s)",
                                 "at least 2 channels (ICA unmixes several channels)");
   }
-  for (std::size_t ch : spec.channels) {
-    if (ch >= rec.channelCount()) {
-      throw InvalidParameterError("channels", "index " + std::to_string(ch + 1),
-                                  "1.." + std::to_string(rec.channelCount()));
-    }
-  }
-  const double rate = rec.channels[spec.channels.front()].sampleRate;
-  for (std::size_t ch : spec.channels) {
-    if (rec.channels[ch].sampleRate != rate) {
-      throw InvalidParameterError(
-          "channels",
-          "channels at " + formatNumber(rate) + " Hz and " +
-              formatNumber(rec.channels[ch].sampleRate) + " Hz (" + rec.channels[ch].name + ")",
-          "one sample rate", "Select channels that share a sample rate");
-    }
-  }
-  if (!(rate > 0.0)) {
-    throw InvalidParameterError("channels", "a sample rate of " + formatNumber(rate) + " Hz",
-                                "a positive sample rate");
-  }
-  if (!(spec.startSeconds >= 0.0) || spec.startSeconds >= rec.duration()) {
-    throw InvalidParameterError("start", formatNumber(spec.startSeconds) + " s",
-                                "0 to " + formatNumber(rec.duration()) + " s");
-  }
+  checkMethodSelection(rec, spec.channels, spec.startSeconds);
 }
 
 std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(

@@ -30,6 +30,35 @@ class SelectionSource final : public SignalSource {
 
 }  // namespace
 
+double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>& channels,
+                          double startSeconds) {
+  for (std::size_t ch : channels) {
+    if (ch >= rec.channelCount()) {
+      throw InvalidParameterError("channels", "index " + std::to_string(ch + 1),
+                                  "1.." + std::to_string(rec.channelCount()));
+    }
+  }
+  const double rate = rec.channels[channels.front()].sampleRate;
+  for (std::size_t ch : channels) {
+    if (rec.channels[ch].sampleRate != rate) {
+      throw InvalidParameterError(
+          "channels",
+          "channels at " + formatNumber(rate) + " Hz and " +
+              formatNumber(rec.channels[ch].sampleRate) + " Hz (" + rec.channels[ch].name + ")",
+          "one sample rate", "Select channels that share a sample rate");
+    }
+  }
+  if (!(rate > 0.0)) {
+    throw InvalidParameterError("channels", "a sample rate of " + formatNumber(rate) + " Hz",
+                                "a positive sample rate");
+  }
+  if (!(startSeconds >= 0.0) || startSeconds >= rec.duration()) {
+    throw InvalidParameterError("start", formatNumber(startSeconds) + " s",
+                                "0 to " + formatNumber(rec.duration()) + " s");
+  }
+  return rate;
+}
+
 std::string shiftIsoDateTime(const std::string& iso, double seconds) {
   int y, mo, d, h, mi, s, consumed = 0;
   if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &consumed) !=

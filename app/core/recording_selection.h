@@ -23,6 +23,14 @@ std::shared_ptr<const Recording> selectRecording(const std::shared_ptr<const Rec
                                                  const std::vector<std::size_t>& channels,
                                                  double startSeconds, double durationSeconds);
 
+// The checks every method job (EMD, ICA) makes on its selection before any work: each index
+// names a channel of `rec`, the channels share one positive sample rate, and 0 <= startSeconds
+// < rec.duration(). Throws InvalidParameterError ("channels", "start") naming the value found.
+// Returns the shared sample rate (Hz). `channels` must not be empty (the caller words that
+// refusal for its method).
+double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>& channels,
+                          double startSeconds);
+
 // For provenance: "channels Fc5, Fc3; 10-20 s" / "all 64 channels; 0-125 s".
 std::string describeSelection(const Recording& rec, const std::vector<std::size_t>& channels,
                               double startSeconds, double durationSeconds);
