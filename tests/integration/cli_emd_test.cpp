@@ -119,24 +119,9 @@ std::vector<float> noise(int samples, uint32_t seed) {
   return x;
 }
 
-class CliEmdTest : public ::testing::Test {
+class CliEmdTest : public cli_support::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/modescope-cli-emd-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-  std::vector<std::string> listDir() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
+  CliEmdTest() : TempDirTest("modescope-cli-emd") {}
   // Runs a Python check script (written to the folder) with arguments; it prints OK or the
   // problems.
   RunResult python(const std::string& script, const std::vector<std::string>& args) {
@@ -155,7 +140,6 @@ class CliEmdTest : public ::testing::Test {
                     {"noise", noise(1000, 7)}});
     return in;
   }
-  std::string dir_;
 };
 
 // Checks an EMD output against its input recording and the --json summary, with h5py only.

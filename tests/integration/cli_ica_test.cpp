@@ -33,24 +33,9 @@ using cli_support::describe;
 using cli_support::RunResult;
 using cli_support::runCli;
 
-class CliIcaTest : public ::testing::Test {
+class CliIcaTest : public cli_support::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/modescope-cli-ica-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-  std::vector<std::string> listDir() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
+  CliIcaTest() : TempDirTest("modescope-cli-ica") {}
   // A synthetic recording with annotated blinks (8 channels, 30 s at 256 Hz).
   std::string synth(const std::string& name, int channels = 8, int seconds = 30) {
     const RunResult r = runCli({"synth", "-o", path(name), "--channels", std::to_string(channels),
@@ -58,7 +43,6 @@ class CliIcaTest : public ::testing::Test {
     EXPECT_EQ(r.exitCode, 0) << describe(r);
     return path(name);
   }
-  std::string dir_;
 };
 
 std::vector<std::size_t> allChannelsOf(const Recording& rec) {

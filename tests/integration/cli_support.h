@@ -1,6 +1,7 @@
-// Shared by the CLI end-to-end tests (cli_test.cpp, cli_emd_test.cpp): a program run as a child
-// process with its stdout and stderr captured, so a test can check what it printed, its exit
-// code, and how it reacts to a signal. Header-only; every definition lives in
+// Shared by the CLI end-to-end tests (cli_test.cpp, cli_emd_test.cpp, cli_ica_test.cpp): a
+// program run as a child process with its stdout and stderr captured, so a test can check what
+// it printed, its exit code, and how it reacts to a signal, and a fixture giving each test its
+// own folder. Header-only; every definition lives in
 // modescope::cli_support, so the including tests' anonymous namespaces do not collide.
 #pragma once
 
@@ -11,10 +12,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -145,5 +151,34 @@ inline std::string describe(const RunResult& r) {
   return "exit " + std::to_string(r.exitCode) + "\n--- stdout ---\n" + r.out.substr(0, 4000) +
          "\n--- stderr ---\n" + r.err.substr(0, 4000);
 }
+
+// Each test gets a fresh folder /tmp/<prefix>-XXXXXX for its inputs and outputs, removed
+// afterwards whatever it holds.
+class TempDirTest : public ::testing::Test {
+ protected:
+  explicit TempDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    std::string tmpl = "/tmp/" + prefix_ + "-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const {
+    return (std::filesystem::path(dir_) / name).string();
+  }
+  // The folder's entries, sorted by name.
+  std::vector<std::string> listDir() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir_))
+      names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  std::string prefix_;
+  std::string dir_;
+};
 
 }  // namespace modescope::cli_support
