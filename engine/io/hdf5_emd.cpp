@@ -416,25 +416,12 @@ Diagnostics readDiagnostics(const h5::Reader& r, const H5::Group& root, const st
 }
 
 EmdFile parseEmdFile(const h5::Reader& r, const H5::Group& root) {
-  const std::string where = h5::childPath(root, "@modescope_schema");
-  if (!r.hasAttribute(root, kSchemaAttribute)) {
-    r.fail(where, "no schema attribute (not a ModeScope EMD result)",
-           std::string("\"") + kEmdSchema + "\"",
-           "Open recordings with File > Open; this reader takes files written by "
-           "'modescope-cli emd' or the decomposition dialog");
-  }
-  const std::string schema = r.stringAttribute(root, kSchemaAttribute);
-  const std::string prefix = kEmdSchemaPrefix;
-  const std::string num = schema.rfind(prefix, 0) == 0 ? schema.substr(prefix.size()) : "";
-  if (num.empty() || num.size() > 6 || num.find_first_not_of("0123456789") != std::string::npos) {
-    r.fail(where, "\"" + schema + "\"", std::string("\"") + kEmdSchema + "\"",
-           "This is another kind of ModeScope file; open it with the matching command");
-  }
-  if (std::atoi(num.c_str()) > kEmdSchemaVersion) {
-    r.fail(where, "\"" + schema + "\" (written by a newer ModeScope)",
-           "version " + std::to_string(kEmdSchemaVersion) + " or older",
-           "Update ModeScope to read this file");
-  }
+  checkResultSchema(r, root,
+                    {kEmdSchema, kEmdSchemaPrefix, kEmdSchemaVersion,
+                     "no schema attribute (not a ModeScope EMD result)",
+                     "Open recordings with File > Open; this reader takes files written by "
+                     "'modescope-cli emd' or the decomposition dialog",
+                     "This is another kind of ModeScope file; open it with the matching command"});
 
   EmdFile f;
   f.inputFile = r.stringAttribute(root, "input_file", "");
@@ -628,12 +615,7 @@ void writeEmdFile(const std::string& path, const Recording& rec, const EmdResult
   });
 }
 
-bool isEmdFile(const std::string& path) {
-  std::optional<std::string> s = rootSchemaAttribute(path);
-  if (!s) return false;
-  while (!s->empty() && s->back() == '\0') s->pop_back();
-  return s->rfind(kEmdSchemaPrefix, 0) == 0;
-}
+bool isEmdFile(const std::string& path) { return rootSchemaHasPrefix(path, kEmdSchemaPrefix); }
 
 EmdFile readEmdFile(const std::string& path) {
   return readHdf5FileAs(

@@ -3,6 +3,7 @@
 // root schema attribute.
 #include <H5Cpp.h>
 
+#include <cstdlib>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -67,6 +68,30 @@ void readHdf5File(const std::string& path, const Hdf5ReadTerms& terms,
   }
 }
 
+void checkSchemaNotNewer(const h5::Reader& r, const std::string& where,
+                         const std::string& schema, int version, int supported,
+                         const std::string& remedy) {
+  if (version > supported) {
+    r.fail(where, "\"" + schema + "\" (written by a newer ModeScope)",
+           "version " + std::to_string(supported) + " or older", remedy);
+  }
+}
+
+void checkResultSchema(const h5::Reader& r, const H5::Group& root, const ResultSchema& s) {
+  const std::string where = h5::childPath(root, "@modescope_schema");
+  if (!r.hasAttribute(root, kSchemaAttribute)) {
+    r.fail(where, s.missingFound, std::string("\"") + s.schema + "\"", s.missingRemedy);
+  }
+  const std::string schema = r.stringAttribute(root, kSchemaAttribute);
+  const std::string prefix = s.prefix;
+  const std::string num = schema.rfind(prefix, 0) == 0 ? schema.substr(prefix.size()) : "";
+  if (num.empty() || num.size() > 6 || num.find_first_not_of("0123456789") != std::string::npos) {
+    r.fail(where, "\"" + schema + "\"", std::string("\"") + s.schema + "\"", s.otherRemedy);
+  }
+  checkSchemaNotNewer(r, where, schema, std::atoi(num.c_str()), s.version,
+                      "Update ModeScope to read this file");
+}
+
 std::optional<std::string> rootSchemaAttribute(const std::string& path) {
   h5::Lock lock(h5::hdf5Mutex());
   h5::initialiseHdf5();
@@ -83,6 +108,13 @@ std::optional<std::string> rootSchemaAttribute(const std::string& path) {
   } catch (const H5::Exception&) {
     return std::nullopt;
   }
+}
+
+bool rootSchemaHasPrefix(const std::string& path, const std::string& prefix) {
+  std::optional<std::string> s = rootSchemaAttribute(path);
+  if (!s) return false;
+  while (!s->empty() && s->back() == '\0') s->pop_back();
+  return s->rfind(prefix, 0) == 0;
 }
 
 }  // namespace modescope

@@ -263,24 +263,12 @@ void readHistory(const h5::Reader& r, const H5::Group& ica, IcaResult& res) {
 }
 
 void checkSchema(const h5::Reader& r, const H5::Group& root) {
-  const std::string where = h5::childPath(root, "@modescope_schema");
-  if (!r.hasAttribute(root, kSchemaAttribute)) {
-    r.fail(where, "no schema attribute (not a ModeScope ICA result)",
-           std::string("\"") + kIcaSchema + "\"",
-           "Give a file written by 'modescope-cli ica'");
-  }
-  const std::string schema = r.stringAttribute(root, kSchemaAttribute);
-  const std::string prefix = kIcaSchemaPrefix;
-  const std::string num = schema.rfind(prefix, 0) == 0 ? schema.substr(prefix.size()) : "";
-  if (num.empty() || num.size() > 6 || num.find_first_not_of("0123456789") != std::string::npos) {
-    r.fail(where, "\"" + schema + "\"", std::string("\"") + kIcaSchema + "\"",
-           "This is another kind of ModeScope file; give a file written by 'modescope-cli ica'");
-  }
-  if (std::atoi(num.c_str()) > kIcaSchemaVersion) {
-    r.fail(where, "\"" + schema + "\" (written by a newer ModeScope)",
-           "version " + std::to_string(kIcaSchemaVersion) + " or older",
-           "Update ModeScope to read this file");
-  }
+  checkResultSchema(
+      r, root,
+      {kIcaSchema, kIcaSchemaPrefix, kIcaSchemaVersion,
+       "no schema attribute (not a ModeScope ICA result)",
+       "Give a file written by 'modescope-cli ica'",
+       "This is another kind of ModeScope file; give a file written by 'modescope-cli ica'"});
 }
 
 IcaFile parseIcaFile(const h5::Reader& r, const H5::Group& root) {
@@ -471,12 +459,7 @@ void writeIcaFile(const std::string& path, const IcaFile& f, JobContext& ctx) {
   ctx.progress(1.0, "written");
 }
 
-bool isIcaFile(const std::string& path) {
-  std::optional<std::string> s = rootSchemaAttribute(path);
-  if (!s) return false;
-  while (!s->empty() && s->back() == '\0') s->pop_back();
-  return s->rfind(kIcaSchemaPrefix, 0) == 0;
-}
+bool isIcaFile(const std::string& path) { return rootSchemaHasPrefix(path, kIcaSchemaPrefix); }
 
 IcaFile readIcaFile(const std::string& path) {
   return readHdf5FileAs(

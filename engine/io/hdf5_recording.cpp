@@ -392,11 +392,8 @@ void checkRecordingSchema(const h5::Reader& r, const H5::Group& g) {
     r.fail(where, "\"" + schema + "\"", std::string("\"") + kRecordingSchema + "\"",
            "This HDF5 file follows another schema; open the original recording instead");
   }
-  if (v.version > kRecordingSchemaVersion) {
-    r.fail(where, "\"" + schema + "\" (written by a newer ModeScope)",
-           "version " + std::to_string(kRecordingSchemaVersion) + " or older",
-           "Update ModeScope to read this file");
-  }
+  checkSchemaNotNewer(r, where, schema, v.version, kRecordingSchemaVersion,
+                      "Update ModeScope to read this file");
 }
 
 bool isModeScopeHdf5(const std::string& path) {

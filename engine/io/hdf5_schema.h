@@ -65,6 +65,30 @@ void writeHdf5FileAtomically(const std::string& path, const std::string& what,
 // Never throws. Takes h5::hdf5Mutex() itself.
 std::optional<std::string> rootSchemaAttribute(const std::string& path);
 
+// Whether rootSchemaAttribute(path), less the NULs a fixed-length string is padded with, starts
+// with `prefix` ("modescope-ica/"). Never throws.
+bool rootSchemaHasPrefix(const std::string& path, const std::string& prefix);
+
+// Fails (InvalidInputError at `where`, "written by a newer ModeScope") when the file's schema
+// `version` is above the `supported` one this build reads; `remedy` says what to do.
+void checkSchemaNotNewer(const h5::Reader& reader, const std::string& where,
+                         const std::string& schema, int version, int supported,
+                         const std::string& remedy);
+
+// A result file's schema ("modescope-ica/1") and the wording of its refusals.
+struct ResultSchema {
+  const char* schema;         // what this build writes, e.g. "modescope-ica/1"
+  const char* prefix;         // the part before the version, e.g. "modescope-ica/"
+  int version;                // the newest version this build reads
+  std::string missingFound;   // found text when the root has no schema attribute
+  std::string missingRemedy;  // remedy then
+  std::string otherRemedy;    // remedy for another schema (another kind of file)
+};
+
+// Fails (InvalidInputError at /@modescope_schema) unless `root` carries `s.prefix` followed by
+// a version number no newer than s.version.
+void checkResultSchema(const h5::Reader& reader, const H5::Group& root, const ResultSchema& s);
+
 // How readHdf5File words the refusals it makes itself.
 struct Hdf5ReadTerms {
   std::string content;   // what HDF5 could not read: "file", "session" ("a file HDF5 cannot read")

@@ -100,11 +100,8 @@ void checkSessionSchema(const h5::Reader& r, const H5::Group& root) {
     r.fail(where, "\"" + schema + "\"", expected,
            "Choose a session file saved by ModeScope (File > Save Session)");
   }
-  if (v.version > kSessionSchemaVersion) {
-    r.fail(where, "\"" + schema + "\" (written by a newer ModeScope)",
-           "version " + std::to_string(kSessionSchemaVersion) + " or older",
-           "Update ModeScope to open this session");
-  }
+  checkSchemaNotNewer(r, where, schema, v.version, kSessionSchemaVersion,
+                      "Update ModeScope to open this session");
 }
 
 Session readSession(const h5::Reader& r, const H5::Group& root) {
