@@ -350,20 +350,6 @@ int64_t rowsOf(const h5::Reader& r, const H5::Group& g, const std::string& name)
   return static_cast<int64_t>(dims[0]);
 }
 
-uint64_t readUnsigned(const h5::Reader& r, const H5::H5Object& o, const std::string& name) {
-  if (!r.hasAttribute(o, name)) {
-    r.fail(h5::childPath(o, "@" + name), "no such attribute", "an integer attribute '" + name + "'",
-           kRewriteRemedy);
-  }
-  H5::Attribute a = o.openAttribute(name);
-  if (a.getTypeClass() != H5T_INTEGER) {
-    r.fail(h5::childPath(o, "@" + name), "a value that is not an integer", "an integer",
-           kRewriteRemedy);
-  }
-  uint64_t v = 0;
-  a.read(H5::PredType::NATIVE_UINT64, &v);
-  return v;
-}
 
 StopRule readStopRule(const h5::Reader& r, const H5::Group& g, const std::string& prefix) {
   StopRule s;
@@ -456,7 +442,7 @@ EmdFile parseEmdFile(const h5::Reader& r, const H5::Group& root) {
   p.maxImfs = static_cast<int>(r.intAttribute(eg, "max_imfs"));
   p.ensembleSize = static_cast<int>(r.intAttribute(eg, "ensemble_size"));
   p.noiseStd = r.doubleAttribute(eg, "noise_std");
-  p.seed = readUnsigned(r, eg, "seed");
+  p.seed = r.unsignedAttribute(eg, "seed");
   p.noiseScaling = pick(r, eg, "noise_scaling", {"increasing", "constant"}) == "constant"
                        ? NoiseScaling::Constant
                        : NoiseScaling::Increasing;

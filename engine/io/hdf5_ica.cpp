@@ -170,19 +170,6 @@ IcaMatrix readMatrix(const h5::Reader& r, const H5::Group& g, const std::string&
   return m;
 }
 
-uint64_t readUnsigned(const h5::Reader& r, const H5::H5Object& o, const std::string& name) {
-  if (!r.hasAttribute(o, name)) {
-    r.fail(h5::childPath(o, "@" + name), "no such attribute", "an integer", kRewriteRemedy);
-  }
-  H5::Attribute a = o.openAttribute(name);
-  if (a.getTypeClass() != H5T_INTEGER) {
-    r.fail(h5::childPath(o, "@" + name), "a value that is not an integer", "an integer",
-           kRewriteRemedy);
-  }
-  uint64_t v = 0;
-  a.read(H5::PredType::NATIVE_UINT64, &v);
-  return v;
-}
 
 int readInt(const h5::Reader& r, const H5::H5Object& o, const std::string& name) {
   const int64_t v = r.intAttribute(o, name);
@@ -219,7 +206,7 @@ void readParameters(const h5::Reader& r, const H5::Group& ica, IcaResult& res) {
   p.maxSteps = readInt(r, g, "max_steps");
   p.pcaRank = readInt(r, g, "pca_rank");
   p.rankTolerance = r.doubleAttribute(g, "rank_tolerance");
-  p.seed = readUnsigned(r, g, "seed");
+  p.seed = r.unsignedAttribute(g, "seed");
   p.ext.extBlocks = readInt(r, g, "ext_blocks");
   p.ext.subGaussian = readInt(r, g, "ext_sub_gaussian");
   p.ext.kurtosisSamples = readInt(r, g, "ext_kurtosis_samples");

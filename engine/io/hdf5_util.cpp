@@ -296,6 +296,22 @@ int64_t Reader::intAttribute(const H5::H5Object& object, const std::string& name
   });
 }
 
+uint64_t Reader::unsignedAttribute(const H5::H5Object& object, const std::string& name) const {
+  const std::string path = childPath(object, "@" + name);
+  if (!hasAttribute(object, name)) {
+    fail(path, "no such attribute", "an integer attribute '" + name + "'",
+         "The file is incomplete or was not written by ModeScope; write it again");
+  }
+  return guarded(*this, path, [&] {
+    H5::Attribute a = object.openAttribute(name);
+    const H5T_class_t c = a.getTypeClass();
+    if (c != H5T_INTEGER) fail(path, typeClassName(c), "an integer");
+    uint64_t v = 0;
+    a.read(H5::PredType::NATIVE_UINT64, &v);
+    return v;
+  });
+}
+
 int64_t Reader::intAttribute(const H5::H5Object& object, const std::string& name,
                              int64_t fallback) const {
   return hasAttribute(object, name) ? intAttribute(object, name) : fallback;

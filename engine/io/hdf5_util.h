@@ -70,6 +70,8 @@ class Reader {
                          double fallback) const;
   int64_t intAttribute(const H5::H5Object& object, const std::string& name) const;
   int64_t intAttribute(const H5::H5Object& object, const std::string& name, int64_t fallback) const;
+  // An integer attribute read as unsigned 64-bit (seeds).
+  uint64_t unsignedAttribute(const H5::H5Object& object, const std::string& name) const;
 
   // 1-D datasets. `expected` >= 0 checks the length (parallel tables must agree).
   std::vector<std::string> strings(const H5::Group& g, const std::string& name,
