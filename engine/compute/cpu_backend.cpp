@@ -1,5 +1,6 @@
 #include "engine/compute/cpu_backend.h"
 
+#include "engine/compute/fftw_owners.h"
 #include "engine/emd/emd.h"
 #include "engine/hht/hht_cpu.h"
 
@@ -28,47 +29,17 @@ std::mutex& fftwPlannerMutex() {
 
 namespace {
 
-// ---- FFTW owners ------------------------------------------------------------------------------
-
-template <class T>
-class FftwArray {
- public:
-  explicit FftwArray(std::size_t n) : p_(static_cast<T*>(fftw_malloc(sizeof(T) * std::max<std::size_t>(n, 1)))) {
-    if (!p_) throw std::bad_alloc();
-  }
-  ~FftwArray() { fftw_free(p_); }
-  FftwArray(const FftwArray&) = delete;
-  FftwArray& operator=(const FftwArray&) = delete;
-  T* get() const { return p_; }
-
- private:
-  T* p_;
-};
-
-class FftwPlan {
- public:
-  explicit FftwPlan(fftw_plan p) : p_(p) {
-    if (!p_) throw std::runtime_error("FFTW could not create a plan");
-  }
-  ~FftwPlan() {
-    std::lock_guard lock(fftwPlannerMutex());
-    fftw_destroy_plan(p_);
-  }
-  FftwPlan(const FftwPlan&) = delete;
-  FftwPlan& operator=(const FftwPlan&) = delete;
-  fftw_plan get() const { return p_; }
-
- private:
-  fftw_plan p_;
-};
-
 // The forward and inverse real transforms of one size. Plans are made with FFTW_ESTIMATE (fast,
 // deterministic, does not touch the arrays) on arrays from fftw_malloc; workers execute them on
 // their own fftw_malloc arrays through the new-array interface, which needs the same alignment.
 struct RealFftPair {
-  explicit RealFftPair(std::size_t m) : real(m), spec(m / 2 + 1), forward(make(m, true)), inverse(make(m, false)) {}
-  FftwArray<double> real;
-  FftwArray<fftw_complex> spec;
+  explicit RealFftPair(std::size_t m)
+      : real(fftwAlloc<double>(m)),
+        spec(fftwAlloc<fftw_complex>(m / 2 + 1)),
+        forward(make(m, true), "a filter"),
+        inverse(make(m, false), "a filter") {}
+  FftwBuffer<double> real;
+  FftwBuffer<fftw_complex> spec;
   FftwPlan forward, inverse;
 
  private:
@@ -248,10 +219,11 @@ class CpuBackend final : public ComputeBackend {
 
     runParallel(rows, threads_, ctx, "filtering channels", [&]() -> std::function<void(std::size_t)> {
       struct Buffers {
-        Buffers(std::size_t ext, std::size_t m) : ext(ext), real(m), spec(m / 2 + 1) {}
+        Buffers(std::size_t ext, std::size_t m)
+            : ext(ext), real(fftwAlloc<double>(m)), spec(fftwAlloc<fftw_complex>(m / 2 + 1)) {}
         std::vector<double> ext;
-        FftwArray<double> real;
-        FftwArray<fftw_complex> spec;
+        FftwBuffer<double> real;
+        FftwBuffer<fftw_complex> spec;
       };
       auto b = std::make_shared<Buffers>(extLength, m);
       return [&, b](std::size_t row) {

@@ -27,44 +27,14 @@
 #include "engine/core/error.h"
 #include "engine/hht/hht_cpu.h"
 
+#include "engine/compute/fftw_owners.h"
+
 namespace modescope {
 namespace {
 
 // Column chunks per channel in phase 2; fixed so the marginal's partial sums (one per chunk) are
 // added in the same grouping whatever the thread count.
 constexpr int64_t kColumnChunks = 16;
-
-// ---- FFTW owners --------------------------------------------------------------------------------
-
-struct FftwFree {
-  void operator()(void* p) const noexcept { fftw_free(p); }
-};
-template <class T>
-using FftwBuffer = std::unique_ptr<T[], FftwFree>;
-
-template <class T>
-FftwBuffer<T> fftwAlloc(std::size_t n) {
-  auto* p = static_cast<T*>(fftw_malloc(sizeof(T) * std::max<std::size_t>(n, 1)));
-  if (!p) throw std::bad_alloc();
-  return FftwBuffer<T>(p);
-}
-
-class Plan {
- public:
-  explicit Plan(fftw_plan p) : p_(p) {
-    if (!p_) throw Error("FFTW could not create a plan for the Hilbert transform");
-  }
-  ~Plan() {
-    std::lock_guard lock(fftwPlannerMutex());
-    fftw_destroy_plan(p_);
-  }
-  Plan(const Plan&) = delete;
-  Plan& operator=(const Plan&) = delete;
-  fftw_plan get() const { return p_; }
-
- private:
-  fftw_plan p_;
-};
 
 // The forward real transform (out of place, N reals -> the first N/2+1 of N complex values) and
 // the inverse complex transform (in place over N complex values) of one length. FFTW_ESTIMATE
@@ -74,11 +44,11 @@ struct AnalyticPlans {
   explicit AnalyticPlans(int64_t n)
       : real(fftwAlloc<double>(static_cast<std::size_t>(n))),
         spec(fftwAlloc<fftw_complex>(static_cast<std::size_t>(n))),
-        forward(make(n, true)),
-        inverse(make(n, false)) {}
+        forward(make(n, true), "the Hilbert transform"),
+        inverse(make(n, false), "the Hilbert transform") {}
   FftwBuffer<double> real;
   FftwBuffer<fftw_complex> spec;
-  Plan forward, inverse;
+  FftwPlan forward, inverse;
 
  private:
   fftw_plan make(int64_t n, bool fwd) {
