@@ -377,18 +377,9 @@ class BatchRun {
   // The residue row (no sift count).
   void appendResidue(const R* rows, const std::vector<std::uint8_t>& active,
                      const std::vector<double>& scale) {
-    download(hostRows_.get(), rows, rowsC());
-    for (int c = 0; c < C_; ++c) {
-      if (!active[c]) continue;
-      auto& m = out_[c];
-      const std::size_t at = m.data.size();
-      m.data.resize(at + n_);
-      const R* src = hostRows_.get() + static_cast<std::size_t>(c) * n_;
-      for (std::int64_t t = 0; t < n_; ++t) {
-        m.data[at + t] = static_cast<float>(static_cast<double>(src[t]) * scale[c]);
-      }
-    }
+    appendRows(rows, active, false, 1, scale);
   }
+
 
   // Status of the last extract for `count` signals, on the host; counts the degenerate members
   // (no IMF) and the sift-cap hits of this stage.
