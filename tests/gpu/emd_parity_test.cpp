@@ -54,22 +54,7 @@ using gpu_test::gpuBackend;
 
 void poison(bool on) { gpu_test::setHooks(on); }
 
-class GpuEmd : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string reason;
-    gpu_ = gpuBackend(reason);
-    if (!gpu_) GTEST_SKIP() << "GPU test skipped: " << reason;
-    cpu_ = makeCpuBackend(0);
-    poison(true);
-    seed_ = std::random_device{}();
-    std::cout << "[ seed     ] " << seed_ << "\n";
-  }
-  void TearDown() override { poison(false); }
-
-  std::unique_ptr<ComputeBackend> gpu_, cpu_;
-  unsigned seed_ = 0;
-};
+using GpuEmd = gpu_test::ParityTest;
 
 // Channels of two AM tones, a drift and white noise: several IMFs with real extrema structure.
 SignalBlock randomBlock(std::size_t rows, int64_t samples, std::mt19937& rng) {

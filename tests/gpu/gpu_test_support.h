@@ -3,7 +3,11 @@
 // without CUDA (the functions then report that the build has no CUDA backend).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstddef>
+#include <iostream>
+#include <random>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,5 +53,25 @@ inline std::size_t freeDeviceBytes() {
   return 0;
 #endif
 }
+
+// The fixture of the parity tests: both backends (skips with the reason when there is no GPU),
+// every fresh device buffer poisoned with NaN so an element no kernel writes reaches the
+// comparison, and a fresh random seed, printed so a failure can be replayed.
+class ParityTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    gpu_ = gpuBackend(reason);
+    if (!gpu_) GTEST_SKIP() << "GPU test skipped: " << reason;
+    cpu_ = makeCpuBackend(0);
+    setHooks(true);
+    seed_ = std::random_device{}();
+    std::cout << "[ seed     ] " << seed_ << "\n";
+  }
+  void TearDown() override { setHooks(false); }
+
+  std::unique_ptr<ComputeBackend> gpu_, cpu_;
+  unsigned seed_ = 0;
+};
 
 }  // namespace modescope::gpu_test

@@ -75,21 +75,13 @@ void setHooks(bool poison, std::int64_t maxBatchSamples, std::int64_t maxResiden
 CudaMemoryInfo memoryInfo() { return cudaMemoryInfo(); }
 #endif
 
-class GpuHht : public ::testing::Test {
+class GpuHht : public gpu_test::ParityTest {
  protected:
+  // The base poisons device buffers; the HHT backend also poisons its host outputs then.
   void SetUp() override {
-    std::string reason;
-    gpu_ = gpuBackend(reason);
-    if (!gpu_) GTEST_SKIP() << "GPU test skipped: " << reason;
-    cpu_ = makeCpuBackend(0);
-    // Every fresh device buffer and every host output starts as NaN: an element no kernel or
-    // copy writes reaches the comparison.
-    setHooks(true, 0);
-    seed_ = std::random_device{}();
-    std::cout << "[ seed     ] " << seed_ << "\n";
+    ParityTest::SetUp();
     rng_.seed(seed_);
   }
-  void TearDown() override { setHooks(false, 0); }
 
   HhtResult runCpu(const EmdResult& m, const HhtParams& p) {
     JobContext ctx;
@@ -100,8 +92,6 @@ class GpuHht : public ::testing::Test {
     return gpu_->hilbertHuang(m, p, ctx);
   }
 
-  std::unique_ptr<ComputeBackend> gpu_, cpu_;
-  unsigned seed_ = 0;
   std::mt19937 rng_;
 };
 

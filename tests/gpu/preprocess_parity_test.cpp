@@ -51,23 +51,7 @@ constexpr double kPipelineRelativeL2 = 2.5e-5;
 using gpu_test::gpuBackend;
 using gpu_test::setHooks;
 
-class GpuPreprocess : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string reason;
-    gpu_ = gpuBackend(reason);
-    if (!gpu_) GTEST_SKIP() << "GPU test skipped: " << reason;
-    cpu_ = makeCpuBackend(0);
-    // Every fresh device buffer starts as NaN: an element no kernel writes reaches the output.
-    setHooks(true, 0);
-    seed_ = std::random_device{}();
-    std::cout << "[ seed     ] " << seed_ << "\n";
-  }
-  void TearDown() override { setHooks(false, 0); }
-
-  std::unique_ptr<ComputeBackend> gpu_, cpu_;
-  unsigned seed_ = 0;
-};
+using GpuPreprocess = gpu_test::ParityTest;
 
 SignalBlock randomBlock(std::size_t rows, int64_t samples, double rate, std::mt19937& rng) {
   std::normal_distribution<float> noise(0.0f, 1.0f);
