@@ -6,7 +6,8 @@
 #   packaging/quickstart.sh test        install what is missing, build, run every test
 #
 # Environment: BUILD_DIR (default build), MODESCOPE_CUDA=ON|OFF (default: ON when nvcc exists),
-# MODESCOPE_GUI=ON|OFF (default ON), JOBS (default: number of cores).
+# MODESCOPE_GUI=ON|OFF (default ON), MODESCOPE_VTK=ON|OFF (default ON: the 3-D scalp view; needs
+# the GUI), JOBS (default: number of cores).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,10 +25,16 @@ gui_packages=(
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev libqt6svg6-dev
   libgl-dev libgl1-mesa-dri xvfb xauth fonts-dejavu-core
 )
+# VTK 9 for the 3-D scalp view. Large (it pulls in MPI, Java and more); never libvtk9-qt-dev,
+# which is built for Qt 5.
+vtk_packages=(libvtk9-dev)
 
 install_missing() {
   local want=("${packages[@]}")
   [[ "${MODESCOPE_GUI:-ON}" == "ON" ]] && want+=("${gui_packages[@]}")
+  if [[ "${MODESCOPE_GUI:-ON}" == "ON" && "${MODESCOPE_VTK:-ON}" == "ON" ]]; then
+    want+=("${vtk_packages[@]}")
+  fi
   local missing=()
   for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -48,7 +55,8 @@ configure_and_build() {
     if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then cuda=ON; else cuda=OFF; fi
   fi
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DMODESCOPE_CUDA="$cuda" -DMODESCOPE_GUI="${MODESCOPE_GUI:-ON}"
+        -DMODESCOPE_CUDA="$cuda" -DMODESCOPE_GUI="${MODESCOPE_GUI:-ON}" \
+        -DMODESCOPE_VTK="${MODESCOPE_VTK:-ON}"
   cmake --build "$build" -j "${JOBS:-$(nproc)}"
 }
 
@@ -73,7 +81,7 @@ case "$mode" in
     ctest --test-dir "$build" --output-on-failure -j "${JOBS:-$(nproc)}" "$@"
     ;;
   *)
-    sed -n '2,9p' "$0"
+    sed -n '2,10p' "$0"
     exit 1
     ;;
 esac
