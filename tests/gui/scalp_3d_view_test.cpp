@@ -22,6 +22,7 @@
 
 #include <QApplication>
 #include <QGuiApplication>
+#include <QHBoxLayout>
 #include <QTest>
 #include <QWheelEvent>
 #include <algorithm>
@@ -31,6 +32,8 @@
 
 #include "engine/core/recording.h"
 #include "engine/montage/channel_names.h"
+#include "widgets/colour_map.h"
+#include "widgets/spectrum_gl_canvas.h"
 
 using namespace modescope;
 
@@ -416,6 +419,49 @@ class Scalp3dViewTest : public QObject {
     QVERIFY(after.red > 0 && after.blue > 0);
     QVERIFY(before.redX < before.blueX && after.redX < after.blueX);
     v->setParent(nullptr);  // view_ owns it again
+  }
+
+  // VTK's core-profile widget next to the app's other OpenGL view (the spectrum canvas, which
+  // keeps the application's default surface format) in one window, contexts shared as in the
+  // app: the canvas draws exactly the pixels it draws alone, before and after VTK renders again.
+  void coexistsWithTheSpectrumCanvas() {
+    std::vector<float> grid(6 * 8);
+    for (std::size_t i = 0; i < grid.size(); ++i) grid[i] = static_cast<float>(i);
+    auto setUp = [&](SpectrumGlCanvas& c) {
+      c.setFixedSize(240, 160);
+      c.setGrid(grid.data(), 6, 8);
+      c.setColouring(ColourMap::viridis(), ColourScale{ColourScaleKind::Linear, 0.0, 47.0});
+      c.setVisibleBins(0, 8, 0, 6);
+    };
+    QImage alone;
+    {
+      SpectrumGlCanvas canvas;
+      setUp(canvas);
+      canvas.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+      alone = canvas.grabFramebuffer();
+    }
+    QVERIFY(!alone.isNull());
+
+    QWidget window;
+    auto* layout = new QHBoxLayout(&window);
+    auto* canvas = new SpectrumGlCanvas;
+    setUp(*canvas);
+    auto* view = new Scalp3dView;
+    layout->addWidget(canvas);
+    layout->addWidget(view);
+    window.resize(900, 520);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const auto channels = tenTwenty();
+    view->setMap(channels, frontRightPositive(channels), QStringLiteral("beside the spectrum"));
+    const ColourStats s = colourStats(view->grabImage());
+    QVERIFY(s.red > 0 && s.blue > 0);
+    QCOMPARE(differingPixels(alone, canvas->grabFramebuffer()), 0);
+    view->rotateCamera(60, 10);
+    QVERIFY(!view->grabImage().isNull());
+    QCOMPARE(differingPixels(alone, canvas->grabFramebuffer()), 0);
+    save(window.grab().toImage(), "with_spectrum_canvas");
   }
 
   // The picture of docs/scalp-3d.md: a 64-channel cap, a tangential dipole-like field, labels.
