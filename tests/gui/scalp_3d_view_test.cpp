@@ -21,18 +21,24 @@
 #include "widgets/scalp_3d_view.h"
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QHBoxLayout>
+#include <QPainter>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
 #include "engine/core/recording.h"
 #include "engine/montage/channel_names.h"
 #include "widgets/colour_map.h"
+#include "widgets/head_surface.h"
+#include "widgets/page_export.h"
 #include "widgets/spectrum_gl_canvas.h"
 
 using namespace modescope;
@@ -170,9 +176,75 @@ class Scalp3dViewTest : public QObject {
 
  private slots:
   void init() {
+    if (qstrcmp(QTest::currentTestFunction(), "headSurfaceGeometry") == 0) return;  // no GL
     const QString platform = QGuiApplication::platformName();
     if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal"))
       QSKIP("needs an OpenGL context (run under Xvfb with QT_QPA_PLATFORM=xcb)");
+  }
+
+  // The surface the field is drawn on (widgets/head_surface.h), against its closed forms.
+  void headSurfaceGeometry() {
+    const HeadShape shape;
+    auto near = [](const Position3& a, const Position3& b) {
+      return std::abs(a.x - b.x) < 1e-12 && std::abs(a.y - b.y) < 1e-12 &&
+             std::abs(a.z - b.z) < 1e-12;
+    };
+    // The semi-axes, where the taper vanishes (y = 0) or does not act (x = 0).
+    QVERIFY(near(headPoint({0, 0, 1}), {0, 0, shape.height}));
+    QVERIFY(near(headPoint({0, 0, 7}), {0, 0, shape.height}));  // any length: a direction
+    QVERIFY(near(headPoint({0, 1, 0}), {0, shape.halfLength, 0}));
+    QVERIFY(near(headPoint({-1, 0, 0}), {-shape.halfWidth, 0, 0}));
+    QVERIFY(near(headPoint({0, 0, -1}), {0, 0, -shape.height * shape.depthScale}));
+
+    // Without the taper the surface is two half-ellipsoids: the normal is orthogonal to every
+    // tangent (central differences along two tangent directions; error O(h^2) ~ 1e-10).
+    HeadShape plain;
+    plain.taper = 0;
+    for (const Position3& u : {Position3{0.3, 0.5, 0.81}, Position3{-0.7, 0.2, 0.3},
+                               Position3{0.1, -0.6, -0.4}}) {
+      const Position3 n = headNormal(u, plain);
+      QVERIFY(std::abs(n.x * n.x + n.y * n.y + n.z * n.z - 1) < 1e-12);
+      const double h = 1e-5;
+      for (const Position3& t : {Position3{-u.y, u.x, 0}, Position3{0, -u.z, u.y}}) {
+        const Position3 a = headPoint({u.x + h * t.x, u.y + h * t.y, u.z + h * t.z}, plain);
+        const Position3 b = headPoint({u.x - h * t.x, u.y - h * t.y, u.z - h * t.z}, plain);
+        const Position3 d{(a.x - b.x) / (2 * h), (a.y - b.y) / (2 * h), (a.z - b.z) / (2 * h)};
+        const double len = std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+        QVERIFY(std::abs(n.x * d.x + n.y * d.y + n.z * d.z) < 1e-8 * len + 1e-12);
+      }
+    }
+
+    const HeadMesh m = buildHeadMesh(120, 40, 64);
+    QCOMPARE(m.directions.size(), std::size_t(1 + 40 * 64));
+    QCOMPARE(m.points.size(), m.directions.size());
+    QCOMPARE(m.triangles.size(), std::size_t(64 + 2 * 39 * 64));
+    QCOMPARE(m.rim.size(), std::size_t(64));
+    for (std::size_t i = 0; i < m.directions.size(); ++i) {
+      const Position3& u = m.directions[i];
+      QVERIFY(std::abs(u.x * u.x + u.y * u.y + u.z * u.z - 1) < 1e-12);
+      QVERIFY(near(m.points[i], headPoint(u)));
+    }
+    for (int id : m.rim) {
+      QVERIFY(std::abs(m.directions[std::size_t(id)].z - std::cos(120 * std::numbers::pi / 180)) <
+              1e-12);
+    }
+    // The surface is star-shaped about the origin (each direction hits it once), so a triangle
+    // wound counter-clockwise seen from outside has its normal along its centroid.
+    for (const auto& t : m.triangles) {
+      const Position3 &a = m.points[std::size_t(t[0])], &b = m.points[std::size_t(t[1])],
+                      &c = m.points[std::size_t(t[2])];
+      const Position3 e1{b.x - a.x, b.y - a.y, b.z - a.z}, e2{c.x - a.x, c.y - a.y, c.z - a.z};
+      const Position3 n{e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z,
+                        e1.x * e2.y - e1.y * e2.x};
+      QVERIFY(n.x * (a.x + b.x + c.x) + n.y * (a.y + b.y + c.y) + n.z * (a.z + b.z + c.z) > 0);
+    }
+
+    // The cut: 12 degrees below the lowest electrode, within [120, 165].
+    QCOMPARE(headCutForElectrodes({{0, 0, 1}}), 120.0);
+    const double p130 = 130 * std::numbers::pi / 180;
+    QVERIFY(std::abs(headCutForElectrodes({{0, 0, 1}, {std::sin(p130), 0, std::cos(p130)}}) -
+                     142.0) < 1e-9);
+    QCOMPARE(headCutForElectrodes({{0, 0, -1}}), 165.0);
   }
   void cleanup() { view_.reset(); }
 
@@ -462,6 +534,28 @@ class Scalp3dViewTest : public QObject {
     QVERIFY(!view->grabImage().isNull());
     QCOMPARE(differingPixels(alone, canvas->grabFramebuffer()), 0);
     save(window.grab().toImage(), "with_spectrum_canvas");
+  }
+
+  // Export through the views' common path (widgets/page_export.h): the PNG holds the rendered
+  // frame at twice the size, colours kept.
+  void exportsThroughExportView() {
+    Scalp3dView* v = shownView();
+    QVERIFY(v);
+    const auto channels = tenTwenty();
+    v->setMap(channels, frontRightPositive(channels), QStringLiteral("export"));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (const char* name : {"map.png", "map.pdf", "map.svg"}) {
+      QString error;
+      QVERIFY2(exportView(dir.filePath(QLatin1String(name)), v->size(),
+                          [v](QPainter& p, const QRect& r) { v->render(p, r); }, {}, &error),
+               qPrintable(error));
+      QVERIFY(QFileInfo(dir.filePath(QLatin1String(name))).size() > 1000);
+    }
+    const QImage png(dir.filePath(QStringLiteral("map.png")));
+    QCOMPARE(png.size(), v->size() * kPngScale);
+    const ColourStats s = colourStats(png);
+    QVERIFY(s.red > 0 && s.blue > 0 && s.redX < s.blueX);
   }
 
   // The picture of docs/scalp-3d.md: a 64-channel cap, a tangential dipole-like field, labels.
