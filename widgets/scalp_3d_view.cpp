@@ -538,6 +538,9 @@ Scalp3dView::Scalp3dView(QWidget* parent)
 }
 
 Scalp3dView::~Scalp3dView() {
+  // QOpenGLWidget's own destructor destroys the context after this one has run: it must not
+  // call back into releaseGl then.
+  if (QOpenGLContext* ctx = context()) disconnect(ctx, nullptr, this, nullptr);
   if (state_->glReady) {
     makeCurrent();
     releaseGl();
