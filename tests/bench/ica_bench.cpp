@@ -44,6 +44,8 @@ struct Options {
   IcaGpuMath math = IcaGpuMath::Tf32x3;
   int caseC = 0;
   long long caseN = 0;
+  int maxSteps = 512;   // --max-steps: a shorter fixed run (profiling)
+  int extBlocks = 1;    // --ext-blocks: runica's extblocks (<= 0: fixed signs)
 };
 
 struct Case {
@@ -74,13 +76,14 @@ struct Run {
   double seconds = 0;
   int steps = 0;
   bool converged = false;
+  int64_t estimates = 0;
 };
 
 Run timeRun(ComputeBackend& be, const SignalBlock& b, const IcaParams& p) {
   JobContext ctx;
   const double t0 = now();
   const IcaResult r = be.infomax(b, p, ctx);
-  return {now() - t0, r.steps, r.converged};
+  return {now() - t0, r.steps, r.converged, r.kurtosisEstimates};
 }
 
 // MNE's seconds per step over `steps` steps (its own timer: infomax() only, sphering excluded).
@@ -127,6 +130,8 @@ int main(int argc, char** argv) {
     else if (a == "--cpu-steps") o.cpuSteps = std::atoi(next().c_str());
     else if (a == "--mne") o.python = next();
     else if (a == "--math") o.math = parseIcaGpuMath(next());
+    else if (a == "--max-steps") o.maxSteps = std::atoi(next().c_str());
+    else if (a == "--ext-blocks") o.extBlocks = std::atoi(next().c_str());
     else if (a == "--case") {
       const std::string v = next();
       o.caseC = std::atoi(v.c_str());
@@ -156,9 +161,11 @@ int main(int argc, char** argv) {
     const SignalBlock b = makeMixture(c.channels, c.samples);
     IcaParams conv = icaPreset("eeglab-runica");
     conv.gpuMath = o.math;
+    conv.ext.extBlocks = o.extBlocks;
+    if (o.extBlocks <= 0) conv.ext.subGaussian = c.channels / 4 + c.channels / 8;  // the true count
     IcaParams fixed = conv;
     fixed.stopTolerance = 1e-300;  // never met: exactly maxSteps steps
-    fixed.maxSteps = 512;
+    fixed.maxSteps = o.maxSteps;
 
     // Per-step costs of the CPU and MNE from a few steps.
     double cpuPerStep = -1, mnePerStep = -1;
@@ -181,7 +188,7 @@ int main(int argc, char** argv) {
         const double cpuS = cpuFixed + cpuPerStep * steps;
         const double mneS = mnePerStep > 0 ? mnePerStep * steps : -1;
         std::printf("| %s | %s | %d%s | %s | %s (scaled) | %s | %s | %s |\n", c.what,
-                    p == &conv ? "to convergence" : "512 steps", steps,
+                    p == &conv ? "to convergence" : "fixed steps", steps,
                     gpu && !g.converged && p == &conv ? " (not converged)" : "",
                     gpu ? fmt(g.seconds).c_str() : "-", fmt(cpuS, "%.1f").c_str(),
                     mneS > 0 ? (fmt(mneS, "%.1f") + " (scaled)").c_str() : "-",
@@ -190,10 +197,12 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     } else if (gpu) {
-      for (const IcaParams* p : {&conv, &fixed}) {
+      for (const IcaParams* p : {&fixed, &conv}) {
+        if (p == &conv && o.maxSteps < 512) continue;
         const Run g = timeRun(*gpu, b, *p);
-        std::printf("| %s | %s | %d | %s | - | - | - | - |\n", c.what,
-                    p == &conv ? "to convergence" : "512 steps", g.steps, fmt(g.seconds).c_str());
+        std::printf("| %s | %s | %d | %s | - | - | - | - |  (%lld kurtosis estimates)\n", c.what,
+                    p == &conv ? "to convergence" : "fixed steps", g.steps, fmt(g.seconds).c_str(),
+                    static_cast<long long>(g.estimates));
         std::fflush(stdout);
       }
     }
