@@ -45,6 +45,17 @@ QString numberText(double v) {
   return QString::number(v, 'g', 3);
 }
 
+// `base` scaled by `factor`, at least 6 pt (or 8 px for fonts sized in pixels).
+QFont scaledFont(const QFont& base, double factor) {
+  QFont f = base;
+  if (base.pointSizeF() > 0) {
+    f.setPointSizeF(std::max(6.0, base.pointSizeF() * factor));
+  } else if (base.pixelSize() > 0) {
+    f.setPixelSize(std::max(8, static_cast<int>(std::lround(base.pixelSize() * factor))));
+  }
+  return f;
+}
+
 QPainterPath earPath(double side) {
   // One ear as two cubic arcs from the head circle out to kEarOuter and back, mirrored by `side`.
   QPainterPath p;
@@ -402,16 +413,10 @@ ScalpMapView::Geometry ScalpMapView::geometry(const QRect& area,
   const double pad = s.compact ? 3.0 : 8.0;
   QRectF free = QRectF(area).adjusted(pad, pad, -pad, -pad);
   QFont& titleFont = g.titleFont;
-  titleFont = font();
+  titleFont = scaledFont(font(), s.compact ? 0.85 : 1.1);
   titleFont.setBold(true);
-  if (s.compact) {
-    titleFont.setPointSizeF(std::max(6.0, titleFont.pointSizeF() * 0.85));
-  } else {
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.1);
-  }
   QFont& smallFont = g.smallFont;
-  smallFont = font();
-  smallFont.setPointSizeF(std::max(6.0, smallFont.pointSizeF() * (s.compact ? 0.75 : 0.85)));
+  smallFont = scaledFont(font(), s.compact ? 0.75 : 0.85);
   const QFontMetricsF titleMetrics(titleFont, device);
   const QFontMetricsF smallMetrics(smallFont, device);
   if (!s.title.isEmpty()) {
