@@ -146,13 +146,15 @@ __device__ void fetchColumns(float* X, int ldC, const float* data, int R, const 
                              const ChunkPlan& p, long long g) {
   if (g >= p.total) return;
   const int cols = p.cols(g), C = p.C;
-  for (int e = threadIdx.x; e < R * C; e += blockDim.x) {
-    const int i = e % R, j = e / R;
-    if (j < cols)
-      __pipeline_memcpy_async(X + i * ldC + j, data + static_cast<long long>(idx[j]) * R + i,
-                              sizeof(float));
-    else
-      X[i * ldC + j] = 0.f;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int j = warp; j < C; j += warps) {  // a warp per sample: its R values are contiguous
+    if (j < cols) {
+      const float* src = data + static_cast<long long>(idx[j]) * R;
+      for (int i = lane; i < R; i += 32)
+        __pipeline_memcpy_async(X + i * ldC + j, src + i, sizeof(float));
+    } else {
+      for (int i = lane; i < R; i += 32) X[i * ldC + j] = 0.f;
+    }
   }
 }
 
@@ -184,11 +186,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned* maxBits = reinterpret_cast<unsigned*>(flags + 4);
 
   // Load this CTA's slab of the state.
-  for (int e = threadIdx.x; e < S * R; e += blockDim.x) {
-    const int i = e / R, j = e % R;
-    W[i * ldW + j] = a.state.w[static_cast<long long>(row0 + i) * R + j];
-    Wlo[i * ldW + j] = a.state.wlo[static_cast<long long>(row0 + i) * R + j];
-  }
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int i = warp; i < S; i += warps)
+    for (int j = lane; j < R; j += 32) {
+      W[i * ldW + j] = a.state.w[static_cast<long long>(row0 + i) * R + j];
+      Wlo[i * ldW + j] = a.state.wlo[static_cast<long long>(row0 + i) * R + j];
+    }
   for (int i = threadIdx.x; i < S; i += blockDim.x) {
     bias[i] = a.state.bias[row0 + i];
     signs[i] = a.state.signs[row0 + i];
@@ -202,7 +205,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   bool blewUp = false;
   long long chunkNo = 0;  // parity of the double-buffered U slab
   const float lr = a.learningRate;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
   __syncthreads();
 
   // Prologue of the copy pipeline: indices of chunks 0 and 1, data of chunk 0.
@@ -264,10 +266,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float* Ufull = U;  // one CTA: its slab is all of U
       if (L.Q > 1) {
         cluster.sync();  // every CTA's U slab is complete
-        for (int e = threadIdx.x; e < R * C; e += blockDim.x) {
-          const int gi = e / C, j = e % C;
-          const float* src = cluster.map_shared_rank(U, gi / S);
-          UB[gi * ldC + j] = src[(gi % S) * ldC + j];
+        for (int p = 0; p < L.Q; ++p) {
+          const float* src = cluster.map_shared_rank(U, p);
+          for (int i = warp; i < S; i += warps)
+            for (int j = lane; j < C; j += 32) UB[(p * S + i) * ldC + j] = src[i * ldC + j];
         }
         Ufull = UB;
       }
@@ -283,10 +285,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float* Wp = W;
       if (p != q) {
         const float* remote = cluster.map_shared_rank(W, p);
-        for (int e = threadIdx.x; e < S * R; e += blockDim.x) {
-          const int i = e / R, j = e % R;
-          Wq[i * ldW + j] = remote[i * ldW + j];
-        }
+        for (int i = warp; i < S; i += warps)
+          for (int j = lane; j < R; j += 32) Wq[i * ldW + j] = remote[i * ldW + j];
         __syncthreads();
         Wp = Wq;
       }
@@ -298,18 +298,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
     unsigned localMax = 0u;
     bool localNan = false;
-    for (int e = threadIdx.x; e < S * R; e += blockDim.x) {
-      const int i = e / R, j = e % R;
-      const float w = W[i * ldW + j];
-      const float y = lr * UB[i * ldW + j] - Wlo[i * ldW + j];
-      const float t = w + y;
-      Wlo[i * ldW + j] = (t - w) - y;
-      W[i * ldW + j] = t;
-      if (isnan(t)) localNan = true;
-      localMax = max(localMax, __float_as_uint(fabsf(t)));
-    }
+    for (int i = warp; i < S; i += warps)
+      for (int j = lane; j < R; j += 32) {
+        const float w = W[i * ldW + j];
+        const float y = lr * UB[i * ldW + j] - Wlo[i * ldW + j];
+        const float t = w + y;
+        Wlo[i * ldW + j] = (t - w) - y;
+        W[i * ldW + j] = t;
+        if (isnan(t)) localNan = true;
+        localMax = max(localMax, __float_as_uint(fabsf(t)));
+      }
     if (localNan) localMax = 0xffffffffu;
-    atomicMax(maxBits, localMax);
+    for (int o = 16; o > 0; o >>= 1) localMax = max(localMax, __shfl_xor_sync(0xffffffffu, localMax, o));
+    if (lane == 0) atomicMax(maxBits, localMax);
     for (int i = threadIdx.x; i < S; i += blockDim.x)
       bias[i] += (a.extended ? -2.f : 1.f) * lr * biasSum[i];
     __syncthreads();
@@ -407,11 +408,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   __pipeline_wait_prior(0);
   // Store the slab and (CTA 0) the counters.
-  for (int e = threadIdx.x; e < S * R; e += blockDim.x) {
-    const int i = e / R, j = e % R;
-    a.state.w[static_cast<long long>(row0 + i) * R + j] = W[i * ldW + j];
-    a.state.wlo[static_cast<long long>(row0 + i) * R + j] = Wlo[i * ldW + j];
-  }
+  for (int i = warp; i < S; i += warps)
+    for (int j = lane; j < R; j += 32) {
+      a.state.w[static_cast<long long>(row0 + i) * R + j] = W[i * ldW + j];
+      a.state.wlo[static_cast<long long>(row0 + i) * R + j] = Wlo[i * ldW + j];
+    }
   for (int i = threadIdx.x; i < S; i += blockDim.x) {
     a.state.bias[row0 + i] = bias[i];
     a.state.signs[row0 + i] = signs[i];
@@ -457,18 +458,15 @@ void launchWith(const InfomaxPassArgs& args, const InfomaxLayout& layout, cudaSt
 
 }  // namespace
 
-bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out) {
+bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out,
+                       int slabRows) {
   InfomaxLayout L;
   L.r = r;
   L.R = roundUp(std::max(r, 1), 16);
-  if (L.R <= 64) {
-    L.S = L.R;
-    L.Q = 1;
-  } else {
-    L.S = 32;
-    L.Q = L.R / 32 + (L.R % 32 ? 1 : 0);
-    L.R = L.S * L.Q;  // every CTA owns a full slab
-  }
+  if (slabRows <= 0) slabRows = L.R <= 64 ? L.R : 32;
+  L.S = std::min(roundUp(slabRows, 16), L.R);
+  L.Q = (L.R + L.S - 1) / L.S;
+  L.R = L.S * L.Q;  // every CTA owns a full slab
   if (L.Q > kMaxCluster) return false;
   L.ldW = L.R + 4;
   for (int C = roundUp(std::max(blockSize, 16), 16); C >= 16; C -= 16) {

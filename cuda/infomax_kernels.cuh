@@ -49,8 +49,10 @@ struct InfomaxLayout {
 };
 
 // Picks S, Q and the largest C (<= block rounded up to 16) that fits `maxSharedBytes`.
-// Returns false when r > 256 or not even C = 16 fits.
-bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out);
+// slabRows = S (rounded up to 16); <= 0: one CTA up to R = 64, 32-row slabs above.
+// Returns false when more than 8 CTAs would be needed or not even C = 16 fits.
+bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out,
+                       int slabRows = 0);
 
 // Device-resident state that lives across passes (row-major, leading dimension R).
 struct InfomaxDeviceState {
@@ -84,6 +86,9 @@ struct InfomaxPassArgs {
   InfomaxMath math = InfomaxMath::Tf32x3;
   InfomaxDeviceState state;
 };
+
+// The test hook's slab rows (cuda_backend.h CudaTestHooks::icaSlabRows; 0 = unset).
+int icaSlabRows();
 
 // Launches the pass kernel (one cluster) on `stream`. Throws DeviceError on a launch failure.
 void launchInfomaxPass(const InfomaxPassArgs& args, const InfomaxLayout& layout,
