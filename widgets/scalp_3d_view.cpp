@@ -59,14 +59,6 @@ constexpr double kLabelLift = 0.03;         // label anchor: the marker's outer 
 constexpr int kHeadRings = 80;              // ~1.5 degrees per ring: smooth shading and colours
 constexpr int kHeadSectors = 160;
 
-// ColorBrewer's 11-class RdBu, ordered blue (negative) to red (positive) through a near-white
-// middle: diverging, symmetric in lightness, readable by most colour-blind viewers.
-std::vector<QRgb> divergingControlPoints() {
-  return {qRgb(5, 48, 97),     qRgb(33, 102, 172),  qRgb(67, 147, 195), qRgb(146, 197, 222),
-          qRgb(209, 229, 240), qRgb(247, 247, 247), qRgb(253, 219, 199), qRgb(244, 165, 130),
-          qRgb(214, 96, 77),   qRgb(178, 24, 43),   qRgb(103, 0, 31)};
-}
-
 const double kTextColour[3] = {0.12, 0.12, 0.14};
 const double kHeadGrey[3] = {0.86, 0.86, 0.86};
 const double kFeatureColour[3] = {0.80, 0.76, 0.72};  // nose, ears and cap: neutral, not on the scale
@@ -158,8 +150,13 @@ struct Scalp3dView::State {
   QStringList unmapped;
   QString message;
   double limit = 0;
+  // The fit and its interpolation matrix at the mesh's vertex directions, kept while the
+  // electrode set and the mesh stay: switching between maps of one recording (the components of
+  // an ICA) is then one matrix-vector product.
   std::vector<Position3> splinePositions;
   std::unique_ptr<SphericalSpline> spline;
+  std::unique_ptr<SphericalSpline::Evaluator> evaluator;
+  double evaluatorCut = -1;
 
   void buildScene();
   void setHead(double cutPolarDegrees);
@@ -179,7 +176,8 @@ void Scalp3dView::State::buildScene() {
   renderer->SetBackground2(0.97, 0.97, 0.98);  // top
   window->AddRenderer(renderer);
 
-  const ColourMap map(divergingControlPoints(), QStringLiteral("RdBu"));
+  // The 2-D map's colours (ScalpMapView), so both views of one vector look alike.
+  const ColourMap map = ColourMap::blueWhiteRed();
   lut->SetNumberOfTableValues(ColourMap::kTableSize);
   for (int i = 0; i < ColourMap::kTableSize; ++i) {
     const QRgb c = map.table()[static_cast<std::size_t>(i)];
@@ -196,10 +194,11 @@ void Scalp3dView::State::buildScene() {
   headActor->SetMapper(headMapper);
   vtkProperty* hp = headActor->GetProperty();
   hp->SetInterpolationToPhong();
-  hp->SetAmbient(0.25);
-  hp->SetDiffuse(0.75);
-  hp->SetSpecular(0.08);
-  hp->SetSpecularPower(20);
+  // Ambient + diffuse = 1 and no specular highlight: shading only darkens a colour, never
+  // washes it toward white, so the hue and saturation that carry the value survive everywhere.
+  hp->SetAmbient(0.3);
+  hp->SetDiffuse(0.7);
+  hp->SetSpecular(0.0);
   hp->SetColor(kHeadGrey[0], kHeadGrey[1], kHeadGrey[2]);
   renderer->AddActor(headActor);
 
@@ -588,14 +587,21 @@ void Scalp3dView::setMap(const std::vector<ChannelInfo>& channels,
     try {
       if (!s.spline || !samePositions(s.splinePositions, layout.positions)) {
         s.spline.reset();
+        s.evaluator.reset();
         s.spline = std::make_unique<SphericalSpline>(layout.positions);
         s.splinePositions = layout.positions;
       }
       s.setHead(headCutForElectrodes(layout.positions));
-      field = s.spline->evaluate(mappedValues, s.mesh.directions);
+      if (!s.evaluator || s.evaluatorCut != s.mesh.cutPolarDegrees) {
+        s.evaluator = std::make_unique<SphericalSpline::Evaluator>(
+            s.spline->evaluator(s.mesh.directions));
+        s.evaluatorCut = s.mesh.cutPolarDegrees;
+      }
+      field = s.evaluator->evaluate(mappedValues);
     } catch (const std::exception& e) {
       s.message = QStringLiteral("Cannot draw the map: ") + QString::fromUtf8(e.what());
       s.spline.reset();
+      s.evaluator.reset();
       s.splinePositions.clear();
       field.clear();
     }
