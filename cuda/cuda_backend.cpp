@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_emd.h"
 #include "cuda/cuda_hht.h"
+#include "cuda/cuda_ica.h"
 #include "cuda/cuda_preprocess.cuh"
 #include "cuda/device_memory.cuh"
 #include "cuda/host_thread_pool.h"
@@ -66,6 +67,11 @@ class CudaBackend final : public ComputeBackend {
                          JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
     return cuda::hilbertHuangGpu(modes, params, ctx);
+  }
+
+  IcaResult infomax(const SignalBlock& block, const IcaParams& params, JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::runInfomaxGpu(block, params, 0, ctx);
   }
 
  private:

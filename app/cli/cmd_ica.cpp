@@ -46,6 +46,7 @@ IcaParams readIcaParams(const ParsedArgs& args, std::string* presetName) {
   if (auto v = args.value("block")) {
     p.blockSize = static_cast<int>(parseInteger("--block", *v, 1, 100000000));
   }
+  if (auto v = args.value("gpu-math")) p.gpuMath = parseIcaGpuMath(*v);
   if (auto v = args.value("max-steps")) {
     p.maxSteps = static_cast<int>(parseInteger("--max-steps", *v, 1, 1000000));
   }
@@ -128,7 +129,8 @@ std::vector<ArtifactCorrelation> artifactCorrelations(const Recording& rec, cons
 
 void printIcaJson(const IcaFile& f, const std::string& input, const std::string& output,
                   const std::string& preset, const std::string& backendChoice,
-                  const std::string& backend, const std::vector<ArtifactCorrelation>& corr) {
+                  const std::string& backend, bool onGpu, const std::string& note,
+                  const std::vector<ArtifactCorrelation>& corr) {
   const IcaResult& r = f.result;
   JsonWriter w;
   w.beginObject();
@@ -137,9 +139,12 @@ void printIcaJson(const IcaFile& f, const std::string& input, const std::string&
   w.field("preset", preset);
   w.key("backend").beginObject();
   w.field("choice", backendChoice);
-  w.field("kind", "cpu");
+  w.field("kind", onGpu ? "cuda" : "cpu");
   w.field("description", backend);
-  w.field("note", kIcaCpuOnly);
+  if (note.empty())
+    w.nullField("note");
+  else
+    w.field("note", note);
   w.endObject();
   w.field("seed", r.params.seed);
   w.key("parameters").beginObject();
@@ -198,10 +203,10 @@ void printIcaText(const IcaFile& f, const std::string& output, const std::string
     std::printf("\n");
   }
   std::printf("%s Infomax of %zu channels x %lld samples: %d components (detected rank %d), %d "
-              "steps, %s on %s (%s): %s; wrote %s\n",
+              "steps, %s on %s: %s; wrote %s\n",
               r.params.extended ? "extended" : "logistic", f.channels.size(),
               static_cast<long long>(f.samples), r.components, r.detectedRank, r.steps,
-              r.converged ? "converged" : "NOT converged", backend.c_str(), kIcaCpuOnly,
+              r.converged ? "converged" : "NOT converged", backend.c_str(),
               formatSeconds(r.seconds).c_str(), output.c_str());
 }
 
@@ -223,9 +228,10 @@ CommandSpec icaSpec() {
       "back-project, and numbered from 1 as printed; give those numbers to 'ica-apply --reject'."
       "\n\nThe output is an HDF5 file (schema modescope-ica/1, docs/hdf5-schema.md): mean, "
       "sphere, weights, unmixing and mixing matrices, variance per component, convergence "
-      "history, parameters and provenance. " +
-      std::string(kIcaCpuOnly) +
-      ": --backend cuda is refused, auto runs on the CPU.\n\nWithout --channels, every channel "
+      "history, parameters and provenance.\n\nOn the GPU (--backend cuda, or auto when one is "
+      "present) the passes run on tensor cores (--gpu-math); the whitening, the step control "
+      "and the sorting are the CPU's own code, so both backends follow one procedure (docs/ica.md)."
+      "\n\nWithout --channels, every channel "
       "except trigger/status channels is used, restricted to the sample rate most channels share.";
   s.options = {
       outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
@@ -246,6 +252,9 @@ CommandSpec icaSpec() {
       durationOption(),
       {"threads", 0, "N", "CPU threads for the data passes (default: all cores)."},
       backendOption(),
+      {"gpu-math", 0, "tf32x3|tf32|fp32",
+       "Products of the GPU passes: tf32x3 (tensor cores, FP32 accuracy; default), tf32 "
+       "(tensor cores, fastest), fp32 (CUDA cores). The CPU always computes in double."},
       jsonOption("a summary (rank, steps, convergence, variance per component, EOG/ECG "
                  "correlations)"),
       quietOption(),
@@ -272,10 +281,6 @@ int runIca(const Args& argv) {
   IcaJobSpec job;
   job.params = readIcaParams(args, &job.presetName);
   job.backend = readBackendChoice(args);
-  if (job.backend == BackendChoice::Cuda) {
-    throw InvalidParameterError("--backend", "cuda", "cpu or auto",
-                                std::string(kIcaCpuOnly) + "; use --backend cpu (or auto)");
-  }
   if (auto v = args.value("threads")) job.threads = static_cast<int>(parseInteger("--threads", *v, 1, 1024));
   requireHdf5Output(output,
                     "The decomposition is written to HDF5; use ica-apply for a cleaned EDF/BDF "
@@ -309,7 +314,8 @@ int runIca(const Args& argv) {
   if (code != 0) return code;
   if (json) {
     printIcaJson(*result.file, input, output, job.presetName,
-                 args.value("backend").value_or("auto"), result.backend, corr);
+                 args.value("backend").value_or("auto"), result.backend, result.onGpu,
+                 result.backendNote, corr);
   } else if (!quiet) {
     printIcaText(*result.file, output, result.backend, corr);
   }

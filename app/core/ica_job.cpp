@@ -5,6 +5,7 @@
 #include <cmath>
 #include <thread>
 
+#include "app/core/gpu_backend.h"
 #include "app/core/recording_selection.h"
 #include "engine/core/error.h"
 #include "engine/core/provenance.h"
@@ -24,10 +25,6 @@ std::string orAuto(double v, const std::string& unit) {
 
 void checkIcaJob(const Recording& rec, const IcaJobSpec& spec) {
   validateIcaParams(spec.params);
-  if (spec.backend == BackendChoice::Cuda) {
-    throw InvalidParameterError("--backend", "cuda", "cpu or auto",
-                                std::string(kIcaCpuOnly) + "; use --backend cpu (or auto)");
-  }
   if (spec.channels.size() < 2) {
     throw InvalidParameterError("channels", std::to_string(spec.channels.size()) + " channel(s)",
                                 "at least 2 channels (ICA unmixes several channels)");
@@ -70,20 +67,30 @@ std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(
 }
 
 IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, JobContext& ctx) {
+  checkIcaJob(rec, spec);
+  std::string note;
+  std::unique_ptr<ComputeBackend> backend = spec.backend == BackendChoice::Cpu
+                                                ? makeCpuBackend(spec.threads)
+                                                : chooseBackend(spec.backend, &note);
+  IcaJobResult out = runIcaJob(rec, spec, *backend, ctx);
+  out.backendNote = note;
+  return out;
+}
+
+IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, ComputeBackend& backend,
+                       JobContext& ctx) {
   const auto t0 = Clock::now();
   checkIcaJob(rec, spec);
   IcaJobResult out;
-  const int threads = spec.threads > 0
-                          ? spec.threads
-                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  out.backend = "CPU, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+  out.backend = backend.info().describe();
+  out.onGpu = backend.info().kind == BackendKind::Cuda;
 
   ctx.progress(0.0, "reading the selection");
   SignalBlock block = extractBlock(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
   ctx.checkpoint();
   JobContext icaCtx = ctx.sub(0.05, 1.0);
   auto file = std::make_shared<IcaFile>();
-  file->result = runInfomaxCpu(block, spec.params, threads, icaCtx);
+  file->result = backend.infomax(block, spec.params, icaCtx);
   file->result.channels = block.channels;
   file->channels = icaFileChannels(rec, block.channels);
   file->sampleRate = block.sampleRate;

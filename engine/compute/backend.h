@@ -16,6 +16,7 @@
 #include "engine/core/recording.h"
 #include "engine/emd/emd_result.h"
 #include "engine/hht/hht.h"
+#include "engine/ica/ica_result.h"
 
 namespace modescope {
 
@@ -84,6 +85,13 @@ class ComputeBackend {
   // Hilbert-Huang transform of the IMFs (engine/hht/hht.h: estimator, grid, edges).
   virtual HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params,
                                  JobContext& ctx) = 0;
+
+  // Extended Infomax ICA of all rows of the block (engine/ica/infomax.h: one driver, the
+  // backend's passes). The CPU computes in double; the CUDA backend runs the passes on tensor
+  // cores in params.gpuMath and refuses more than 256 components (InvalidParameterError) or data
+  // that do not fit in device memory (OutOfDeviceMemoryError).
+  virtual IcaResult infomax(const SignalBlock& block, const IcaParams& params,
+                            JobContext& ctx) = 0;
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

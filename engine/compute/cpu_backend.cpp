@@ -1,3 +1,4 @@
+#include "engine/ica/infomax.h"
 #include "engine/compute/cpu_backend.h"
 
 #include "engine/compute/fftw_owners.h"
@@ -275,6 +276,10 @@ class CpuBackend final : public ComputeBackend {
   HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params,
                          JobContext& ctx) override {
     return hilbertHuangCpu(modes, params, threads_, ctx);
+  }
+
+  IcaResult infomax(const SignalBlock& block, const IcaParams& params, JobContext& ctx) override {
+    return runInfomaxCpu(block, params, threads_, ctx);
   }
 
  private:

@@ -194,6 +194,22 @@ const char* icaSpheringName(IcaSphering s) {
   return s == IcaSphering::PcaUnit ? "pca-unit" : "runica";
 }
 
+const char* icaGpuMathName(IcaGpuMath m) {
+  switch (m) {
+    case IcaGpuMath::Tf32x3: return "tf32x3";
+    case IcaGpuMath::Tf32: return "tf32";
+    case IcaGpuMath::Fp32: return "fp32";
+  }
+  return "?";
+}
+
+IcaGpuMath parseIcaGpuMath(const std::string& text) {
+  for (IcaGpuMath m : {IcaGpuMath::Tf32x3, IcaGpuMath::Tf32, IcaGpuMath::Fp32})
+    if (text == icaGpuMathName(m)) return m;
+  throw InvalidParameterError("GPU math", "'" + text + "'", "tf32x3, tf32 or fp32",
+                              "tf32x3 (tensor cores, FP32 accuracy) is the default");
+}
+
 std::string describeIcaParams(const IcaParams& p) {
   auto autoOr = [](double v) { return v > 0 ? formatNumber(v) : std::string("auto"); };
   std::string s = p.extended ? "extended" : "logistic";
@@ -214,6 +230,7 @@ std::string describeIcaParams(const IcaParams& p) {
       s += ", " + std::to_string(p.ext.subGaussian) + " fixed sub-Gaussian";
   }
   s += ", seed " + std::to_string(p.seed);
+  s += ", GPU math " + std::string(icaGpuMathName(p.gpuMath));
   return s;
 }
 

@@ -37,6 +37,19 @@ enum class IcaSphering {
   PcaUnit,
 };
 
+// Arithmetic of the GPU passes' matrix products (the CPU always computes in double).
+enum class IcaGpuMath {
+  // Tensor cores: TF32 inputs (10-bit mantissa) with FP32 accumulation, split into a high and a
+  // low TF32 part for the weights and the data ("3xTF32") so the products keep FP32 accuracy:
+  // the weights take thousands of small sequential updates, which plain TF32 rounding would
+  // swamp near convergence.
+  Tf32x3,
+  // Tensor cores, plain TF32 inputs (fastest; the change per step bottoms out near 1e-6).
+  Tf32,
+  // CUDA cores, FP32 fused multiply-adds (no tensor cores).
+  Fp32,
+};
+
 // Extended mode: the per-component switch between the super-Gaussian (sign +1) and sub-Gaussian
 // (sign -1) rule, chosen from the kurtosis of the current activations.
 struct IcaExtendedParams {
@@ -73,6 +86,7 @@ struct IcaParams {
   double rankTolerance = 1e-10;
   IcaSphering sphering = IcaSphering::Runica;
   bool bias = true;  // the bias term u = W x + b of both rules
+  IcaGpuMath gpuMath = IcaGpuMath::Tf32x3;  // the CUDA backend's products (ignored on the CPU)
   // Philox key of the per-step sample permutations and the kurtosis sample draws.
   uint64_t seed = 1;
   IcaExtendedParams ext;
@@ -127,6 +141,9 @@ void validateIcaParams(const IcaParams& p);
 
 const char* icaRulesName(IcaRules r);         // "runica", "mne"
 const char* icaSpheringName(IcaSphering s);   // "runica", "pca-unit"
+const char* icaGpuMathName(IcaGpuMath m);     // "tf32x3", "tf32", "fp32"
+// Throws InvalidParameterError naming the accepted values.
+IcaGpuMath parseIcaGpuMath(const std::string& text);
 // One line for logs and provenance: "extended, lrate auto, block auto, ..."
 std::string describeIcaParams(const IcaParams& p);
 

@@ -16,9 +16,9 @@
 //        extended: Y = tanh(U);  W += lr (block I - K Y U^T - U U^T) W;  b += lr * sum(-2 Y)
 //        logistic: Y = 1 - 2 sigmoid(U) = -tanh(U/2);  W += lr (block I + Y U^T) W;  b += lr sum(Y)
 //     K = diag(signs). max|W| > maxWeight aborts the pass (blow-up). Extended mode: every extBlocks
-//     blocks the kurtosis m4/m2^2 - 3 of W X on kurtosisSamples random samples (Philox stream 1),
-//     smoothed with momentum, gives signs = sign(kurt + signsBias); 25 unchanged sign vectors
-//     double extBlocks.
+//     blocks the kurtosis m4/m2^2 - 3 of W X on kurtosisSamples random samples (the counter-based
+//     Philox draws of infomax_passes.h), smoothed with momentum, gives signs =
+//     sign(kurt + signsBias); 25 unchanged sign vectors double extBlocks.
 //  5. After each pass: change = ||W - W_prev||_F^2; from step 3 the angle between this change and
 //     the reference change; an angle above annealDegrees multiplies lr by annealFactor and makes
 //     this change the reference (step 1's change is the first reference). Stop when step > 2 and
@@ -41,6 +41,7 @@
 #include "engine/core/recording.h"
 #include "engine/ica/ica_params.h"
 #include "engine/ica/ica_result.h"
+#include "engine/ica/infomax_passes.h"
 
 namespace modescope {
 
@@ -60,6 +61,11 @@ IcaSampleRequirement icaSampleRequirement(int components);
 // change x" once per step. threads <= 0 = hardware concurrency.
 IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int threads,
                         JobContext& ctx);
+
+// The same procedure with the passes (step 4) of another backend (infomax_passes.h): the CUDA
+// backend calls this with its device passes; runInfomaxCpu with the double-precision Eigen ones.
+IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int threads,
+                     JobContext& ctx, const InfomaxPassFactory& passes);
 
 // Activations s = unmixing * (x - mean), r x N row-major float (component-major like a block).
 // `block` must have the result's channels (same count; throws InvalidParameterError otherwise);

@@ -191,6 +191,9 @@ class FakeBackend final : public ComputeBackend {
   HhtResult hilbertHuang(const EmdResult& modes, const HhtParams&, JobContext&) override {
     return *makeHht(modes, false);
   }
+  IcaResult infomax(const SignalBlock&, const IcaParams&, JobContext&) override {
+    throw Error("the EMD views must not run ICA");
+  }
 };
 
 std::vector<EmdPreset> testPresets() {

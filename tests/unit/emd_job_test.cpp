@@ -51,6 +51,9 @@ class RecordingBackend final : public ComputeBackend {
     }
     return r;
   }
+  IcaResult infomax(const SignalBlock&, const IcaParams&, JobContext&) override {
+    throw Error("the EMD job must not run ICA");
+  }
   HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params, JobContext&) override {
     ++hhtCalls;
     HhtResult h;

@@ -116,6 +116,10 @@ class RecordingBackend final : public ComputeBackend {
     ADD_FAILURE() << "preprocess() called hilbertHuang()";
     return {};
   }
+  IcaResult infomax(const SignalBlock&, const IcaParams&, JobContext&) override {
+    ADD_FAILURE() << "preprocess() called infomax()";
+    return {};
+  }
   std::vector<Call> calls;
   int pipelines = 0;
   double lastReported = -1.0;  // the outermost sink writes every fraction here

@@ -1,8 +1,11 @@
-// Extended Infomax on the CPU in double precision: the iterations of runica.m (steps 4-6 of the
-// procedure in infomax.h). Written from the published algorithm and runica's documented defaults
-// (../shared/notes/peers.md section 3, seed-000-memd-ica.md section 3.2).
+// The Infomax driver shared by every backend (runInfomax in infomax.h): checks, whitening, the
+// per-step permutations, change and angle, annealing, blow-up restarts, stopping and the sorted
+// outputs of runica.m (steps 1-3, 5 and 6 of the procedure in infomax.h). The passes over the data
+// (step 4) come from the backend's InfomaxPasses. Written from the published algorithm and
+// runica's documented defaults (../shared/notes/peers.md section 3, seed-000-memd-ica.md 3.2).
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -14,6 +17,7 @@
 #include "engine/core/text.h"
 #include "engine/ica/ica_whitening.h"
 #include "engine/ica/infomax.h"
+#include "engine/ica/infomax_passes.h"
 
 namespace modescope {
 namespace {
@@ -21,10 +25,6 @@ namespace {
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using ica_detail::Whitening;
-
-constexpr uint64_t kPermutationStream = 0;  // Philox stream of the per-step permutations
-constexpr uint64_t kKurtosisStream = 1;     // Philox stream of the kurtosis sample draws
-constexpr int kCheckpointBlocks = 32;       // blocks between cancel checks (~ a few ms)
 
 std::string blockChannelName(const SignalBlock& block, std::size_t row) {
   return "channel " + std::to_string(block.channels.size() > row ? block.channels[row] : row) +
@@ -93,62 +93,6 @@ void randomPermutation(std::vector<int64_t>& perm, PhiloxStream& rng) {
   }
 }
 
-// Extended-mode state: signs and their kurtosis estimate (runica's signs, old_kk, signcount,
-// extblocks).
-struct SignState {
-  VectorXd signs;
-  VectorXd oldKurtosis;
-  VectorXd oldSigns;
-  int signCount = 0;
-  double extBlocks = 1;
-
-  void reset(int r, const IcaExtendedParams& e) {
-    signs = VectorXd::Ones(r);
-    for (int k = 0; k < std::min(e.subGaussian, r); ++k) signs(k) = -1.0;
-    oldSigns = VectorXd::Zero(r);
-    extBlocks = e.extBlocks;
-    // runica keeps old_kk and signcount over a restart; so do we.
-    if (oldKurtosis.size() != r) oldKurtosis = VectorXd::Zero(r);
-  }
-
-  // One kurtosis estimate on `samples` random columns of the sphered data.
-  void update(const MatrixXd& w, const MatrixXd& data, const IcaExtendedParams& e,
-              PhiloxStream& rng) {
-    const int64_t n = data.cols();
-    const int64_t m = std::min<int64_t>(e.kurtosisSamples, n);
-    MatrixXd act;
-    if (m < n) {
-      MatrixXd part(data.rows(), m);
-      for (int64_t j = 0; j < m; ++j) {
-        const int64_t t = std::min<int64_t>(n - 1, static_cast<int64_t>(rng.nextUniform() * n));
-        part.col(j) = data.col(t);
-      }
-      act.noalias() = w * part;
-    } else {
-      act.noalias() = w * data;
-    }
-    if (e.centredKurtosis) act.colwise() -= act.rowwise().mean();
-    const VectorXd m2 = act.array().square().rowwise().mean();
-    const VectorXd m4 = act.array().square().square().rowwise().mean();
-    VectorXd kurt = (m4.array() / m2.array().square() - 3.0).matrix();
-    if (e.kurtosisMomentum != 0.0) {
-      kurt = e.kurtosisMomentum * oldKurtosis + (1.0 - e.kurtosisMomentum) * kurt;
-      oldKurtosis = kurt;
-    }
-    const VectorXd biased = kurt.array() + e.signsBias;
-    signs = biased.unaryExpr([](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0; });
-    if (signs == oldSigns)
-      ++signCount;
-    else
-      signCount = 0;
-    oldSigns = signs;
-    if (signCount >= e.signCountThreshold) {
-      extBlocks = std::trunc(extBlocks * e.signCountStep);
-      signCount = 0;
-    }
-  }
-};
-
 std::string describeChange(double change) {
   char b[32];
   std::snprintf(b, sizeof b, "%.3g", change);
@@ -172,8 +116,8 @@ MatrixXd pseudoInverse(const MatrixXd& a) {
 
 }  // namespace
 
-IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int threads,
-                        JobContext& ctx) {
+IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int threads,
+                     JobContext& ctx, const InfomaxPassFactory& makePasses) {
   const auto started = std::chrono::steady_clock::now();
   validateIcaParams(params);
   checkInput(block);
@@ -207,71 +151,50 @@ IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int t
                       std::to_string(std::min<int64_t>(params.ext.kurtosisSamples, n)) +
                       " samples (runica warns below 2000); the signs may flicker");
 
-  const int block_ = rp.blockSize;
-  const int64_t blocks = n / block_;  // the last partial block is skipped, as runica does
-  const IcaExtendedParams& ext = params.ext;
-  const bool extended = params.extended;
+  InfomaxSetup setup;
+  setup.sphered = data.data();
+  setup.components = r;
+  setup.samples = n;
+  setup.params = params;
+  setup.resolved = rp;
+  setup.ctx = &ctx;
+  const std::unique_ptr<InfomaxPasses> passes = makePasses(setup);
 
-  PhiloxStream permRng(params.seed, kPermutationStream);
-  PhiloxStream kurtRng(params.seed, kKurtosisStream);
-  std::vector<int64_t> perm(static_cast<std::size_t>(n));
+  // The permutations come from one sequential stream whatever happens (restarts included), so the
+  // next one is drawn on a helper thread while the backend runs the current pass.
+  PhiloxStream permRng(params.seed, kIcaPermutationStream);
+  auto drawPermutation = [&permRng, n] {
+    std::vector<int64_t> perm(static_cast<std::size_t>(n));
+    randomPermutation(perm, permRng);
+    return perm;
+  };
+  std::future<std::vector<int64_t>> nextPerm = std::async(std::launch::async, drawPermutation);
 
-  const MatrixXd startWeights = MatrixXd::Identity(r, r);
-  MatrixXd w = startWeights;
-  MatrixXd oldWeights = startWeights;
-  VectorXd bias = VectorXd::Zero(r);
+  MatrixXd oldWeights = MatrixXd::Identity(r, r);
   MatrixXd oldDelta = MatrixXd::Zero(r, r);
   double oldChange = 0.0;
   double lrate = rp.learningRate;
-  SignState signs;
-  if (extended) signs.reset(r, ext);
-
-  MatrixXd xb(r, block_), u(r, block_), y(r, block_), g(r, r), gw(r, r);
   int step = 0;
   int maxSteps = params.maxSteps;
   int smallAngle = 0;
-  int64_t blockNo = 0;
   int lowered = 0;
   int firstRestartStep = 0;
   double lastChange = 0.0;
   res.stopReason = "max steps";
 
+  auto toEigen = [r](const IcaMatrix& m) {
+    MatrixXd e(r, r);
+    for (int i = 0; i < r; ++i)
+      for (int j = 0; j < r; ++j) e(i, j) = m(i, j);
+    return e;
+  };
+  MatrixXd w = oldWeights;
   while (step < maxSteps) {
-    randomPermutation(perm, permRng);
-    bool blowup = false;
-    for (int64_t b = 0; b < blocks; ++b) {
-      if (b % kCheckpointBlocks == 0) ctx.checkpoint();
-      const int64_t* idx = perm.data() + b * block_;
-      for (int j = 0; j < block_; ++j) xb.col(j) = data.col(idx[j]);
-      u.noalias() = w * xb;
-      if (params.bias) u.colwise() += bias;
-      if (extended) {
-        y = u.array().tanh();
-        if (params.bias) bias.noalias() += (-2.0 * lrate) * y.rowwise().sum();
-        // g = block I - K Y U^T - U U^T = block I - (K Y + U) U^T, K = diag(signs): one product.
-        y.array().colwise() *= signs.signs.array();
-        y += u;
-        g.noalias() = -y * u.transpose();
-        g.diagonal().array() += static_cast<double>(block_);
-      } else {
-        // 1 - 2 sigmoid(u) = -tanh(u / 2): no overflow of exp(-u) for large |u|.
-        y = -(0.5 * u.array()).tanh();
-        g.noalias() = y * u.transpose();
-        g.diagonal().array() += static_cast<double>(block_);
-        if (params.bias) bias.noalias() += lrate * y.rowwise().sum();
-      }
-      gw.noalias() = g * w;
-      w.noalias() += lrate * gw;
-      const double maxAbs = w.cwiseAbs().maxCoeff();
-      ++blockNo;
-      if (!(maxAbs <= params.maxWeight)) {  // also catches NaN
-        blowup = true;
-        break;
-      }
-      if (extended && signs.extBlocks > 0 &&
-          blockNo % static_cast<int64_t>(signs.extBlocks) == 0)
-        signs.update(w, data, ext, kurtRng);
-    }
+    ctx.checkpoint();
+    const std::vector<int64_t> perm = nextPerm.get();
+    nextPerm = std::async(std::launch::async, drawPermutation);
+    bool blowup = !passes->pass(perm, lrate);
+    if (!blowup) w = toEigen(passes->weights());
 
     double change = 0.0;
     MatrixXd delta;
@@ -296,14 +219,12 @@ IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int t
             "or interpolated channels lower the rank), remove flat channels or large artifacts, "
             "or start from a lower learning rate");
       step = 0;
-      w = startWeights;
-      oldWeights = startWeights;
+      passes->restart();
+      w.setIdentity();
+      oldWeights.setIdentity();
       oldDelta.setZero();
       oldChange = 0.0;
-      bias.setZero();
-      blockNo = 1;  // runica restarts its block counter at 1
       smallAngle = 0;
-      if (extended) signs.reset(r, ext);
       ctx.progress(0.0, "ICA: weights blew up, restarting with learning rate " +
                             formatNumber(lrate));
       continue;
@@ -321,8 +242,10 @@ IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int t
     rec.change = change;
     rec.angleDegrees = angle;
     rec.learningRate = lrate;
-    if (extended)
-      rec.subGaussian = static_cast<int>((signs.signs.array() < 0).count());
+    if (params.extended) {
+      const std::vector<int> sg = passes->signs();
+      rec.subGaussian = static_cast<int>(std::count(sg.begin(), sg.end(), -1));
+    }
     res.history.push_back(rec);
     lastChange = change;
 
@@ -393,6 +316,8 @@ IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int t
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return meanVar(a) > meanVar(b); });
 
+  const std::vector<double> bias = passes->bias();
+  const std::vector<int> signs = passes->signs();
   MatrixXd ws(r, r), us(r, c), ms(c, r);
   res.bias.resize(static_cast<std::size_t>(r));
   res.signs.resize(static_cast<std::size_t>(r));
@@ -403,8 +328,8 @@ IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int t
     ws.row(k) = w.row(o);
     us.row(k) = unmixing.row(o);
     ms.col(k) = mixing.col(o);
-    res.bias[static_cast<std::size_t>(k)] = bias(o);
-    res.signs[static_cast<std::size_t>(k)] = extended && signs.signs(o) < 0 ? -1 : 1;
+    res.bias[static_cast<std::size_t>(k)] = bias[static_cast<std::size_t>(o)];
+    res.signs[static_cast<std::size_t>(k)] = signs[static_cast<std::size_t>(o)];
     res.backProjectedVariance[static_cast<std::size_t>(k)] = meanVar(o);
     res.varianceFraction[static_cast<std::size_t>(k)] =
         totalPower > 0 ? mixing.col(o).squaredNorm() * actPower(o) / totalPower : 0.0;

@@ -1,0 +1,210 @@
+// runInfomaxGpu (cuda_ica.h): the shared Infomax driver (engine/ica) with device passes. The
+// sphered data go to the GPU once (float, sample-major); each pass uploads its permutation and
+// runs one cluster kernel; the driver reads W back after every pass for the change and angle
+// (R x R floats: negligible next to the pass).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_ica.h"
+#include "cuda/device_memory.cuh"
+#include "cuda/infomax_kernels.cuh"
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+#include "engine/ica/infomax.h"
+#include "engine/ica/infomax_passes.h"
+
+namespace modescope::cuda {
+namespace {
+
+std::string mib(double bytes) { return formatNumber(std::round(bytes / 1048576.0)) + " MiB"; }
+
+InfomaxMath toKernelMath(IcaGpuMath m) {
+  switch (m) {
+    case IcaGpuMath::Tf32x3: return InfomaxMath::Tf32x3;
+    case IcaGpuMath::Tf32: return InfomaxMath::Tf32;
+    case IcaGpuMath::Fp32: return InfomaxMath::Fp32;
+  }
+  return InfomaxMath::Tf32x3;
+}
+
+class GpuInfomaxPasses final : public InfomaxPasses {
+ public:
+  GpuInfomaxPasses(const InfomaxSetup& s, const InfomaxLayout& layout)
+      : setup_(s), L_(layout), r_(s.components), R_(layout.R) {
+    const std::size_t n = static_cast<std::size_t>(s.samples);
+    const std::size_t dataBytes = n * static_cast<std::size_t>(R_) * sizeof(float) +
+                                  n * sizeof(int);
+    std::size_t freeBytes = 0, totalBytes = 0;
+    MODESCOPE_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+    if (dataBytes > freeBytes)
+      throw OutOfDeviceMemoryError(
+          "ICA on the GPU keeps the sphered data resident: " + std::to_string(s.samples) +
+          " samples x " + std::to_string(R_) + " components need " +
+          mib(static_cast<double>(dataBytes)) + "; " + mib(static_cast<double>(freeBytes)) +
+          " of GPU memory is free. Use a shorter time range, a lower PCA rank, or the CPU "
+          "backend");
+    // Sample-major, rows padded to R with zeros (padded components never move).
+    std::vector<float> host(n * static_cast<std::size_t>(R_), 0.f);
+    for (std::size_t t = 0; t < n; ++t)
+      for (int i = 0; i < r_; ++i)
+        host[t * R_ + i] = static_cast<float>(s.sphered[t * r_ + i]);
+    data_ = DeviceBuffer<float>(host.size());
+    MODESCOPE_CUDA_TRY(cudaMemcpy(data_.get(), host.data(), host.size() * sizeof(float),
+                                  cudaMemcpyHostToDevice));
+    perm_ = DeviceBuffer<int>(n);
+    permHost_.resize(n);
+    const std::size_t rr = static_cast<std::size_t>(R_) * R_;
+    w_ = DeviceBuffer<float>(rr);
+    wlo_ = DeviceBuffer<float>(rr);
+    vectors_ = DeviceBuffer<float>(4 * static_cast<std::size_t>(R_));
+    counters_ = DeviceBuffer<long long>(4);
+    extBlocks_ = DeviceBuffer<double>(1);
+    std::vector<float> oldKurt(static_cast<std::size_t>(R_), 0.f);
+    MODESCOPE_CUDA_TRY(cudaMemcpy(vectors_.get() + 3 * R_, oldKurt.data(), R_ * sizeof(float),
+                                  cudaMemcpyHostToDevice));
+    const long long zeros[4] = {0, 0, 0, 0};
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(counters_.get(), zeros, sizeof zeros, cudaMemcpyHostToDevice));
+    resetState(0);
+  }
+
+  bool pass(const std::vector<int64_t>& perm, double lrate) override {
+    for (std::size_t i = 0; i < perm.size(); ++i) permHost_[i] = static_cast<int>(perm[i]);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(perm_.get(), permHost_.data(),
+                                       permHost_.size() * sizeof(int), cudaMemcpyHostToDevice,
+                                       stream_.get()));
+    InfomaxPassArgs a;
+    a.data = data_.get();
+    a.perm = perm_.get();
+    a.n = setup_.samples;
+    a.block = setup_.resolved.blockSize;
+    a.blocks = setup_.samples / a.block;
+    a.learningRate = static_cast<float>(lrate);
+    a.extended = setup_.params.extended ? 1 : 0;
+    a.useBias = setup_.params.bias ? 1 : 0;
+    a.maxWeight = static_cast<float>(std::min(setup_.params.maxWeight, 3.0e38));
+    const IcaExtendedParams& e = setup_.params.ext;
+    a.kurtosisSamples = e.kurtosisSamples;
+    a.momentum = static_cast<float>(e.kurtosisMomentum);
+    a.signsBias = static_cast<float>(e.signsBias);
+    a.signCountThreshold = e.signCountThreshold;
+    a.signCountStep = static_cast<float>(e.signCountStep);
+    a.centredKurtosis = e.centredKurtosis ? 1 : 0;
+    a.seed = setup_.params.seed;
+    a.kurtosisStream = kIcaKurtosisStream;
+    a.math = toKernelMath(setup_.params.gpuMath);
+    a.state.w = w_.get();
+    a.state.wlo = wlo_.get();
+    a.state.bias = vectors_.get();
+    a.state.signs = vectors_.get() + R_;
+    a.state.oldSigns = vectors_.get() + 2 * R_;
+    a.state.oldKurtosis = vectors_.get() + 3 * R_;
+    a.state.counters = counters_.get();
+    a.state.extBlocks = extBlocks_.get();
+    setup_.ctx->checkpoint();
+    launchInfomaxPass(a, L_, stream_.get());
+    long long counters[4];
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(counters, counters_.get(), sizeof counters,
+                                       cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    return counters[3] == 0;
+  }
+
+  void restart() override { resetState(1); }
+
+  IcaMatrix weights() const override {
+    const std::size_t rr = static_cast<std::size_t>(R_) * R_;
+    std::vector<float> hi(rr), lo(rr);
+    MODESCOPE_CUDA_TRY(cudaMemcpy(hi.data(), w_.get(), rr * sizeof(float), cudaMemcpyDeviceToHost));
+    MODESCOPE_CUDA_TRY(cudaMemcpy(lo.data(), wlo_.get(), rr * sizeof(float), cudaMemcpyDeviceToHost));
+    IcaMatrix m(r_, r_);
+    for (int i = 0; i < r_; ++i)
+      for (int j = 0; j < r_; ++j) {
+        const std::size_t k = static_cast<std::size_t>(i) * R_ + j;
+        m(i, j) = static_cast<double>(hi[k]) - static_cast<double>(lo[k]);  // Kahan: w - c
+      }
+    return m;
+  }
+  std::vector<double> bias() const override {
+    std::vector<float> b(static_cast<std::size_t>(R_));
+    MODESCOPE_CUDA_TRY(cudaMemcpy(b.data(), vectors_.get(), R_ * sizeof(float), cudaMemcpyDeviceToHost));
+    return std::vector<double>(b.begin(), b.begin() + r_);
+  }
+  std::vector<int> signs() const override {
+    std::vector<int> out(static_cast<std::size_t>(r_), 1);
+    if (!setup_.params.extended) return out;
+    std::vector<float> s(static_cast<std::size_t>(R_));
+    MODESCOPE_CUDA_TRY(cudaMemcpy(s.data(), vectors_.get() + R_, R_ * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int k = 0; k < r_; ++k) out[static_cast<std::size_t>(k)] = s[k] < 0 ? -1 : 1;
+    return out;
+  }
+
+ private:
+  // W = I, Wlo = 0, b = 0, the signs' start values, old signs 0, extBlocks from the parameters
+  // and the block counter; the kurtosis history, the sign count and the estimate counter carry
+  // over (IcaSignState::reset).
+  void resetState(long long blockNo) {
+    const std::size_t rr = static_cast<std::size_t>(R_) * R_;
+    std::vector<float> w(rr, 0.f);
+    for (int i = 0; i < r_; ++i) w[static_cast<std::size_t>(i) * R_ + i] = 1.f;
+    MODESCOPE_CUDA_TRY(cudaMemcpy(w_.get(), w.data(), rr * sizeof(float), cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(cudaMemset(wlo_.get(), 0, rr * sizeof(float)));
+    IcaSignState st;
+    st.reset(r_, setup_.params.ext);
+    std::vector<float> v(3 * static_cast<std::size_t>(R_), 0.f);  // bias, signs, old signs
+    for (int k = 0; k < R_; ++k)
+      v[static_cast<std::size_t>(R_ + k)] =
+          k < r_ && setup_.params.extended ? static_cast<float>(st.signs[k]) : 1.f;
+    MODESCOPE_CUDA_TRY(cudaMemcpy(vectors_.get(), v.data(), v.size() * sizeof(float),
+                                  cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(cudaMemcpy(counters_.get(), &blockNo, sizeof blockNo, cudaMemcpyHostToDevice));
+    const long long noBlowup = 0;
+    MODESCOPE_CUDA_TRY(cudaMemcpy(counters_.get() + 3, &noBlowup, sizeof noBlowup,
+                                  cudaMemcpyHostToDevice));
+    const double ext = st.extBlocks;
+    MODESCOPE_CUDA_TRY(cudaMemcpy(extBlocks_.get(), &ext, sizeof ext, cudaMemcpyHostToDevice));
+  }
+
+  InfomaxSetup setup_;
+  InfomaxLayout L_;
+  int r_, R_;
+  Stream stream_;
+  DeviceBuffer<float> data_;
+  DeviceBuffer<int> perm_;
+  std::vector<int> permHost_;
+  DeviceBuffer<float> w_, wlo_, vectors_;
+  DeviceBuffer<long long> counters_;
+  DeviceBuffer<double> extBlocks_;
+};
+
+}  // namespace
+
+IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int threads,
+                        JobContext& ctx) {
+  int device = 0;
+  MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
+  cudaDeviceProp props{};
+  MODESCOPE_CUDA_TRY(cudaGetDeviceProperties(&props, device));
+  if (props.major < 9)
+    throw DeviceError(std::string("ICA on the GPU needs compute capability 9.0 (Hopper) or newer "
+                                  "for its thread block clusters; ") +
+                      props.name + " has " + std::to_string(props.major) + "." +
+                      std::to_string(props.minor) + ". Use the CPU backend");
+  int optin = 0;
+  MODESCOPE_CUDA_TRY(
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return runInfomax(block, params, threads, ctx, [&](const InfomaxSetup& s) {
+    InfomaxLayout layout;
+    if (!planInfomaxLayout(s.components, s.resolved.blockSize, static_cast<std::size_t>(optin),
+                           layout))
+      throw InvalidParameterError(
+          "components", std::to_string(s.components),
+          "at most 256 on the GPU (one cluster of 8 thread blocks holds the weights)",
+          "set a PCA rank of 256 or less, or run ICA on the CPU backend");
+    return std::unique_ptr<InfomaxPasses>(new GpuInfomaxPasses(s, layout));
+  });
+}
+
+}  // namespace modescope::cuda

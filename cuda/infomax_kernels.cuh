@@ -1,0 +1,87 @@
+// The Infomax pass kernel (internal to cuda/): one launch runs a whole pass over the data, every
+// block update of runica's loop, without returning to the host. The updates are sequential by
+// nature (each block uses the weights the previous one produced), so the kernel is one thread
+// block cluster of Q CTAs that keeps W in shared memory for the whole pass:
+//
+//   CTA q owns the row slab q*S .. q*S+S-1 of W (S x R, R = r rounded up to 16). Per block of B
+//   samples, in column chunks of C samples:
+//     gather X (R x C) through the permutation;  U_q = W_q X + b_q        (tensor cores)
+//     Y'_q = -(K tanh(U_q) + U_q) (extended) or -tanh(U_q / 2) (logistic); bias sums
+//     cluster barrier; copy every CTA's U slab into a local U (R x C) through distributed
+//     shared memory;  G_q += Y'_q U^T                                        (tensor cores)
+//   G_q += B I (real rows);  GW_q = sum_p G_q[:, slab p] W_p  (W_p read from CTA p)
+//   cluster barrier; W_q += lr GW_q (Kahan-compensated in FP32); b_q += lr * bias sums;
+//   max|W| over the cluster decides a blow-up; every extBlocks blocks a kurtosis estimate.
+//
+// Padded rows and columns (r < R, partial chunks) are kept at zero so they never contribute.
+// R <= 64 runs in one CTA; larger R in 32-row slabs, at most 8 CTAs (the portable cluster size),
+// so r <= 256 on the GPU.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace modescope::cuda {
+
+enum class InfomaxMath : int { Tf32x3 = 0, Tf32 = 1, Fp32 = 2 };
+
+// Shared-memory layout of one CTA (float offsets, each region 32-byte aligned for WMMA).
+struct InfomaxLayout {
+  int r = 0;   // components
+  int R = 0;   // r rounded up to 16
+  int S = 0;   // rows per CTA
+  int Q = 0;   // CTAs in the cluster
+  int C = 0;   // samples per column chunk (multiple of 16)
+  int ldW = 0, ldC = 0;  // leading dimensions (padded against bank conflicts)
+  int offW = 0, offWlo = 0, offG = 0, offA = 0, offB = 0, offU0 = 0, offU1 = 0, offY = 0;
+  int offVec = 0;  // 4 float vectors of S: bias, bias sums, signs, old signs; old kurtosis
+  int offMom = 0;  // double moments: 4 x S
+  int offIdx = 0;  // C ints
+  int offFlags = 0;  // 8 ints
+  std::size_t bytes = 0;
+};
+
+// Picks S, Q and the largest C (<= block rounded up to 16) that fits `maxSharedBytes`.
+// Returns false when r > 256 or not even C = 16 fits.
+bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out);
+
+// Device-resident state that lives across passes (row-major, leading dimension R).
+struct InfomaxDeviceState {
+  float* w = nullptr;        // R x R
+  float* wlo = nullptr;      // R x R Kahan compensation (true W ~ w - wlo)
+  float* bias = nullptr;     // R
+  float* signs = nullptr;    // R
+  float* oldSigns = nullptr;    // R
+  float* oldKurtosis = nullptr;  // R
+  long long* counters = nullptr;  // [0] block number, [1] estimates, [2] sign count, [3] blow-up
+  double* extBlocks = nullptr;    // 1
+};
+
+struct InfomaxPassArgs {
+  const float* data = nullptr;  // n x R, sample-major, padded rows zero
+  const int* perm = nullptr;    // n
+  long long n = 0;
+  int block = 0;
+  long long blocks = 0;
+  float learningRate = 0;
+  int extended = 1, useBias = 1;
+  float maxWeight = 1e8f;
+  // extended mode
+  int kurtosisSamples = 6000;
+  float momentum = 0.5f, signsBias = 0.02f;
+  int signCountThreshold = 25;
+  float signCountStep = 2.0f;
+  int centredKurtosis = 0;
+  unsigned long long seed = 1;
+  unsigned long long kurtosisStream = 1;
+  InfomaxMath math = InfomaxMath::Tf32x3;
+  InfomaxDeviceState state;
+};
+
+// Launches the pass kernel (one cluster) on `stream`. Throws DeviceError on a launch failure.
+void launchInfomaxPass(const InfomaxPassArgs& args, const InfomaxLayout& layout,
+                       cudaStream_t stream);
+
+}  // namespace modescope::cuda

@@ -1,0 +1,220 @@
+// CUDA Infomax (ComputeBackend::infomax on the GPU) against the CPU's double-precision passes.
+//
+// Two kinds of parity, because Infomax's trajectory is chaotic over thousands of sequential
+// updates (a rounding difference in one block grows until the runs visit different, equally good
+// nearby solutions):
+//  - a few passes: the same permutations and kurtosis draws on both sides, so after 2 passes the
+//    weights must agree to what float rounding allows (tensor-core 3xTF32 and FP32 products:
+//    FP32 accuracy; plain TF32: 10-bit mantissas);
+//  - to convergence: the separation itself (Amari index against the true mixing of synthetic
+//    sources, component matches on real EEG), which is what a user gets.
+// Sizes cover one CTA (r <= 64) and the cluster path (r = 100: 4 CTAs of 32 rows).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../unit/ica_test_support.h"
+#include "engine/core/error.h"
+#include "engine/dsp/preprocess.h"
+#include "engine/io/recording_io.h"
+#include "engine/ica/infomax.h"
+#include "gpu_test_support.h"
+
+namespace modescope {
+namespace {
+
+using ica_test::Source;
+
+class IcaParity : public gpu_test::ParityTest {
+ protected:
+  IcaResult onGpu(const SignalBlock& b, const IcaParams& p) {
+    JobContext ctx;
+    return gpu_->infomax(b, p, ctx);
+  }
+  IcaResult onCpu(const SignalBlock& b, const IcaParams& p) {
+    JobContext ctx;
+    return cpu_->infomax(b, p, ctx);
+  }
+};
+
+SignalBlock mixedSources(int n, int64_t samples, uint64_t seed, IcaMatrix* mixing) {
+  std::vector<Source> kinds;
+  for (int k = 0; k < n; ++k)
+    kinds.push_back(k % 4 == 1 ? Source::Uniform : k % 4 == 3 ? Source::Sine : Source::Laplace);
+  std::vector<double> sv(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) sv[static_cast<std::size_t>(k)] = 1.0 + 7.0 * (n - 1 - k) / std::max(1, n - 1);
+  const auto sources = ica_test::makeSources(kinds, samples, seed);
+  *mixing = ica_test::makeMixing(n, n, sv, seed);
+  return ica_test::mixToBlock(*mixing, sources);
+}
+
+// Relative Frobenius distance of two weight matrices (the runs' final W, same component order
+// before sorting is not available, so compare the sorted unmixing matrices instead).
+double relativeDistance(const IcaMatrix& a, const IcaMatrix& b) {
+  double d = 0, n = 0;
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    d += (a.values[i] - b.values[i]) * (a.values[i] - b.values[i]);
+    n += b.values[i] * b.values[i];
+  }
+  return std::sqrt(d / n);
+}
+
+IcaParams twoPasses(IcaGpuMath math) {
+  IcaParams p = icaPreset("eeglab-runica");
+  p.maxSteps = 2;
+  p.gpuMath = math;
+  return p;
+}
+
+// After two passes (about 600 block updates at N = 20000 and block 50) with identical
+// permutations and kurtosis draws: FP32 rounding of each update is ~1e-7 relative and the
+// differences add like a random walk over the updates, ~1e-5; the bound 1e-3 leaves room for
+// the sign estimates, which are the same unless a kurtosis sits within rounding of -0.02. Plain
+// TF32 rounds every product input to 2^-11 (~5e-4), so its bound is 3e-2.
+TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnEightSources) {
+  IcaMatrix mixing;
+  const SignalBlock b = mixedSources(8, 20000, seed_ % 1000, &mixing);
+  const IcaResult cpu = onCpu(b, twoPasses(IcaGpuMath::Tf32x3));
+  for (auto [math, bound] : {std::pair{IcaGpuMath::Tf32x3, 1e-3}, std::pair{IcaGpuMath::Fp32, 1e-3},
+                             std::pair{IcaGpuMath::Tf32, 3e-2}}) {
+    const IcaResult gpu = onGpu(b, twoPasses(math));
+    ASSERT_EQ(gpu.steps, 2);
+    ASSERT_EQ(gpu.history.size(), cpu.history.size());
+    const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
+    std::printf("%s: unmixing after 2 passes differs by %.2e (relative), change %.6e vs %.6e\n",
+                icaGpuMathName(math), d, gpu.history.back().change, cpu.history.back().change);
+    EXPECT_LT(d, bound) << icaGpuMathName(math);
+    EXPECT_NEAR(gpu.history.back().change, cpu.history.back().change,
+                bound * 10 * cpu.history.back().change);
+    EXPECT_EQ(gpu.signs, cpu.signs);
+  }
+}
+
+// The cluster path (100 components: R = 128, 4 CTAs exchanging U and W through distributed shared
+// memory) must give the same updates as the one-CTA path gives for small r.
+TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnAHundredSourcesAcrossACluster) {
+  IcaMatrix mixing;
+  const SignalBlock b = mixedSources(100, 30000, seed_ % 1000, &mixing);
+  const IcaResult cpu = onCpu(b, twoPasses(IcaGpuMath::Tf32x3));
+  const IcaResult gpu = onGpu(b, twoPasses(IcaGpuMath::Tf32x3));
+  ASSERT_EQ(gpu.components, 100);
+  const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
+  std::printf("r = 100: unmixing after 2 passes differs by %.2e (relative)\n", d);
+  EXPECT_LT(d, 1e-3);
+}
+
+// To convergence: the GPU's own separation quality (the oracle is the true mixing, not the CPU),
+// with the unit tests' bound (tests/unit/ica_infomax_test.cpp explains 0.02).
+TEST_F(IcaParity, ConvergedGpuRunSeparatesSuperAndSubGaussianSources) {
+  IcaMatrix mixing;
+  const SignalBlock b = mixedSources(8, 20000, 7, &mixing);
+  for (IcaGpuMath math : {IcaGpuMath::Tf32x3, IcaGpuMath::Tf32, IcaGpuMath::Fp32}) {
+    IcaParams p = icaPreset("eeglab-runica");
+    p.gpuMath = math;
+    const IcaResult gpu = onGpu(b, p);
+    const double amari = amariIndex(ica_test::multiply(gpu.unmixing, mixing));
+    std::printf("%s: Amari %.4f after %d steps (%s), %.2f s\n", icaGpuMathName(math), amari,
+                gpu.steps, gpu.stopReason.c_str(), gpu.seconds);
+    EXPECT_LT(amari, 0.02) << icaGpuMathName(math);
+    EXPECT_EQ(std::count(gpu.signs.begin(), gpu.signs.end(), -1), 4) << icaGpuMathName(math);
+  }
+}
+
+TEST_F(IcaParity, ConvergedClusterRunSeparatesAHundredSources) {
+  IcaMatrix mixing;
+  const SignalBlock b = mixedSources(100, 200000, 11, &mixing);  // 20 r^2 samples
+  const IcaResult gpu = onGpu(b, icaPreset("eeglab-runica"));
+  const double amari = amariIndex(ica_test::multiply(gpu.unmixing, mixing));
+  std::printf("r = 100: Amari %.4f after %d steps (%s), %.2f s\n", amari, gpu.steps,
+              gpu.stopReason.c_str(), gpu.seconds);
+  // 100 sources from 200000 samples: sampling error ~1/sqrt(N) per entry as in the 8-source
+  // case, so the same bound applies.
+  EXPECT_LT(amari, 0.02);
+}
+
+// Real EEG (PhysioNet S001R03, 64 channels, first 60 s, 1 Hz high-pass) converged on both
+// backends: every one of the 20 components with the most variance has a partner on the other
+// side with |corr| >= 0.95 (the criterion against MNE, applied to CPU vs GPU).
+TEST_F(IcaParity, ConvergedComponentsMatchTheCpuOnRealEeg) {
+  const auto raw = openRecording(std::string(MODESCOPE_TEST_DATA) + "/physionet_S001R03_64ch.h5");
+  std::vector<std::size_t> channels(64);
+  for (std::size_t i = 0; i < 64; ++i) channels[i] = i;
+  PreprocessSpec spec;
+  spec.filters.push_back(parseFilterSpec("highpass:1"));
+  JobContext ctx;
+  const auto filtered = preprocess(*raw, channels, 0.0, -1.0, spec, *cpu_, ctx);
+  const SignalBlock block = extractBlock(*filtered, channels, 0.0, 60.0);
+  const IcaParams p = icaPreset("eeglab-runica");
+  const IcaResult cpu = onCpu(block, p);
+  const IcaResult gpu = onGpu(block, p);
+  const std::vector<float> a = icaActivations(gpu, block), c = icaActivations(cpu, block);
+  const int r = gpu.components;
+  ASSERT_EQ(cpu.components, r);
+  double worst = 1, mean = 0;
+  for (int k = 0; k < r; ++k) {
+    double best = 0;
+    for (int j = 0; j < r; ++j)
+      best = std::max(best, std::fabs(ica_test::correlation(
+                                a.data() + static_cast<std::size_t>(k) * block.samples,
+                                c.data() + static_cast<std::size_t>(j) * block.samples,
+                                block.samples)));
+    if (k < 20) worst = std::min(worst, best);
+    mean += best / r;
+  }
+  std::printf("real EEG: GPU %d steps %.2f s, CPU %d steps %.2f s; top-20 worst |corr| %.4f, mean "
+              "%.4f\n", gpu.steps, gpu.seconds, cpu.steps, cpu.seconds, worst, mean);
+  EXPECT_GE(worst, 0.95);
+  EXPECT_GE(mean, 0.95);
+}
+
+// A learning rate far above runica's makes the weights blow up; the GPU passes report it and the
+// shared driver restarts with a lower rate, as on the CPU.
+TEST_F(IcaParity, BlowUpRestartsOnTheGpuToo) {
+  IcaMatrix mixing;
+  const SignalBlock b = mixedSources(8, 20000, 3, &mixing);
+  IcaParams p = icaPreset("eeglab-runica");
+  p.learningRate = 0.1;
+  p.maxWeight = 50;  // a low ceiling makes the blow-up certain within the first pass
+  p.maxSteps = 20;
+  const IcaResult gpu = onGpu(b, p);
+  EXPECT_GT(gpu.restarts, 0);
+  EXPECT_LT(gpu.finalLearningRate, 0.1);
+  EXPECT_TRUE(std::any_of(gpu.history.begin(), gpu.history.end(),
+                          [](const IcaStep& s) { return s.restartedAfter; }) ||
+              gpu.history.empty());
+}
+
+TEST_F(IcaParity, MoreThan256ComponentsAreRefusedWithWhatToDo) {
+  IcaMatrix mixing;
+  const SignalBlock b = mixedSources(260, 70000, 5, &mixing);
+  IcaParams p = icaPreset("eeglab-runica");
+  p.maxSteps = 1;
+  try {
+    onGpu(b, p);
+    FAIL() << "260 components ran on the GPU";
+  } catch (const InvalidParameterError& e) {
+    EXPECT_NE(std::string(e.what()).find("256"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("PCA rank"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(IcaParity, CancelStopsBetweenPasses) {
+  IcaMatrix mixing;
+  const SignalBlock b = mixedSources(8, 20000, 3, &mixing);
+  std::stop_source stop;
+  int steps = 0;
+  JobContext ctx(stop.get_token(), [&](double, std::string_view s) {
+    if (s.rfind("ICA step", 0) == 0 && ++steps == 3) stop.request_stop();
+  });
+  EXPECT_THROW(gpu_->infomax(b, icaPreset("eeglab-runica"), ctx), Cancelled);
+  EXPECT_EQ(steps, 3);
+}
+
+}  // namespace
+}  // namespace modescope
