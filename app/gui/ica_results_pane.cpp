@@ -41,7 +41,7 @@ namespace modescope {
 namespace {
 
 // Rows of the activation browser: enough to compare a few components, few enough to read them.
-constexpr int kVisibleComponents = 8;
+constexpr int kVisibleComponents = 6;
 constexpr double kSpectrumLowHz = 1.0;  // below 1 Hz: drift, not what artifacts are told by
 
 class MarkCommand : public QUndoCommand {
@@ -96,6 +96,8 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   table_->verticalHeader()->hide();
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setHighlightSections(false);
   table_->setToolTip(tr("Click a header to sort (|r| EOG descending finds blinks); the Mark box, "
                         "M or space marks the current component as an artifact"));
 
@@ -118,7 +120,8 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   });
   grid_ = new ScalpMapGrid(this);
   grid_->setObjectName(QStringLiteral("icaMapGrid"));
-  grid_->setToolTip(tr("All components' maps: click one to show it, toggle to mark it"));
+  grid_->setToolTip(tr("All components' maps: click one to show it; double-click or Ctrl+click "
+                        "marks or unmarks it"));
 
   browser_ = new SignalBrowser(this);
   browser_->setObjectName(QStringLiteral("icaActivations"));
@@ -136,7 +139,7 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
 
   currentLabel_ = new QLabel(this);
   currentLabel_->setObjectName(QStringLiteral("icaCurrentLabel"));
-  auto* markButton = new QPushButton(tr("Mark / unmark (M)"), this);
+  auto* markButton = new QPushButton(tr("Mark (M)"), this);
   markButton->setObjectName(QStringLiteral("icaMarkButton"));
   markButton->setToolTip(tr("Toggle the artifact mark of the current component (M or space)"));
   overlayCount_ = new QSpinBox(this);
@@ -203,15 +206,15 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   auto* right = new QSplitter(Qt::Vertical, this);
   right->addWidget(browser_);
   right->addWidget(overlay_);
-  right->setStretchFactor(0, 1);
-  right->setStretchFactor(1, 1);
+  right->setStretchFactor(0, 3);
+  right->setStretchFactor(1, 2);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
   split->addWidget(maps);
   split->addWidget(right);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 2);
-  split->setStretchFactor(2, 4);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 3);
+  split->setStretchFactor(2, 5);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);
@@ -297,13 +300,13 @@ std::vector<double> IcaResultsPane::mapValues(int component) const {
 }
 
 void IcaResultsPane::fillGrid() {
-  std::vector<std::vector<double>> maps;
   QStringList titles;
-  for (int k = 0; k < componentCount(); ++k) {
-    maps.push_back(mapValues(k));
-    titles << tr("IC %1").arg(k + 1);
-  }
-  grid_->setMaps(mapChannels(), maps, titles);
+  const auto& metrics = model_->summary().components;
+  for (int k = 0; k < componentCount(); ++k)
+    titles << tr("IC%1 %2%").arg(k + 1).arg(metrics[static_cast<std::size_t>(k)].variancePercent,
+                                            0, 'f', 1);
+  // The mixing matrix row-major (channels x components): column k is component k's map.
+  grid_->setMaps(mapChannels(), file_->result.mixing.values, componentCount(), titles, tr("a.u."));
   for (int k = 0; k < componentCount(); ++k) grid_->setMarked(k, isMarked(k));
 }
 
@@ -318,11 +321,12 @@ void IcaResultsPane::setCurrentComponent(int component) {
 void IcaResultsPane::showCurrent() {
   const int k = current_;
   const IcaComponentMetrics& m = model_->summary().components[static_cast<std::size_t>(k)];
-  currentLabel_->setText(tr("<b>IC %1</b>%2: %3 % variance, kurtosis %4")
+  currentLabel_->setText(tr("<b>IC %1</b> %2 %, kurt. %3%4")
                              .arg(k + 1)
-                             .arg(isMarked(k) ? tr(" (marked)") : QString())
                              .arg(m.variancePercent, 0, 'f', 1)
-                             .arg(m.kurtosis, 0, 'f', 1));
+                             .arg(m.kurtosis, 0, 'f', 1)
+                             .arg(isMarked(k) ? tr(" <font color=#c01c1c>marked</font>")
+                                              : QString()));
   map_->setMap(mapChannels(), mapValues(k), tr("IC %1").arg(k + 1), tr("a.u."));
   map_->setMarked(isMarked(k));
   grid_->setCurrent(k);
@@ -457,9 +461,9 @@ bool IcaResultsPane::exportFigure(const QString& which, const QString& path, QSt
   if (which == QLatin1String("spectrum")) return spectrum_->exportImage(path, error);
   if (which == QLatin1String("overlay")) return overlay_->exportImage(path, error);
   if (which == QLatin1String("activations")) return browser_->exportPage(path, error);
-  const QWidget* view = which == QLatin1String("grid") ? static_cast<const QWidget*>(grid_) : map_;
+  const QSize size = which == QLatin1String("grid") ? grid_->exportSize() : map_->size();
   return exportView(
-      path, view->size(),
+      path, size,
       [this, which](QPainter& p, const QRect& a) {
         if (which == QLatin1String("grid")) {
           grid_->render(p, a);

@@ -106,13 +106,24 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
   const std::string inputFile = doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
   const QString what = QString::fromStdString(describeIca(*rec, request));
   const IcaJobSpec spec = toJobSpec(request, inputFile, window_->engine()->backendChoice());
+  const bool ownBackend = request.backend.has_value();
   QPointer<BrowserPane> pane = doc->pane;
+  EngineBridge* engine = window_->engine();
   return window_->submitReporting(
       tr("%1 in %2").arg(what, source),
-      [rec, spec](JobContext& ctx) -> std::any {
+      [rec, spec, ownBackend, engine](JobContext& ctx) -> std::any {
         IcaJobOutcome out;
         JobContext icaCtx = ctx.sub(0.0, 0.95);
-        IcaJobResult job = runIcaJob(*rec, spec, icaCtx);
+        IcaJobResult job;
+        if (ownBackend) {
+          // A per-job backend (the dialog's choice), made here on the engine thread.
+          job = runIcaJob(*rec, spec, icaCtx);
+        } else {
+          // The Compute menu's backend, already started (CUDA start-up is slow).
+          const std::shared_ptr<ComputeBackend> backend = engine->backend();
+          if (!backend) throw DeviceError("no compute backend is available yet; try again");
+          job = runIcaJob(*rec, spec, *backend, icaCtx);
+        }
         JobContext summaryCtx = ctx.sub(0.95, 1.0);
         out.summary = summariseIcaComponents(*rec, *job.file, summaryCtx);
         out.file = std::move(job.file);
