@@ -67,7 +67,7 @@ QVariant IcaComponentModel::headerData(int section, Qt::Orientation orientation,
       case kComponentColumn: return tr("IC");
       case kVarianceColumn: return tr("Var. %");
       case kKurtosisColumn: return tr("Kurtosis");
-      case kEogColumn: return proxy ? tr("|r| Fp (EOG proxy)") : tr("|r| EOG");
+      case kEogColumn: return proxy ? tr("|r| Fp") : tr("|r| EOG");
       case kEcgColumn: return tr("|r| ECG");
       default: return {};
     }
@@ -85,9 +85,10 @@ QVariant IcaComponentModel::headerData(int section, Qt::Orientation orientation,
         return tr("Excess kurtosis of the activation over the decomposed range (0 Gaussian; "
                   "blinks and other spiky artifacts are far above 0)");
       case kEogColumn:
-        return proxy ? tr("Largest |Pearson correlation| of the activation with the frontal "
-                          "channels %1. The recording has no EOG channel, so these sites, where "
-                          "blinks are largest, stand in for it. Sort descending to find blinks.")
+        return proxy ? tr("EOG proxy: the largest |Pearson correlation| of the activation with "
+                          "the frontal channels %1. The recording has no EOG channel, so these "
+                          "sites, where blinks are largest, stand in for it. Sort descending to "
+                          "find blinks.")
                            .arg(eogNames_.join(QStringLiteral(", ")))
                      : tr("Largest |Pearson correlation| of the activation with the EOG channels "
                           "(%1). Sort descending to find blinks and eye movements.")

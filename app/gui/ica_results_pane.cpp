@@ -42,7 +42,8 @@ namespace {
 
 // Rows of the activation browser: enough to compare a few components, few enough to read them.
 constexpr int kVisibleComponents = 6;
-constexpr double kSpectrumLowHz = 1.0;  // below 1 Hz: drift, not what artifacts are told by
+constexpr double kSpectrumLowHz = 1.0;
+constexpr int kGridTile = 76;  // px: six or more maps across the dock's middle column  // below 1 Hz: drift, not what artifacts are told by
 
 class MarkCommand : public QUndoCommand {
  public:
@@ -98,6 +99,8 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setHighlightSections(false);
+  // No ECG channel: no ECG column (its "-" everywhere would only take room).
+  table_->setColumnHidden(IcaComponentModel::kEcgColumn, model_->summary().references.ecg.empty());
   table_->setToolTip(tr("Click a header to sort (|r| EOG descending finds blinks); the Mark box, "
                         "M or space marks the current component as an artifact"));
 
@@ -120,6 +123,7 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   });
   grid_ = new ScalpMapGrid(this);
   grid_->setObjectName(QStringLiteral("icaMapGrid"));
+  grid_->setTileSize(kGridTile);
   grid_->setToolTip(tr("All components' maps: click one to show it; double-click or Ctrl+click "
                         "marks or unmarks it"));
 
@@ -193,16 +197,18 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   tableLayout->setContentsMargins(0, 0, 0, 0);
   tableLayout->addWidget(table_, 1);
   tableLayout->addWidget(summary_);
+  // Left: the table over the current component's map and spectrum; middle: every map; right:
+  // the activations over the cleaning overlay.
+  auto* current = new QSplitter(Qt::Horizontal, this);
+  current->addWidget(mapStack_);
+  current->addWidget(spectrum_);
+  current->setStretchFactor(0, 2);
+  current->setStretchFactor(1, 3);
   auto* left = new QSplitter(Qt::Vertical, this);
   left->addWidget(tableBox);
-  left->addWidget(spectrum_);
-  left->setStretchFactor(0, 3);
-  left->setStretchFactor(1, 2);
-  auto* maps = new QSplitter(Qt::Vertical, this);
-  maps->addWidget(mapStack_);
-  maps->addWidget(grid_);
-  maps->setStretchFactor(0, 2);
-  maps->setStretchFactor(1, 3);
+  left->addWidget(current);
+  left->setStretchFactor(0, 1);
+  left->setStretchFactor(1, 1);
   auto* right = new QSplitter(Qt::Vertical, this);
   right->addWidget(browser_);
   right->addWidget(overlay_);
@@ -210,11 +216,12 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   right->setStretchFactor(1, 2);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
-  split->addWidget(maps);
+  split->addWidget(grid_);
   split->addWidget(right);
-  split->setStretchFactor(0, 3);
+  split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 3);
   split->setStretchFactor(2, 5);
+  split->setSizes({400, 300, 500});  // proportions: the stretch factors act only on resizes
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);
