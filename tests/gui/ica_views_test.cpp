@@ -4,7 +4,10 @@
 // ICA result file, sessions, and cancel. The blink component is identified here from the
 // annotations (the share of an activation's power inside the blinks), never from the code under
 // test. Views are saved next to the test (MODESCOPE_TEST_OUTPUT_DIR/ica_*.png) for looking at.
+#include <H5Cpp.h>
+
 #include <QAction>
+#include <QFileInfo>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -39,6 +42,9 @@
 #include "app/gui/main_window.h"
 #include "engine/ica/infomax.h"
 #include "engine/io/hdf5_ica.h"
+#include "engine/io/hdf5_provenance.h"
+#include "engine/io/hdf5_util.h"
+#include "engine/io/recording_io.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/signal_browser.h"
 
@@ -325,6 +331,49 @@ class IcaViewsTest : public QObject {
     // channel (a wrong component leaves most of it).
     QVERIFY2(after < before / 10.0, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
 
+    // File > Export recording writes the cleaned tab: HDF5 with the ICA provenance (the removed
+    // component, 1-based, and the decomposition's parameters) and EDF+ with the annotations.
+    const QString h5Path = tmp.filePath(QStringLiteral("cleaned.h5"));
+    const QString edfPath = tmp.filePath(QStringLiteral("cleaned.edf"));
+    for (const QString& out : {h5Path, edfPath}) {
+      const JobId id = w.exportRecording(out);
+      QTRY_VERIFY_WITH_TIMEOUT(w.jobList()->jobState(id) == std::optional<JobState>(JobState::Succeeded) ||
+                                   w.jobList()->jobState(id) == std::optional<JobState>(JobState::Failed),
+                               60000);
+      QCOMPARE(w.jobList()->jobState(id), std::optional<JobState>(JobState::Succeeded));
+    }
+    {
+      h5::Lock lock(h5::hdf5Mutex());
+      H5::H5File file(QFile::encodeName(h5Path).toStdString(), H5F_ACC_RDONLY);
+      const Provenance written = h5::readProvenance(h5::Reader(h5Path.toStdString()), file.openGroup("/"));
+      QCOMPARE(written.method, std::string("ica-cleaning"));
+      // The dialog's max steps (200, not the preset's 512) reached the decomposition's record.
+      bool rejectedNamed = false, stepsNamed = false;
+      for (const auto& [name, value] : written.parameters) {
+        rejectedNamed |= name == "rejected_components" && value == std::to_string(blink + 1);
+        stepsNamed |= name == "max_steps" && value == "200 steps";
+      }
+      QVERIFY(rejectedNamed);
+      QVERIFY(stepsNamed);
+      QCOMPARE(written.seed, std::string("3"));
+    }
+    const auto reopened = openRecording(QFile::encodeName(edfPath).toStdString());
+    int blinks = 0;
+    for (const Annotation& a : reopened->annotations) blinks += a.text == "blink";
+    int blinksBefore = 0;
+    for (const Annotation& a : rec->annotations) blinksBefore += a.text == "blink";
+    QCOMPARE(blinks, blinksBefore);
+
+    // Figures: the map, the grid, the spectrum and the overlay as PNG, SVG and PDF.
+    for (const char* which : {"map", "grid", "spectrum", "overlay"}) {
+      for (const char* ext : {"png", "svg", "pdf"}) {
+        const QString out = tmp.filePath(QStringLiteral("%1.%2").arg(QLatin1String(which), QLatin1String(ext)));
+        QString error;
+        QVERIFY2(pane->exportFigure(QLatin1String(which), out, &error), qPrintable(error));
+        QVERIFY2(QFileInfo(out).size() > 500, qPrintable(out));
+      }
+    }
+
     // Edit > Undo removes the tab, a second undo the mark; redo brings both back.
     QUndoStack* undo = ica->undoStack();
     undo->undo();
@@ -398,8 +447,10 @@ class IcaViewsTest : public QObject {
     QVERIFY(!ica->dock()->isVisible());
   }
 
-  // The picture in docs/gui.md: the embedded demo (64 EEG channels at 160 Hz), 30 s, CPU, with the
-  // top |r| Fp component marked. Runs only when MODESCOPE_DOCS_ICA_SCREENSHOT names the PNG.
+  // The picture in docs/gui.md: the embedded demo (64 EEG channels at 160 Hz), its first 30 s
+  // band-passed 1-40 Hz and average-referenced as one does before ICA (so the dialog proposes rank
+  // 63), eeglab-runica on the CPU, the top |r| Fp component marked. Runs only when
+  // MODESCOPE_DOCS_ICA_SCREENSHOT names the PNG.
   void docsScreenshotOfTheDemoComponents() {
     const QString out = qEnvironmentVariable("MODESCOPE_DOCS_ICA_SCREENSHOT");
     if (out.isEmpty()) QSKIP("MODESCOPE_DOCS_ICA_SCREENSHOT is not set");
@@ -413,9 +464,19 @@ class IcaViewsTest : public QObject {
     w.openDemo();
     QTRY_VERIFY_WITH_TIMEOUT(opened.count() + failed.count() > 0, 60000);
     QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(1).toString()));
+    PreprocessRequest filter;
+    for (std::size_t c = 0; c < 64; ++c) filter.channels.push_back(c);
+    filter.durationSeconds = 30.0;
+    filter.spec.reference.kind = ReferenceKind::Average;
+    FilterSpec band;
+    band.kind = FilterKind::BandPass;
+    band.lowHz = 1.0;
+    band.highHz = 40.0;
+    filter.spec.filters = {band};
+    w.runPreprocess(filter);
+    QTRY_VERIFY_WITH_TIMEOUT(w.documentCount() == 2, 60000);
     QSignalSpy shown(w.icaWorkflow(), &IcaWorkflow::resultsShown);
     MenuIca choice;
-    choice.durationSeconds = 30.0;
     choice.maxSteps = 512;
     const QString problem = icaFromMenu(w, choice);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
