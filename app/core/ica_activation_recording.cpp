@@ -38,7 +38,8 @@ class ActivationSource final : public SignalSource {
       const float* row = cache_.data() + i * static_cast<std::size_t>(count);
       for (int64_t t = 0; t < count; ++t) acc[static_cast<std::size_t>(t)] += w * row[t];
     }
-    for (int64_t t = 0; t < count; ++t) out[t] = static_cast<float>(acc[static_cast<std::size_t>(t)]);
+    for (int64_t t = 0; t < count; ++t)
+      out[t] = static_cast<float>(acc[static_cast<std::size_t>(t)]);
   }
 
  private:

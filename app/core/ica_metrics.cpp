@@ -20,7 +20,8 @@ double maxAbsCorrelation(const float* activation, const std::vector<std::vector<
                          int64_t n) {
   if (refs.empty()) return -1.0;
   double best = 0.0;
-  for (const auto& r : refs) best = std::max(best, std::fabs(pearsonCorrelation(activation, r.data(), n)));
+  for (const auto& r : refs)
+    best = std::max(best, std::fabs(pearsonCorrelation(activation, r.data(), n)));
   return best;
 }
 

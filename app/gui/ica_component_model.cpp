@@ -27,7 +27,8 @@ QVariant IcaComponentModel::data(const QModelIndex& index, int role) const {
   const bool marked = marked_[static_cast<std::size_t>(k)];
   auto number = [&](double v, int decimals) -> QVariant {
     if (role == kSortRole) return v;
-    if (role == Qt::DisplayRole) return v < 0 ? QStringLiteral("-") : QString::number(v, 'f', decimals);
+    if (role == Qt::DisplayRole)
+      return v < 0 ? QStringLiteral("-") : QString::number(v, 'f', decimals);
     if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};
   };
@@ -63,13 +64,20 @@ QVariant IcaComponentModel::headerData(int section, Qt::Orientation orientation,
   const bool proxy = summary_.references.eogIsFrontalProxy;
   if (role == Qt::DisplayRole) {
     switch (section) {
-      case kMarkColumn: return tr("Mark");
-      case kComponentColumn: return tr("IC");
-      case kVarianceColumn: return tr("Var. %");
-      case kKurtosisColumn: return tr("Kurtosis");
-      case kEogColumn: return proxy ? tr("|r| Fp") : tr("|r| EOG");
-      case kEcgColumn: return tr("|r| ECG");
-      default: return {};
+      case kMarkColumn:
+        return tr("Mark");
+      case kComponentColumn:
+        return tr("IC");
+      case kVarianceColumn:
+        return tr("Var. %");
+      case kKurtosisColumn:
+        return tr("Kurtosis");
+      case kEogColumn:
+        return proxy ? tr("|r| Fp") : tr("|r| EOG");
+      case kEcgColumn:
+        return tr("|r| ECG");
+      default:
+        return {};
     }
   }
   if (role == Qt::ToolTipRole) {
@@ -82,8 +90,9 @@ QVariant IcaComponentModel::headerData(int section, Qt::Orientation orientation,
       case kVarianceColumn:
         return tr("Share of the decomposed channels' power that this component back-projects, %");
       case kKurtosisColumn:
-        return tr("Excess kurtosis of the activation over the decomposed range (0 Gaussian; "
-                  "blinks and other spiky artifacts are far above 0)");
+        return tr(
+            "Excess kurtosis of the activation over the decomposed range (0 Gaussian; "
+            "blinks and other spiky artifacts are far above 0)");
       case kEogColumn:
         return proxy ? tr("EOG proxy: the largest |Pearson correlation| of the activation with "
                           "the frontal channels %1. The recording has no EOG channel, so these "
@@ -114,8 +123,7 @@ Qt::ItemFlags IcaComponentModel::flags(const QModelIndex& index) const {
 }
 
 bool IcaComponentModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-  if (!index.isValid() || index.column() != kMarkColumn || role != Qt::CheckStateRole)
-    return false;
+  if (!index.isValid() || index.column() != kMarkColumn || role != Qt::CheckStateRole) return false;
   const bool on = value.toInt() == Qt::Checked;
   if (isMarked(index.row()) == on) return true;
   setMarked(index.row(), on);

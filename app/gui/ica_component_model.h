@@ -17,8 +17,15 @@ class IcaComponentModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { kMarkColumn, kComponentColumn, kVarianceColumn, kKurtosisColumn, kEogColumn,
-                kEcgColumn, kColumnCount };
+  enum Column {
+    kMarkColumn,
+    kComponentColumn,
+    kVarianceColumn,
+    kKurtosisColumn,
+    kEogColumn,
+    kEcgColumn,
+    kColumnCount
+  };
   static constexpr int kSortRole = Qt::UserRole + 1;
 
   // `eogNames` names the channels the EOG column correlates with (for the header tooltip).

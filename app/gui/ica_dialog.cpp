@@ -308,8 +308,8 @@ void IcaDialog::updateRankProposal() {
   try {
     if (r.channels.size() >= 2) {
       const double available = recording_->duration() - r.startSeconds;
-      const double seconds = r.durationSeconds < 0 ? available
-                                                   : std::min(available, r.durationSeconds);
+      const double seconds =
+          r.durationSeconds < 0 ? available : std::min(available, r.durationSeconds);
       const SignalBlock block = extractBlock(*recording_, r.channels, r.startSeconds,
                                              std::min(seconds, kRankProbeSeconds));
       QApplication::setOverrideCursor(Qt::WaitCursor);

@@ -54,7 +54,8 @@ void IcaOverlayView::renderTo(QPainter& painter, const QRect& area) const {
   painter.setPen(palette().text().color());
   painter.drawText(noteRect, Qt::AlignLeft | Qt::AlignVCenter, note_);
   const QRectF plot(area.left() + kLabelWidth, noteRect.bottom() + 2,
-                    area.width() - kLabelWidth - 6, area.bottom() - noteRect.bottom() - 4 - kAxisHeight);
+                    area.width() - kLabelWidth - 6,
+                    area.bottom() - noteRect.bottom() - 4 - kAxisHeight);
   if (rows_.empty() || plot.height() <= 4 || plot.width() <= 4) {
     painter.restore();
     return;
@@ -77,7 +78,8 @@ void IcaOverlayView::renderTo(QPainter& painter, const QRect& area) const {
     painter.drawText(QRectF(area.left() + 2, band.top(), kLabelWidth - 6, band.height()),
                      Qt::AlignRight | Qt::AlignVCenter, row.label);
     painter.setPen(QPen(palette().mid().color(), 0, Qt::DotLine));
-    painter.drawLine(QPointF(band.left(), band.center().y()), QPointF(band.right(), band.center().y()));
+    painter.drawLine(QPointF(band.left(), band.center().y()),
+                     QPointF(band.right(), band.center().y()));
     if (row.original.size() != n || row.cleaned.size() != n || n < 2) continue;
     painter.setPen(QPen(kOriginalColour, 1.2));
     painter.drawPolyline(tracePolygon(row.original, rate_, start_, length, band, 1.1 * half, mean));

@@ -22,11 +22,10 @@ IcaJobSpec toJobSpec(const IcaRequest& request, const std::string& inputFile,
 }
 
 std::string describeIca(const Recording& rec, const IcaRequest& request) {
-  const std::string range =
-      request.durationSeconds < 0
-          ? "from " + formatNumber(request.startSeconds) + " s to the end"
-          : formatNumber(request.durationSeconds) + " s from " +
-                formatNumber(request.startSeconds) + " s";
+  const std::string range = request.durationSeconds < 0
+                                ? "from " + formatNumber(request.startSeconds) + " s to the end"
+                                : formatNumber(request.durationSeconds) + " s from " +
+                                      formatNumber(request.startSeconds) + " s";
   return "ICA of " + describeChannels(rec, request.channels) + " (" + range + ")";
 }
 

@@ -24,12 +24,12 @@
 #include <cmath>
 #include <numeric>
 
+#include "app/core/ica_activation_recording.h"
+#include "app/core/ica_cleaning.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
 #include "app/gui/ica_component_model.h"
 #include "app/gui/ica_overlay_view.h"
-#include "app/core/ica_activation_recording.h"
-#include "app/core/ica_cleaning.h"
 #include "engine/ica/infomax.h"
 #include "widgets/marginal_spectrum_view.h"
 #include "widgets/page_export.h"
@@ -43,7 +43,8 @@ namespace {
 // Rows of the activation browser: enough to compare a few components, few enough to read them.
 constexpr int kVisibleComponents = 6;
 constexpr double kSpectrumLowHz = 1.0;
-constexpr int kGridTile = 76;  // px: six or more maps across the dock's middle column  // below 1 Hz: drift, not what artifacts are told by
+constexpr int kGridTile = 76;  // px: six or more maps across the dock's middle column  // below 1
+                               // Hz: drift, not what artifacts are told by
 
 class MarkCommand : public QUndoCommand {
  public:
@@ -101,8 +102,9 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   table_->horizontalHeader()->setHighlightSections(false);
   // No ECG channel: no ECG column (its "-" everywhere would only take room).
   table_->setColumnHidden(IcaComponentModel::kEcgColumn, model_->summary().references.ecg.empty());
-  table_->setToolTip(tr("Click a header to sort (|r| EOG descending finds blinks); the Mark box, "
-                        "M or space marks the current component as an artifact"));
+  table_->setToolTip(
+      tr("Click a header to sort (|r| EOG descending finds blinks); the Mark box, "
+         "M or space marks the current component as an artifact"));
 
   map_ = new ScalpMapView(this);
   map_->setObjectName(QStringLiteral("icaCurrentMap"));
@@ -114,8 +116,9 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   threeD_->setText(tr("3-D"));
   threeD_->setCheckable(true);
   threeD_->setEnabled(false);
-  threeD_->setToolTip(tr("The rotatable 3-D head view (widgets/scalp_3d_view.h) is not in this "
-                         "build yet"));
+  threeD_->setToolTip(
+      tr("The rotatable 3-D head view (widgets/scalp_3d_view.h) is not in this "
+         "build yet"));
   // The lead's wiring: add the Scalp3dView as mapStack()'s page 1, enable threeDButton(), and
   // switch pages on toggle; the connection below already does the switching.
   connect(threeD_, &QToolButton::toggled, this, [this](bool on) {
@@ -124,22 +127,25 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   grid_ = new ScalpMapGrid(this);
   grid_->setObjectName(QStringLiteral("icaMapGrid"));
   grid_->setTileSize(kGridTile);
-  grid_->setToolTip(tr("All components' maps: click one to show it; double-click or Ctrl+click "
-                        "marks or unmarks it"));
+  grid_->setToolTip(
+      tr("All components' maps: click one to show it; double-click or Ctrl+click "
+         "marks or unmarks it"));
 
   browser_ = new SignalBrowser(this);
   browser_->setObjectName(QStringLiteral("icaActivations"));
   browser_->setRecording(icaActivationRecording(recording_, file_));
   browser_->setVisibleChannelCount(std::min(kVisibleComponents, componentCount()));
-  browser_->setToolTip(tr("Component activations (unmixing x (channels - mean)); scroll and zoom "
-                          "as in the signal browser"));
+  browser_->setToolTip(
+      tr("Component activations (unmixing x (channels - mean)); scroll and zoom "
+         "as in the signal browser"));
   spectrum_ = new MarginalSpectrumView(this);
   spectrum_->setObjectName(QStringLiteral("icaSpectrum"));
   spectrum_->setLogValues(true);
   overlay_ = new IcaOverlayView(this);
   overlay_->setObjectName(QStringLiteral("icaOverlay"));
-  overlay_->setToolTip(tr("Original (grey) and cleaned (blue) channels over the activations' "
-                          "page, for the current marks"));
+  overlay_->setToolTip(
+      tr("Original (grey) and cleaned (blue) channels over the activations' "
+         "page, for the current marks"));
 
   currentLabel_ = new QLabel(this);
   currentLabel_->setObjectName(QStringLiteral("icaCurrentLabel"));
@@ -152,9 +158,10 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   overlayCount_->setValue(6);
   overlayCount_->setPrefix(tr("Overlay: "));
   overlayCount_->setSuffix(tr(" channels"));
-  overlayCount_->setToolTip(tr("How many channels the overlay shows: those the marked components "
-                               "change most over the page (frontal ones first when none is "
-                               "marked)"));
+  overlayCount_->setToolTip(
+      tr("How many channels the overlay shows: those the marked components "
+         "change most over the page (frontal ones first when none is "
+         "marked)"));
   link_ = new QCheckBox(tr("Link time with browser"), this);
   link_->setChecked(true);
   link_->setToolTip(tr("Follow the signal browser's page, and move it when scrolling here"));
@@ -163,10 +170,14 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   exportButton->setPopupMode(QToolButton::InstantPopup);
   auto* exportMenu = new QMenu(exportButton);
   exportButton->setMenu(exportMenu);
-  exportMenu->addAction(tr("Topography..."), this, [this] { chooseAndExport("map", tr("topography")); });
-  exportMenu->addAction(tr("Map grid..."), this, [this] { chooseAndExport("grid", tr("map grid")); });
-  exportMenu->addAction(tr("Spectrum..."), this, [this] { chooseAndExport("spectrum", tr("spectrum")); });
-  exportMenu->addAction(tr("Overlay..."), this, [this] { chooseAndExport("overlay", tr("overlay")); });
+  exportMenu->addAction(tr("Topography..."), this,
+                        [this] { chooseAndExport("map", tr("topography")); });
+  exportMenu->addAction(tr("Map grid..."), this,
+                        [this] { chooseAndExport("grid", tr("map grid")); });
+  exportMenu->addAction(tr("Spectrum..."), this,
+                        [this] { chooseAndExport("spectrum", tr("spectrum")); });
+  exportMenu->addAction(tr("Overlay..."), this,
+                        [this] { chooseAndExport("overlay", tr("overlay")); });
   exportMenu->addAction(tr("Activations..."), this,
                         [this] { chooseAndExport("activations", tr("activations")); });
   auto* save = new QPushButton(tr("Save ICA..."), this);
@@ -174,9 +185,10 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   save->setToolTip(tr("Write the decomposition to an ICA result file (HDF5, docs/hdf5-schema.md)"));
   apply_ = new QPushButton(tr("Apply: remove marked"), this);
   apply_->setObjectName(QStringLiteral("icaApply"));
-  apply_->setToolTip(tr("A new recording without the marked components (back-projection of the "
-                        "others) over the decomposed channels; Edit > Undo removes it again; File "
-                        "> Export recording writes it"));
+  apply_->setToolTip(
+      tr("A new recording without the marked components (back-projection of the "
+         "others) over the decomposed channels; Edit > Undo removes it again; File "
+         "> Export recording writes it"));
   summary_ = new QLabel(this);
   summary_->setObjectName(QStringLiteral("icaSummary"));
   summary_->setWordWrap(true);
@@ -310,8 +322,9 @@ void IcaResultsPane::fillGrid() {
   QStringList titles;
   const auto& metrics = model_->summary().components;
   for (int k = 0; k < componentCount(); ++k)
-    titles << tr("IC%1 %2%").arg(k + 1).arg(metrics[static_cast<std::size_t>(k)].variancePercent,
-                                            0, 'f', 1);
+    titles << tr("IC%1 %2%")
+                  .arg(k + 1)
+                  .arg(metrics[static_cast<std::size_t>(k)].variancePercent, 0, 'f', 1);
   // The mixing matrix row-major (channels x components): column k is component k's map.
   grid_->setMaps(mapChannels(), file_->result.mixing.values, componentCount(), titles, tr("a.u."));
   for (int k = 0; k < componentCount(); ++k) grid_->setMarked(k, isMarked(k));
@@ -328,12 +341,12 @@ void IcaResultsPane::setCurrentComponent(int component) {
 void IcaResultsPane::showCurrent() {
   const int k = current_;
   const IcaComponentMetrics& m = model_->summary().components[static_cast<std::size_t>(k)];
-  currentLabel_->setText(tr("<b>IC %1</b> %2 %, kurt. %3%4")
-                             .arg(k + 1)
-                             .arg(m.variancePercent, 0, 'f', 1)
-                             .arg(m.kurtosis, 0, 'f', 1)
-                             .arg(isMarked(k) ? tr(" <font color=#c01c1c>marked</font>")
-                                              : QString()));
+  currentLabel_->setText(
+      tr("<b>IC %1</b> %2 %, kurt. %3%4")
+          .arg(k + 1)
+          .arg(m.variancePercent, 0, 'f', 1)
+          .arg(m.kurtosis, 0, 'f', 1)
+          .arg(isMarked(k) ? tr(" <font color=#c01c1c>marked</font>") : QString()));
   map_->setMap(mapChannels(), mapValues(k), tr("IC %1").arg(k + 1), tr("a.u."));
   map_->setMarked(isMarked(k));
   grid_->setCurrent(k);
@@ -444,7 +457,8 @@ void IcaResultsPane::updateOverlay() {
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return removed[a] > removed[b]; });
-  order.resize(std::min<std::size_t>(order.size(), static_cast<std::size_t>(overlayCount_->value())));
+  order.resize(
+      std::min<std::size_t>(order.size(), static_cast<std::size_t>(overlayCount_->value())));
   std::sort(order.begin(), order.end());
   std::vector<IcaOverlayRow> rows;
   for (std::size_t i : order) {

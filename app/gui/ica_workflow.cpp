@@ -89,9 +89,8 @@ void IcaWorkflow::askIca() {
   if (!doc) return;
   const SignalBrowser* browser = doc->pane->browser();
   (void)browser;
-  const std::vector<int> selected =
-      defaultIcaChannels(*doc->recording, doc->derived ? std::vector<std::string>{}
-                                                       : window_->marks_.badChannels);
+  const std::vector<int> selected = defaultIcaChannels(
+      *doc->recording, doc->derived ? std::vector<std::string>{} : window_->marks_.badChannels);
   // The whole recording by default: ICA wants many samples (20-30 x components^2).
   IcaDialog dialog(doc->recording, selected, 0.0, -1.0, window_->engine()->backendChoice(),
                    window_);
@@ -103,7 +102,8 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
   const QString source = doc->title;
-  const std::string inputFile = doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
+  const std::string inputFile =
+      doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
   const QString what = QString::fromStdString(describeIca(*rec, request));
   const IcaJobSpec spec = toJobSpec(request, inputFile, window_->engine()->backendChoice());
   const bool ownBackend = request.backend.has_value();
@@ -139,7 +139,8 @@ IcaResultsPane* IcaWorkflow::showResults(std::shared_ptr<const Recording> record
                                          const IcaJobOutcome& outcome, const QString& title,
                                          BrowserPane* source, const QString& icaPath) {
   if (!recording || !outcome.file) return nullptr;
-  auto* pane = new IcaResultsPane(std::move(recording), outcome.file, outcome.summary, title, undo_);
+  auto* pane =
+      new IcaResultsPane(std::move(recording), outcome.file, outcome.summary, title, undo_);
   pane->setIcaPath(icaPath);
   const int index = tabs_->addTab(pane, title);
   tabs_->setTabToolTip(index, QString::fromStdString(outcome.file->provenance.selection));
@@ -203,8 +204,11 @@ JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
         doc.origin = tr("Cleaned by ICA component rejection from %1; removed %2")
                          .arg(source, QString::fromStdString(describeRejected(rejected)));
         doc.provenance = derived.provenance;
-        const JobRecord record{title.toStdString(), jobStateName(JobState::Succeeded), {},
-                               derived.provenance, derived.recording};
+        const JobRecord record{title.toStdString(),
+                               jobStateName(JobState::Succeeded),
+                               {},
+                               derived.provenance,
+                               derived.recording};
         auto added = std::make_shared<QPointer<BrowserPane>>();
         MainWindow* w = window_;
         undo_->push(new StepCommand(
@@ -279,8 +283,8 @@ JobId IcaWorkflow::openIcaFile(const QString& path) {
 void IcaWorkflow::chooseAndSaveIcaFile() {
   IcaResultsPane* pane = currentResults();
   if (!pane) return;
-  QString path = QFileDialog::getSaveFileName(window_, tr("Save ICA result"), pane->icaPath(),
-                                              hdf5Filter());
+  QString path =
+      QFileDialog::getSaveFileName(window_, tr("Save ICA result"), pane->icaPath(), hdf5Filter());
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".h5");
   saveIcaFile(pane, path);

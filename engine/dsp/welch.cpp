@@ -43,8 +43,8 @@ std::vector<WelchSpectrum> welchSpectra(const float* data, int rows, int64_t sam
   std::unique_ptr<FftwPlan> plan;
   {
     std::lock_guard lock(fftwPlannerMutex());
-    plan = std::make_unique<FftwPlan>(
-        fftw_plan_dft_r2c_1d(len, in.get(), out.get(), FFTW_ESTIMATE), "the Welch spectrum");
+    plan = std::make_unique<FftwPlan>(fftw_plan_dft_r2c_1d(len, in.get(), out.get(), FFTW_ESTIMATE),
+                                      "the Welch spectrum");
   }
   const int64_t segments = 1 + (samples - len) / step;
   // Density scaling: |X|^2 / (fs sum w^2), doubled except at 0 and Nyquist (one-sided).

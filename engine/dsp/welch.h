@@ -14,10 +14,10 @@
 namespace modescope {
 
 struct WelchSpectrum {
-  double binHz = 0.0;          // frequency spacing: bin k is at k * binHz, k = 0 .. segment/2
-  int segmentLength = 0;       // samples per segment
-  int segments = 0;            // periodograms averaged
-  std::vector<double> power;   // segment/2 + 1 values, unit^2/Hz
+  double binHz = 0.0;         // frequency spacing: bin k is at k * binHz, k = 0 .. segment/2
+  int segmentLength = 0;      // samples per segment
+  int segments = 0;           // periodograms averaged
+  std::vector<double> power;  // segment/2 + 1 values, unit^2/Hz
 };
 
 // The segment length used when none is given: the power of two nearest to 2 s of samples (0.5 Hz

@@ -7,12 +7,12 @@
 #include <H5Cpp.h>
 
 #include <QAction>
-#include <QFileInfo>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -277,10 +277,10 @@ class IcaViewsTest : public QObject {
     QCOMPARE(pane->componentModel()->rowCount(), f.result.components);
     // The synthetic recording has no EOG channel: the EOG column is the frontal proxy, and the
     // header says so.
-    const QString header = pane->componentModel()
-                               ->headerData(IcaComponentModel::kEogColumn, Qt::Horizontal,
-                                            Qt::ToolTipRole)
-                               .toString();
+    const QString header =
+        pane->componentModel()
+            ->headerData(IcaComponentModel::kEogColumn, Qt::Horizontal, Qt::ToolTipRole)
+            .toString();
     QVERIFY2(header.contains(QStringLiteral("no EOG channel")), qPrintable(header));
 
     // Sort by |r| EOG, descending: the first row is the ground-truth blink component.
@@ -337,15 +337,17 @@ class IcaViewsTest : public QObject {
     const QString edfPath = tmp.filePath(QStringLiteral("cleaned.edf"));
     for (const QString& out : {h5Path, edfPath}) {
       const JobId id = w.exportRecording(out);
-      QTRY_VERIFY_WITH_TIMEOUT(w.jobList()->jobState(id) == std::optional<JobState>(JobState::Succeeded) ||
-                                   w.jobList()->jobState(id) == std::optional<JobState>(JobState::Failed),
-                               60000);
+      QTRY_VERIFY_WITH_TIMEOUT(
+          w.jobList()->jobState(id) == std::optional<JobState>(JobState::Succeeded) ||
+              w.jobList()->jobState(id) == std::optional<JobState>(JobState::Failed),
+          60000);
       QCOMPARE(w.jobList()->jobState(id), std::optional<JobState>(JobState::Succeeded));
     }
     {
       h5::Lock lock(h5::hdf5Mutex());
       H5::H5File file(QFile::encodeName(h5Path).toStdString(), H5F_ACC_RDONLY);
-      const Provenance written = h5::readProvenance(h5::Reader(h5Path.toStdString()), file.openGroup("/"));
+      const Provenance written =
+          h5::readProvenance(h5::Reader(h5Path.toStdString()), file.openGroup("/"));
       QCOMPARE(written.method, std::string("ica-cleaning"));
       // The dialog's max steps (200, not the preset's 512) reached the decomposition's record.
       bool rejectedNamed = false, stepsNamed = false;
@@ -367,7 +369,8 @@ class IcaViewsTest : public QObject {
     // Figures: the map, the grid, the spectrum and the overlay as PNG, SVG and PDF.
     for (const char* which : {"map", "grid", "spectrum", "overlay"}) {
       for (const char* ext : {"png", "svg", "pdf"}) {
-        const QString out = tmp.filePath(QStringLiteral("%1.%2").arg(QLatin1String(which), QLatin1String(ext)));
+        const QString out =
+            tmp.filePath(QStringLiteral("%1.%2").arg(QLatin1String(which), QLatin1String(ext)));
         QString error;
         QVERIFY2(pane->exportFigure(QLatin1String(which), out, &error), qPrintable(error));
         QVERIFY2(QFileInfo(out).size() > 500, qPrintable(out));

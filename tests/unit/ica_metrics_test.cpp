@@ -3,6 +3,8 @@
 // whose excess kurtosis is known, correlations of constructed pairs, Parseval and the white-noise
 // level for the Welch spectrum, and a hand-made decomposition whose unmixing is the exact inverse
 // of a known mixing (so its activations are the sources themselves).
+#include "app/core/ica_metrics.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "app/core/ica_activation_recording.h"
-#include "app/core/ica_metrics.h"
 #include "engine/core/error.h"
 #include "engine/core/job_context.h"
 #include "engine/dsp/welch.h"
