@@ -87,8 +87,6 @@ IcaResultsPane* IcaWorkflow::currentResults() const {
 void IcaWorkflow::askIca() {
   const Document* doc = window_->currentDocument();
   if (!doc) return;
-  const SignalBrowser* browser = doc->pane->browser();
-  (void)browser;
   const std::vector<int> selected = defaultIcaChannels(
       *doc->recording, doc->derived ? std::vector<std::string>{} : window_->marks_.badChannels);
   // The whole recording by default: ICA wants many samples (20-30 x components^2).
@@ -310,18 +308,24 @@ std::vector<IcaSessionEntry> IcaWorkflow::sessionEntries() const {
 void IcaWorkflow::restoreSession(const std::vector<IcaSessionEntry>& entries) {
   closeAll();
   if (window_->documents_.empty()) return;
-  const std::shared_ptr<const Recording> rec = window_->documents_.front().recording;
   for (const IcaSessionEntry& e : entries) {
     if (!e.file) continue;
-    submitSummary(rec, e.file, QString::fromStdString(e.title),
+    // The tab the decomposition was computed on: the job records its file path, or its title for
+    // a derived tab (a filtered copy restored from the same session); else the first tab.
+    const Document* source = &window_->documents_.front();
+    for (const Document& doc : window_->documents_) {
+      const std::string name = doc.path.isEmpty() ? doc.title.toStdString() : nativePath(doc.path);
+      if (name == e.file->inputFile) source = &doc;
+    }
+    submitSummary(source->recording, source->pane, e.file, QString::fromStdString(e.title),
                   QFile::decodeName(e.icaPath.c_str()), e.rejected);
   }
 }
 
-JobId IcaWorkflow::submitSummary(std::shared_ptr<const Recording> recording,
+JobId IcaWorkflow::submitSummary(std::shared_ptr<const Recording> recording, BrowserPane* source,
                                  std::shared_ptr<const IcaFile> file, const QString& title,
                                  const QString& icaPath, std::vector<int> marks) {
-  QPointer<BrowserPane> pane = window_->documents_.front().pane;
+  QPointer<BrowserPane> pane = source;
   return window_->submitReporting(
       tr("Restore %1").arg(title),
       [recording, file](JobContext& ctx) -> std::any {

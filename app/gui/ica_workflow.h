@@ -68,7 +68,8 @@ class IcaWorkflow : public QObject {
   void chooseAndOpenIcaFile();
 
   // Sessions: the decompositions and marks of every tab; restoring summarises each again on the
-  // engine thread and opens it with its marks (against the session's first tab).
+  // engine thread and opens it with its marks, against the tab it was computed on (its file, or
+  // the derived tab of that title restored from the session), else the first tab.
   std::vector<IcaSessionEntry> sessionEntries() const;
   void restoreSession(const std::vector<IcaSessionEntry>& entries);
 
@@ -78,7 +79,7 @@ class IcaWorkflow : public QObject {
   void icaFileSaved(const QString& path);
 
  private:
-  JobId submitSummary(std::shared_ptr<const Recording> recording,
+  JobId submitSummary(std::shared_ptr<const Recording> recording, BrowserPane* source,
                       std::shared_ptr<const IcaFile> file, const QString& title,
                       const QString& icaPath, std::vector<int> marks);
   void linkToBrowser(IcaResultsPane* pane, BrowserPane* source);
