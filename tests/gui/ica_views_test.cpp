@@ -302,6 +302,22 @@ class IcaViewsTest : public QObject {
     QCOMPARE(pane->markedComponents(), std::vector<int>{blink});
     QVERIFY(pane->componentModel()->isMarked(blink));
     QTRY_VERIFY(!pane->overlay()->rows().empty());
+    // Space toggles too (and toggles back).
+    QTest::keyClick(pane->componentTable(), Qt::Key_Space);
+    QVERIFY(pane->markedComponents().empty());
+    QTest::keyClick(pane->componentTable(), Qt::Key_Space);
+    QCOMPARE(pane->markedComponents(), std::vector<int>{blink});
+
+    // The activations' time axis follows the main browser's page and drives it.
+    w.currentBrowser()->setPageLength(4.0);
+    w.currentBrowser()->setPageStart(12.0);
+    QCOMPARE(pane->activationBrowser()->pageStart(), 12.0);
+    QCOMPARE(pane->activationBrowser()->pageLength(), 4.0);
+    pane->activationBrowser()->nextPage();
+    QCOMPARE(w.currentBrowser()->pageStart(), pane->activationBrowser()->pageStart());
+    QCOMPARE(w.currentBrowser()->pageStart(), 16.0);
+    // The overlay covers that page.
+    QTRY_COMPARE(pane->overlay()->rows().front().original.size(), std::size_t(4 * 128));
     // The overlay's cleaned traces differ from the originals (the blink page changes most).
     bool differs = false;
     for (const IcaOverlayRow& row : pane->overlay()->rows())
