@@ -414,24 +414,43 @@ class IcaViewsTest : public QObject {
     QCOMPARE(pane->icaPath(), icaPath);
     const IcaFile reread = readIcaFile(QFile::encodeName(icaPath).toStdString());
     QCOMPARE(reread.result.unmixing.values, f.result.unmixing.values);
+    // File > Open ICA result opens it as a second tab, without marks.
+    w.tabs()->setCurrentIndex(0);
+    shown.clear();
+    ica->openIcaFile(icaPath);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 30000);
+    QCOMPARE(ica->resultTabs()->count(), 2);
+    IcaResultsPane* fromFile = ica->currentResults();
+    QCOMPARE(fromFile->icaPath(), icaPath);
+    QVERIFY(fromFile->markedComponents().empty());
+    QCOMPARE(fromFile->file()->result.mixing.values, f.result.mixing.values);
+    const QString fromFileTitle = fromFile->title();
 
-    // The session keeps the decomposition and the marks.
+    // The session keeps both decompositions and their marks.
     QSignalSpy sessionSaved(&w, &MainWindow::sessionSaved);
     const QString sessionPath = tmp.filePath(QStringLiteral("s.h5"));
     w.saveSession(sessionPath);
     QTRY_VERIFY_WITH_TIMEOUT(sessionSaved.count() == 1, 30000);
     const std::vector<double> mixing = f.result.mixing.values;
+    const QString title = pane->title();
     shown.clear();
     QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
     w.loadSession(sessionPath);
     QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1, 60000);
-    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 60000);
-    QCOMPARE(ica->resultTabs()->count(), 1);
-    IcaResultsPane* restored = ica->currentResults();
-    QVERIFY(restored != pane);
-    QCOMPARE(restored->markedComponents(), std::vector<int>{blink});
-    QCOMPARE(restored->file()->result.mixing.values, mixing);
-    QCOMPARE(restored->icaPath(), icaPath);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 2, 60000);
+    QCOMPARE(ica->resultTabs()->count(), 2);
+    for (int i = 0; i < 2; ++i) {
+      auto* restored = qobject_cast<IcaResultsPane*>(ica->resultTabs()->widget(i));
+      QVERIFY(restored);
+      QCOMPARE(restored->file()->result.mixing.values, mixing);
+      QCOMPARE(restored->icaPath(), icaPath);  // the first was saved there, the second read
+      if (restored->title() == title) {
+        QCOMPARE(restored->markedComponents(), std::vector<int>{blink});
+      } else {
+        QCOMPARE(restored->title(), fromFileTitle);
+        QVERIFY(restored->markedComponents().empty());
+      }
+    }
     save(&w, "ica_main_window");
   }
 
