@@ -1,7 +1,6 @@
 #include "app/gui/ica_results_pane.h"
 
 #include <QCheckBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -27,9 +26,9 @@
 #include "app/core/ica_activation_recording.h"
 #include "app/core/ica_cleaning.h"
 #include "app/gui/error_presenter.h"
-#include "app/gui/file_filters.h"
 #include "app/gui/ica_component_model.h"
 #include "app/gui/ica_overlay_view.h"
+#include "app/gui/result_dock.h"
 #include "engine/ica/infomax.h"
 #include "widgets/marginal_spectrum_view.h"
 #include "widgets/page_export.h"
@@ -496,12 +495,8 @@ bool IcaResultsPane::exportFigure(const QString& which, const QString& path, QSt
 }
 
 void IcaResultsPane::chooseAndExport(const QString& which, const QString& what) {
-  QString filter;
-  QString path =
-      QFileDialog::getSaveFileName(this, tr("Export %1").arg(what), QString(),
-                                   pageExportFilters().join(QStringLiteral(";;")), &filter);
+  const QString path = askFigurePath(this, what);
   if (path.isEmpty()) return;
-  path = withSuffixFromFilter(path, filter);
   QString error;
   if (!exportFigure(which, path, &error))
     showError(this, tr("Export failed"), tr("Could not write %1.").arg(path), error);

@@ -18,6 +18,7 @@
 #include "app/gui/ica_results_pane.h"
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
+#include "app/gui/result_dock.h"
 #include "engine/core/error.h"
 #include "widgets/browser_pane.h"
 #include "widgets/signal_browser.h"
@@ -47,41 +48,23 @@ QString hdf5Filter() { return QObject::tr("ICA result (*.h5 *.hdf5)"); }
 
 IcaWorkflow::IcaWorkflow(MainWindow* window) : QObject(window), window_(window) {
   undo_ = new QUndoStack(this);
-  dock_ = new QDockWidget(tr("Independent components"), window);
-  dock_->setObjectName(QStringLiteral("icaDock"));
-  tabs_ = new QTabWidget(dock_);
-  tabs_->setObjectName(QStringLiteral("icaTabs"));
-  tabs_->setDocumentMode(true);
-  tabs_->setTabsClosable(true);
-  connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {
-    QWidget* w = tabs_->widget(index);
-    tabs_->removeTab(index);
-    delete w;
-    // Mark steps of a closed browser cannot be undone any more.
-    undo_->clear();
-    if (tabs_->count() == 0) dock_->hide();
-  });
-  dock_->setWidget(tabs_);
-  window->addDockWidget(Qt::BottomDockWidgetArea, dock_, Qt::Vertical);
-  if (auto* jobs = window->findChild<QDockWidget*>(QStringLiteral("jobDock")))
-    window->splitDockWidget(dock_, jobs, Qt::Vertical);
-  dock_->hide();
+  results_ = new ResultDock(window, tr("Independent components"), QStringLiteral("ica"));
+  // Mark steps of a closed browser cannot be undone any more.
+  connect(results_, &ResultDock::tabClosed, undo_, &QUndoStack::clear);
   // Decompositions belong to the recording they were computed from.
   connect(window, &MainWindow::recordingOpened, this, &IcaWorkflow::closeAll);
 }
 
+QDockWidget* IcaWorkflow::dock() const { return results_->dock(); }
+QTabWidget* IcaWorkflow::resultTabs() const { return results_->tabs(); }
+
 void IcaWorkflow::closeAll() {
-  while (tabs_->count() > 0) {
-    QWidget* w = tabs_->widget(0);
-    tabs_->removeTab(0);
-    delete w;
-  }
+  results_->closeAll();
   undo_->clear();
-  dock_->hide();
 }
 
 IcaResultsPane* IcaWorkflow::currentResults() const {
-  return qobject_cast<IcaResultsPane*>(tabs_->currentWidget());
+  return qobject_cast<IcaResultsPane*>(results_->tabs()->currentWidget());
 }
 
 void IcaWorkflow::askIca() {
@@ -140,38 +123,25 @@ IcaResultsPane* IcaWorkflow::showResults(std::shared_ptr<const Recording> record
   auto* pane =
       new IcaResultsPane(std::move(recording), outcome.file, outcome.summary, title, undo_);
   pane->setIcaPath(icaPath);
-  const int index = tabs_->addTab(pane, title);
-  tabs_->setTabToolTip(index, QString::fromStdString(outcome.file->provenance.selection));
-  tabs_->setCurrentIndex(index);
   connect(pane, &IcaResultsPane::applyRequested, this, [this, pane] { applyCleaned(pane); });
   connect(pane, &IcaResultsPane::saveRequested, this, [this, pane] {
-    tabs_->setCurrentWidget(pane);
+    results_->tabs()->setCurrentWidget(pane);
     chooseAndSaveIcaFile();
   });
-  linkToBrowser(pane, source);
-  if (!dock_->isVisible()) {
-    dock_->show();
-    // The component browser needs room: most of the window's height to start with.
-    window_->resizeDocks({dock_}, {window_->height() * 3 / 5}, Qt::Vertical);
+  if (source) {
+    // The activations and the browser of the decomposed recording show the same page.
+    SignalBrowser* browser = source->browser();
+    followBrowserPage(browser, pane, [pane](double start, double seconds) {
+      pane->setTimeWindow(start, seconds);
+    });
+    connect(pane, &IcaResultsPane::timeWindowChanged, browser,
+            [browser](double start, double seconds) { showBrowserPage(browser, start, seconds); });
+    pane->setTimeWindow(browser->pageStart(), browser->pageLength());
   }
-  dock_->raise();
+  // The component browser needs room: most of the window's height to start with.
+  results_->addResult(pane, title, QString::fromStdString(outcome.file->provenance.selection), 0.6);
   emit resultsShown(pane);
   return pane;
-}
-
-void IcaWorkflow::linkToBrowser(IcaResultsPane* pane, BrowserPane* source) {
-  if (!source) return;
-  SignalBrowser* browser = source->browser();
-  QPointer<SignalBrowser> guard(browser);
-  connect(browser, &SignalBrowser::viewChanged, pane, [pane, guard] {
-    if (guard) pane->setTimeWindow(guard->pageStart(), guard->pageLength());
-  });
-  connect(pane, &IcaResultsPane::timeWindowChanged, browser, [guard](double start, double seconds) {
-    if (!guard) return;
-    guard->setPageLength(std::max(seconds, SignalBrowser::kMinPageLength));
-    guard->setPageStart(start);
-  });
-  pane->setTimeWindow(browser->pageStart(), browser->pageLength());
 }
 
 JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
@@ -296,8 +266,8 @@ void IcaWorkflow::chooseAndOpenIcaFile() {
 
 std::vector<IcaSessionEntry> IcaWorkflow::sessionEntries() const {
   std::vector<IcaSessionEntry> out;
-  for (int i = 0; i < tabs_->count(); ++i) {
-    const auto* pane = qobject_cast<const IcaResultsPane*>(tabs_->widget(i));
+  for (int i = 0; i < results_->tabs()->count(); ++i) {
+    const auto* pane = qobject_cast<const IcaResultsPane*>(results_->tabs()->widget(i));
     if (!pane) continue;
     out.push_back({pane->title().toStdString(), pane->file(), pane->markedComponents(),
                    nativePath(pane->icaPath())});

@@ -33,6 +33,7 @@ namespace modescope {
 class BrowserPane;
 class IcaResultsPane;
 class MainWindow;
+class ResultDock;
 
 // What the ICA job returns: the decomposition and the component browser's numbers.
 struct IcaJobOutcome {
@@ -46,8 +47,8 @@ class IcaWorkflow : public QObject {
  public:
   explicit IcaWorkflow(MainWindow* window);  // creates the (hidden) dock
 
-  QDockWidget* dock() const { return dock_; }
-  QTabWidget* resultTabs() const { return tabs_; }
+  QDockWidget* dock() const;
+  QTabWidget* resultTabs() const;
   QUndoStack* undoStack() const { return undo_; }
   IcaResultsPane* currentResults() const;
 
@@ -82,12 +83,10 @@ class IcaWorkflow : public QObject {
   JobId submitSummary(std::shared_ptr<const Recording> recording, BrowserPane* source,
                       std::shared_ptr<const IcaFile> file, const QString& title,
                       const QString& icaPath, std::vector<int> marks);
-  void linkToBrowser(IcaResultsPane* pane, BrowserPane* source);
   void closeAll();
 
   MainWindow* window_;
-  QDockWidget* dock_ = nullptr;
-  QTabWidget* tabs_ = nullptr;
+  ResultDock* results_ = nullptr;
   QUndoStack* undo_ = nullptr;
 };
 
