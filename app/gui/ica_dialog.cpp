@@ -21,6 +21,7 @@
 #include <exception>
 
 #include "app/gui/channel_checklist.h"
+#include "app/gui/range_backend_box.h"
 #include "engine/core/error.h"
 #include "engine/ica/ica_rank.h"
 #include "engine/ica/infomax.h"
@@ -28,7 +29,6 @@
 namespace modescope {
 namespace {
 
-constexpr int kMenuBackend = -1;
 const char kDefaultPreset[] = "eeglab-runica";
 // The rank proposal reads at most this much of the selection: rank deficiency (a common
 // reference, interpolated or bridged channels) shows in any minute, and the dialog stays quick.
@@ -148,42 +148,17 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
   form->addRow(tr("Seed:"), seed_);
 
   channels_ = new ChannelChecklist(rec, selected, this);
-  const double length = rec.duration();
-  start_ = named(new QDoubleSpinBox(this), QStringLiteral("icaStart"),
-                 tr("Start of the decomposed range, in seconds from the recording start."));
-  start_->setRange(0.0, std::max(0.0, length));
-  start_->setDecimals(3);
-  start_->setSuffix(tr(" s"));
-  duration_ = named(new QDoubleSpinBox(this), QStringLiteral("icaDuration"),
-                    tr("Length of the decomposed range in seconds. Stable components need about "
-                       "20-30 x components^2 samples (EEGLAB's rule of thumb); the unmixing "
-                       "then applies to the whole recording."));
-  duration_->setRange(0.001, std::max(0.001, length));
-  duration_->setDecimals(3);
-  duration_->setSuffix(tr(" s"));
-  toEnd_ = new QCheckBox(tr("to the end"), this);
-  toEnd_->setObjectName(QStringLiteral("icaToEnd"));
-  start_->setValue(std::clamp(startSeconds, 0.0, std::max(0.0, length)));
-  duration_->setValue(durationSeconds > 0 ? durationSeconds : length);
-  toEnd_->setChecked(durationSeconds < 0);
-  backend_ = new QComboBox(this);
-  backend_->setObjectName(QStringLiteral("icaBackend"));
-  backend_->setToolTip(
+  range_ = new RangeBackendBox(
+      rec.duration(), startSeconds, durationSeconds,
+      tr("Start of the decomposed range, in seconds from the recording start."),
+      tr("Length of the decomposed range in seconds. Stable components need about 20-30 x "
+         "components^2 samples (EEGLAB's rule of thumb); the unmixing then applies to the whole "
+         "recording."),
+      this);
+  range_->setBackendToolTip(
       tr("Where the job runs. Auto: the GPU when one is usable, else the CPU (double "
-         "precision, all cores). CUDA refuses to run where this build or machine has no GPU "
-         "ICA, instead of silently falling back."));
-  backend_->addItem(tr("As in the Compute menu"), kMenuBackend);
-  backend_->addItem(tr("Auto (GPU if available)"), static_cast<int>(BackendChoice::Auto));
-  backend_->addItem(tr("CPU"), static_cast<int>(BackendChoice::Cpu));
-  backend_->addItem(tr("CUDA"), static_cast<int>(BackendChoice::Cuda));
-  auto* rangeBox = new QGroupBox(tr("Time range and backend"), this);
-  auto* rangeForm = new QFormLayout(rangeBox);
-  rangeForm->addRow(tr("Start:"), start_);
-  auto* durRow = new QHBoxLayout;
-  durRow->addWidget(duration_, 1);
-  durRow->addWidget(toEnd_);
-  rangeForm->addRow(tr("Duration:"), durRow);
-  rangeForm->addRow(tr("Backend:"), backend_);
+         "precision, all cores). CUDA fails with the reason where this machine has no usable "
+         "GPU, instead of silently falling back."));
 
   error_ = new QLabel(this);
   error_->setObjectName(QStringLiteral("icaValidationMessage"));
@@ -197,7 +172,7 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
 
   auto* left = new QVBoxLayout;
   left->addWidget(paramBox);
-  left->addWidget(rangeBox);
+  left->addWidget(range_);
   left->addStretch(1);
   auto* columns = new QHBoxLayout;
   columns->addLayout(left);
@@ -223,11 +198,8 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
   connect(stopTolerance_, &QLineEdit::textChanged, this, changed);
   connect(pcaRank_, &QSpinBox::valueChanged, this, changed);
   connect(seed_, &QLineEdit::textChanged, this, changed);
-  connect(backend_, &QComboBox::currentIndexChanged, this, changed);
   connect(channels_, &ChannelChecklist::changed, this, selectionChanged);
-  connect(start_, &QDoubleSpinBox::valueChanged, this, selectionChanged);
-  connect(duration_, &QDoubleSpinBox::valueChanged, this, selectionChanged);
-  connect(toEnd_, &QCheckBox::toggled, this, selectionChanged);
+  connect(range_, &RangeBackendBox::changed, this, selectionChanged);
   connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
     if (filling_ || index <= 0) return;
     applyPreset(preset_->itemData(index).toString());
@@ -297,7 +269,6 @@ void IcaDialog::onFieldChanged() {
   presetNote_->setText(match > 0 ? QString::fromStdString(presets[match - 1].description)
                                  : tr("Custom parameters (the rest as in %1)")
                                        .arg(QString::fromLatin1(icaRulesName(base_.rules))));
-  duration_->setEnabled(!toEnd_->isChecked());
   validate();
 }
 
@@ -395,10 +366,9 @@ IcaRequest IcaDialog::request() const {
   IcaRequest r;
   r.params = params();
   r.channels = channels_->checkedChannels();
-  r.startSeconds = start_->value();
-  r.durationSeconds = toEnd_->isChecked() ? -1.0 : duration_->value();
-  const int b = backend_->currentData().toInt();
-  if (b != kMenuBackend) r.backend = static_cast<BackendChoice>(b);
+  r.startSeconds = range_->startSeconds();
+  r.durationSeconds = range_->durationSeconds();
+  r.backend = range_->backend();
   r.presetName = currentPresetName().toStdString();
   return r;
 }

@@ -33,6 +33,7 @@ class QTimer;
 namespace modescope {
 
 class ChannelChecklist;
+class RangeBackendBox;
 
 class IcaDialog : public QDialog {
   Q_OBJECT
@@ -80,10 +81,7 @@ class IcaDialog : public QDialog {
   QLabel* rankNote_ = nullptr;
   QLineEdit* seed_ = nullptr;
   ChannelChecklist* channels_ = nullptr;
-  QDoubleSpinBox* start_ = nullptr;
-  QDoubleSpinBox* duration_ = nullptr;
-  QCheckBox* toEnd_ = nullptr;
-  QComboBox* backend_ = nullptr;
+  RangeBackendBox* range_ = nullptr;
   QLabel* error_ = nullptr;
   QPushButton* run_ = nullptr;
   QTimer* rankTimer_ = nullptr;

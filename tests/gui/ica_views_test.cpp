@@ -82,13 +82,13 @@ QString icaFromMenu(MainWindow& window, const MenuIca& m) {
     auto* d = qobject_cast<IcaDialog*>(QApplication::activeModalWidget());
     if (!d) return;
     poll.stop();
-    d->findChild<QDoubleSpinBox*>(QStringLiteral("icaStart"))->setValue(m.startSeconds);
-    d->findChild<QCheckBox*>(QStringLiteral("icaToEnd"))->setChecked(m.durationSeconds < 0);
+    d->findChild<QDoubleSpinBox*>(QStringLiteral("start"))->setValue(m.startSeconds);
+    d->findChild<QCheckBox*>(QStringLiteral("toEnd"))->setChecked(m.durationSeconds < 0);
     if (m.durationSeconds >= 0)
-      d->findChild<QDoubleSpinBox*>(QStringLiteral("icaDuration"))->setValue(m.durationSeconds);
+      d->findChild<QDoubleSpinBox*>(QStringLiteral("duration"))->setValue(m.durationSeconds);
     d->findChild<QSpinBox*>(QStringLiteral("icaMaxSteps"))->setValue(m.maxSteps);
     d->findChild<QLineEdit*>(QStringLiteral("icaSeed"))->setText(m.seed);
-    auto* backend = d->findChild<QComboBox*>(QStringLiteral("icaBackend"));
+    auto* backend = d->findChild<QComboBox*>(QStringLiteral("backend"));
     backend->setCurrentIndex(backend->findData(static_cast<int>(BackendChoice::Cpu)));
     d->updateRankProposal();
     problem = d->validationMessage();
@@ -231,8 +231,8 @@ class IcaViewsTest : public QObject {
     QVERIFY2(d.validationMessage().contains(QStringLiteral("above the rank")),
              qPrintable(d.validationMessage()));
     d.findChild<QSpinBox*>(QStringLiteral("icaPcaRank"))->setValue(0);
-    d.findChild<QCheckBox*>(QStringLiteral("icaToEnd"))->setChecked(false);
-    d.findChild<QDoubleSpinBox*>(QStringLiteral("icaDuration"))->setValue(0.1);
+    d.findChild<QCheckBox*>(QStringLiteral("toEnd"))->setChecked(false);
+    d.findChild<QDoubleSpinBox*>(QStringLiteral("duration"))->setValue(0.1);
     d.updateRankProposal();
     QVERIFY2(d.validationMessage().contains(QStringLiteral("at least 16")),
              qPrintable(d.validationMessage()));
