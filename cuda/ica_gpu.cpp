@@ -127,6 +127,11 @@ class GpuInfomaxPasses final : public InfomaxPasses {
       }
     return m;
   }
+  int64_t kurtosisEstimates() const override {
+    long long counters[4];
+    MODESCOPE_CUDA_TRY(cudaMemcpy(counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost));
+    return counters[1];
+  }
   std::vector<double> bias() const override {
     std::vector<float> b(static_cast<std::size_t>(R_));
     MODESCOPE_CUDA_TRY(cudaMemcpy(b.data(), vectors_.get(), R_ * sizeof(float), cudaMemcpyDeviceToHost));

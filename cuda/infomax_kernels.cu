@@ -191,14 +191,18 @@ __global__ void __launch_bounds__(kThreads, 1)
         sum = warpSum(sum);
         if (lane == 0) biasSum[i] += sum;
       }
-      cluster.sync();  // every CTA's U slab is complete
-      for (int e = threadIdx.x; e < R * C; e += blockDim.x) {
-        const int gi = e / C, j = e % C;
-        const float* src = cluster.map_shared_rank(U, gi / S);
-        UB[gi * ldC + j] = src[(gi % S) * ldC + j];
+      const float* Ufull = U;  // one CTA: its slab is all of U
+      if (L.Q > 1) {
+        cluster.sync();  // every CTA's U slab is complete
+        for (int e = threadIdx.x; e < R * C; e += blockDim.x) {
+          const int gi = e / C, j = e % C;
+          const float* src = cluster.map_shared_rank(U, gi / S);
+          UB[gi * ldC + j] = src[(gi % S) * ldC + j];
+        }
+        Ufull = UB;
       }
       __syncthreads();
-      gemm<kMath, true>(G, ldW, Y, ldC, UB, ldC, S, R, C, true);  // G += Y U^T
+      gemm<kMath, true>(G, ldW, Y, ldC, Ufull, ldC, S, R, C, true);  // G += Y U^T
       __syncthreads();
     }
     for (int i = threadIdx.x; i < S; i += blockDim.x)

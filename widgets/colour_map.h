@@ -34,6 +34,11 @@ class ColourMap {
   static ColourMap viridis();
   // Black to white, for print.
   static ColourMap greys();
+  // Diverging, for signed maps on a symmetric scale (scalp topographies): dark blue through light
+  // blue to white at t = 0.5, then light red to dark red. Symmetric in lightness around the
+  // middle, so equal |values| of either sign look equally strong; the table is interpolated from
+  // seven control colours chosen here.
+  static ColourMap blueWhiteRed();
 
   // Builds the table by linear interpolation in sRGB between control colours at equal spacing.
   explicit ColourMap(const std::vector<QRgb>& controlPoints, QString name = {});

@@ -6,11 +6,17 @@
 // power. Channels without a known position are listed under the map ("not shown: X1, X2"), never
 // silently dropped.
 //
-// Compact mode (for grids of thumbnails): no colour bar and no labels, the title above the head,
-// a red frame when the map is marked (an artifact component).
+// The head circle is the 10-20 ring (Fpz, T8, Oz, T7), as in EEGLAB; when electrodes lie below
+// it (the lower 10-05 rows, T9/T10/Iz) the map reaches out to them beyond the circle.
 //
-// Thread rules: GUI thread only. Interpolation runs in setMap (tens of ms for 64 channels at the
-// default grid); the spline fit is cached while the channel set is unchanged.
+// Compact mode (for grids of thumbnails): no colour bar and no labels, the title above the head,
+// a red frame when the map is marked (an artifact component); the channels not shown are in the
+// tooltip (ScalpMapGrid lists them once above the grid).
+//
+// Thread rules: GUI thread only. Interpolation runs in setMap (a few ms for 64 channels at the
+// default grid once the fit exists; the first map of a channel set also fits the spline, ~30 ms);
+// the spline fit is cached while the channel set is unchanged, and shared between views (see
+// sharedScalpInterpolator). Painting uses a colour image cached until the next setMap or resize.
 #pragma once
 
 #include <QStringList>
@@ -19,10 +25,22 @@
 #include <vector>
 
 #include "engine/core/recording.h"
+#include "engine/montage/scalp_interpolation.h"
 
 class QPainter;
+class QPaintDevice;
 
 namespace modescope {
+
+// Cells per side of the interpolation grid (EEGLAB's GRID_SCALE).
+constexpr int kScalpGridSize = 67;
+
+// The interpolator for an electrode set at `size` cells, from a small cache shared by all views
+// (the last few electrode sets), so a grid of views of one decomposition fits the spline once.
+// Throws InvalidParameterError as SphericalSpline does (fewer than 3 positions, duplicates).
+// GUI thread only.
+std::shared_ptr<const ScalpGridInterpolator> sharedScalpInterpolator(
+    const std::vector<Position3>& positions, int size = kScalpGridSize);
 
 class ScalpMapView : public QWidget {
   Q_OBJECT
@@ -32,18 +50,44 @@ class ScalpMapView : public QWidget {
   ~ScalpMapView() override;
 
   // values[i] belongs to channels[i]. `unit` labels the colour bar ("uV", "r^2", "a.u.").
+  // Channels without a position, or with a non-finite value, are listed as not shown. When the
+  // map cannot be drawn (values.size() != channels.size(), fewer than 3 channels with positions,
+  // two at the same place) the view shows why instead of a map (message()); nothing throws.
   void setMap(const std::vector<ChannelInfo>& channels, const std::vector<double>& values,
               const QString& title, const QString& unit = {});
+  // The same with the interpolation done by the caller (ScalpMapGrid: one product for all maps):
+  // `layout` = scalpLayout(channels), `mappedValues` one per layout.mapped entry (all finite),
+  // `grid` interpolated for layout.positions.
+  void setInterpolated(const std::vector<ChannelInfo>& channels, const ScalpLayout& layout,
+                       const std::vector<double>& mappedValues, ScalpGrid grid,
+                       const QString& title, const QString& unit = {});
   void clear();
 
   void setCompact(bool compact);
+  bool isCompact() const;
   void setMarked(bool marked);
+  bool isMarked() const;
+  // The current map of a grid: a frame in the palette's highlight colour.
+  void setHighlighted(bool highlighted);
+  bool isHighlighted() const;
   void setShowElectrodeLabels(bool show);
   void setShowContours(bool show);
   // Symmetric scale (default, for signed maps) or min..max with a sequential map (r^2, power).
   void setSymmetricScale(bool symmetric);
 
+  QString title() const;
   QStringList unmappedChannels() const;
+  // Why no map is drawn ("" when one is).
+  QString message() const;
+  // The colour scale's ends (-max|v|, +max|v| when symmetric); (0, 0) without a map.
+  double scaleLow() const;
+  double scaleHigh() const;
+  // The contour levels drawn (empty when contours are off or there is no map).
+  std::vector<double> contourLevels() const;
+  // Where the disc point (x, y) (head circle radius 1, y toward the nose; projectToDisc) is drawn
+  // when the figure fills `area` (the widget's rect() when left out): for hit tests and tests.
+  QPointF pixelForDisc(double x, double y, const QRect& area = {}) const;
+
   // Paints the whole figure into `painter` over `area` (the widget, PNG/SVG/PDF export).
   void render(QPainter& painter, const QRect& area) const;
 
@@ -52,12 +96,17 @@ class ScalpMapView : public QWidget {
 
  signals:
   void clicked();
+  void doubleClicked();
 
  protected:
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
 
  private:
+  void rebuild();
+  struct Geometry;
+  Geometry geometry(const QRect& area, const QPaintDevice* device) const;
   struct State;
   std::unique_ptr<State> state_;
 };

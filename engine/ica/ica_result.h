@@ -64,6 +64,7 @@ struct IcaResult {
   std::vector<IcaStep> history;  // every completed step of every start, in order
   int steps = 0;                // steps of the final start
   int restarts = 0;             // weight blow-ups that restarted with a lower learning rate
+  int64_t kurtosisEstimates = 0;  // extended mode: sign estimates over the whole run
   bool converged = false;       // the change fell below the stop tolerance (or MNE's angle rule)
   std::string stopReason;       // "tolerance", "small-angle rule" (MNE) or "max steps"
   double finalLearningRate = 0.0;

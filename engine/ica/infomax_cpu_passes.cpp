@@ -77,6 +77,7 @@ class CpuInfomaxPasses final : public InfomaxPasses {
       for (int j = 0; j < r_; ++j) m(i, j) = w_(i, j);
     return m;
   }
+  int64_t kurtosisEstimates() const override { return signs_.estimates; }
   std::vector<double> bias() const override { return {bias_.data(), bias_.data() + r_}; }
   std::vector<int> signs() const override {
     std::vector<int> s(static_cast<std::size_t>(r_), 1);

@@ -278,6 +278,7 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
                  "ICA step " + std::to_string(step) + ", change " + describeChange(change));
   }
   res.steps = step;
+  res.kurtosisEstimates = passes->kurtosisEstimates();
   res.finalLearningRate = lrate;
 
   if (res.restarts > 0)

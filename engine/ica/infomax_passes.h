@@ -68,6 +68,7 @@ class InfomaxPasses {
   virtual IcaMatrix weights() const = 0;      // r x r
   virtual std::vector<double> bias() const = 0;
   virtual std::vector<int> signs() const = 0;  // +1 / -1 (all +1 for logistic Infomax)
+  virtual int64_t kurtosisEstimates() const = 0;  // extended mode: estimates so far
 };
 
 using InfomaxPassFactory = std::function<std::unique_ptr<InfomaxPasses>(const InfomaxSetup&)>;

@@ -3,13 +3,13 @@
 EEGLAB runica's settings (notes/reference-behaviour.md, "Extended Infomax": fed these settings, MNE
 agrees with runica at mean |correlation| 0.9994).
 
-usage: mne_infomax_runica.py DATA.f32 CHANNELS SAMPLES COMPONENTS SEED OUT.txt
+usage: mne_infomax_runica.py DATA.f32 CHANNELS SAMPLES COMPONENTS SEED OUT.txt [MAX_STEPS]
 
 DATA.f32 holds CHANNELS x SAMPLES little-endian float32, channel-major. Pre-processing is runica's:
 channel means removed; for COMPONENTS < CHANNELS a projection onto the top principal components
 (runica 'pca'); then sphere = 2 * inv(sqrtm(cov)) (cov with 1/(N-1)). mne.preprocessing.infomax
 then runs with learning rate 0.00065/ln(CHANNELS), block ceil(min(5 ln N, 0.3 N)), stop 1e-6
-(1e-7 above 32 components), anneal 0.98 past 60 degrees, 512 steps, blow-up 1e9 / 0.8 and no
+(1e-7 above 32 components), anneal 0.98 past 60 degrees, MAX_STEPS (default 512) steps, blow-up 1e9 / 0.8 and no
 small-angle stop. OUT.txt receives "STEPS SECONDS" (steps actually run) on the first line, then
 the COMPONENTS x CHANNELS unmixing matrix (infomax weights times the sphere, PCA projection
 included), one row per line.
@@ -40,6 +40,7 @@ class StepCounter(logging.Handler):
 
 def main():
     path, chans, samples, comps, seed, out = sys.argv[1:7]
+    max_steps = int(sys.argv[7]) if len(sys.argv) > 7 else 512
     chans, samples, comps, seed = int(chans), int(samples), int(comps), int(seed)
     data = np.fromfile(path, dtype="<f4").astype(np.float64).reshape(chans, samples)
     data -= data.mean(axis=1, keepdims=True)
@@ -64,7 +65,7 @@ def main():
         w_change=1e-7 if comps > 32 else 1e-6,
         anneal_deg=60.0,
         anneal_step=0.98,
-        max_iter=512,
+        max_iter=max_steps,
         blowup=1e9,
         blowup_fac=0.8,
         n_small_angle=None,
