@@ -31,8 +31,11 @@ namespace {
 
 const char kDefaultPreset[] = "eeglab-runica";
 // The rank proposal reads at most this much of the selection: rank deficiency (a common
-// reference, interpolated or bridged channels) shows in any minute, and the dialog stays quick.
+// reference, interpolated or bridged channels) shows in any stretch with several samples per
+// channel, and the dialog stays quick (the covariance costs channels^2 x samples: 256 channels
+// at 1 kHz would take seconds for a whole minute).
 constexpr double kRankProbeSeconds = 60.0;
+constexpr double kRankProbeSamples = 20000.0;
 
 // The fields the dialog shows, compared to say whether they still equal a preset.
 bool sameShownFields(const IcaParams& a, const IcaParams& b) {
@@ -281,8 +284,11 @@ void IcaDialog::updateRankProposal() {
       const double available = recording_->duration() - r.startSeconds;
       const double seconds =
           r.durationSeconds < 0 ? available : std::min(available, r.durationSeconds);
-      const SignalBlock block = extractBlock(*recording_, r.channels, r.startSeconds,
-                                             std::min(seconds, kRankProbeSeconds));
+      const double rate = recording_->channels[r.channels.front()].sampleRate;
+      const double probeSamples =
+          std::max(kRankProbeSamples, 4.0 * static_cast<double>(r.channels.size()));
+      const double probe = std::min({seconds, kRankProbeSeconds, probeSamples / rate});
+      const SignalBlock block = extractBlock(*recording_, r.channels, r.startSeconds, probe);
       QApplication::setOverrideCursor(Qt::WaitCursor);
       JobContext ctx;
       try {
