@@ -118,10 +118,11 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   threeD_->setToolTip(
       tr("The rotatable 3-D head view (widgets/scalp_3d_view.h) is not in this "
          "build yet"));
-  // The lead's wiring: add the Scalp3dView as mapStack()'s page 1, enable threeDButton(), and
-  // switch pages on toggle; the connection below already does the switching.
+  // setThreeDView() puts the 3-D head view on page 1.
   connect(threeD_, &QToolButton::toggled, this, [this](bool on) {
-    if (mapStack_->count() > 1) mapStack_->setCurrentIndex(on ? 1 : 0);
+    if (mapStack_->count() < 2) return;
+    mapStack_->setCurrentIndex(on ? 1 : 0);
+    if (on) showCurrent();
   });
   grid_ = new ScalpMapGrid(this);
   grid_->setObjectName(QStringLiteral("icaMapGrid"));
@@ -292,6 +293,14 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
 
 IcaResultsPane::~IcaResultsPane() = default;
 
+void IcaResultsPane::setThreeDView(QWidget* view, MapSink setMap) {
+  if (!view || mapStack_->count() > 1) return;
+  mapStack_->addWidget(view);
+  threeDMap_ = std::move(setMap);
+  threeD_->setEnabled(true);
+  threeD_->setToolTip(tr("Show the current component's map on a rotatable 3-D head"));
+}
+
 int IcaResultsPane::componentCount() const { return file_->result.components; }
 
 void IcaResultsPane::setIcaPath(const QString& path) { icaPath_ = path; }
@@ -347,6 +356,9 @@ void IcaResultsPane::showCurrent() {
           .arg(m.kurtosis, 0, 'f', 1)
           .arg(isMarked(k) ? tr(" <font color=#c01c1c>marked</font>") : QString()));
   map_->setMap(mapChannels(), mapValues(k), tr("IC %1").arg(k + 1), tr("a.u."));
+  // The 3-D view interpolates over ~10^4 vertices: only while it shows.
+  if (threeDMap_ && mapStack_->currentIndex() == 1)
+    threeDMap_(mapChannels(), mapValues(k), tr("IC %1").arg(k + 1), tr("a.u."));
   map_->setMarked(isMarked(k));
   grid_->setCurrent(k);
   {

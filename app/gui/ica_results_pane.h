@@ -21,6 +21,7 @@
 #pragma once
 
 #include <QWidget>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -85,6 +86,16 @@ class IcaResultsPane : public QWidget {
   // Page 0: the 2-D map; the 3-D view goes on page 1 (toggle: threeDButton()).
   QStackedWidget* mapStack() const { return mapStack_; }
   QToolButton* threeDButton() const { return threeD_; }
+  // The slot for the 3-D head view (widgets/scalp_3d_view.h, built with VTK): `view` becomes page
+  // 1 of mapStack() and the 3-D button is enabled; `setMap` is called with the current
+  // component's map whenever it changes while the 3-D page shows (and when it is shown). E.g.
+  //   auto* v = new Scalp3dView;
+  //   pane->setThreeDView(v, [v](const auto& ch, const auto& x, const QString& t,
+  //                              const QString& u) { v->setMap(ch, x, t, u); });
+  using MapSink = std::function<void(const std::vector<ChannelInfo>& channels,
+                                     const std::vector<double>& values, const QString& title,
+                                     const QString& unit)>;
+  void setThreeDView(QWidget* view, MapSink setMap);
   SignalBrowser* activationBrowser() const { return browser_; }
   MarginalSpectrumView* spectrum() const { return spectrum_; }
   IcaOverlayView* overlay() const { return overlay_; }
@@ -130,6 +141,7 @@ class IcaResultsPane : public QWidget {
   ScalpMapGrid* grid_ = nullptr;
   QStackedWidget* mapStack_ = nullptr;
   QToolButton* threeD_ = nullptr;
+  MapSink threeDMap_;
   SignalBrowser* browser_ = nullptr;
   MarginalSpectrumView* spectrum_ = nullptr;
   IcaOverlayView* overlay_ = nullptr;

@@ -20,12 +20,14 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QToolButton>
 #include <QUndoStack>
 #include <algorithm>
 #include <cmath>
@@ -302,6 +304,25 @@ class IcaViewsTest : public QObject {
     QCOMPARE(pane->markedComponents(), std::vector<int>{blink});
     QVERIFY(pane->componentModel()->isMarked(blink));
     QTRY_VERIFY(!pane->overlay()->rows().empty());
+    // The 3-D slot: a stand-in view receives the current map once its page shows.
+    QVERIFY(!pane->threeDButton()->isEnabled());
+    auto* stand = new QLabel(QStringLiteral("3-D"));
+    QStringList maps3d;
+    std::size_t values3d = 0;
+    pane->setThreeDView(stand, [&](const std::vector<ChannelInfo>&, const std::vector<double>& v,
+                                   const QString& title, const QString&) {
+      maps3d << title;
+      values3d = v.size();
+    });
+    QVERIFY(pane->threeDButton()->isEnabled());
+    QVERIFY(maps3d.isEmpty());  // not shown yet: no interpolation spent
+    pane->threeDButton()->click();
+    QCOMPARE(pane->mapStack()->currentWidget(), stand);
+    QCOMPARE(maps3d, QStringList{QStringLiteral("IC %1").arg(blink + 1)});
+    QCOMPARE(values3d, f.channels.size());
+    pane->threeDButton()->click();
+    QCOMPARE(pane->mapStack()->currentIndex(), 0);
+
     // Space toggles too (and toggles back).
     QTest::keyClick(pane->componentTable(), Qt::Key_Space);
     QVERIFY(pane->markedComponents().empty());
