@@ -47,6 +47,7 @@
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
+#include "tests/gui/menu_dialog_support.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/signal_browser.h"
 
@@ -73,36 +74,14 @@ struct MenuIca {
 // returns the dialog's validation message ("" when Run was accepted). The dialog is modal, so it
 // is filled from a timer inside its event loop.
 QString icaFromMenu(MainWindow& window, const MenuIca& m) {
-  QAction* action = nullptr;
-  for (QAction* a : window.findChildren<QAction*>())
-    if (a->text() == QStringLiteral("&Independent components (Infomax ICA)...")) action = a;
-  if (!action || !action->isEnabled()) return QStringLiteral("no enabled ICA action");
-  QString problem = QStringLiteral("the dialog did not open");
-  QTimer poll;
-  poll.setInterval(20);
-  QObject::connect(&poll, &QTimer::timeout, &window, [&] {
-    auto* d = qobject_cast<IcaDialog*>(QApplication::activeModalWidget());
-    if (!d) return;
-    poll.stop();
-    d->findChild<QDoubleSpinBox*>(QStringLiteral("start"))->setValue(m.startSeconds);
-    d->findChild<QCheckBox*>(QStringLiteral("toEnd"))->setChecked(m.durationSeconds < 0);
-    if (m.durationSeconds >= 0)
-      d->findChild<QDoubleSpinBox*>(QStringLiteral("duration"))->setValue(m.durationSeconds);
-    d->findChild<QSpinBox*>(QStringLiteral("icaMaxSteps"))->setValue(m.maxSteps);
-    d->findChild<QLineEdit*>(QStringLiteral("icaSeed"))->setText(m.seed);
-    auto* backend = d->findChild<QComboBox*>(QStringLiteral("backend"));
-    backend->setCurrentIndex(backend->findData(static_cast<int>(BackendChoice::Cpu)));
-    d->updateRankProposal();
-    problem = d->validationMessage();
-    if (problem.isEmpty()) {
-      d->accept();
-    } else {
-      d->reject();
-    }
-  });
-  poll.start();
-  action->trigger();
-  return problem;
+  return gui_test::runMenuDialog<IcaDialog>(
+      window, QStringLiteral("&Independent components (Infomax ICA)..."), [&](IcaDialog& d) {
+        gui_test::fillRangeAndBackend(d, m.startSeconds, m.durationSeconds, BackendChoice::Cpu);
+        d.findChild<QSpinBox*>(QStringLiteral("icaMaxSteps"))->setValue(m.maxSteps);
+        d.findChild<QLineEdit*>(QStringLiteral("icaSeed"))->setText(m.seed);
+        d.updateRankProposal();
+        return d.validationMessage();
+      });
 }
 
 // Samples inside the annotated blinks (1) or not (0), over [first, first + n) at `rate`.
