@@ -2,33 +2,22 @@
 // and read back equal, and sessions written before the group existed still open.
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <string>
 
 #include "engine/core/error.h"
 #include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/session.h"
-
-namespace fs = std::filesystem;
+#include "tests/unit/hdf5_file_test_support.h"
 
 namespace modescope {
 namespace {
 
-class IcaSessionTest : public ::testing::Test {
+class IcaSessionTest : public test_support::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "modescope-ica-session-XXXXXX").string();
-    dir_ = ::mkdtemp(tmpl.data());
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& n) const { return (dir_ / n).string(); }
-  fs::path dir_;
+  IcaSessionTest() : TempDirTest("modescope-ica-session") {}
+  std::string file(const std::string& n) const { return path(n); }
 };
 
 // A small but complete decomposition (shapes as writeIcaFile checks them); values chosen away
