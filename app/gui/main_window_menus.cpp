@@ -9,6 +9,7 @@
 #include <QMenuBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QUndoStack>
 
 #include "app/gui/about_dialog.h"
@@ -16,7 +17,6 @@
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
-#include "app/gui/ica_results_pane.h"  // complete type for resultsShown
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/recent_files.h"
@@ -60,7 +60,9 @@ void MainWindow::buildMenus() {
   QAction* saveIca = file->addAction(tr("Save ICA res&ult..."), this,
                                      [this] { ica_->chooseAndSaveIcaFile(); });
   saveIca->setEnabled(false);
-  connect(ica_, &IcaWorkflow::resultsShown, saveIca, [saveIca] { saveIca->setEnabled(true); });
+  // Enabled while the component browser has a tab (the current tab's decomposition is saved).
+  connect(ica_->resultTabs(), &QTabWidget::currentChanged, saveIca,
+          [saveIca](int index) { saveIca->setEnabled(index >= 0); });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
