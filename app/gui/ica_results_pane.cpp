@@ -402,8 +402,16 @@ void IcaResultsPane::setMarked(int component, bool marked) {
   model_->setMarked(component, marked);
   grid_->setMarked(component, marked);
   if (component == current_) showCurrent();
+  markActivations();
   updateOverlay();
   emit marksChanged();
+}
+
+void IcaResultsPane::markActivations() {
+  // The activation browser draws marked components as it draws bad channels.
+  std::vector<std::string> names;
+  for (int k : markedComponents()) names.push_back("IC " + std::to_string(k + 1));
+  browser_->setBadChannels(names);
 }
 
 void IcaResultsPane::setMarkedComponents(const std::vector<int>& components) {
@@ -413,6 +421,7 @@ void IcaResultsPane::setMarkedComponents(const std::vector<int>& components) {
     grid_->setMarked(k, on);
   }
   showCurrent();
+  markActivations();
   updateOverlay();
   emit marksChanged();
 }

@@ -121,6 +121,7 @@ class IcaResultsPane : public QWidget {
  private:
   void showCurrent();
   void fillGrid();
+  void markActivations();
   void chooseAndExport(const QString& which, const QString& what);
   std::vector<ChannelInfo> mapChannels() const;
   std::vector<double> mapValues(int component) const;
