@@ -23,6 +23,7 @@ std::atomic<bool> gPoisonAllocations{false};
 std::atomic<std::int64_t> gMaxBatchSamples{0};
 std::atomic<std::int64_t> gMaxChunkSamples{0};
 std::atomic<std::int64_t> gMaxResidentSamples{0};
+std::atomic<int> gIcaSlabRows{0};
 
 // See cuda_preprocess.cuh: 2^26 samples is 256 MiB of float32.
 constexpr std::int64_t kDefaultBatchSamples = std::int64_t{1} << 26;
@@ -101,6 +102,7 @@ std::int64_t batchSampleBudget() {
 
 std::int64_t chunkSampleLimit() { return std::max<std::int64_t>(0, gMaxChunkSamples.load()); }
 std::int64_t residentSampleLimit() { return std::max<std::int64_t>(0, gMaxResidentSamples.load()); }
+int icaSlabRows() { return gIcaSlabRows.load(); }
 
 std::size_t usableDeviceBytes() {
   std::size_t freeBytes = 0, totalBytes = 0;
@@ -166,6 +168,7 @@ void setCudaTestHooks(const CudaTestHooks& hooks) {
   gMaxBatchSamples = hooks.maxBatchSamples;
   gMaxChunkSamples = hooks.maxChunkSamples;
   gMaxResidentSamples = hooks.maxResidentSamples;
+  gIcaSlabRows = hooks.icaSlabRows;
 }
 
 }  // namespace modescope

@@ -40,6 +40,7 @@ struct CudaTestHooks {
   std::int64_t maxBatchSamples = 0;
   std::int64_t maxChunkSamples = 0;
   std::int64_t maxResidentSamples = 0;
+  int icaSlabRows = 0;  // rows of W per CTA of the Infomax cluster (0 = the planner's choice)
 };
 void setCudaTestHooks(const CudaTestHooks& hooks);
 

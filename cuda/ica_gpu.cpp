@@ -203,7 +203,7 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
   return runInfomax(block, params, threads, ctx, [&](const InfomaxSetup& s) {
     InfomaxLayout layout;
     if (!planInfomaxLayout(s.components, s.resolved.blockSize, static_cast<std::size_t>(optin),
-                           layout))
+                           layout, icaSlabRows()))
       throw InvalidParameterError(
           "components", std::to_string(s.components),
           "at most 256 on the GPU (one cluster of 8 thread blocks holds the weights)",

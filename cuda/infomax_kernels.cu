@@ -2,6 +2,7 @@
 #include "cuda/infomax_kernels.cuh"
 
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 #include <mma.h>
 
 #include <algorithm>
@@ -98,12 +99,62 @@ __device__ double warpSum(double v) {
   return v;
 }
 
-// Gathers samples idx[0..cols) (zero columns beyond) into X (R x C, row-major, ld ldC).
+// Gathers samples idx[0..cols) (zero columns beyond) into X (R x C, row-major, ld ldC), eight
+// loads in flight per thread: the samples are scattered, so each load waits a full memory
+// latency and only overlapping them makes the gather cheap.
 __device__ void gatherColumns(float* X, int ldC, const float* data, int R, int C, const int* idx,
                               int cols) {
-  for (int e = threadIdx.x; e < R * C; e += blockDim.x) {
-    const int i = e % R, j = e / R;  // consecutive threads read one sample's contiguous values
-    X[i * ldC + j] = j < cols ? __ldg(data + static_cast<long long>(idx[j]) * R + i) : 0.f;
+  constexpr int kBatch = 8;
+  const int total = R * C, stride = blockDim.x;
+  for (int base = threadIdx.x; base < total; base += stride * kBatch) {
+    float v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * stride, i = e % R, j = e / R;
+      v[u] = e < total && j < cols ? __ldg(data + static_cast<long long>(idx[j]) * R + i) : 0.f;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * stride;
+      if (e < total) X[(e % R) * ldC + e / R] = v[u];
+    }
+  }
+}
+
+// The pass's chunk sequence: chunk g is columns c0 .. c0 + cols of block g / perBlock.
+struct ChunkPlan {
+  int block, C, perBlock;
+  long long total;
+  __device__ long long permBase(long long g) const {
+    return (g / perBlock) * block + (g % perBlock) * static_cast<long long>(C);
+  }
+  __device__ int cols(long long g) const {
+    return min(C, block - static_cast<int>(g % perBlock) * C);
+  }
+};
+
+// Asynchronous copies (cp.async): permutation entries of chunk g into idx (C ints) ...
+__device__ void fetchIndices(int* idx, const int* perm, const ChunkPlan& p, long long g) {
+  if (g >= p.total) return;
+  const long long base = p.permBase(g);
+  const int cols = p.cols(g);
+  for (int j = threadIdx.x; j < cols; j += blockDim.x)
+    __pipeline_memcpy_async(idx + j, perm + base + j, sizeof(int));
+}
+// ... and the data columns of chunk g (indices already in idx), zero-filled past its columns.
+__device__ void fetchColumns(float* X, int ldC, const float* data, int R, const int* idx,
+                             const ChunkPlan& p, long long g) {
+  if (g >= p.total) return;
+  const int cols = p.cols(g), C = p.C;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int j = warp; j < C; j += warps) {  // a warp per sample: its R values are contiguous
+    if (j < cols) {
+      const float* src = data + static_cast<long long>(idx[j]) * R;
+      for (int i = lane; i < R; i += 32)
+        __pipeline_memcpy_async(X + i * ldC + j, src + i, sizeof(float));
+    } else {
+      for (int i = lane; i < R; i += 32) X[i * ldC + j] = 0.f;
+    }
   }
 }
 
@@ -118,8 +169,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   float* W = smem + L.offW;
   float* Wlo = smem + L.offWlo;
   float* G = smem + L.offG;
-  float* XA = smem + L.offA;   // X chunk; later the remote W slab
-  float* UB = smem + L.offB;   // full U chunk; later GW
+  float* Xbuf[2] = {smem + L.offX0, smem + L.offX1};
+  float* UB = smem + L.offB;   // full U chunk; later GW; kurtosis data chunks
+  float* Wq = smem + L.offWq;  // a remote W slab
+  int* idx3 = reinterpret_cast<int*>(smem + L.offIdx3);
   float* Uo[2] = {smem + L.offU0, smem + L.offU1};
   float* Y = smem + L.offY;
   float* bias = smem + L.offVec;
@@ -133,11 +186,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned* maxBits = reinterpret_cast<unsigned*>(flags + 4);
 
   // Load this CTA's slab of the state.
-  for (int e = threadIdx.x; e < S * R; e += blockDim.x) {
-    const int i = e / R, j = e % R;
-    W[i * ldW + j] = a.state.w[static_cast<long long>(row0 + i) * R + j];
-    Wlo[i * ldW + j] = a.state.wlo[static_cast<long long>(row0 + i) * R + j];
-  }
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int i = warp; i < S; i += warps)
+    for (int j = lane; j < R; j += 32) {
+      W[i * ldW + j] = a.state.w[static_cast<long long>(row0 + i) * R + j];
+      Wlo[i * ldW + j] = a.state.wlo[static_cast<long long>(row0 + i) * R + j];
+    }
   for (int i = threadIdx.x; i < S; i += blockDim.x) {
     bias[i] = a.state.bias[row0 + i];
     signs[i] = a.state.signs[row0 + i];
@@ -151,21 +205,39 @@ __global__ void __launch_bounds__(kThreads, 1)
   bool blewUp = false;
   long long chunkNo = 0;  // parity of the double-buffered U slab
   const float lr = a.learningRate;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
   __syncthreads();
+
+  // Prologue of the copy pipeline: indices of chunks 0 and 1, data of chunk 0.
+  ChunkPlan plan;
+  plan.block = a.block;
+  plan.C = C;
+  plan.perBlock = (a.block + C - 1) / C;
+  plan.total = a.blocks * plan.perBlock;
+  fetchIndices(idx3, a.perm, plan, 0);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  fetchColumns(Xbuf[0], ldC, a.data, R, idx3, plan, 0);
+  fetchIndices(idx3 + C, a.perm, plan, 1);
+  __pipeline_commit();
+  long long g = 0;  // chunk of the pass
 
   for (long long b = 0; b < a.blocks; ++b) {
     for (int e = threadIdx.x; e < S * ldW; e += blockDim.x) G[e] = 0.f;
     for (int i = threadIdx.x; i < S; i += blockDim.x) biasSum[i] = 0.f;
-    for (int c0 = 0; c0 < a.block; c0 += C) {
+    for (int c0 = 0; c0 < a.block; c0 += C, ++g) {
       const int cols = min(C, a.block - c0);
       float* U = Uo[chunkNo & 1];
       ++chunkNo;
-      for (int j = threadIdx.x; j < cols; j += blockDim.x) idx[j] = a.perm[b * a.block + c0 + j];
+      // Chunk g's data and chunk g + 1's indices have landed; start chunk g + 1's data and
+      // chunk g + 2's indices, then compute chunk g while they travel.
+      __pipeline_wait_prior(0);
       __syncthreads();
-      gatherColumns(XA, ldC, a.data, R, C, idx, cols);
-      __syncthreads();
-      gemm<kMath, false>(U, ldC, W, ldW, XA, ldC, S, C, R, false);
+      float* X = Xbuf[g & 1];
+      fetchColumns(Xbuf[(g + 1) & 1], ldC, a.data, R, idx3 + ((g + 1) % 3) * C, plan, g + 1);
+      fetchIndices(idx3 + ((g + 2) % 3) * C, a.perm, plan, g + 2);
+      __pipeline_commit();
+      gemm<kMath, false>(U, ldC, W, ldW, X, ldC, S, C, R, false);
       __syncthreads();
       // Nonlinearity, one warp per row: U gets the bias, Y the coefficient rows of G.
       for (int i = warp; i < S; i += warps) {
@@ -194,10 +266,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float* Ufull = U;  // one CTA: its slab is all of U
       if (L.Q > 1) {
         cluster.sync();  // every CTA's U slab is complete
-        for (int e = threadIdx.x; e < R * C; e += blockDim.x) {
-          const int gi = e / C, j = e % C;
-          const float* src = cluster.map_shared_rank(U, gi / S);
-          UB[gi * ldC + j] = src[(gi % S) * ldC + j];
+        for (int p = 0; p < L.Q; ++p) {
+          const float* src = cluster.map_shared_rank(U, p);
+          for (int i = warp; i < S; i += warps)
+            for (int j = lane; j < C; j += 32) UB[(p * S + i) * ldC + j] = src[i * ldC + j];
         }
         Ufull = UB;
       }
@@ -213,12 +285,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float* Wp = W;
       if (p != q) {
         const float* remote = cluster.map_shared_rank(W, p);
-        for (int e = threadIdx.x; e < S * R; e += blockDim.x) {
-          const int i = e / R, j = e % R;
-          XA[i * ldW + j] = remote[i * ldW + j];
-        }
+        for (int i = warp; i < S; i += warps)
+          for (int j = lane; j < R; j += 32) Wq[i * ldW + j] = remote[i * ldW + j];
         __syncthreads();
-        Wp = XA;
+        Wp = Wq;
       }
       gemm<kMath, false>(UB, ldW, G + p * S, ldW, Wp, ldW, S, R, S, p > 0);
       __syncthreads();
@@ -228,18 +298,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
     unsigned localMax = 0u;
     bool localNan = false;
-    for (int e = threadIdx.x; e < S * R; e += blockDim.x) {
-      const int i = e / R, j = e % R;
-      const float w = W[i * ldW + j];
-      const float y = lr * UB[i * ldW + j] - Wlo[i * ldW + j];
-      const float t = w + y;
-      Wlo[i * ldW + j] = (t - w) - y;
-      W[i * ldW + j] = t;
-      if (isnan(t)) localNan = true;
-      localMax = max(localMax, __float_as_uint(fabsf(t)));
-    }
+    for (int i = warp; i < S; i += warps)
+      for (int j = lane; j < R; j += 32) {
+        const float w = W[i * ldW + j];
+        const float y = lr * UB[i * ldW + j] - Wlo[i * ldW + j];
+        const float t = w + y;
+        Wlo[i * ldW + j] = (t - w) - y;
+        W[i * ldW + j] = t;
+        if (isnan(t)) localNan = true;
+        localMax = max(localMax, __float_as_uint(fabsf(t)));
+      }
     if (localNan) localMax = 0xffffffffu;
-    atomicMax(maxBits, localMax);
+    for (int o = 16; o > 0; o >>= 1) localMax = max(localMax, __shfl_xor_sync(0xffffffffu, localMax, o));
+    if (lane == 0) atomicMax(maxBits, localMax);
     for (int i = threadIdx.x; i < S; i += blockDim.x)
       bias[i] += (a.extended ? -2.f : 1.f) * lr * biasSum[i];
     __syncthreads();
@@ -254,6 +325,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int p = 0; p < L.Q; ++p) anyBlow |= cluster.map_shared_rank(flags, p)[slot] != 0;
     if (anyBlow) {
       blewUp = true;
+      __pipeline_wait_prior(0);  // no copy may land after the kernel's shared memory is gone
       break;
     }
 
@@ -276,9 +348,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           idx[j] = static_cast<int>(t);
         }
         __syncthreads();
-        gatherColumns(XA, ldC, a.data, R, C, idx, cols);
+        gatherColumns(UB, ldC, a.data, R, C, idx, cols);
         __syncthreads();
-        gemm<kMath, false>(U, ldC, W, ldW, XA, ldC, S, C, R, false);
+        gemm<kMath, false>(U, ldC, W, ldW, UB, ldC, S, C, R, false);
         __syncthreads();
         for (int i = warp; i < S; i += warps) {
           double s1 = 0, s2 = 0, s3 = 0, s4 = 0;
@@ -334,12 +406,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 
+  __pipeline_wait_prior(0);
   // Store the slab and (CTA 0) the counters.
-  for (int e = threadIdx.x; e < S * R; e += blockDim.x) {
-    const int i = e / R, j = e % R;
-    a.state.w[static_cast<long long>(row0 + i) * R + j] = W[i * ldW + j];
-    a.state.wlo[static_cast<long long>(row0 + i) * R + j] = Wlo[i * ldW + j];
-  }
+  for (int i = warp; i < S; i += warps)
+    for (int j = lane; j < R; j += 32) {
+      a.state.w[static_cast<long long>(row0 + i) * R + j] = W[i * ldW + j];
+      a.state.wlo[static_cast<long long>(row0 + i) * R + j] = Wlo[i * ldW + j];
+    }
   for (int i = threadIdx.x; i < S; i += blockDim.x) {
     a.state.bias[row0 + i] = bias[i];
     a.state.signs[row0 + i] = signs[i];
@@ -385,18 +458,15 @@ void launchWith(const InfomaxPassArgs& args, const InfomaxLayout& layout, cudaSt
 
 }  // namespace
 
-bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out) {
+bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out,
+                       int slabRows) {
   InfomaxLayout L;
   L.r = r;
   L.R = roundUp(std::max(r, 1), 16);
-  if (L.R <= 64) {
-    L.S = L.R;
-    L.Q = 1;
-  } else {
-    L.S = 32;
-    L.Q = L.R / 32 + (L.R % 32 ? 1 : 0);
-    L.R = L.S * L.Q;  // every CTA owns a full slab
-  }
+  if (slabRows <= 0) slabRows = L.R <= 64 ? L.R : 32;
+  L.S = std::min(roundUp(slabRows, 16), L.R);
+  L.Q = (L.R + L.S - 1) / L.S;
+  L.R = L.S * L.Q;  // every CTA owns a full slab
   if (L.Q > kMaxCluster) return false;
   L.ldW = L.R + 4;
   for (int C = roundUp(std::max(blockSize, 16), 16); C >= 16; C -= 16) {
@@ -412,8 +482,11 @@ bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, Infomax
     L.offW = take(slab);
     L.offWlo = take(slab);
     L.offG = take(slab);
-    L.offA = take(std::max(L.R * L.ldC, slab));
+    L.offX0 = take(L.R * L.ldC);
+    L.offX1 = take(L.R * L.ldC);
     L.offB = take(std::max(L.R * L.ldC, slab));
+    L.offWq = take(L.Q > 1 ? slab : 0);
+    L.offIdx3 = take(3 * C);
     L.offU0 = take(L.S * L.ldC);
     L.offU1 = take(L.S * L.ldC);
     L.offY = take(L.S * L.ldC);

@@ -35,17 +35,24 @@ struct InfomaxLayout {
   int Q = 0;   // CTAs in the cluster
   int C = 0;   // samples per column chunk (multiple of 16)
   int ldW = 0, ldC = 0;  // leading dimensions (padded against bank conflicts)
-  int offW = 0, offWlo = 0, offG = 0, offA = 0, offB = 0, offU0 = 0, offU1 = 0, offY = 0;
+  int offW = 0, offWlo = 0, offG = 0, offU0 = 0, offU1 = 0, offY = 0;
+  int offX0 = 0, offX1 = 0;  // double-buffered data chunks (R x ldC): the next one loads
+                             // asynchronously while the current one is computed
+  int offB = 0;    // R x ldC or S x ldW: the gathered U (clusters), then GW; kurtosis chunks
+  int offWq = 0;   // S x ldW: a remote W slab (clusters only)
+  int offIdx3 = 0;  // 3 x C ints: permutation entries, fetched two chunks ahead
   int offVec = 0;  // 4 float vectors of S: bias, bias sums, signs, old signs; old kurtosis
   int offMom = 0;  // double moments: 4 x S
-  int offIdx = 0;  // C ints
+  int offIdx = 0;  // C ints: the kurtosis draws
   int offFlags = 0;  // 8 ints
   std::size_t bytes = 0;
 };
 
 // Picks S, Q and the largest C (<= block rounded up to 16) that fits `maxSharedBytes`.
-// Returns false when r > 256 or not even C = 16 fits.
-bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out);
+// slabRows = S (rounded up to 16); <= 0: one CTA up to R = 64, 32-row slabs above.
+// Returns false when more than 8 CTAs would be needed or not even C = 16 fits.
+bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out,
+                       int slabRows = 0);
 
 // Device-resident state that lives across passes (row-major, leading dimension R).
 struct InfomaxDeviceState {
@@ -79,6 +86,9 @@ struct InfomaxPassArgs {
   InfomaxMath math = InfomaxMath::Tf32x3;
   InfomaxDeviceState state;
 };
+
+// The test hook's slab rows (cuda_backend.h CudaTestHooks::icaSlabRows; 0 = unset).
+int icaSlabRows();
 
 // Launches the pass kernel (one cluster) on `stream`. Throws DeviceError on a launch failure.
 void launchInfomaxPass(const InfomaxPassArgs& args, const InfomaxLayout& layout,

@@ -46,6 +46,7 @@ struct Options {
   long long caseN = 0;
   int maxSteps = 512;   // --max-steps: a shorter fixed run (profiling)
   int extBlocks = 1;    // --ext-blocks: runica's extblocks (<= 0: fixed signs)
+  int slabRows = 0;     // --slab-rows: rows of W per CTA of the GPU cluster (0 = planner)
 };
 
 struct Case {
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
     else if (a == "--math") o.math = parseIcaGpuMath(next());
     else if (a == "--max-steps") o.maxSteps = std::atoi(next().c_str());
     else if (a == "--ext-blocks") o.extBlocks = std::atoi(next().c_str());
+    else if (a == "--slab-rows") o.slabRows = std::atoi(next().c_str());
     else if (a == "--case") {
       const std::string v = next();
       o.caseC = std::atoi(v.c_str());
@@ -150,6 +152,7 @@ int main(int argc, char** argv) {
 #ifdef MODESCOPE_HAVE_CUDA
   std::string reason;
   gpu = makeCudaBackend(reason);
+  setCudaTestHooks({.icaSlabRows = o.slabRows});
   if (!gpu) std::printf("no GPU: %s\n", reason.c_str());
 #endif
   auto cpu = makeCpuBackend(0);
