@@ -14,8 +14,7 @@
 //   max|W| over the cluster decides a blow-up; every extBlocks blocks a kurtosis estimate.
 //
 // Padded rows and columns (r < R, partial chunks) are kept at zero so they never contribute.
-// R <= 64 runs in one CTA; larger R in 32-row slabs, at most 8 CTAs (the portable cluster size),
-// so r <= 256 on the GPU.
+// Slabs of at least 16 rows, at most 8 CTAs (the portable cluster size), so r <= 256 on the GPU.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -49,7 +48,7 @@ struct InfomaxLayout {
 };
 
 // Picks S, Q and the largest C (<= block rounded up to 16) that fits `maxSharedBytes`.
-// slabRows = S (rounded up to 16); <= 0: one CTA up to R = 64, 32-row slabs above.
+// slabRows = S (rounded up to 16); <= 0: R / 8 rounded up to 16, at least 16.
 // Returns false when more than 8 CTAs would be needed or not even C = 16 fits.
 bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, InfomaxLayout& out,
                        int slabRows = 0);

@@ -17,12 +17,12 @@
 #include <exception>
 
 #include "app/gui/channel_checklist.h"
+#include "app/gui/range_backend_box.h"
 #include "engine/core/error.h"
 
 namespace modescope {
 namespace {
 
-constexpr int kCurrentBackend = -1;
 const char kPreferredPreset[] = "iceemdan-colominas";
 
 bool sameStop(const StopRule& a, const StopRule& b) {
@@ -281,39 +281,13 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   connect(channels_, &ChannelChecklist::changed, this, &DecomposeDialog::onFieldChanged);
 
   // Time range and backend.
-  const double duration = rec.duration();
-  start_ = doubleSpin(this, QStringLiteral("start"), 0.0, std::max(0.0, duration), 3, 1.0, tr(" s"),
-                      tr("Start of the decomposed range, seconds from the recording "
-                         "start."));
-  duration_ = doubleSpin(this, QStringLiteral("duration"), 0.001, std::max(0.001, duration), 3, 1.0,
-                         tr(" s"),
-                         tr("Length of the decomposed range. EMD-family cost grows with the "
-                            "samples times the ensemble size; a few tens of seconds of EEG are "
-                            "quick on the GPU."));
-  toEnd_ = new QCheckBox(tr("to the end"), this);
-  toEnd_->setObjectName(QStringLiteral("toEnd"));
-  start_->setValue(std::clamp(startSeconds, 0.0, std::max(0.0, duration)));
-  duration_->setValue(durationSeconds > 0 ? durationSeconds : duration);
-  toEnd_->setChecked(durationSeconds < 0);
-  duration_->setEnabled(durationSeconds >= 0);
-  connect(toEnd_, &QCheckBox::toggled, this, &DecomposeDialog::onFieldChanged);
-  connect(start_, &QDoubleSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  connect(duration_, &QDoubleSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  backend_ = combo(this, QStringLiteral("backend"),
-                   tr("Where the job runs. Auto: the GPU when one is usable, else the CPU "
-                      "(double precision, all cores)."));
-  backend_->addItem(tr("As in the Compute menu"), kCurrentBackend);
-  backend_->addItem(tr("Auto (GPU if available)"), static_cast<int>(BackendChoice::Auto));
-  backend_->addItem(tr("CPU"), static_cast<int>(BackendChoice::Cpu));
-  backend_->addItem(tr("CUDA"), static_cast<int>(BackendChoice::Cuda));
-  auto* rangeBox = new QGroupBox(tr("Time range and backend"), this);
-  auto* rangeForm = new QFormLayout(rangeBox);
-  rangeForm->addRow(tr("Start:"), start_);
-  auto* durRow = new QHBoxLayout;
-  durRow->addWidget(duration_, 1);
-  durRow->addWidget(toEnd_);
-  rangeForm->addRow(tr("Duration:"), durRow);
-  rangeForm->addRow(tr("Backend:"), backend_);
+  range_ = new RangeBackendBox(
+      rec.duration(), startSeconds, durationSeconds,
+      tr("Start of the decomposed range, seconds from the recording start."),
+      tr("Length of the decomposed range. EMD-family cost grows with the samples times the "
+         "ensemble size; a few tens of seconds of EEG are quick on the GPU."),
+      this);
+  connect(range_, &RangeBackendBox::changed, this, &DecomposeDialog::onFieldChanged);
 
   // Hilbert spectrum.
   fMin_ = doubleSpin(this, QStringLiteral("fMin"), 0.0, 1e6, 2, 0.5, tr(" Hz"),
@@ -405,7 +379,7 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   middle->addStretch(1);
   auto* right = new QVBoxLayout;
   right->addWidget(channels_, 1);
-  right->addWidget(rangeBox);
+  right->addWidget(range_);
   auto* columns = new QHBoxLayout;
   columns->addLayout(left);
   columns->addLayout(middle);
@@ -515,7 +489,6 @@ void DecomposeDialog::updateEnabled() {
   stop_->updateEnabled(true);
   // Only CEEMDAN and ICEEMDAN decompose the noise itself.
   noiseStop_->updateEnabled(m == EmdMethod::Ceemdan || m == EmdMethod::Iceemdan);
-  duration_->setEnabled(!toEnd_->isChecked());
 }
 
 double DecomposeDialog::selectionSampleRate() const {
@@ -592,10 +565,9 @@ DecomposeRequest DecomposeDialog::request() const {
   r.params = params();
   r.hht = hhtParams();
   r.channels = channels_->checkedChannels();
-  r.startSeconds = start_->value();
-  r.durationSeconds = toEnd_->isChecked() ? -1.0 : duration_->value();
-  const int b = backend_->currentData().toInt();
-  if (b != kCurrentBackend) r.backend = static_cast<BackendChoice>(b);
+  r.startSeconds = range_->startSeconds();
+  r.durationSeconds = range_->durationSeconds();
+  r.backend = range_->backend();
   r.presetName = currentPresetName().toStdString();
   return r;
 }

@@ -30,6 +30,7 @@ class QSpinBox;
 namespace modescope {
 
 class ChannelChecklist;
+class RangeBackendBox;
 
 // Throws an Error (usually InvalidParameterError) whose what() is shown to the user.
 using EmdParamsValidator = std::function<void(const EmdParams&)>;
@@ -84,10 +85,7 @@ class DecomposeDialog : public QDialog {
   StopRuleFields* stop_ = nullptr;
   StopRuleFields* noiseStop_ = nullptr;
   ChannelChecklist* channels_ = nullptr;
-  QDoubleSpinBox* start_ = nullptr;
-  QDoubleSpinBox* duration_ = nullptr;
-  QCheckBox* toEnd_ = nullptr;
-  QComboBox* backend_ = nullptr;
+  RangeBackendBox* range_ = nullptr;  // time range and backend (app/gui/range_backend_box.h)
   QDoubleSpinBox* fMin_ = nullptr;
   QDoubleSpinBox* fMax_ = nullptr;
   QSpinBox* bins_ = nullptr;

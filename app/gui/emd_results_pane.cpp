@@ -2,7 +2,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -16,7 +15,7 @@
 
 #include "app/gui/cuda_spectrum_pixel_writer.h"
 #include "app/gui/error_presenter.h"
-#include "app/gui/file_filters.h"
+#include "app/gui/result_dock.h"
 #include "widgets/hilbert_spectrum_view.h"
 #include "widgets/imf_stack_view.h"
 #include "widgets/marginal_spectrum_view.h"
@@ -360,12 +359,8 @@ void EmdResultsPane::setTimeWindow(double startSeconds, double seconds) {
 }
 
 void EmdResultsPane::exportFigure(QWidget* view, const QString& what) {
-  QString filter;
-  QString path =
-      QFileDialog::getSaveFileName(this, tr("Export %1").arg(what), QString(),
-                                   pageExportFilters().join(QStringLiteral(";;")), &filter);
+  const QString path = askFigurePath(this, what);
   if (path.isEmpty()) return;
-  path = withSuffixFromFilter(path, filter);
   QString error;
   bool ok = false;
   if (view == stack_) ok = stack_->exportImage(path, &error);

@@ -12,6 +12,7 @@
 #include "app/gui/engine_bridge.h"
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
+#include "app/gui/result_dock.h"
 #include "engine/core/error.h"
 #include "widgets/browser_pane.h"
 #include "widgets/signal_browser.h"
@@ -19,36 +20,13 @@
 namespace modescope {
 
 EmdWorkflow::EmdWorkflow(MainWindow* window) : QObject(window), window_(window) {
-  dock_ = new QDockWidget(tr("Decomposition"), window);
-  dock_->setObjectName(QStringLiteral("decompositionDock"));
-  tabs_ = new QTabWidget(dock_);
-  tabs_->setObjectName(QStringLiteral("decompositionTabs"));
-  tabs_->setDocumentMode(true);
-  tabs_->setTabsClosable(true);
-  connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {
-    QWidget* w = tabs_->widget(index);
-    tabs_->removeTab(index);
-    delete w;
-    if (tabs_->count() == 0) dock_->hide();
-  });
-  dock_->setWidget(tabs_);
-  // Above the job list, which stays a thin strip at the bottom.
-  window->addDockWidget(Qt::BottomDockWidgetArea, dock_, Qt::Vertical);
-  if (auto* jobs = window->findChild<QDockWidget*>(QStringLiteral("jobDock")))
-    window->splitDockWidget(dock_, jobs, Qt::Vertical);
-  dock_->hide();
+  results_ = new ResultDock(window, tr("Decomposition"), QStringLiteral("decomposition"));
+  dock_ = results_->dock();
+  tabs_ = results_->tabs();
   // Results belong to the recording they were computed from: a new recording or session starts
   // with an empty dock (a derived tab keeps its own data).
-  auto closeAll = [this] {
-    while (tabs_->count() > 0) {
-      QWidget* w = tabs_->widget(0);
-      tabs_->removeTab(0);
-      delete w;
-    }
-    dock_->hide();
-  };
-  connect(window, &MainWindow::recordingOpened, this, closeAll);
-  connect(window, &MainWindow::sessionLoaded, this, closeAll);
+  connect(window, &MainWindow::recordingOpened, results_, &ResultDock::closeAll);
+  connect(window, &MainWindow::sessionLoaded, results_, &ResultDock::closeAll);
 }
 
 EmdResultsPane* EmdWorkflow::currentResults() const {
@@ -96,17 +74,11 @@ EmdResultsPane* EmdWorkflow::showResults(std::shared_ptr<const Recording> record
                                          BrowserPane* source) {
   if (!recording || !outcome.modes) return nullptr;
   auto* pane = new EmdResultsPane(std::move(recording), outcome.modes, outcome.hht, title);
-  const int index = tabs_->addTab(pane, title);
-  tabs_->setTabToolTip(index, QString::fromStdString(outcome.modes->provenance.selection));
-  tabs_->setCurrentIndex(index);
   connect(pane, &EmdResultsPane::applyRequested, this, [this, pane] { applyCleaned(pane); });
   linkToBrowser(pane, source);
-  if (!dock_->isVisible()) {
-    dock_->show();
-    // Results need room: half the window's height to start with.
-    window_->resizeDocks({dock_}, {window_->height() / 2}, Qt::Vertical);
-  }
-  dock_->raise();
+  // Results need room: half the window's height to start with.
+  results_->addResult(pane, title, QString::fromStdString(outcome.modes->provenance.selection),
+                      0.5);
   emit resultsShown(pane);
   return pane;
 }
@@ -114,16 +86,10 @@ EmdResultsPane* EmdWorkflow::showResults(std::shared_ptr<const Recording> record
 void EmdWorkflow::linkToBrowser(EmdResultsPane* pane, BrowserPane* source) {
   if (!source) return;
   SignalBrowser* browser = source->browser();
-  QPointer<SignalBrowser> guard(browser);
-  connect(browser, &SignalBrowser::viewChanged, pane, [pane, guard] {
-    if (guard) pane->setTimeWindow(guard->pageStart(), guard->pageLength());
-  });
-  connect(pane, &EmdResultsPane::timeWindowChanged, browser, [guard](double start, double seconds) {
-    if (!guard) return;
-    // Length first: setPageStart clamps against the new length.
-    guard->setPageLength(std::max(seconds, SignalBrowser::kMinPageLength));
-    guard->setPageStart(start);
-  });
+  followBrowserPage(browser, pane,
+                    [pane](double start, double seconds) { pane->setTimeWindow(start, seconds); });
+  connect(pane, &EmdResultsPane::timeWindowChanged, browser,
+          [browser](double start, double seconds) { showBrowserPage(browser, start, seconds); });
 }
 
 JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {

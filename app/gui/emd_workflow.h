@@ -25,6 +25,7 @@ namespace modescope {
 class BrowserPane;
 class EmdResultsPane;
 class MainWindow;
+class ResultDock;
 
 class EmdWorkflow : public QObject {
   Q_OBJECT
@@ -57,6 +58,7 @@ class EmdWorkflow : public QObject {
   void linkToBrowser(EmdResultsPane* pane, BrowserPane* source);
 
   MainWindow* window_;
+  ResultDock* results_ = nullptr;  // app/gui/result_dock.h: the dock and its tabs
   QDockWidget* dock_ = nullptr;
   QTabWidget* tabs_ = nullptr;
 };

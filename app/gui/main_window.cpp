@@ -21,6 +21,7 @@
 #include "app/gui/cursor_time.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/ica_workflow.h"
 #include "widgets/annotation_model.h"
 #include "widgets/browser_pane.h"
 #include "widgets/browser_toolbar.h"
@@ -149,6 +150,7 @@ void MainWindow::buildDocks() {
   resizeDocks({channelDock}, {430}, Qt::Horizontal);
   resizeDocks({jobDock}, {150}, Qt::Vertical);
   emd_ = new EmdWorkflow(this);  // its dock, hidden until a result arrives
+  ica_ = new IcaWorkflow(this);  // the same for the component browser
 }
 
 void MainWindow::buildStatusBar() {

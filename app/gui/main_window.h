@@ -33,6 +33,7 @@ class BrowserToolbar;
 class ChannelTableModel;
 class EmdWorkflow;
 class EngineBridge;
+class IcaWorkflow;
 class InfoBar;
 class JobListWidget;
 class RecordingInfoWidget;
@@ -87,6 +88,7 @@ class MainWindow : public QMainWindow {
   RecordingInfoWidget* recordingInfo() const { return info_; }
   InfoBar* infoBar() const { return infoBar_; }
   EmdWorkflow* emdWorkflow() const { return emd_; }  // Analysis > Decompose, its dock
+  IcaWorkflow* icaWorkflow() const { return ica_; }  // Analysis > Independent components
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
@@ -112,6 +114,7 @@ class MainWindow : public QMainWindow {
   // The EMD workflow (app/gui/emd_workflow.h) submits jobs and adds documents like the
   // actions above.
   friend class EmdWorkflow;
+  friend class IcaWorkflow;  // the same for ICA (app/gui/ica_workflow.h)
 
  private:
   // main_window.cpp: layout, documents, docks.
@@ -172,6 +175,7 @@ class MainWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   QActionGroup* backendGroup_ = nullptr;
   EmdWorkflow* emd_ = nullptr;
+  IcaWorkflow* ica_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
   std::vector<Document> documents_;                            // parallel to the tabs

@@ -8,6 +8,7 @@
 #include "app/core/gpu_backend.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
+#include "app/gui/ica_workflow.h"
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
 #include "app/gui/recent_files.h"
@@ -291,6 +292,7 @@ Session MainWindow::collectSession() const {
   }
   for (const auto& [id, record] : sessionJobs_) s.jobs.push_back(record);
   s.marks = marks_;
+  s.icaResults = ica_->sessionEntries();
   s.provenance.method = "session";
   completeProvenance(s.provenance);
   return s;
@@ -379,6 +381,7 @@ void MainWindow::onSessionLoaded(const QString& path, const LoadedSession& loade
     tabs_->setCurrentIndex(0);
     documents_.front().pane->browser()->setViewState(loaded.session.view);
   }
+  ica_->restoreSession(loaded.session.icaResults);  // summarised again on the engine thread
   statusBar()->showMessage(tr("Session %1 opened").arg(path), 5000);
   emit sessionLoaded(path);
 }

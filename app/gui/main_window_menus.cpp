@@ -9,12 +9,15 @@
 #include <QMenuBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QUndoStack>
 
 #include "app/gui/about_dialog.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
+#include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/recent_files.h"
 #include "app/gui/synthetic_dialog.h"
@@ -52,7 +55,24 @@ void MainWindow::buildMenus() {
   documentActions_ << file->addAction(tr("Export &recording (HDF5, EDF+, BDF+)..."), this,
                                       &MainWindow::chooseAndExportRecording);
   file->addSeparator();
+  documentActions_ << file->addAction(tr("Open &ICA result..."), this,
+                                      [this] { ica_->chooseAndOpenIcaFile(); });
+  QAction* saveIca = file->addAction(tr("Save ICA res&ult..."), this,
+                                     [this] { ica_->chooseAndSaveIcaFile(); });
+  saveIca->setEnabled(false);
+  // Enabled while the component browser has a tab (the current tab's decomposition is saved).
+  connect(ica_->resultTabs(), &QTabWidget::currentChanged, saveIca,
+          [saveIca](int index) { saveIca->setEnabled(index >= 0); });
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = ica_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = ica_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(toolbar_->toggleViewAction());
@@ -65,6 +85,8 @@ void MainWindow::buildMenus() {
   QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
   documentActions_ << analysis->addAction(tr("&Decompose (EMD family)..."), this,
                                           [this] { emd_->askDecompose(); });
+  documentActions_ << analysis->addAction(tr("&Independent components (Infomax ICA)..."), this,
+                                          [this] { ica_->askIca(); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);

@@ -358,10 +358,12 @@ std::vector<IcaFileChannel> icaFileChannels(const Recording& rec,
   return out;
 }
 
-void writeIcaFile(const std::string& path, const IcaFile& f, JobContext& ctx) {
-  checkFile(f);
+namespace {
+
+// The whole layout below `root` (a file's root group, or a group of a session file).
+void writeIcaContents(H5::Group& root, const IcaFile& f, JobContext& ctx) {
   const IcaResult& r = f.result;
-  writeHdf5FileAtomically(path, "the ICA decomposition", [&](H5::Group& root) {
+  {
     h5::setAttribute(root, kSchemaAttribute, kIcaSchema);
     h5::setAttribute(root, "modescope_version", softwareVersion());
     h5::setAttribute(root, "input_file", f.inputFile);
@@ -442,8 +444,34 @@ void writeIcaFile(const std::string& path, const IcaFile& f, JobContext& ctx) {
     }
     h5::writeProvenance(root, f.provenance);
     ctx.checkpoint();
-  });
+  }
+}
+
+}  // namespace
+
+void writeIcaFile(const std::string& path, const IcaFile& f, JobContext& ctx) {
+  checkFile(f);
+  writeHdf5FileAtomically(path, "the ICA decomposition",
+                          [&](H5::Group& root) { writeIcaContents(root, f, ctx); });
   ctx.progress(1.0, "written");
+}
+
+void writeIcaToGroup(const IcaFile& f, H5::Group& group, JobContext& ctx) {
+  checkFile(f);
+  h5::Lock lock(h5::hdf5Mutex());
+  writeIcaContents(group, f, ctx);
+}
+
+IcaFile readIcaFromGroup(const H5::Group& group, const std::string& path) {
+  h5::Lock lock(h5::hdf5Mutex());
+  h5::initialiseHdf5();
+  const h5::Reader r(path);
+  try {
+    return parseIcaFile(r, group);
+  } catch (const H5::Exception& e) {
+    r.fail(group.getObjName(), "an HDF5 error (" + e.getDetailMsg() + ")",
+           "a readable ModeScope ICA result (docs/hdf5-schema.md)", kRewriteRemedy);
+  }
 }
 
 bool isIcaFile(const std::string& path) { return rootSchemaHasPrefix(path, kIcaSchemaPrefix); }

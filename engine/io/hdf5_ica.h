@@ -19,6 +19,10 @@
 #include "engine/core/recording.h"
 #include "engine/ica/ica_result.h"
 
+namespace H5 {
+class Group;
+}
+
 namespace modescope {
 
 // A channel the decomposition was computed on, as a reader needs it without the recording.
@@ -50,6 +54,12 @@ std::vector<IcaFileChannel> icaFileChannels(const Recording& rec,
 // InvalidParameterError when the shapes disagree (channel table vs. mixing rows, sphere r x C,
 // weights r x r, ...), OutputError when the file cannot be written, Cancelled.
 void writeIcaFile(const std::string& path, const IcaFile& file, JobContext& ctx);
+
+// The same layout inside `group` of another file (a session keeps its decompositions this way).
+// The caller's file handles errors (H5::Exception); shapes are checked as writeIcaFile does.
+void writeIcaToGroup(const IcaFile& file, H5::Group& group, JobContext& ctx);
+// Reads a group written by writeIcaToGroup; `path` names the file in errors (InvalidInputError).
+IcaFile readIcaFromGroup(const H5::Group& group, const std::string& path);
 
 // True if `path` is an HDF5 file whose root says modescope_schema = "modescope-ica/<n>".
 bool isIcaFile(const std::string& path);

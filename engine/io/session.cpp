@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/job_context.h"
+#include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_recording.h"
 #include "engine/io/hdf5_schema.h"
@@ -42,6 +43,56 @@ std::vector<Annotation> readAnnotationTable(const h5::Reader& r, const H5::Group
   const auto duration = r.doubles(g, "duration", n);
   const auto text = r.strings(g, "text", n);
   for (std::size_t i = 0; i < onset.size(); ++i) out.push_back({onset[i], duration[i], text[i]});
+  return out;
+}
+
+// /ica_results/<i>: the decomposition (the ICA file's layout) with the title, the rejected
+// components (0-based) and the ICA file's path as attributes and a dataset.
+void writeIcaResults(H5::Group& root, const std::vector<IcaSessionEntry>& entries) {
+  H5::Group all = root.createGroup("ica_results");
+  h5::setAttribute(all, "count", static_cast<int64_t>(entries.size()));
+  JobContext quiet;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const IcaSessionEntry& e = entries[i];
+    if (!e.file) {
+      throw InvalidParameterError("session ICA result " + std::to_string(i + 1), "no decomposition",
+                                  "a decomposition to save");
+    }
+    H5::Group g = all.createGroup(std::to_string(i));
+    writeIcaToGroup(*e.file, g, quiet);
+    h5::setAttribute(g, "title", e.title);
+    h5::setAttribute(g, "ica_path", e.icaPath);
+    h5::writeInt32s(g, "rejected_components", std::vector<int32_t>(e.rejected.begin(),
+                                                                      e.rejected.end()));
+  }
+}
+
+std::vector<IcaSessionEntry> readIcaResults(const h5::Reader& r, const H5::Group& root) {
+  std::vector<IcaSessionEntry> out;
+  if (!r.hasChild(root, "ica_results")) return out;
+  H5::Group all = r.group(root, "ica_results");
+  const int64_t count = r.intAttribute(all, "count");
+  if (count < 0 || count > 10000) {
+    r.fail("/ica_results/@count", std::to_string(count), "a count from 0 to 10000",
+           "The session file is damaged; save the session again");
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    H5::Group g = r.group(all, std::to_string(i));
+    IcaSessionEntry e;
+    auto file = std::make_shared<IcaFile>(readIcaFromGroup(g, r.file()));
+    e.title = r.stringAttribute(g, "title", "");
+    e.icaPath = r.stringAttribute(g, "ica_path", "");
+    for (int64_t k : r.int64s(g, "rejected_components")) {
+      if (k < 0 || k >= file->result.components) {
+        r.fail(h5::childPath(g, "rejected_components"), std::to_string(k),
+               "component indices 0.." + std::to_string(file->result.components - 1),
+               "The session file is damaged; save the session again");
+      }
+      e.rejected.push_back(static_cast<int>(k));
+    }
+    e.file = std::move(file);
+    out.push_back(std::move(e));
+  }
   return out;
 }
 
@@ -80,6 +131,7 @@ void writeSession(const Session& s, H5::Group& root) {
       writeRecordingGroup(*j.resultRecording, result, j.provenance, quiet);
     }
   }
+  writeIcaResults(root, s.icaResults);
   h5::writeProvenance(root, s.provenance);
 }
 
@@ -150,6 +202,7 @@ Session readSession(const h5::Reader& r, const H5::Group& root) {
     }
     s.jobs.push_back(std::move(j));
   }
+  s.icaResults = readIcaResults(r, root);
   s.provenance = h5::readProvenance(r, root);
   return s;
 }

@@ -36,12 +36,25 @@ struct Marks {
   std::vector<Annotation> userAnnotations;   // added in the GUI, kept apart from the file's
 };
 
+struct IcaFile;  // engine/io/hdf5_ica.h
+
+// An ICA decomposition shown in the component browser, with the user's marks (DESIGN.md: marks
+// belong to the session, not to the result).
+struct IcaSessionEntry {
+  std::string title;                     // the component browser's tab
+  std::shared_ptr<const IcaFile> file;   // the decomposition (never null in a saved session)
+  std::vector<int> rejected;             // components marked as artifacts, 0-based, ascending
+  std::string icaPath;                   // the ICA file it was opened from or saved to, or ""
+};
+
 struct Session {
   std::string recordingPath;  // absolute path of the opened recording ("<demo>" for the demo)
   ViewState view;
   std::vector<JobRecord> jobs;
   Marks marks;
   Provenance provenance;  // who wrote the session and when
+  // Added in ModeScope 0.4 (group /ica_results; older sessions have none and read as empty).
+  std::vector<IcaSessionEntry> icaResults;
 };
 
 // Atomic (temporary name, then rename). Throws OutputError.

@@ -185,6 +185,7 @@ int main(int argc, char** argv) {
       const double cpuFixed = r1.seconds - cpuPerStep;
       if (!o.python.empty()) mnePerStep = mneSecondsPerStep(o, b, o.cpuSteps);
       for (const IcaParams* p : {&conv, &fixed}) {
+        if (p == &conv && o.maxSteps < 512) continue;  // a short profiling run
         Run g;
         if (gpu) g = timeRun(*gpu, b, *p);
         const int steps = gpu ? g.steps : p->maxSteps;

@@ -34,6 +34,7 @@
 #include "app/gui/emd_workflow.h"
 #include "app/gui/main_window.h"
 #include "engine/core/error.h"
+#include "tests/gui/menu_dialog_support.h"
 #include "widgets/colour_map.h"
 #include "widgets/hilbert_spectrum_view.h"
 #include "widgets/imf_stack_view.h"
@@ -238,50 +239,31 @@ struct MenuDecompose {
 // is modal, so it is filled from a timer inside its event loop.
 QString decomposeFromMenu(MainWindow& window, const MenuDecompose& m) {
   const auto rec = window.currentDocument()->recording;
-  QAction* action = nullptr;
-  for (QAction* a : window.findChildren<QAction*>())
-    if (a->text() == QStringLiteral("&Decompose (EMD family)...")) action = a;
-  if (!action || !action->isEnabled()) return QStringLiteral("no enabled Decompose action");
-  QString problem = QStringLiteral("the dialog did not open");
-  QTimer poll;
-  poll.setInterval(20);
-  QObject::connect(&poll, &QTimer::timeout, &window, [&] {
-    auto* d = qobject_cast<DecomposeDialog*>(QApplication::activeModalWidget());
-    if (!d) return;
-    poll.stop();
-    auto* channels = d->findChild<QListWidget*>(QStringLiteral("channels"));
-    for (int i = 0; i < channels->count(); ++i) {
-      const bool tick = m.channels.isEmpty() ||
-                        m.channels.contains(QString::fromStdString(rec->channels[i].name));
-      channels->item(i)->setCheckState(tick ? Qt::Checked : Qt::Unchecked);
-    }
-    d->findChild<QDoubleSpinBox*>(QStringLiteral("start"))->setValue(m.startSeconds);
-    d->findChild<QCheckBox*>(QStringLiteral("toEnd"))->setChecked(m.durationSeconds < 0);
-    if (m.durationSeconds >= 0)
-      d->findChild<QDoubleSpinBox*>(QStringLiteral("duration"))->setValue(m.durationSeconds);
-    auto pick = [d](const char* name, int value) {
-      auto* c = d->findChild<QComboBox*>(QLatin1String(name));
-      c->setCurrentIndex(c->findData(value));
-    };
-    pick("method", static_cast<int>(m.method));
-    d->findChild<QSpinBox*>(QStringLiteral("ensembleSize"))->setValue(m.ensembleSize);
-    if (m.fixedSifts > 0) {
-      pick("stopKind", static_cast<int>(StopRuleKind::FixedSifts));
-      d->findChild<QSpinBox*>(QStringLiteral("stopFixedSifts"))->setValue(m.fixedSifts);
-      pick("noiseStopKind", static_cast<int>(StopRuleKind::FixedSifts));
-      d->findChild<QSpinBox*>(QStringLiteral("noiseStopFixedSifts"))->setValue(m.fixedSifts);
-    }
-    pick("backend", static_cast<int>(BackendChoice::Cpu));
-    problem = d->validationMessage();
-    if (problem.isEmpty()) {
-      d->accept();
-    } else {
-      d->reject();
-    }
-  });
-  poll.start();
-  action->trigger();
-  return problem;
+  return gui_test::runMenuDialog<DecomposeDialog>(
+      window, QStringLiteral("&Decompose (EMD family)..."), [&](DecomposeDialog& dialog) {
+        DecomposeDialog* d = &dialog;
+        auto* channels = d->findChild<QListWidget*>(QStringLiteral("channels"));
+        for (int i = 0; i < channels->count(); ++i) {
+          const bool tick = m.channels.isEmpty() ||
+                            m.channels.contains(QString::fromStdString(rec->channels[i].name));
+          channels->item(i)->setCheckState(tick ? Qt::Checked : Qt::Unchecked);
+        }
+        gui_test::fillRangeAndBackend(dialog, m.startSeconds, m.durationSeconds,
+                                      BackendChoice::Cpu);
+        auto pick = [d](const char* name, int value) {
+          auto* c = d->findChild<QComboBox*>(QLatin1String(name));
+          c->setCurrentIndex(c->findData(value));
+        };
+        pick("method", static_cast<int>(m.method));
+        d->findChild<QSpinBox*>(QStringLiteral("ensembleSize"))->setValue(m.ensembleSize);
+        if (m.fixedSifts > 0) {
+          pick("stopKind", static_cast<int>(StopRuleKind::FixedSifts));
+          d->findChild<QSpinBox*>(QStringLiteral("stopFixedSifts"))->setValue(m.fixedSifts);
+          pick("noiseStopKind", static_cast<int>(StopRuleKind::FixedSifts));
+          d->findChild<QSpinBox*>(QStringLiteral("noiseStopFixedSifts"))->setValue(m.fixedSifts);
+        }
+        return d->validationMessage();
+      });
 }
 
 }  // namespace

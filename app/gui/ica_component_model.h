@@ -1,0 +1,57 @@
+// The component browser's table: one row per independent component with its number, the variance
+// it accounts for, the kurtosis of its activation, its |correlation| with the EOG and ECG
+// channels (app/core/ica_metrics.h) and the artifact mark. Sorted through a QSortFilterProxyModel
+// on kSortRole (numbers, not texts): "|r| EOG" descending puts the blink components first.
+//
+// Thread rules: GUI thread.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "app/core/ica_metrics.h"
+
+namespace modescope {
+
+class IcaComponentModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    kMarkColumn,
+    kComponentColumn,
+    kVarianceColumn,
+    kKurtosisColumn,
+    kEogColumn,
+    kEcgColumn,
+    kColumnCount
+  };
+  static constexpr int kSortRole = Qt::UserRole + 1;
+
+  // `eogNames` names the channels the EOG column correlates with (for the header tooltip).
+  IcaComponentModel(IcaComponentSummary summary, QStringList eogNames, QStringList ecgNames,
+                    QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+  Qt::ItemFlags flags(const QModelIndex& index) const override;
+  bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+
+  const IcaComponentSummary& summary() const { return summary_; }
+  bool isMarked(int component) const;
+  void setMarked(int component, bool marked);  // emits dataChanged, not markToggled
+  std::vector<int> markedComponents() const;   // ascending
+
+ signals:
+  // The user checked or unchecked a row's mark box.
+  void markToggled(int component, bool marked);
+
+ private:
+  IcaComponentSummary summary_;
+  QStringList eogNames_, ecgNames_;
+  std::vector<bool> marked_;
+};
+
+}  // namespace modescope

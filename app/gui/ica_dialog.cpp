@@ -1,0 +1,388 @@
+#include "app/gui/ica_dialog.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QDoubleValidator>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpressionValidator>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "app/gui/channel_checklist.h"
+#include "app/gui/range_backend_box.h"
+#include "engine/core/error.h"
+#include "engine/ica/ica_rank.h"
+#include "engine/ica/infomax.h"
+
+namespace modescope {
+namespace {
+
+const char kDefaultPreset[] = "eeglab-runica";
+// The rank proposal reads at most this much of the selection: rank deficiency (a common
+// reference, interpolated or bridged channels) shows in any stretch with several samples per
+// channel, and the dialog stays quick (the covariance costs channels^2 x samples: 256 channels
+// at 1 kHz would take seconds for a whole minute).
+constexpr double kRankProbeSeconds = 60.0;
+constexpr double kRankProbeSamples = 20000.0;
+
+// The fields the dialog shows, compared to say whether they still equal a preset.
+bool sameShownFields(const IcaParams& a, const IcaParams& b) {
+  return a.extended == b.extended && a.learningRate == b.learningRate &&
+         a.blockSize == b.blockSize && a.maxSteps == b.maxSteps &&
+         a.stopTolerance == b.stopTolerance && a.pcaRank == b.pcaRank && a.seed == b.seed;
+}
+
+template <class Spin>
+Spin* named(Spin* s, const QString& name, const QString& tip) {
+  s->setObjectName(name);
+  s->setToolTip(tip);
+  s->setKeyboardTracking(false);
+  return s;
+}
+
+}  // namespace
+
+IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vector<int>& selected,
+                     double startSeconds, double durationSeconds, BackendChoice menuBackend,
+                     QWidget* parent)
+    : QDialog(parent), recording_(std::move(recording)), menuBackend_(menuBackend) {
+  setWindowTitle(tr("Independent components (Infomax ICA)"));
+  filling_ = true;
+  const Recording& rec = *recording_;
+
+  preset_ = new QComboBox(this);
+  preset_->setObjectName(QStringLiteral("icaPreset"));
+  preset_->setToolTip(
+      tr("Named parameter sets: eeglab-runica is EEGLAB's pop_runica default call "
+         "(runica 'extended', 1); mne-infomax is mne.preprocessing.infomax()'s defaults after "
+         "PCA whitening. Choosing one fills every field; editing a field makes the set custom."));
+  preset_->addItem(tr("Custom"), QString());
+  for (const IcaPreset& p : icaPresets()) {
+    preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.name));
+    preset_->setItemData(preset_->count() - 1, QString::fromStdString(p.description),
+                         Qt::ToolTipRole);
+  }
+  presetNote_ = new QLabel(this);
+  presetNote_->setObjectName(QStringLiteral("icaPresetNote"));
+  presetNote_->setWordWrap(true);
+  presetNote_->setForegroundRole(QPalette::PlaceholderText);
+
+  extended_ = new QCheckBox(tr("Extended Infomax (sub- and super-Gaussian sources)"), this);
+  extended_->setObjectName(QStringLiteral("icaExtended"));
+  extended_->setToolTip(
+      tr("Lee, Girolami and Sejnowski 1999: each component switches between the tanh rule "
+         "(super-Gaussian: blinks, muscle, most EEG) and the sub-Gaussian rule by the sign of "
+         "its kurtosis. Off: Bell and Sejnowski's logistic rule, which cannot separate "
+         "sub-Gaussian sources such as line noise."));
+  learningRate_ = named(new QDoubleSpinBox(this), QStringLiteral("icaLearningRate"),
+                        tr("Initial learning rate (weight change per sample and block, "
+                           "dimensionless). auto: runica 0.00065 / ln(channels), MNE 0.01 / "
+                           "ln(components^2). At most 0.1 (runica MAX_LRATE). Annealing lowers "
+                           "it during the run."));
+  learningRate_->setRange(0.0, 0.1);
+  learningRate_->setDecimals(6);
+  learningRate_->setSingleStep(0.0001);
+  learningRate_->setSpecialValueText(tr("auto"));
+  blockSize_ = named(new QSpinBox(this), QStringLiteral("icaBlockSize"),
+                     tr("Samples per weight update. auto: runica ceil(min(5 ln N, 0.3 N)), MNE "
+                        "floor(sqrt(N / 3)), N = samples."));
+  blockSize_->setRange(0, 1000000);
+  blockSize_->setSuffix(tr(" samples"));
+  blockSize_->setSpecialValueText(tr("auto"));
+  maxSteps_ = named(new QSpinBox(this), QStringLiteral("icaMaxSteps"),
+                    tr("Passes over the data before giving up (runica maxsteps 512, MNE max_iter "
+                       "200). A run that stops here is reported as not converged."));
+  maxSteps_->setRange(1, 100000);
+  maxSteps_->setSuffix(tr(" steps"));
+  stopTolerance_ = new QLineEdit(this);
+  stopTolerance_->setObjectName(QStringLiteral("icaStopTolerance"));
+  stopTolerance_->setToolTip(
+      tr("Converged when the squared weight change ||W_k - W_k-1||^2 of a step falls below this "
+         "(dimensionless). Empty or 0: auto, runica 1e-6 (1e-7 above 32 components), MNE "
+         "1e-12."));
+  stopTolerance_->setPlaceholderText(tr("auto"));
+  auto* tolValidator = new QDoubleValidator(0.0, 1.0, 20, stopTolerance_);
+  tolValidator->setNotation(QDoubleValidator::ScientificNotation);
+  tolValidator->setLocale(QLocale::c());
+  stopTolerance_->setValidator(tolValidator);
+  pcaRank_ = named(new QSpinBox(this), QStringLiteral("icaPcaRank"),
+                   tr("Number of components. auto: the detected rank of the selected data "
+                      "(eigenvalues of the covariance above 1e-10 of the largest). "
+                      "Average-referenced or interpolated EEG is rank-deficient and is reduced "
+                      "by PCA to its rank instead of failing. A smaller number forces a PCA "
+                      "reduction (runica 'pca')."));
+  pcaRank_->setRange(0, std::max<int>(2, static_cast<int>(rec.channelCount())));
+  pcaRank_->setSuffix(tr(" components"));
+  pcaRank_->setSpecialValueText(tr("auto (detected rank)"));
+  rankNote_ = new QLabel(this);
+  rankNote_->setObjectName(QStringLiteral("icaRankNote"));
+  rankNote_->setWordWrap(true);
+  seed_ = new QLineEdit(this);
+  seed_->setObjectName(QStringLiteral("icaSeed"));
+  seed_->setToolTip(
+      tr("Key of the random sample order of every step and of the kurtosis samples (Philox). "
+         "The same seed, data and parameters give the same components on every machine."));
+  seed_->setValidator(
+      new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,19}")), seed_));
+
+  auto* paramBox = new QGroupBox(tr("Infomax"), this);
+  auto* form = new QFormLayout(paramBox);
+  form->addRow(tr("Preset:"), preset_);
+  form->addRow(QString(), presetNote_);
+  form->addRow(QString(), extended_);
+  form->addRow(tr("Learning rate:"), learningRate_);
+  form->addRow(tr("Block size:"), blockSize_);
+  form->addRow(tr("Max steps:"), maxSteps_);
+  form->addRow(tr("Stop tolerance:"), stopTolerance_);
+  form->addRow(tr("PCA rank:"), pcaRank_);
+  form->addRow(QString(), rankNote_);
+  form->addRow(tr("Seed:"), seed_);
+
+  channels_ = new ChannelChecklist(rec, selected, this);
+  range_ = new RangeBackendBox(
+      rec.duration(), startSeconds, durationSeconds,
+      tr("Start of the decomposed range, in seconds from the recording start."),
+      tr("Length of the decomposed range in seconds. Stable components need about 20-30 x "
+         "components^2 samples (EEGLAB's rule of thumb); the unmixing then applies to the whole "
+         "recording."),
+      this);
+  range_->setBackendToolTip(
+      tr("Where the job runs. Auto: the GPU when one is usable, else the CPU (double "
+         "precision, all cores). CUDA fails with the reason where this machine has no usable "
+         "GPU, instead of silently falling back."));
+
+  error_ = new QLabel(this);
+  error_->setObjectName(QStringLiteral("icaValidationMessage"));
+  error_->setWordWrap(true);
+  error_->setStyleSheet(QStringLiteral("color: #c01c1c"));
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  run_ = buttons->button(QDialogButtonBox::Ok);
+  run_->setText(tr("Run"));
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+  auto* left = new QVBoxLayout;
+  left->addWidget(paramBox);
+  left->addWidget(range_);
+  left->addStretch(1);
+  auto* columns = new QHBoxLayout;
+  columns->addLayout(left);
+  columns->addWidget(channels_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(columns, 1);
+  layout->addWidget(error_);
+  layout->addWidget(buttons);
+
+  rankTimer_ = new QTimer(this);
+  rankTimer_->setSingleShot(true);
+  rankTimer_->setInterval(250);
+  connect(rankTimer_, &QTimer::timeout, this, &IcaDialog::updateRankProposal);
+  auto changed = [this] { onFieldChanged(); };
+  auto selectionChanged = [this] {
+    onFieldChanged();
+    if (!filling_) rankTimer_->start();
+  };
+  connect(extended_, &QCheckBox::toggled, this, changed);
+  connect(learningRate_, &QDoubleSpinBox::valueChanged, this, changed);
+  connect(blockSize_, &QSpinBox::valueChanged, this, changed);
+  connect(maxSteps_, &QSpinBox::valueChanged, this, changed);
+  connect(stopTolerance_, &QLineEdit::textChanged, this, changed);
+  connect(pcaRank_, &QSpinBox::valueChanged, this, changed);
+  connect(seed_, &QLineEdit::textChanged, this, changed);
+  connect(channels_, &ChannelChecklist::changed, this, selectionChanged);
+  connect(range_, &RangeBackendBox::changed, this, selectionChanged);
+  connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (filling_ || index <= 0) return;
+    applyPreset(preset_->itemData(index).toString());
+  });
+
+  filling_ = false;
+  applyPreset(QLatin1String(kDefaultPreset));
+  updateRankProposal();
+}
+
+IcaParams IcaDialog::params() const {
+  IcaParams p = base_;
+  p.extended = extended_->isChecked();
+  p.learningRate = learningRate_->value();
+  p.blockSize = blockSize_->value();
+  p.maxSteps = maxSteps_->value();
+  p.stopTolerance = QLocale::c().toDouble(stopTolerance_->text().trimmed());  // "" -> 0 = auto
+  p.pcaRank = pcaRank_->value();
+  p.seed = seed_->text().toULongLong();
+  return p;
+}
+
+void IcaDialog::setParams(const IcaParams& p) {
+  const bool wasFilling = filling_;
+  filling_ = true;
+  extended_->setChecked(p.extended);
+  learningRate_->setValue(p.learningRate);
+  blockSize_->setValue(p.blockSize);
+  maxSteps_->setValue(p.maxSteps);
+  stopTolerance_->setText(p.stopTolerance > 0 ? QString::number(p.stopTolerance, 'g', 6)
+                                              : QString());
+  pcaRank_->setValue(p.pcaRank);
+  seed_->setText(QString::number(p.seed));
+  filling_ = wasFilling;
+  onFieldChanged();
+}
+
+bool IcaDialog::applyPreset(const QString& name) {
+  for (const IcaPreset& p : icaPresets()) {
+    if (QString::fromStdString(p.name) != name) continue;
+    base_ = p.params;
+    setParams(p.params);
+    return true;
+  }
+  return false;
+}
+
+QString IcaDialog::currentPresetName() const { return preset_->currentData().toString(); }
+
+void IcaDialog::onFieldChanged() {
+  if (filling_) return;
+  const IcaParams p = params();
+  int match = 0;
+  const auto& presets = icaPresets();
+  for (std::size_t i = 0; i < presets.size(); ++i) {
+    // The hidden fields come from base_: a preset matches when base_ is that preset.
+    if (sameShownFields(p, presets[i].params) && base_.rules == presets[i].params.rules &&
+        base_.sphering == presets[i].params.sphering) {
+      match = static_cast<int>(i) + 1;
+      break;
+    }
+  }
+  {
+    const QSignalBlocker block(preset_);
+    preset_->setCurrentIndex(match);
+  }
+  presetNote_->setText(match > 0 ? QString::fromStdString(presets[match - 1].description)
+                                 : tr("Custom parameters (the rest as in %1)")
+                                       .arg(QString::fromLatin1(icaRulesName(base_.rules))));
+  validate();
+}
+
+void IcaDialog::updateRankProposal() {
+  rankTimer_->stop();
+  proposedRank_.reset();
+  const IcaRequest r = request();
+  try {
+    if (r.channels.size() >= 2) {
+      const double available = recording_->duration() - r.startSeconds;
+      const double seconds =
+          r.durationSeconds < 0 ? available : std::min(available, r.durationSeconds);
+      const double rate = recording_->channels[r.channels.front()].sampleRate;
+      const double probeSamples =
+          std::max(kRankProbeSamples, 4.0 * static_cast<double>(r.channels.size()));
+      const double probe = std::min({seconds, kRankProbeSeconds, probeSamples / rate});
+      const SignalBlock block = extractBlock(*recording_, r.channels, r.startSeconds, probe);
+      QApplication::setOverrideCursor(Qt::WaitCursor);
+      JobContext ctx;
+      try {
+        proposedRank_ = estimateIcaRank(block, r.params.rankTolerance, ctx).detectedRank;
+      } catch (...) {
+        QApplication::restoreOverrideCursor();
+        throw;
+      }
+      QApplication::restoreOverrideCursor();
+    }
+  } catch (const std::exception&) {
+    proposedRank_.reset();  // validate() words what is wrong with the selection
+  }
+  validate();
+}
+
+QString IcaDialog::rankProposalText() const { return rankNote_->text(); }
+
+void IcaDialog::validate() {
+  const IcaRequest r = request();
+  QString problem;
+  QString note;
+  try {
+    IcaJobSpec spec = toJobSpec(r, recording_->sourcePath, menuBackend_);
+    checkIcaJob(*recording_, spec);
+  } catch (const std::exception& e) {
+    problem = QString::fromUtf8(e.what());
+  }
+  if (r.channels.size() < 2 && problem.isEmpty()) problem = tr("Select at least two channels.");
+  const int c = static_cast<int>(r.channels.size());
+  if (problem.isEmpty() && proposedRank_ && r.params.pcaRank > *proposedRank_) {
+    problem = tr("PCA rank %1 is above the rank of the selected data (%2); choose at most %2 or "
+                 "auto.")
+                  .arg(r.params.pcaRank)
+                  .arg(*proposedRank_);
+  }
+  const int components = r.params.pcaRank > 0 ? r.params.pcaRank : proposedRank_.value_or(c);
+  if (c >= 2) {
+    note = proposedRank_
+               ? (*proposedRank_ < c
+                      ? tr("Detected rank %1 of %2 channels: the data are rank-deficient "
+                           "(common average reference, interpolated or bridged channels); auto "
+                           "reduces to %1 components by PCA.")
+                            .arg(*proposedRank_)
+                            .arg(c)
+                      : tr("Detected rank %1 (full rank): auto gives %1 components.")
+                            .arg(*proposedRank_))
+               : tr("The rank is detected when the job runs.");
+  }
+  if (c >= 2 && !r.channels.empty()) {
+    const double rate = recording_->channels[r.channels.front()].sampleRate;
+    const double available = recording_->duration() - r.startSeconds;
+    const double seconds =
+        std::max(0.0, r.durationSeconds < 0 ? available : std::min(available, r.durationSeconds));
+    const auto samples = static_cast<int64_t>(std::floor(seconds * rate));
+    const IcaSampleRequirement need = icaSampleRequirement(components);
+    if (problem.isEmpty() && samples < need.minimum) {
+      problem = tr("The range holds %1 samples; %2 components need at least %3 (%4 s at %5 Hz). "
+                   "Choose a longer range or a smaller PCA rank.")
+                    .arg(samples)
+                    .arg(components)
+                    .arg(need.minimum)
+                    .arg(static_cast<double>(need.minimum) / rate, 0, 'f', 1)
+                    .arg(rate);
+    } else if (samples < need.recommended) {
+      note += QLatin1Char(' ') +
+              tr("%1 samples is below the %2 (20 x components^2) EEGLAB recommends for stable "
+                 "components; the run warns.")
+                  .arg(samples)
+                  .arg(need.recommended);
+    }
+  }
+  rankNote_->setText(note);
+  problem_ = problem;
+  error_->setText(problem);
+  error_->setVisible(!problem.isEmpty());
+  run_->setEnabled(problem.isEmpty());
+}
+
+IcaRequest IcaDialog::request() const {
+  IcaRequest r;
+  r.params = params();
+  r.channels = channels_->checkedChannels();
+  r.startSeconds = range_->startSeconds();
+  r.durationSeconds = range_->durationSeconds();
+  r.backend = range_->backend();
+  r.presetName = currentPresetName().toStdString();
+  return r;
+}
+
+void IcaDialog::accept() {
+  validate();
+  if (!problem_.isEmpty()) return;
+  QDialog::accept();
+}
+
+}  // namespace modescope

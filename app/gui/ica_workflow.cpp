@@ -1,0 +1,315 @@
+#include "app/gui/ica_workflow.h"
+
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QPointer>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <functional>
+
+#include "app/core/ica_cleaning.h"
+#include "app/gui/engine_bridge.h"
+#include "app/gui/file_filters.h"
+#include "app/gui/ica_dialog.h"
+#include "app/gui/ica_results_pane.h"
+#include "app/gui/job_results.h"
+#include "app/gui/main_window.h"
+#include "app/gui/result_dock.h"
+#include "engine/core/error.h"
+#include "widgets/browser_pane.h"
+#include "widgets/signal_browser.h"
+
+namespace modescope {
+namespace {
+
+std::string nativePath(const QString& path) { return QFile::encodeName(path).toStdString(); }
+
+// An undo step made of two closures (written where they have MainWindow's friendship).
+class StepCommand : public QUndoCommand {
+ public:
+  StepCommand(const QString& text, std::function<void()> redo, std::function<void()> undo)
+      : redo_(std::move(redo)), undo_(std::move(undo)) {
+    setText(text);
+  }
+  void redo() override { redo_(); }
+  void undo() override { undo_(); }
+
+ private:
+  std::function<void()> redo_, undo_;
+};
+
+QString hdf5Filter() { return QObject::tr("ICA result (*.h5 *.hdf5)"); }
+
+}  // namespace
+
+IcaWorkflow::IcaWorkflow(MainWindow* window) : QObject(window), window_(window) {
+  undo_ = new QUndoStack(this);
+  results_ = new ResultDock(window, tr("Independent components"), QStringLiteral("ica"));
+  // Mark steps of a closed browser cannot be undone any more.
+  connect(results_, &ResultDock::tabClosed, undo_, &QUndoStack::clear);
+  // Decompositions belong to the recording they were computed from.
+  connect(window, &MainWindow::recordingOpened, this, &IcaWorkflow::closeAll);
+}
+
+QDockWidget* IcaWorkflow::dock() const { return results_->dock(); }
+QTabWidget* IcaWorkflow::resultTabs() const { return results_->tabs(); }
+
+void IcaWorkflow::closeAll() {
+  results_->closeAll();
+  undo_->clear();
+}
+
+IcaResultsPane* IcaWorkflow::currentResults() const {
+  return qobject_cast<IcaResultsPane*>(results_->tabs()->currentWidget());
+}
+
+void IcaWorkflow::askIca() {
+  const Document* doc = window_->currentDocument();
+  if (!doc) return;
+  const std::vector<int> selected = defaultIcaChannels(
+      *doc->recording, doc->derived ? std::vector<std::string>{} : window_->marks_.badChannels);
+  // The whole recording by default: ICA wants many samples (20-30 x components^2).
+  IcaDialog dialog(doc->recording, selected, 0.0, -1.0, window_->engine()->backendChoice(),
+                   window_);
+  if (dialog.exec() == QDialog::Accepted) runIca(dialog.request());
+}
+
+JobId IcaWorkflow::runIca(const IcaRequest& request) {
+  const Document* doc = window_->currentDocument();
+  if (!doc) return 0;
+  const std::shared_ptr<const Recording> rec = doc->recording;
+  const QString source = doc->title;
+  const std::string inputFile =
+      doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
+  const QString what = QString::fromStdString(describeIca(*rec, request));
+  const IcaJobSpec spec = toJobSpec(request, inputFile, window_->engine()->backendChoice());
+  const bool ownBackend = request.backend.has_value();
+  QPointer<BrowserPane> pane = doc->pane;
+  EngineBridge* engine = window_->engine();
+  return window_->submitReporting(
+      tr("%1 in %2").arg(what, source),
+      [rec, spec, ownBackend, engine](JobContext& ctx) -> std::any {
+        IcaJobOutcome out;
+        JobContext icaCtx = ctx.sub(0.0, 0.95);
+        IcaJobResult job;
+        if (ownBackend) {
+          // A per-job backend (the dialog's choice), made here on the engine thread.
+          job = runIcaJob(*rec, spec, icaCtx);
+        } else {
+          // The Compute menu's backend, already started (CUDA start-up is slow).
+          const std::shared_ptr<ComputeBackend> backend = engine->backend();
+          if (!backend) throw DeviceError("no compute backend is available yet; try again");
+          job = runIcaJob(*rec, spec, *backend, icaCtx);
+        }
+        JobContext summaryCtx = ctx.sub(0.95, 1.0);
+        out.summary = summariseIcaComponents(*rec, *job.file, summaryCtx);
+        out.file = std::move(job.file);
+        return out;
+      },
+      tr("ICA failed"), tr("Could not compute the %1.").arg(what),
+      [this, rec, what, pane](JobId, const JobOutcome& out) {
+        showResults(rec, std::any_cast<const IcaJobOutcome&>(out.result), what, pane);
+      });
+}
+
+IcaResultsPane* IcaWorkflow::showResults(std::shared_ptr<const Recording> recording,
+                                         const IcaJobOutcome& outcome, const QString& title,
+                                         BrowserPane* source, const QString& icaPath) {
+  if (!recording || !outcome.file) return nullptr;
+  auto* pane =
+      new IcaResultsPane(std::move(recording), outcome.file, outcome.summary, title, undo_);
+  pane->setIcaPath(icaPath);
+  connect(pane, &IcaResultsPane::applyRequested, this, [this, pane] { applyCleaned(pane); });
+  connect(pane, &IcaResultsPane::saveRequested, this, [this, pane] {
+    results_->tabs()->setCurrentWidget(pane);
+    chooseAndSaveIcaFile();
+  });
+  if (source) {
+    // The activations and the browser of the decomposed recording show the same page.
+    SignalBrowser* browser = source->browser();
+    followBrowserPage(browser, pane, [pane](double start, double seconds) {
+      pane->setTimeWindow(start, seconds);
+    });
+    connect(pane, &IcaResultsPane::timeWindowChanged, browser,
+            [browser](double start, double seconds) { showBrowserPage(browser, start, seconds); });
+    pane->setTimeWindow(browser->pageStart(), browser->pageLength());
+  }
+  // The component browser needs room: most of the window's height to start with.
+  results_->addResult(pane, title, QString::fromStdString(outcome.file->provenance.selection), 0.6);
+  emit resultsShown(pane);
+  return pane;
+}
+
+JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
+  if (!pane) return 0;
+  const std::shared_ptr<const Recording> rec = pane->recording();
+  const std::shared_ptr<const IcaFile> file = pane->file();
+  const std::vector<int> rejected = pane->markedComponents();
+  const QString source = pane->title();
+  const std::string icaPath =
+      pane->icaPath().isEmpty() ? "(decomposition in the session)" : nativePath(pane->icaPath());
+  return window_->submitReporting(
+      tr("Clean by ICA component rejection (%1)").arg(source),
+      [rec, file, rejected, icaPath](JobContext& ctx) -> std::any {
+        ctx.progress(0.0, "back-projecting");
+        DerivedRecording derived;
+        derived.recording = icaCleanedRecording(rec, *file, rejected, icaPath);
+        derived.provenance = icaCleaningProvenance(*file, rejected, icaPath);
+        return derived;
+      },
+      tr("Cleaning failed"), tr("Could not make the cleaned recording."),
+      [this, source, rejected](JobId id, const JobOutcome& out) {
+        const auto& derived = std::any_cast<const DerivedRecording&>(out.result);
+        const QString title = tr("%1 (ICA-cleaned)").arg(source);
+        Document doc;
+        doc.recording = derived.recording;
+        doc.title = title;
+        doc.derived = true;
+        doc.origin = tr("Cleaned by ICA component rejection from %1; removed %2")
+                         .arg(source, QString::fromStdString(describeRejected(rejected)));
+        doc.provenance = derived.provenance;
+        const JobRecord record{title.toStdString(),
+                               jobStateName(JobState::Succeeded),
+                               {},
+                               derived.provenance,
+                               derived.recording};
+        auto added = std::make_shared<QPointer<BrowserPane>>();
+        MainWindow* w = window_;
+        undo_->push(new StepCommand(
+            tr("apply ICA cleaning (%1)").arg(QString::fromStdString(describeRejected(rejected))),
+            [w, doc, record, id, added] {
+              w->sessionJobs_[id] = record;
+              const int index = w->addDocument(doc);
+              *added = w->documents_[static_cast<std::size_t>(index)].pane;
+            },
+            [w, id, added] {
+              w->sessionJobs_.erase(id);
+              for (std::size_t i = 0; i < w->documents_.size(); ++i) {
+                if (*added && w->documents_[i].pane == *added) {
+                  w->closeTab(static_cast<int>(i));
+                  break;
+                }
+              }
+            }));
+        window_->statusBar()->showMessage(
+            tr("Cleaned recording opened; Edit > Undo removes it, File > Export recording writes "
+               "it"),
+            8000);
+        emit cleanedRecordingOpened(window_->tabs()->currentIndex());
+      });
+}
+
+JobId IcaWorkflow::saveIcaFile(IcaResultsPane* pane, const QString& path) {
+  if (!pane) return 0;
+  const std::shared_ptr<const IcaFile> file = pane->file();
+  const std::string target = nativePath(path);
+  QPointer<IcaResultsPane> guard(pane);
+  return window_->submitReporting(
+      tr("Save ICA %1").arg(QFileInfo(path).fileName()),
+      [file, target](JobContext& ctx) -> std::any {
+        writeIcaFile(target, *file, ctx);
+        return target;
+      },
+      tr("Saving the ICA result failed"), tr("Could not write %1.").arg(path),
+      [this, guard, path](JobId, const JobOutcome&) {
+        if (guard) guard->setIcaPath(path);
+        window_->statusBar()->showMessage(tr("ICA result written to %1").arg(path), 5000);
+        emit icaFileSaved(path);
+      });
+}
+
+JobId IcaWorkflow::openIcaFile(const QString& path) {
+  const Document* doc = window_->currentDocument();
+  if (!doc) return 0;
+  // A decomposition belongs to the recording it was computed on: the first tab (or the current
+  // one when that is what it was computed on; summariseIcaComponents checks either way).
+  const std::shared_ptr<const Recording> rec = doc->recording;
+  const std::string file = nativePath(path);
+  QPointer<BrowserPane> pane = doc->pane;
+  return window_->submitReporting(
+      tr("Open ICA %1").arg(QFileInfo(path).fileName()),
+      [rec, file](JobContext& ctx) -> std::any {
+        ctx.progress(0.0, "reading");
+        auto f = std::make_shared<IcaFile>(readIcaFile(file));
+        IcaJobOutcome out;
+        out.summary = summariseIcaComponents(*rec, *f, ctx);
+        out.file = std::move(f);
+        return out;
+      },
+      tr("Opening the ICA result failed"),
+      tr("Could not use %1 with the current recording.").arg(path),
+      [this, rec, path, pane](JobId, const JobOutcome& out) {
+        showResults(rec, std::any_cast<const IcaJobOutcome&>(out.result),
+                    tr("ICA from %1").arg(QFileInfo(path).fileName()), pane, path);
+      });
+}
+
+void IcaWorkflow::chooseAndSaveIcaFile() {
+  IcaResultsPane* pane = currentResults();
+  if (!pane) return;
+  QString path =
+      QFileDialog::getSaveFileName(window_, tr("Save ICA result"), pane->icaPath(), hdf5Filter());
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".h5");
+  saveIcaFile(pane, path);
+}
+
+void IcaWorkflow::chooseAndOpenIcaFile() {
+  const QString path =
+      QFileDialog::getOpenFileName(window_, tr("Open ICA result"), QString(), hdf5Filter());
+  if (!path.isEmpty()) openIcaFile(path);
+}
+
+std::vector<IcaSessionEntry> IcaWorkflow::sessionEntries() const {
+  std::vector<IcaSessionEntry> out;
+  for (int i = 0; i < results_->tabs()->count(); ++i) {
+    const auto* pane = qobject_cast<const IcaResultsPane*>(results_->tabs()->widget(i));
+    if (!pane) continue;
+    out.push_back({pane->title().toStdString(), pane->file(), pane->markedComponents(),
+                   nativePath(pane->icaPath())});
+  }
+  return out;
+}
+
+void IcaWorkflow::restoreSession(const std::vector<IcaSessionEntry>& entries) {
+  closeAll();
+  if (window_->documents_.empty()) return;
+  for (const IcaSessionEntry& e : entries) {
+    if (!e.file) continue;
+    // The tab the decomposition was computed on: the job records its file path, or its title for
+    // a derived tab (a filtered copy restored from the same session); else the first tab.
+    const Document* source = &window_->documents_.front();
+    for (const Document& doc : window_->documents_) {
+      const std::string name = doc.path.isEmpty() ? doc.title.toStdString() : nativePath(doc.path);
+      if (name == e.file->inputFile) source = &doc;
+    }
+    submitSummary(source->recording, source->pane, e.file, QString::fromStdString(e.title),
+                  QFile::decodeName(e.icaPath.c_str()), e.rejected);
+  }
+}
+
+JobId IcaWorkflow::submitSummary(std::shared_ptr<const Recording> recording, BrowserPane* source,
+                                 std::shared_ptr<const IcaFile> file, const QString& title,
+                                 const QString& icaPath, std::vector<int> marks) {
+  QPointer<BrowserPane> pane = source;
+  return window_->submitReporting(
+      tr("Restore %1").arg(title),
+      [recording, file](JobContext& ctx) -> std::any {
+        IcaJobOutcome out;
+        out.summary = summariseIcaComponents(*recording, *file, ctx);
+        out.file = file;
+        return out;
+      },
+      tr("Restoring the decomposition failed"), tr("Could not show %1.").arg(title),
+      [this, recording, title, icaPath, marks, pane](JobId, const JobOutcome& out) {
+        IcaResultsPane* shown = showResults(
+            recording, std::any_cast<const IcaJobOutcome&>(out.result), title, pane, icaPath);
+        if (shown) shown->setMarkedComponents(marks);
+      });
+}
+
+}  // namespace modescope
