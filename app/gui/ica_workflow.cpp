@@ -20,6 +20,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/result_dock.h"
 #include "engine/core/error.h"
+#include "widgets/scalp_3d_view.h"
 #include "widgets/browser_pane.h"
 #include "widgets/signal_browser.h"
 
@@ -123,6 +124,13 @@ IcaResultsPane* IcaWorkflow::showResults(std::shared_ptr<const Recording> record
   auto* pane =
       new IcaResultsPane(std::move(recording), outcome.file, outcome.summary, title, undo_);
   pane->setIcaPath(icaPath);
+#if MODESCOPE_HAVE_VTK
+  auto* head = new Scalp3dView;
+  pane->setThreeDView(head, [head](const std::vector<ChannelInfo>& ch, const std::vector<double>& x,
+                                   const QString& t, const QString& u) { head->setMap(ch, x, t, u); });
+#else
+  pane->threeDButton()->setToolTip(scalp3dUnavailableMessage());
+#endif
   connect(pane, &IcaResultsPane::applyRequested, this, [this, pane] { applyCleaned(pane); });
   connect(pane, &IcaResultsPane::saveRequested, this, [this, pane] {
     results_->tabs()->setCurrentWidget(pane);

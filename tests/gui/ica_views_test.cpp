@@ -48,6 +48,7 @@
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
 #include "tests/gui/menu_dialog_support.h"
+#include "widgets/scalp_3d_view.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/signal_browser.h"
 
@@ -283,24 +284,19 @@ class IcaViewsTest : public QObject {
     QCOMPARE(pane->markedComponents(), std::vector<int>{blink});
     QVERIFY(pane->componentModel()->isMarked(blink));
     QTRY_VERIFY(!pane->overlay()->rows().empty());
-    // The 3-D slot: a stand-in view receives the current map once its page shows.
-    QVERIFY(!pane->threeDButton()->isEnabled());
-    auto* stand = new QLabel(QStringLiteral("3-D"));
-    QStringList maps3d;
-    std::size_t values3d = 0;
-    pane->setThreeDView(stand, [&](const std::vector<ChannelInfo>&, const std::vector<double>& v,
-                                   const QString& title, const QString&) {
-      maps3d << title;
-      values3d = v.size();
-    });
+    // The 3-D head (VTK): the button shows it with the current component's map, and back.
+#if MODESCOPE_HAVE_VTK
     QVERIFY(pane->threeDButton()->isEnabled());
-    QVERIFY(maps3d.isEmpty());  // not shown yet: no interpolation spent
     pane->threeDButton()->click();
-    QCOMPARE(pane->mapStack()->currentWidget(), stand);
-    QCOMPARE(maps3d, QStringList{QStringLiteral("IC %1").arg(blink + 1)});
-    QCOMPARE(values3d, f.channels.size());
+    auto* head = qobject_cast<Scalp3dView*>(pane->mapStack()->currentWidget());
+    QVERIFY(head);
+    QTRY_VERIFY(head->colourLimit() > 0);
+    QVERIFY2(head->message().isEmpty(), qPrintable(head->message()));
     pane->threeDButton()->click();
     QCOMPARE(pane->mapStack()->currentIndex(), 0);
+#else
+    QVERIFY(!pane->threeDButton()->isEnabled());
+#endif
 
     // Space toggles too (and toggles back).
     QTest::keyClick(pane->componentTable(), Qt::Key_Space);
