@@ -141,20 +141,30 @@ __device__ void fetchIndices(int* idx, const int* perm, const ChunkPlan& p, long
   for (int j = threadIdx.x; j < cols; j += blockDim.x)
     __pipeline_memcpy_async(idx + j, perm + base + j, sizeof(int));
 }
-// ... and the data columns of chunk g (indices already in idx), zero-filled past its columns.
-__device__ void fetchColumns(float* X, int ldC, const float* data, int R, const int* idx,
+// ... and the samples of chunk g (indices already in idx) into X, sample-major (C x ldX: one
+// sample's R values contiguous, as in the data), 16 bytes per copy; zero past its columns.
+__device__ void fetchSamples(float* X, int ldX, const float* data, int R, const int* idx,
                              const ChunkPlan& p, long long g) {
   if (g >= p.total) return;
-  const int cols = p.cols(g), C = p.C;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
-  for (int j = warp; j < C; j += warps) {  // a warp per sample: its R values are contiguous
-    if (j < cols) {
-      const float* src = data + static_cast<long long>(idx[j]) * R;
-      for (int i = lane; i < R; i += 32)
-        __pipeline_memcpy_async(X + i * ldC + j, src + i, sizeof(float));
-    } else {
-      for (int i = lane; i < R; i += 32) X[i * ldC + j] = 0.f;
-    }
+  const int cols = p.cols(g), C = p.C, quads = R / 4;
+  for (int e = threadIdx.x; e < C * quads; e += blockDim.x) {
+    const int j = e / quads, i = (e - j * quads) * 4;
+    if (j < cols)
+      __pipeline_memcpy_async(X + j * ldX + i, data + static_cast<long long>(idx[j]) * R + i,
+                              4 * sizeof(float));
+    else
+      *reinterpret_cast<float4*>(X + j * ldX + i) = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+}
+
+// rows x cols floats (cols a multiple of 4, 16-byte aligned rows) from another CTA's shared
+// memory into ours, 16 bytes per load.
+__device__ void copyRows(float* dst, int ldDst, const float* src, int ldSrc, int rows, int cols) {
+  const int quads = cols / 4;
+  for (int e = threadIdx.x; e < rows * quads; e += blockDim.x) {
+    const int i = e / quads, j = (e - i * quads) * 4;
+    *reinterpret_cast<float4*>(dst + i * ldDst + j) =
+        *reinterpret_cast<const float4*>(src + i * ldSrc + j);
   }
 }
 
@@ -217,7 +227,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   __pipeline_commit();
   __pipeline_wait_prior(0);
   __syncthreads();
-  fetchColumns(Xbuf[0], ldC, a.data, R, idx3, plan, 0);
+  const int ldX = L.ldX;
+  fetchSamples(Xbuf[0], ldX, a.data, R, idx3, plan, 0);
   fetchIndices(idx3 + C, a.perm, plan, 1);
   __pipeline_commit();
   long long g = 0;  // chunk of the pass
@@ -234,10 +245,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       __pipeline_wait_prior(0);
       __syncthreads();
       float* X = Xbuf[g & 1];
-      fetchColumns(Xbuf[(g + 1) & 1], ldC, a.data, R, idx3 + ((g + 1) % 3) * C, plan, g + 1);
+      fetchSamples(Xbuf[(g + 1) & 1], ldX, a.data, R, idx3 + ((g + 1) % 3) * C, plan, g + 1);
       fetchIndices(idx3 + ((g + 2) % 3) * C, a.perm, plan, g + 2);
       __pipeline_commit();
-      gemm<kMath, false>(U, ldC, W, ldW, X, ldC, S, C, R, false);
+      gemm<kMath, true>(U, ldC, W, ldW, X, ldX, S, C, R, false);  // X: column-major R x C
       __syncthreads();
       // Nonlinearity, one warp per row: U gets the bias, Y the coefficient rows of G.
       for (int i = warp; i < S; i += warps) {
@@ -266,11 +277,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float* Ufull = U;  // one CTA: its slab is all of U
       if (L.Q > 1) {
         cluster.sync();  // every CTA's U slab is complete
-        for (int p = 0; p < L.Q; ++p) {
-          const float* src = cluster.map_shared_rank(U, p);
-          for (int i = warp; i < S; i += warps)
-            for (int j = lane; j < C; j += 32) UB[(p * S + i) * ldC + j] = src[i * ldC + j];
-        }
+        for (int p = 0; p < L.Q; ++p)
+          copyRows(UB + p * S * ldC, ldC, cluster.map_shared_rank(U, p), ldC, S, C);
         Ufull = UB;
       }
       __syncthreads();
@@ -280,18 +288,24 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int i = threadIdx.x; i < S; i += blockDim.x)
       if (row0 + i < r) G[i * ldW + row0 + i] += static_cast<float>(a.block);
     __syncthreads();
-    // GW = G W, W's slabs read from their CTAs (our own directly).
-    for (int p = 0; p < L.Q; ++p) {
-      const float* Wp = W;
-      if (p != q) {
-        const float* remote = cluster.map_shared_rank(W, p);
-        for (int i = warp; i < S; i += warps)
-          for (int j = lane; j < R; j += 32) Wq[i * ldW + j] = remote[i * ldW + j];
-        __syncthreads();
-        Wp = Wq;
-      }
-      gemm<kMath, false>(UB, ldW, G + p * S, ldW, Wp, ldW, S, R, S, p > 0);
+    // GW = G W, W's slabs read from their CTAs (our own directly): all at once into a whole W
+    // when it fits, else slab by slab.
+    if (L.Q == 1) {
+      gemm<kMath, false>(UB, ldW, G, ldW, W, ldW, S, R, S, false);
       __syncthreads();
+    } else if (L.wholeW) {
+      for (int p = 0; p < L.Q; ++p)
+        copyRows(Wq + p * S * ldW, ldW, cluster.map_shared_rank(W, p), ldW, S, R);
+      __syncthreads();
+      gemm<kMath, false>(UB, ldW, G, ldW, Wq, ldW, S, R, R, false);
+      __syncthreads();
+    } else {
+      for (int p = 0; p < L.Q; ++p) {
+        copyRows(Wq, ldW, cluster.map_shared_rank(W, p), ldW, S, R);
+        __syncthreads();
+        gemm<kMath, false>(UB, ldW, G + p * S, ldW, Wq, ldW, S, R, S, p > 0);
+        __syncthreads();
+      }
     }
     cluster.sync();  // nobody reads W any more in this block
     if (threadIdx.x == 0) *maxBits = 0u;
@@ -472,6 +486,7 @@ bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, Infomax
   L.R = L.S * L.Q;  // every CTA owns a full slab
   if (L.Q > kMaxCluster) return false;
   L.ldW = L.R + 4;
+  L.wholeW = L.Q > 1 && L.R <= 128;  // a whole W copy (R x ldW) stays small enough
   for (int C = roundUp(std::max(blockSize, 16), 16); C >= 16; C -= 16) {
     L.C = C;
     L.ldC = C + 4;
@@ -485,10 +500,11 @@ bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, Infomax
     L.offW = take(slab);
     L.offWlo = take(slab);
     L.offG = take(slab);
-    L.offX0 = take(L.R * L.ldC);
-    L.offX1 = take(L.R * L.ldC);
+    L.ldX = L.R + 4;
+    L.offX0 = take(C * L.ldX);
+    L.offX1 = take(C * L.ldX);
     L.offB = take(std::max(L.R * L.ldC, slab));
-    L.offWq = take(L.Q > 1 ? slab : 0);
+    L.offWq = take(L.Q > 1 ? (L.wholeW ? L.R * L.ldW : slab) : 0);
     L.offIdx3 = take(3 * C);
     L.offU0 = take(L.S * L.ldC);
     L.offU1 = take(L.S * L.ldC);

@@ -34,11 +34,13 @@ struct InfomaxLayout {
   int Q = 0;   // CTAs in the cluster
   int C = 0;   // samples per column chunk (multiple of 16)
   int ldW = 0, ldC = 0;  // leading dimensions (padded against bank conflicts)
+  int ldX = 0;           // data chunks are sample-major: C x ldX
+  bool wholeW = false;   // clusters: copy every remote W slab at once (R <= 128)
   int offW = 0, offWlo = 0, offG = 0, offU0 = 0, offU1 = 0, offY = 0;
-  int offX0 = 0, offX1 = 0;  // double-buffered data chunks (R x ldC): the next one loads
+  int offX0 = 0, offX1 = 0;  // double-buffered data chunks (C x ldX): the next one loads
                              // asynchronously while the current one is computed
   int offB = 0;    // R x ldC or S x ldW: the gathered U (clusters), then GW; kurtosis chunks
-  int offWq = 0;   // S x ldW: a remote W slab (clusters only)
+  int offWq = 0;   // S x ldW, or R x ldW when wholeW: remote W slabs (clusters only)
   int offIdx3 = 0;  // 3 x C ints: permutation entries, fetched two chunks ahead
   int offVec = 0;  // 4 float vectors of S: bias, bias sums, signs, old signs; old kurtosis
   int offMom = 0;  // double moments: 4 x S
