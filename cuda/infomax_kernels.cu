@@ -176,12 +176,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int q = static_cast<int>(cluster.block_rank());
   const int S = L.S, R = L.R, C = L.C, ldW = L.ldW, ldC = L.ldC, r = L.r;
   const int row0 = q * S;
-  // W is double-buffered: block b reads Wb[sel] (its own and the other CTAs') and writes the
-  // update into Wb[sel ^ 1], so no CTA has to wait for the others to finish reading W before it
-  // updates (the next block's U exchange barrier orders everything).
-  float* Wb[2] = {smem + L.offW, smem + L.offW2};
-  int wsel = 0;
-  float* W = Wb[0];
+  float* W = smem + L.offW;
   float* Wlo = smem + L.offWlo;
   float* G = smem + L.offG;
   float* Xbuf[2] = {smem + L.offX0, smem + L.offX1};
@@ -218,8 +213,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   int signCount = static_cast<int>(a.state.counters[2]);
   double extBlocks = *a.state.extBlocks;
   bool blewUp = false;
-  bool pendingCheck = false;  // the previous block's blow-up flags are read at this block's
-  int pendingSlot = 0;        // first cluster barrier
   long long chunkNo = 0;  // parity of the double-buffered U slab
   const float lr = a.learningRate;
   __syncthreads();
@@ -240,8 +233,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __pipeline_commit();
   long long g = 0;  // chunk of the pass
 
-  for (long long b = 0; b < a.blocks && !blewUp; ++b) {
-    W = Wb[wsel];
+  for (long long b = 0; b < a.blocks; ++b) {
     for (int e = threadIdx.x; e < S * ldW; e += blockDim.x) G[e] = 0.f;
     for (int i = threadIdx.x; i < S; i += blockDim.x) biasSum[i] = 0.f;
     for (int c0 = 0; c0 < a.block; c0 += C, ++g) {
@@ -284,17 +276,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       const float* Ufull = U;  // one CTA: its slab is all of U
       if (L.Q > 1) {
-        cluster.sync();  // every CTA's U slab is complete (and the last block's W update)
-        if (pendingCheck) {
-          pendingCheck = false;
-          bool anyBlow = false;
-          for (int p = 0; p < L.Q; ++p)
-            anyBlow |= cluster.map_shared_rank(flags, p)[pendingSlot] != 0;
-          if (anyBlow) {  // the previous block blew up: stop before this block changes anything
-            blewUp = true;
-            break;
-          }
-        }
+        cluster.sync();  // every CTA's U slab is complete
         for (int p = 0; p < L.Q; ++p)
           copyRows(UB + p * S * ldC, ldC, cluster.map_shared_rank(U, p), ldC, S, C);
         Ufull = UB;
@@ -303,7 +285,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       gemm<kMath, true>(G, ldW, Y, ldC, Ufull, ldC, S, R, C, true);  // G += Y U^T
       __syncthreads();
     }
-    if (blewUp) break;
     for (int i = threadIdx.x; i < S; i += blockDim.x)
       if (row0 + i < r) G[i * ldW + row0 + i] += static_cast<float>(a.block);
     __syncthreads();
@@ -326,9 +307,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         __syncthreads();
       }
     }
+    cluster.sync();  // nobody reads W any more in this block
     if (threadIdx.x == 0) *maxBits = 0u;
     __syncthreads();
-    float* Wn = Wb[wsel ^ 1];
     unsigned localMax = 0u;
     bool localNan = false;
     for (int i = warp; i < S; i += warps)
@@ -337,7 +318,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float y = lr * UB[i * ldW + j] - Wlo[i * ldW + j];
         const float t = w + y;
         Wlo[i * ldW + j] = (t - w) - y;
-        Wn[i * ldW + j] = t;
+        W[i * ldW + j] = t;
         if (isnan(t)) localNan = true;
         localMax = max(localMax, __float_as_uint(fabsf(t)));
       }
@@ -353,23 +334,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       flags[slot] = (m == 0xffffffffu || !(__uint_as_float(m) <= a.maxWeight)) ? 1 : 0;
     }
     ++blockNo;
-    wsel ^= 1;
-    W = Wn;
-    const bool estimate =
-        a.extended && extBlocks > 0 && blockNo % static_cast<long long>(extBlocks) == 0;
-    if (L.Q == 1 || estimate || b + 1 == a.blocks) {
-      // Decide now: one CTA reads its own flag; an estimate must not run on blown weights; the
-      // pass ends here.
-      cluster.sync();
-      bool anyBlow = false;
-      for (int p = 0; p < L.Q; ++p) anyBlow |= cluster.map_shared_rank(flags, p)[slot] != 0;
-      if (anyBlow) {
-        blewUp = true;
-        break;
-      }
-    } else {
-      pendingCheck = true;  // read at the next block's U exchange barrier
-      pendingSlot = slot;
+    cluster.sync();
+    bool anyBlow = false;
+    for (int p = 0; p < L.Q; ++p) anyBlow |= cluster.map_shared_rank(flags, p)[slot] != 0;
+    if (anyBlow) {
+      blewUp = true;
+      __pipeline_wait_prior(0);  // no copy may land after the kernel's shared memory is gone
+      break;
     }
 
     // Kurtosis estimate (extended mode), on the counter-based draws of infomax_passes.h.
@@ -449,7 +420,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 
-  __pipeline_wait_prior(0);  // no copy may land after the kernel's shared memory is gone
+  __pipeline_wait_prior(0);
   // Store the slab and (CTA 0) the counters.
   for (int i = warp; i < S; i += warps)
     for (int j = lane; j < R; j += 32) {
@@ -527,7 +498,6 @@ bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, Infomax
     };
     const int slab = L.S * L.ldW;
     L.offW = take(slab);
-    L.offW2 = take(slab);
     L.offWlo = take(slab);
     L.offG = take(slab);
     L.ldX = L.R + 4;

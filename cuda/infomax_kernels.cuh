@@ -36,7 +36,7 @@ struct InfomaxLayout {
   int ldW = 0, ldC = 0;  // leading dimensions (padded against bank conflicts)
   int ldX = 0;           // data chunks are sample-major: C x ldX
   bool wholeW = false;   // clusters: copy every remote W slab at once (R <= 128)
-  int offW = 0, offW2 = 0, offWlo = 0, offG = 0, offU0 = 0, offU1 = 0, offY = 0;
+  int offW = 0, offWlo = 0, offG = 0, offU0 = 0, offU1 = 0, offY = 0;
   int offX0 = 0, offX1 = 0;  // double-buffered data chunks (C x ldX): the next one loads
                              // asynchronously while the current one is computed
   int offB = 0;    // R x ldC or S x ldW: the gathered U (clusters), then GW; kurtosis chunks
