@@ -12,6 +12,7 @@
 #include "app/core/channel_selection.h"
 #include "app/core/ica_cleaning.h"
 #include "app/core/ica_job.h"
+#include "app/core/ica_metrics.h"
 #include "app/core/json_writer.h"
 #include "engine/core/text.h"
 #include "engine/ica/infomax.h"
@@ -103,24 +104,11 @@ std::vector<ArtifactCorrelation> artifactCorrelations(const Recording& rec, cons
   const SignalBlock block = extractBlock(rec, chans, start, dur);
   const SignalBlock ref = extractBlock(rec, refs, start, dur);
   const std::vector<float> act = icaActivations(f.result, block);
-  const auto n = static_cast<std::size_t>(std::min(block.samples, ref.samples));
-  auto corr = [n](const float* a, const float* b) {
-    double ma = 0, mb = 0;
-    for (std::size_t i = 0; i < n; ++i) ma += a[i], mb += b[i];
-    ma /= static_cast<double>(n);
-    mb /= static_cast<double>(n);
-    double sab = 0, saa = 0, sbb = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      sab += (a[i] - ma) * (b[i] - mb);
-      saa += (a[i] - ma) * (a[i] - ma);
-      sbb += (b[i] - mb) * (b[i] - mb);
-    }
-    return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
-  };
+  const int64_t n = std::min(block.samples, ref.samples);
   for (std::size_t k = 0; k < out.size(); ++k) {
     const float* a = act.data() + k * static_cast<std::size_t>(block.samples);
     for (std::size_t j = 0; j < refs.size(); ++j) {
-      const double r = corr(a, ref.channel(j));
+      const double r = pearsonCorrelation(a, ref.channel(j), n);
       if (std::fabs(r) > std::fabs(out[k].r)) out[k] = {rec.channels[refs[j]].name, r};
     }
   }
