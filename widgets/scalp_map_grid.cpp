@@ -79,25 +79,13 @@ void ScalpMapGrid::setMaps(const std::vector<ChannelInfo>& channels,
     return;
   }
   // Rows with a non-finite entry are left out of every map.
-  std::vector<ChannelInfo> usable = channels;
   std::vector<bool> noValue(channels.size(), false);
   for (std::size_t r = 0; r < channels.size(); ++r) {
     for (int c = 0; c < columns; ++c) {
       if (!std::isfinite(matrix[r * static_cast<std::size_t>(columns) + c])) noValue[r] = true;
     }
-    if (noValue[r]) usable[r].position.reset();
   }
-  ScalpLayout layout = scalpLayout(usable);
-  layout.unmapped.clear();
-  for (std::size_t i = 0, k = 0; i < usable.size(); ++i) {
-    if (k < layout.mapped.size() && layout.mapped[k] == i) {
-      ++k;
-      continue;
-    }
-    const ChannelInfo& ch = usable[i];
-    layout.unmapped.push_back((ch.name.empty() ? ch.label : ch.name) +
-                              (noValue[i] ? " (no value)" : ""));
-  }
+  const ScalpLayout layout = scalpLayout(channels, noValue);
   for (const auto& name : layout.unmapped) s.unmapped << QString::fromStdString(name);
 
   // The mapped rows, row-major mapped x columns, and one product for all maps.
@@ -126,7 +114,7 @@ void ScalpMapGrid::setMaps(const std::vector<ChannelInfo>& channels,
     auto* view = new ScalpMapView(s.container);
     view->setCompact(true);
     const QString title = k < titles.size() ? titles[k] : QStringLiteral("IC%1").arg(k + 1);
-    view->setInterpolated(usable, layout, column, std::move(grids[static_cast<std::size_t>(k)]),
+    view->setInterpolated(channels, layout, column, std::move(grids[static_cast<std::size_t>(k)]),
                           title, unit);
     view->installEventFilter(this);
     view->show();

@@ -187,31 +187,15 @@ void ScalpMapView::setMap(const std::vector<ChannelInfo>& channels,
     return;
   }
   // Channels with a non-finite value cannot be drawn either: listed as "X (no value)".
-  std::vector<ChannelInfo> usable = channels;
   std::vector<bool> noValue(channels.size(), false);
-  for (std::size_t i = 0; i < usable.size(); ++i) {
-    if (!std::isfinite(values[i]) && usable[i].position) {
-      usable[i].position.reset();
-      noValue[i] = true;
-    }
-  }
-  ScalpLayout layout = scalpLayout(usable);
-  layout.unmapped.clear();
-  for (std::size_t i = 0, k = 0; i < usable.size(); ++i) {
-    if (k < layout.mapped.size() && layout.mapped[k] == i) {
-      ++k;
-      continue;
-    }
-    const ChannelInfo& ch = usable[i];
-    layout.unmapped.push_back((ch.name.empty() ? ch.label : ch.name) +
-                              (noValue[i] ? " (no value)" : ""));
-  }
+  for (std::size_t i = 0; i < channels.size(); ++i) noValue[i] = !std::isfinite(values[i]);
+  const ScalpLayout layout = scalpLayout(channels, noValue);
   std::vector<double> mapped;
   mapped.reserve(layout.mapped.size());
   for (std::size_t i : layout.mapped) mapped.push_back(values[i]);
   try {
     const auto interpolator = sharedScalpInterpolator(layout.positions);
-    setInterpolated(usable, layout, mapped, interpolator->grid(mapped), title, unit);
+    setInterpolated(channels, layout, mapped, interpolator->grid(mapped), title, unit);
   } catch (const Error& e) {
     clear();
     state_->title = title;

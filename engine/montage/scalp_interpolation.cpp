@@ -362,15 +362,22 @@ Position3 discToSphere(const DiscPoint& d) {
 }
 
 ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels) {
+  return scalpLayout(channels, std::vector<bool>(channels.size(), false));
+}
+
+ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels, const std::vector<bool>& noValue) {
   ScalpLayout layout;
   for (std::size_t i = 0; i < channels.size(); ++i) {
     const ChannelInfo& ch = channels[i];
+    const std::string name = ch.name.empty() ? ch.label : ch.name;
     Position3 u;
-    if (ch.position && unit(*ch.position, &u)) {
+    if (i < noValue.size() && noValue[i] && ch.position) {
+      layout.unmapped.push_back(name + " (no value)");
+    } else if (ch.position && unit(*ch.position, &u)) {
       layout.mapped.push_back(i);
       layout.positions.push_back(u);
     } else {
-      layout.unmapped.push_back(ch.name.empty() ? ch.label : ch.name);
+      layout.unmapped.push_back(name);
     }
   }
   return layout;

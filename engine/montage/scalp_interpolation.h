@@ -117,6 +117,9 @@ struct ScalpLayout {
   std::vector<std::string> unmapped;   // names of channels without a position (name, else label)
 };
 ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels);
+// The same with the channels whose value cannot be drawn (noValue[i], e.g. NaN) left out too,
+// listed as "X (no value)". noValue has one entry per channel.
+ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels, const std::vector<bool>& noValue);
 
 // A square image of the field over the disc: size x size cells covering [-extent, extent]^2 of
 // the disc plane. `radius` is where the map ends: 1 (the head circle) when every electrode lies
