@@ -89,32 +89,33 @@ ArResolvedLengths resolveArLengths(const BurgArParams& p, double sampleRate) {
   r.stepSamples = toSamples(p.step, sampleRate, "step");
   if (p.order >= 1 && r.windowSamples < arMinimumWindow(p.order))
     throw InvalidParameterError(
-        "window", lengthText(p.window) + " (" + std::to_string(r.windowSamples) + " samples at " +
-                      formatNumber(sampleRate) + " Hz)",
-        "at least " + std::to_string(arMinimumWindow(p.order)) +
-            " samples (order + 1) for order " + std::to_string(p.order),
+        "window",
+        lengthText(p.window) + " (" + std::to_string(r.windowSamples) + " samples at " +
+            formatNumber(sampleRate) + " Hz)",
+        "at least " + std::to_string(arMinimumWindow(p.order)) + " samples (order + 1) for order " +
+            std::to_string(p.order),
         "lengthen the window to at least " +
             formatNumber(static_cast<double>(arMinimumWindow(p.order)) / sampleRate) +
             " s, or lower the order");
   if (r.stepSamples < 1)
-    throw InvalidParameterError("step", lengthText(p.step) + " (0 samples at " +
-                                            formatNumber(sampleRate) + " Hz)",
-                                "at least 1 sample",
-                                "use a step of at least " + formatNumber(1.0 / sampleRate) + " s");
+    throw InvalidParameterError(
+        "step", lengthText(p.step) + " (0 samples at " + formatNumber(sampleRate) + " Hz)",
+        "at least 1 sample", "use a step of at least " + formatNumber(1.0 / sampleRate) + " s");
   return r;
 }
 
 void validateBurgArParams(const BurgArParams& p, double sampleRate) {
   if (p.order < 1 || p.order > kArMaxOrder)
-    throw InvalidParameterError("order", std::to_string(p.order),
-                                "1 to " + std::to_string(kArMaxOrder) +
-                                    " (the limit of this implementation)",
-                                "use 16 (BCI2000) or 30 (Wilson 2009)");
+    throw InvalidParameterError(
+        "order", std::to_string(p.order),
+        "1 to " + std::to_string(kArMaxOrder) + " (the limit of this implementation)",
+        "use 16 (BCI2000) or 30 (Wilson 2009)");
   resolveArLengths(p, sampleRate);
   switch (p.detrend) {
     case ArDetrend::None:
     case ArDetrend::Mean:
-    case ArDetrend::Linear: break;
+    case ArDetrend::Linear:
+      break;
     default:
       throw InvalidParameterError("detrend", std::to_string(static_cast<int>(p.detrend)),
                                   "none, mean or linear");
@@ -122,14 +123,16 @@ void validateBurgArParams(const BurgArParams& p, double sampleRate) {
   switch (p.output) {
     case ArOutput::Power:
     case ArOutput::Amplitude:
-    case ArOutput::Coefficients: break;
+    case ArOutput::Coefficients:
+      break;
     default:
       throw InvalidParameterError("output", std::to_string(static_cast<int>(p.output)),
                                   "power, amplitude or coefficients");
   }
   switch (p.binGrid) {
     case ArBinGrid::Midpoints:
-    case ArBinGrid::EdgeInclusive: break;
+    case ArBinGrid::EdgeInclusive:
+      break;
     default:
       throw InvalidParameterError("binGrid", std::to_string(static_cast<int>(p.binGrid)),
                                   "midpoints or edge-inclusive");
@@ -138,16 +141,15 @@ void validateBurgArParams(const BurgArParams& p, double sampleRate) {
   if (!(std::isfinite(p.binWidth) && p.binWidth > 0))
     throw InvalidParameterError("binWidth", formatNumber(p.binWidth) + " Hz",
                                 "a finite width > 0 Hz", "use 1-5 Hz for EEG (BCI2000: 3 Hz)");
-  if (!(std::isfinite(p.firstBinCenter) && p.firstBinCenter >= 0 &&
-        p.firstBinCenter <= nyquist))
+  if (!(std::isfinite(p.firstBinCenter) && p.firstBinCenter >= 0 && p.firstBinCenter <= nyquist))
     throw InvalidParameterError("firstBinCenter", formatNumber(p.firstBinCenter) + " Hz",
                                 "0 to fs/2 = " + formatNumber(nyquist) + " Hz",
                                 "choose a centre inside the signal's band");
   if (!(std::isfinite(p.lastBinCenter) && p.lastBinCenter >= p.firstBinCenter &&
         p.lastBinCenter <= nyquist))
     throw InvalidParameterError("lastBinCenter", formatNumber(p.lastBinCenter) + " Hz",
-                                formatNumber(p.firstBinCenter) + " (firstBinCenter) to fs/2 = " +
-                                    formatNumber(nyquist) + " Hz",
+                                formatNumber(p.firstBinCenter) +
+                                    " (firstBinCenter) to fs/2 = " + formatNumber(nyquist) + " Hz",
                                 "lower it to at most " + formatNumber(nyquist) + " Hz");
   const double span = (p.lastBinCenter - p.firstBinCenter) / p.binWidth;
   // Centres typed in decimal (0.1 Hz steps) are not exact in binary: 1e-6 of a bin absorbs that.
@@ -172,7 +174,8 @@ std::vector<double> arBinCenters(const BurgArParams& p) {
   const auto count =
       static_cast<int>(std::lround((p.lastBinCenter - p.firstBinCenter) / p.binWidth)) + 1;
   std::vector<double> c(static_cast<std::size_t>(count));
-  for (int k = 0; k < count; ++k) c[static_cast<std::size_t>(k)] = p.firstBinCenter + k * p.binWidth;
+  for (int k = 0; k < count; ++k)
+    c[static_cast<std::size_t>(k)] = p.firstBinCenter + k * p.binWidth;
   return c;
 }
 
@@ -203,26 +206,34 @@ BurgArParams burgArPreset(const std::string& name) {
 
 const char* arDetrendName(ArDetrend d) {
   switch (d) {
-    case ArDetrend::None: return "none";
-    case ArDetrend::Mean: return "mean";
-    case ArDetrend::Linear: return "linear";
+    case ArDetrend::None:
+      return "none";
+    case ArDetrend::Mean:
+      return "mean";
+    case ArDetrend::Linear:
+      return "linear";
   }
   return "unknown";
 }
 
 const char* arOutputName(ArOutput o) {
   switch (o) {
-    case ArOutput::Power: return "power";
-    case ArOutput::Amplitude: return "amplitude";
-    case ArOutput::Coefficients: return "coefficients";
+    case ArOutput::Power:
+      return "power";
+    case ArOutput::Amplitude:
+      return "amplitude";
+    case ArOutput::Coefficients:
+      return "coefficients";
   }
   return "unknown";
 }
 
 const char* arBinGridName(ArBinGrid g) {
   switch (g) {
-    case ArBinGrid::Midpoints: return "midpoints";
-    case ArBinGrid::EdgeInclusive: return "edge-inclusive";
+    case ArBinGrid::Midpoints:
+      return "midpoints";
+    case ArBinGrid::EdgeInclusive:
+      return "edge-inclusive";
   }
   return "unknown";
 }
@@ -248,9 +259,12 @@ ArBinGrid parseArBinGrid(const std::string& text) {
 std::string arValueUnit(ArOutput o, const std::string& signalUnit) {
   const std::string u = signalUnit.empty() ? "unit" : signalUnit;
   switch (o) {
-    case ArOutput::Power: return u + "^2/Hz";
-    case ArOutput::Amplitude: return u + "/sqrt(Hz)";
-    case ArOutput::Coefficients: return "";
+    case ArOutput::Power:
+      return u + "^2/Hz";
+    case ArOutput::Amplitude:
+      return u + "/sqrt(Hz)";
+    case ArOutput::Coefficients:
+      return "";
   }
   return "";
 }

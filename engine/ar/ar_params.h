@@ -46,14 +46,14 @@ struct ArLength {
 };
 
 struct BurgArParams {
-  int order = 16;                                // p, model order (BCI2000 ModelOrder 16)
-  ArLength window{0.5, ArLengthUnit::Seconds};   // N, samples per window (BCI2000 0.5 s)
-  ArLength step{0.05, ArLengthUnit::Seconds};    // hop between window starts (seed: 50 ms block)
-  ArDetrend detrend = ArDetrend::None;           // BCI2000 Detrend none
-  double firstBinCenter = 0.0;                   // Hz, centre of the first bin
-  double lastBinCenter = 30.0;                   // Hz, centre of the last bin
-  double binWidth = 3.0;                         // Hz; bins are adjacent: centres first + k W
-  int evaluationsPerBin = 15;                    // E
+  int order = 16;                               // p, model order (BCI2000 ModelOrder 16)
+  ArLength window{0.5, ArLengthUnit::Seconds};  // N, samples per window (BCI2000 0.5 s)
+  ArLength step{0.05, ArLengthUnit::Seconds};   // hop between window starts (seed: 50 ms block)
+  ArDetrend detrend = ArDetrend::None;          // BCI2000 Detrend none
+  double firstBinCenter = 0.0;                  // Hz, centre of the first bin
+  double lastBinCenter = 30.0;                  // Hz, centre of the last bin
+  double binWidth = 3.0;                        // Hz; bins are adjacent: centres first + k W
+  int evaluationsPerBin = 15;                   // E
   ArBinGrid binGrid = ArBinGrid::Midpoints;
   ArOutput output = ArOutput::Power;
 };
@@ -113,9 +113,9 @@ const std::vector<BurgArPreset>& burgArPresets();
 // Throws InvalidParameterError naming the known presets when `name` is unknown.
 BurgArParams burgArPreset(const std::string& name);
 
-const char* arDetrendName(ArDetrend d);   // "none", "mean", "linear"
-const char* arOutputName(ArOutput o);     // "power", "amplitude", "coefficients"
-const char* arBinGridName(ArBinGrid g);   // "midpoints", "edge-inclusive"
+const char* arDetrendName(ArDetrend d);             // "none", "mean", "linear"
+const char* arOutputName(ArOutput o);               // "power", "amplitude", "coefficients"
+const char* arBinGridName(ArBinGrid g);             // "midpoints", "edge-inclusive"
 ArDetrend parseArDetrend(const std::string& text);  // throw InvalidParameterError
 ArOutput parseArOutput(const std::string& text);
 ArBinGrid parseArBinGrid(const std::string& text);

@@ -11,11 +11,11 @@
 namespace modescope {
 
 struct ArSpectrumResult {
-  BurgArParams params;               // as requested (lengths possibly in seconds)
-  double sampleRate = 0.0;           // Hz
-  int64_t windowSamples = 0;         // N
+  BurgArParams params;        // as requested (lengths possibly in seconds)
+  double sampleRate = 0.0;    // Hz
+  int64_t windowSamples = 0;  // N
   int64_t stepSamples = 0;
-  int64_t firstSample = 0;           // the block's first sample in the recording
+  int64_t firstSample = 0;            // the block's first sample in the recording
   std::vector<std::size_t> channels;  // recording channel indices, in block order
   // First sample of each window, relative to the block start. Window w covers
   // [windowStarts[w], windowStarts[w] + N); its end (the BCI2000 update time) is at

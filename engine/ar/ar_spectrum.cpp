@@ -75,8 +75,9 @@ double arPsdPerSample(const double* a, int order, double noiseVariance, double o
 double arPsd(const BurgModel& model, double frequencyHz, double sampleRate) {
   if (model.flat) return 0.0;
   const double omega = 2.0 * std::numbers::pi * frequencyHz / sampleRate;
-  return 2.0 * arPsdPerSample(model.a.data(), static_cast<int>(model.a.size()),
-                              model.noiseVariance, omega) /
+  return 2.0 *
+         arPsdPerSample(model.a.data(), static_cast<int>(model.a.size()), model.noiseVariance,
+                        omega) /
          sampleRate;
 }
 
@@ -203,8 +204,8 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
                 sum += arPsdPerSample(model.a.data(), order, model.noiseVariance,
                                       omegas[b * evals + e]);
               const double mean = scale * sum / static_cast<double>(evals);
-              out[b] = static_cast<float>(params.output == ArOutput::Amplitude ? std::sqrt(mean)
-                                                                               : mean);
+              out[b] =
+                  static_cast<float>(params.output == ArOutput::Amplitude ? std::sqrt(mean) : mean);
             }
           }
           ++windowsDone;
@@ -221,8 +222,8 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
   };
 
   const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers = std::min<std::size_t>(
-      threads > 0 ? static_cast<std::size_t>(threads) : hw, channels);
+  const std::size_t workers =
+      std::min<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : hw, channels);
   const std::size_t total = channels * windows;
   {
     std::vector<std::jthread> pool;
@@ -253,9 +254,10 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
     if (cc.reduced > 0)
       addDiagnostic(r.diagnostics, Severity::Warning, "ar.orderReduced",
                     channelName(block, c) + ": " + std::to_string(cc.reduced) + " of " +
-                        std::to_string(windows) + " windows were predictable without error at "
-                        "an order below " + std::to_string(order) + " (lowest " +
-                        std::to_string(cc.minOrder) +
+                        std::to_string(windows) +
+                        " windows were predictable without error at "
+                        "an order below " +
+                        std::to_string(order) + " (lowest " + std::to_string(cc.minOrder) +
                         "); their models stop there. The signal is probably synthetic or "
                         "clipped: a lower order or detrending may suit it better");
   }

@@ -11,8 +11,7 @@
 namespace modescope {
 
 BurgModel burg(const double* x, int64_t n, int order, BurgWorkspace& ws) {
-  if (order < 1)
-    throw InvalidParameterError("order", std::to_string(order), "at least 1");
+  if (order < 1) throw InvalidParameterError("order", std::to_string(order), "at least 1");
   if (n < static_cast<int64_t>(order) + 1)
     throw InvalidParameterError("window", std::to_string(n) + " samples",
                                 "at least " + std::to_string(order + 1) + " (order + 1)",
@@ -29,8 +28,8 @@ BurgModel burg(const double* x, int64_t n, int order, BurgWorkspace& ws) {
     allEqual = allEqual && x[t] == x[0];
   }
   if (!std::isfinite(sumSquares))
-    throw InvalidParameterError("window", "non-finite samples or overflow",
-                                "finite samples", "remove NaN/Inf samples before the AR fit");
+    throw InvalidParameterError("window", "non-finite samples or overflow", "finite samples",
+                                "remove NaN/Inf samples before the AR fit");
   if (allEqual) {
     m.flat = true;
     return m;

@@ -121,7 +121,7 @@ TEST(BurgAr, KnownAr2SpectrumAndPeakAt25877HzForFs512) {
   m.orderReached = 2;
   expectRel(perSample(m, 0.0), 100.0, kExact, "P(0)");
   expectRel(perSample(m, kPi), 1.0 / 13.69, kExact, "P(pi)");
-  const double omegaStar = std::acos(0.95);  // cos w* = -a1 (1 - a2) / (4 a2)
+  const double omegaStar = std::acos(0.95);                    // cos w* = -a1 (1 - a2) / (4 a2)
   expectRel(perSample(m, omegaStar), 1000.0, 1e-12, "P(w*)");  // acos rounding: ~1 ulp in w*
 
   // Find the peak of the physical spectrum numerically (golden section on 20-30 Hz; P is
@@ -132,7 +132,10 @@ TEST(BurgAr, KnownAr2SpectrumAndPeakAt25877HzForFs512) {
   const double g = (std::sqrt(5.0) - 1.0) / 2.0;
   while (hi - lo > 1e-10) {
     const double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-    if (arPsd(m, x1, fs) < arPsd(m, x2, fs)) lo = x1; else hi = x2;
+    if (arPsd(m, x1, fs) < arPsd(m, x2, fs))
+      lo = x1;
+    else
+      hi = x2;
   }
   const double peak = (lo + hi) / 2;
   // Near a maximum P changes quadratically, so differences vanish in rounding within
@@ -205,9 +208,7 @@ void expectRecovered(const std::vector<double>& a, std::size_t n, uint64_t seed)
               5 * std::sqrt(2.0 / static_cast<double>(n)) * sigma * sigma);
 }
 
-TEST(BurgAr, RecoversAKnownAr2FromALongSimulation) {
-  expectRecovered({1.8, -0.9}, 20000, 11);
-}
+TEST(BurgAr, RecoversAKnownAr2FromALongSimulation) { expectRecovered({1.8, -0.9}, 20000, 11); }
 
 TEST(BurgAr, RecoversAKnownAr4FromALongSimulation) {
   // Two resonances: radius 0.95 at 10/256 cycles per sample and 0.9 at 40/256.
@@ -384,8 +385,8 @@ TEST(BurgAr, DriverRowsMatchTheSingleWindowFunctionsAndDoNotDependOnThreads) {
 TEST(BurgAr, FlatWindowsGiveZerosAndADiagnosticNotNan) {
   const double fs = 100.0;
   std::vector<double> live = simulateAr({0.5}, 1.0, 300, 9);
-  std::vector<double> flat(300, 12.5);           // a disconnected electrode at a DC level
-  std::vector<double> partly = live;             // flat for the first 150 samples
+  std::vector<double> flat(300, 12.5);  // a disconnected electrode at a DC level
+  std::vector<double> partly = live;    // flat for the first 150 samples
   std::fill(partly.begin(), partly.begin() + 150, 0.0);
   const SignalBlock block = makeBlock({live, flat, partly}, fs);
   BurgArParams p;
@@ -404,8 +405,8 @@ TEST(BurgAr, FlatWindowsGiveZerosAndADiagnosticNotNan) {
     for (float v : r.values) EXPECT_TRUE(std::isfinite(v));
     for (std::size_t w = 0; w < 5; ++w)
       for (std::size_t b = 0; b < r.binCenters.size(); ++b) EXPECT_EQ(r.row(1, w)[b], 0.0f);
-    EXPECT_EQ(r.row(2, 0)[0], 0.0f);      // samples 0-99: flat
-    EXPECT_GT(r.row(2, 4)[0], 0.0f);      // samples 200-299: live
+    EXPECT_EQ(r.row(2, 0)[0], 0.0f);  // samples 0-99: flat
+    EXPECT_GT(r.row(2, 4)[0], 0.0f);  // samples 200-299: live
     int flatDiagnostics = 0;
     for (const Diagnostic& dg : r.diagnostics) {
       if (dg.code != "ar.flatWindows") continue;
@@ -583,7 +584,12 @@ TEST(BurgArParams, BadParametersAreRefusedWithTheParameterTheValueAndARemedy) {
   refused([](BurgArParams& q) { q.step = {0, ArLengthUnit::Seconds}; }, "step");
   refused([](BurgArParams& q) { q.step = {0.001, ArLengthUnit::Seconds}; }, "step");  // 0 samples
   refused([](BurgArParams& q) { q.window = {80.5, ArLengthUnit::Samples}; }, "window");
-  refused([](BurgArParams& q) { q.binWidth = 0.001; q.lastBinCenter = 30; }, "binWidth");
+  refused(
+      [](BurgArParams& q) {
+        q.binWidth = 0.001;
+        q.lastBinCenter = 30;
+      },
+      "binWidth");
   EXPECT_THROW(validateBurgArParams(p, 0.0), InvalidParameterError);
   EXPECT_THROW(burgArPreset("bci2001"), InvalidParameterError);
   EXPECT_EQ(parseArDetrend("Linear"), ArDetrend::Linear);
