@@ -147,10 +147,16 @@ void validateBurgArParams(const BurgArParams& p, double sampleRate) {
                                 "choose a centre inside the signal's band");
   if (!(std::isfinite(p.lastBinCenter) && p.lastBinCenter >= p.firstBinCenter &&
         p.lastBinCenter <= nyquist))
-    throw InvalidParameterError("lastBinCenter", formatNumber(p.lastBinCenter) + " Hz",
-                                formatNumber(p.firstBinCenter) +
-                                    " (firstBinCenter) to fs/2 = " + formatNumber(nyquist) + " Hz",
-                                "lower it to at most " + formatNumber(nyquist) + " Hz");
+    throw InvalidParameterError(
+        "lastBinCenter", formatNumber(p.lastBinCenter) + " Hz",
+        formatNumber(p.firstBinCenter) + " (firstBinCenter) to fs/2 = " + formatNumber(nyquist) +
+            " Hz",
+        p.lastBinCenter < p.firstBinCenter
+            ? "use at least firstBinCenter (" + formatNumber(p.firstBinCenter) + " Hz)"
+            : "use " +
+                  formatNumber(p.firstBinCenter +
+                               std::floor((nyquist - p.firstBinCenter) / p.binWidth) * p.binWidth) +
+                  " Hz, the highest centre of whole bin widths up to fs/2");
   const double span = (p.lastBinCenter - p.firstBinCenter) / p.binWidth;
   // Centres typed in decimal (0.1 Hz steps) are not exact in binary: 1e-6 of a bin absorbs that.
   if (std::abs(span - std::round(span)) > 1e-6) {

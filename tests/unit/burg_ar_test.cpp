@@ -563,7 +563,8 @@ TEST(BurgArParams, BadParametersAreRefusedWithTheParameterTheValueAndARemedy) {
   m = thrownMessage([&] { validateBurgArParams(p, 160.0); });
   EXPECT_NE(m.find("'lastBinCenter'"), std::string::npos) << m;
   EXPECT_NE(m.find("80 Hz"), std::string::npos) << m;
-  p.lastBinCenter = 31;  // not 0 + k * 3
+  EXPECT_NE(m.find("use 78 Hz"), std::string::npos) << m;  // 0 + 26 * 3, the last fit below 80
+  p.lastBinCenter = 31;                                    // not 0 + k * 3
   m = thrownMessage([&] { validateBurgArParams(p, 160.0); });
   EXPECT_NE(m.find("use 30 or 33 Hz"), std::string::npos) << m;
   p.lastBinCenter = 30;
