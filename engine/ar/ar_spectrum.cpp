@@ -2,6 +2,8 @@
 // ar_spectrum.h).
 #include "engine/ar/ar_spectrum.h"
 
+#include "engine/compute/parallel_for.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -149,99 +151,54 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
   const auto evals = static_cast<std::size_t>(params.evaluationsPerBin);
 
   std::vector<ChannelCounts> counts(channels);
-  std::atomic<std::size_t> nextChannel{0}, windowsDone{0};
-  std::atomic<bool> abort{false};
-  std::exception_ptr error;
-  std::mutex m;
-  std::condition_variable finished;
-  std::size_t exited = 0;
-
-  auto work = [&] {
-    try {
-      BurgWorkspace ws;
-      std::vector<double> x(static_cast<std::size_t>(n));
-      while (!abort) {
-        const std::size_t c = nextChannel++;
-        if (c >= channels) break;
-        const float* src = block.channel(c);
-        ChannelCounts& cc = counts[c];
-        cc.minOrder = order;
-        for (std::size_t w = 0; w < windows; ++w) {
-          if (abort || ctx.stopRequested()) {
-            abort = true;
-            break;
+  const int workers =
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  parallelFor(channels, workers, ctx, "AR spectra: channels", ProgressLabel::StageWithCount, [&] {
+    return [&, ws = BurgWorkspace(), x = std::vector<double>(static_cast<std::size_t>(n))](
+               std::size_t c) mutable {
+      const float* src = block.channel(c);
+      ChannelCounts& cc = counts[c];
+      cc.minOrder = order;
+      for (std::size_t w = 0; w < windows; ++w) {
+        if (ctx.stopRequested()) return;  // parallelFor turns the request into Cancelled
+        const float* win = src + r.windowStarts[w];
+        const std::size_t row = c * windows + w;
+        float* out = r.values.data() + row * perWindow;
+        // Flat on the raw float samples: detrending a constant in double need not give exact
+        // zeros, and the raw test is one both backends agree on bit for bit.
+        if (std::all_of(win, win + n, [&](float v) { return v == win[0]; })) {
+          ++cc.flat;  // values and noise variance stay 0
+          continue;
+        }
+        for (int64_t t = 0; t < n; ++t) x[static_cast<std::size_t>(t)] = win[t];
+        arDetrend(x.data(), n, params.detrend);
+        const BurgModel model = burg(x.data(), n, order, ws);
+        if (model.flat) {  // a detrended ramp can become exactly flat
+          ++cc.flat;
+          continue;
+        }
+        if (model.orderReached < order) {
+          ++cc.reduced;
+          cc.minOrder = std::min(cc.minOrder, model.orderReached);
+        }
+        r.noiseVariance[row] = static_cast<float>(model.noiseVariance);
+        if (coefficients) {
+          for (int k = 0; k < order; ++k) out[k] = static_cast<float>(model.a[k]);
+        } else {
+          const double scale = 2.0 / block.sampleRate;
+          for (std::size_t b = 0; b < perWindow; ++b) {
+            double sum = 0.0;
+            for (std::size_t e = 0; e < evals; ++e)
+              sum += arPsdPerSample(model.a.data(), order, model.noiseVariance,
+                                    omegas[b * evals + e]);
+            const double mean = scale * sum / static_cast<double>(evals);
+            out[b] =
+                static_cast<float>(params.output == ArOutput::Amplitude ? std::sqrt(mean) : mean);
           }
-          const float* win = src + r.windowStarts[w];
-          const std::size_t row = c * windows + w;
-          float* out = r.values.data() + row * perWindow;
-          // Flat on the raw float samples: detrending a constant in double need not give exact
-          // zeros, and the raw test is one both backends agree on bit for bit.
-          if (std::all_of(win, win + n, [&](float v) { return v == win[0]; })) {
-            ++cc.flat;  // values and noise variance stay 0
-            ++windowsDone;
-            continue;
-          }
-          for (int64_t t = 0; t < n; ++t) x[static_cast<std::size_t>(t)] = win[t];
-          arDetrend(x.data(), n, params.detrend);
-          const BurgModel model = burg(x.data(), n, order, ws);
-          if (model.flat) {  // a detrended ramp can become exactly flat
-            ++cc.flat;
-            ++windowsDone;
-            continue;
-          }
-          if (model.orderReached < order) {
-            ++cc.reduced;
-            cc.minOrder = std::min(cc.minOrder, model.orderReached);
-          }
-          r.noiseVariance[row] = static_cast<float>(model.noiseVariance);
-          if (coefficients) {
-            for (int k = 0; k < order; ++k) out[k] = static_cast<float>(model.a[k]);
-          } else {
-            const double scale = 2.0 / block.sampleRate;
-            for (std::size_t b = 0; b < perWindow; ++b) {
-              double sum = 0.0;
-              for (std::size_t e = 0; e < evals; ++e)
-                sum += arPsdPerSample(model.a.data(), order, model.noiseVariance,
-                                      omegas[b * evals + e]);
-              const double mean = scale * sum / static_cast<double>(evals);
-              out[b] =
-                  static_cast<float>(params.output == ArOutput::Amplitude ? std::sqrt(mean) : mean);
-            }
-          }
-          ++windowsDone;
         }
       }
-    } catch (...) {
-      std::lock_guard lock(m);
-      if (!error) error = std::current_exception();
-      abort = true;
-    }
-    std::lock_guard lock(m);
-    ++exited;
-    finished.notify_all();
-  };
-
-  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers =
-      std::min<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : hw, channels);
-  const std::size_t total = channels * windows;
-  {
-    std::vector<std::jthread> pool;
-    pool.reserve(workers);
-    for (std::size_t i = 0; i < workers; ++i) pool.emplace_back(work);
-    std::unique_lock lock(m);
-    while (exited < workers) {
-      finished.wait_for(lock, std::chrono::milliseconds(50));
-      const std::size_t done = windowsDone;
-      lock.unlock();
-      ctx.progress(static_cast<double>(done) / static_cast<double>(total),
-                   "AR spectra: " + std::to_string(std::min(channels, done / windows)) + "/" +
-                       std::to_string(channels) + " channels");
-      lock.lock();
-    }
-  }
-  if (error) std::rethrow_exception(error);
-  ctx.checkpoint();
+    };
+  });
 
   for (std::size_t c = 0; c < channels; ++c) {
     const ChannelCounts& cc = counts[c];

@@ -1,3 +1,4 @@
+#include "engine/compute/parallel_for.h"
 #include "engine/ica/infomax.h"
 #include "engine/compute/cpu_backend.h"
 
@@ -51,63 +52,6 @@ struct RealFftPair {
                : fftw_plan_dft_c2r_1d(n, spec.get(), real.get(), FFTW_ESTIMATE);
   }
 };
-
-// ---- a small worker pool for one call ---------------------------------------------------------
-
-// Runs perItem(i) for i in [0, items) on `threads` std::threads. Each thread first calls
-// makeWorker() for its own state (FFT buffers). Progress is reported from the calling thread only
-// (sinks need not be thread-safe); workers stop taking items on a stop request or an error, and the
-// call then rethrows the first error or throws Cancelled.
-void runParallel(std::size_t items, int threads, const JobContext& ctx, const std::string& stage,
-                 const std::function<std::function<void(std::size_t)>()>& makeWorker) {
-  if (items == 0) return;
-  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), items);
-  std::atomic<std::size_t> next{0}, done{0}, exited{0};
-  std::atomic<bool> abort{false};
-  std::mutex m;
-  std::condition_variable cv;
-  std::exception_ptr error;
-  auto body = [&] {
-    try {
-      auto perItem = makeWorker();
-      while (!abort.load()) {
-        if (ctx.stopRequested()) break;
-        const std::size_t i = next.fetch_add(1);
-        if (i >= items) break;
-        perItem(i);
-        done.fetch_add(1);
-        cv.notify_one();
-      }
-    } catch (...) {
-      std::lock_guard lock(m);
-      if (!error) error = std::current_exception();
-      abort = true;
-    }
-    {
-      std::lock_guard lock(m);
-      exited.fetch_add(1);
-    }
-    cv.notify_one();
-  };
-  ctx.progress(0.0, stage);
-  {
-    std::vector<std::jthread> pool;
-    pool.reserve(workers);
-    for (std::size_t w = 0; w < workers; ++w) pool.emplace_back(body);
-    std::unique_lock lock(m);
-    while (exited.load() < workers) {
-      cv.wait_for(lock, std::chrono::milliseconds(100));
-      const std::size_t d = done.load();
-      lock.unlock();
-      ctx.progress(static_cast<double>(d) / static_cast<double>(items),
-                   stage + " " + std::to_string(d) + "/" + std::to_string(items));
-      lock.lock();
-    }
-  }  // joins
-  if (error) std::rethrow_exception(error);
-  ctx.checkpoint();
-  ctx.progress(1.0, stage);
-}
 
 // ---- validation ---------------------------------------------------------------------------------
 
@@ -176,7 +120,7 @@ class CpuBackend final : public ComputeBackend {
     if (plan.targets.empty() || block.samples == 0) return;
     const std::size_t n = static_cast<std::size_t>(block.samples);
     const std::size_t chunks = (n + kReferenceChunk - 1) / kReferenceChunk;
-    runParallel(chunks, threads_, ctx, "re-referencing", [&]() -> std::function<void(std::size_t)> {
+    parallelFor(chunks, threads_, ctx, "re-referencing", ProgressLabel::StageWithCount, [&]() -> std::function<void(std::size_t)> {
       auto r = std::make_shared<std::vector<double>>(kReferenceChunk);
       return [&block, &plan, r, n](std::size_t c) {
         const std::size_t t0 = c * kReferenceChunk;
@@ -218,7 +162,7 @@ class CpuBackend final : public ComputeBackend {
     for (auto& v : spectrum) v *= scale;
     const RealFftPair plans(m);
 
-    runParallel(rows, threads_, ctx, "filtering channels", [&]() -> std::function<void(std::size_t)> {
+    parallelFor(rows, threads_, ctx, "filtering channels", ProgressLabel::StageWithCount, [&]() -> std::function<void(std::size_t)> {
       struct Buffers {
         Buffers(std::size_t ext, std::size_t m)
             : ext(ext), real(fftwAlloc<double>(m)), spec(fftwAlloc<fftw_complex>(m / 2 + 1)) {}
