@@ -97,7 +97,8 @@ void ScalpMapGrid::setMaps(const std::vector<ChannelInfo>& channels,
   }
   std::vector<ScalpGrid> grids;
   try {
-    grids = sharedScalpInterpolator(layout.positions)->gridsForColumns(rows, columns);
+    grids = sharedScalpInterpolator(layout.positions, layout.headPolarDegrees)
+                ->gridsForColumns(rows, columns);
   } catch (const Error& e) {
     s.message = layout.positions.size() < 3
                     ? tr("Cannot draw the maps: %1 channel(s) with a known position, at least 3 "

@@ -29,6 +29,7 @@ constexpr std::size_t kCachedInterpolators = 4;
 struct CachedInterpolator {
   std::vector<Position3> positions;
   int size = 0;
+  double headPolarDegrees = kHeadCirclePolarDegrees;
   std::shared_ptr<const ScalpGridInterpolator> interpolator;
 };
 
@@ -114,10 +115,11 @@ void contourSegments(const ScalpGrid& g, double level, std::vector<QLineF>& out)
 }  // namespace
 
 std::shared_ptr<const ScalpGridInterpolator> sharedScalpInterpolator(
-    const std::vector<Position3>& positions, int size) {
+    const std::vector<Position3>& positions, double headPolarDegrees, int size) {
   static std::deque<CachedInterpolator> cache;
   for (auto it = cache.begin(); it != cache.end(); ++it) {
-    if (it->size == size && samePositions(it->positions, positions)) {
+    if (it->size == size && it->headPolarDegrees == headPolarDegrees &&
+        samePositions(it->positions, positions)) {
       CachedInterpolator hit = *it;
       cache.erase(it);
       cache.push_front(hit);
@@ -125,8 +127,9 @@ std::shared_ptr<const ScalpGridInterpolator> sharedScalpInterpolator(
     }
   }
   const SphericalSpline spline(positions);
-  auto interpolator = std::make_shared<const ScalpGridInterpolator>(spline, positions, size);
-  cache.push_front({positions, size, interpolator});
+  auto interpolator =
+      std::make_shared<const ScalpGridInterpolator>(spline, positions, size, headPolarDegrees);
+  cache.push_front({positions, size, headPolarDegrees, interpolator});
   if (cache.size() > kCachedInterpolators) cache.pop_back();
   return interpolator;
 }
@@ -194,7 +197,7 @@ void ScalpMapView::setMap(const std::vector<ChannelInfo>& channels,
   mapped.reserve(layout.mapped.size());
   for (std::size_t i : layout.mapped) mapped.push_back(values[i]);
   try {
-    const auto interpolator = sharedScalpInterpolator(layout.positions);
+    const auto interpolator = sharedScalpInterpolator(layout.positions, layout.headPolarDegrees);
     setInterpolated(channels, layout, mapped, interpolator->grid(mapped), title, unit);
   } catch (const Error& e) {
     clear();
@@ -221,7 +224,7 @@ void ScalpMapView::setInterpolated(const std::vector<ChannelInfo>& channels,
   s.electrodes.clear();
   s.electrodeNames.clear();
   for (std::size_t k = 0; k < layout.mapped.size(); ++k) {
-    const DiscPoint d = projectToDisc(layout.positions[k]);
+    const DiscPoint d = projectToDisc(layout.positions[k], layout.headPolarDegrees);
     s.electrodes.emplace_back(d.x, d.y);
     const std::size_t i = layout.mapped[k];
     const ChannelInfo& ch = channels.at(i);

@@ -39,8 +39,10 @@ constexpr int kScalpGridSize = 67;
 // (the last few electrode sets), so a grid of views of one decomposition fits the spline once.
 // Throws InvalidParameterError as SphericalSpline does (fewer than 3 positions, duplicates).
 // GUI thread only.
+// headPolarDegrees: the layout's head circle (ScalpLayout::headPolarDegrees).
 std::shared_ptr<const ScalpGridInterpolator> sharedScalpInterpolator(
-    const std::vector<Position3>& positions, int size = kScalpGridSize);
+    const std::vector<Position3>& positions, double headPolarDegrees = kHeadCirclePolarDegrees,
+    int size = kScalpGridSize);
 
 class ScalpMapView : public QWidget {
   Q_OBJECT

@@ -21,7 +21,19 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Two electrodes closer than this (radians on the unit sphere) make the system singular.
 constexpr double kCoincident = 1e-6;
-constexpr double kHeadPolar = kHeadCirclePolarDegrees * std::numbers::pi / 180.0;
+double toRadians(double degrees) { return degrees * std::numbers::pi / 180.0; }
+
+// The sites on the 10-20 head circumference (polar 90 degrees in the 10-20 system's own terms).
+bool onHeadCircumference(const std::string& name) {
+  static const char* const kSites[] = {"FPZ", "FP1", "FP2", "AF7", "AF8", "F7",  "F8",  "FT7",
+                                       "FT8", "T7",  "T8",  "T3",  "T4",  "TP7", "TP8", "P7",
+                                       "P8",  "T5",  "T6",  "PO7", "PO8", "O1",  "O2",  "OZ"};
+  std::string upper;
+  for (char ch : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  for (const char* s : kSites)
+    if (upper == s) return true;
+  return false;
+}
 
 bool finite(const Position3& p) {
   return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
@@ -342,21 +354,22 @@ std::vector<double> SphericalSpline::Evaluator::evaluateColumns(const std::vecto
   return out;
 }
 
-DiscPoint projectToDisc(const Position3& p) {
+DiscPoint projectToDisc(const Position3& p, double headPolarDegrees) {
   Position3 u;
   if (!unit(p, &u)) return {kNaN, kNaN};
   const double polar = std::acos(std::clamp(u.z, -1.0, 1.0));
-  const double r = polar / kHeadPolar;
+  const double r = polar / toRadians(headPolarDegrees);
   const double rho = std::hypot(u.x, u.y);
   if (rho == 0.0) return {0.0, u.z > 0.0 ? 0.0 : -r};  // a pole: the south pole put behind
   return {r * u.x / rho, r * u.y / rho};
 }
 
-Position3 discToSphere(const DiscPoint& d) {
+Position3 discToSphere(const DiscPoint& d, double headPolarDegrees) {
   const double rho = std::hypot(d.x, d.y);
   if (!std::isfinite(rho)) return {kNaN, kNaN, kNaN};
   if (rho == 0.0) return {0.0, 0.0, 1.0};
-  const double polar = std::min(rho, std::numbers::pi / kHeadPolar) * kHeadPolar;
+  const double head = toRadians(headPolarDegrees);
+  const double polar = std::min(rho, std::numbers::pi / head) * head;
   const double s = std::sin(polar);
   return {s * d.x / rho, s * d.y / rho, std::cos(polar)};
 }
@@ -367,6 +380,8 @@ ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels) {
 
 ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels, const std::vector<bool>& noValue) {
   ScalpLayout layout;
+  double ringPolar = 0.0;
+  int ringSites = 0;
   for (std::size_t i = 0; i < channels.size(); ++i) {
     const ChannelInfo& ch = channels[i];
     const std::string name = ch.name.empty() ? ch.label : ch.name;
@@ -376,15 +391,22 @@ ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels, const std::vec
     } else if (ch.position && unit(*ch.position, &u)) {
       layout.mapped.push_back(i);
       layout.positions.push_back(u);
+      if (onHeadCircumference(ch.name)) {
+        ringPolar += std::acos(std::clamp(u.z, -1.0, 1.0)) * 180.0 / std::numbers::pi;
+        ++ringSites;
+      }
     } else {
       layout.unmapped.push_back(name);
     }
   }
+  if (ringSites >= 4) layout.headPolarDegrees = std::clamp(ringPolar / ringSites, 50.0, 120.0);
   return layout;
 }
 
 ScalpGridInterpolator::ScalpGridInterpolator(const SphericalSpline& spline,
-                                             const std::vector<Position3>& positions, int size) {
+                                             const std::vector<Position3>& positions, int size,
+                                             double headPolarDegrees)
+    : headPolarDegrees_(headPolarDegrees) {
   if (size < 8 || size > 1024) {
     throw InvalidParameterError("scalp grid size", std::to_string(size), "8 to 1024 cells",
                                 "use 67 (EEGLAB's default grid)");
@@ -397,11 +419,13 @@ ScalpGridInterpolator::ScalpGridInterpolator(const SphericalSpline& spline,
   }
   double outermost = 0.0;
   for (const Position3& p : positions) {
-    const DiscPoint d = projectToDisc(p);
+    const DiscPoint d = projectToDisc(p, headPolarDegrees_);
     if (std::isfinite(d.x)) outermost = std::max(outermost, std::hypot(d.x, d.y));
   }
   size_ = size;
-  radius_ = outermost <= 1.001 ? 1.0 : std::min(outermost * 1.02, std::numbers::pi / kHeadPolar);
+  radius_ = outermost <= 1.001
+                ? 1.0
+                : std::min(outermost * 1.02, std::numbers::pi / toRadians(headPolarDegrees_));
   // Two cells of margin: extent = radius + 2 * (2 extent / size).
   extent_ = radius_ / (1.0 - 4.0 / size);
   const double cell = 2.0 * extent_ / size;
@@ -411,7 +435,7 @@ ScalpGridInterpolator::ScalpGridInterpolator(const SphericalSpline& spline,
       const DiscPoint d{-extent_ + (col + 0.5) * cell, extent_ - (row + 0.5) * cell};
       if (std::hypot(d.x, d.y) > extent_) continue;
       cells_.push_back(row * size + col);
-      at.push_back(discToSphere(d));
+      at.push_back(discToSphere(d, headPolarDegrees_));
     }
   }
   evaluator_ = spline.evaluator(at);

@@ -105,9 +105,12 @@ struct DiscPoint {
   double x = 0, y = 0;
 };
 // `p` need not be unit length. A zero-length or non-finite `p` gives (NaN, NaN).
-DiscPoint projectToDisc(const Position3& p);
-// The inverse (radius clamped to 180 / 72 = 2.5, the south pole).
-Position3 discToSphere(const DiscPoint& d);
+// `headPolarDegrees` is the polar angle drawn on the head circle: 72 for ModeScope's frame (the
+// bundled tables); a position set in another frame (BESA .elp puts the 10-20 ring at 90 degrees,
+// digitised heads anywhere near it) gets its own from scalpLayout().
+DiscPoint projectToDisc(const Position3& p, double headPolarDegrees = kHeadCirclePolarDegrees);
+// The inverse (radius clamped to the south pole, 180 / headPolarDegrees).
+Position3 discToSphere(const DiscPoint& d, double headPolarDegrees = kHeadCirclePolarDegrees);
 
 // Which channels of a selection can be mapped: those with a position; the rest are reported by
 // name (never silently dropped). A position that is zero-length or not finite counts as none.
@@ -115,6 +118,11 @@ struct ScalpLayout {
   std::vector<std::size_t> mapped;     // indices into the channel list given
   std::vector<Position3> positions;    // of the mapped channels, same order (unit length)
   std::vector<std::string> unmapped;   // names of channels without a position (name, else label)
+  // The head circle of this set: the mean polar angle of the 10-20 circumference sites present
+  // (Fpz, Fp1/2, AF7/8, F7/8, FT7/8, T7/8 (T3/4), TP7/8, P7/8 (T5/6), PO7/8, O1/2, Oz) when at
+  // least 4 are, else kHeadCirclePolarDegrees; clamped to 50..120 degrees. So the nose sits at
+  // Fpz whatever frame the positions came in.
+  double headPolarDegrees = kHeadCirclePolarDegrees;
 };
 ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels);
 // The same with the channels whose value cannot be drawn (noValue[i], e.g. NaN) left out too,
@@ -144,7 +152,7 @@ class ScalpGridInterpolator {
   // `positions` are the electrodes of `spline` (the same order); size 8..1024 cells
   // (InvalidParameterError otherwise, or when the position count differs from the spline's).
   ScalpGridInterpolator(const SphericalSpline& spline, const std::vector<Position3>& positions,
-                        int size);
+                        int size, double headPolarDegrees = kHeadCirclePolarDegrees);
 
   int size() const { return size_; }
   double radius() const { return radius_; }
@@ -161,6 +169,7 @@ class ScalpGridInterpolator {
 
   int size_ = 0;
   double radius_ = 1.0, extent_ = 1.0;
+  double headPolarDegrees_ = kHeadCirclePolarDegrees;
   std::vector<int> cells_;  // grid cell index of each evaluated point
   SphericalSpline::Evaluator evaluator_;
 };

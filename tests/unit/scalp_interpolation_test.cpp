@@ -277,6 +277,42 @@ TEST(ScalpLayout, ReportsChannelsWithoutPositionByName) {
   EXPECT_EQ(layout.unmapped, (std::vector<std::string>{"EOG1", "X9", "Bad"}));
 }
 
+// The head circle follows the position set's frame: the bundled tables put the 10-20
+// circumference at polar 72 degrees, BESA's spherical .elp convention at 90 (Fp1 "-92 -72"). In
+// both, the nose must sit at Fpz and T8 on the right edge of the circle.
+TEST(ScalpLayout, HeadCircleFollowsTheFrameOfThePositions) {
+  const char* const names[] = {"Fpz", "F7", "F8", "T7", "T8", "P7", "P8", "Oz", "Cz", "C3", "C4"};
+  std::vector<ChannelInfo> bundled;
+  for (const char* n : names) {
+    ChannelInfo c;
+    c.name = n;
+    c.position = standardPosition(n);
+    bundled.push_back(c);
+  }
+  const ScalpLayout a = scalpLayout(bundled);
+  EXPECT_NEAR(a.headPolarDegrees, kHeadCirclePolarDegrees, 1.0);
+  // The same sites in a BESA-like frame: every polar angle scaled by 90 / 72 (azimuth kept).
+  std::vector<ChannelInfo> besa = bundled;
+  for (ChannelInfo& c : besa) {
+    const Position3 u = unitOf(*c.position);
+    const double polar = std::acos(std::clamp(u.z, -1.0, 1.0)) * 90.0 / 72.0;
+    const double az = std::atan2(u.y, u.x);
+    c.position = Position3{std::sin(polar) * std::cos(az), std::sin(polar) * std::sin(az),
+                           std::cos(polar)};
+  }
+  const ScalpLayout b = scalpLayout(besa);
+  EXPECT_NEAR(b.headPolarDegrees, 90.0 * a.headPolarDegrees / 72.0, 1e-9);
+  const DiscPoint fpz = projectToDisc(b.positions[0], b.headPolarDegrees);
+  const DiscPoint t8 = projectToDisc(b.positions[4], b.headPolarDegrees);
+  // Fpz and T8 lie within a degree of the ring's mean polar angle in the bundled table: 1/72.
+  EXPECT_NEAR(fpz.x, 0.0, 1e-9);
+  EXPECT_NEAR(fpz.y, 1.0, 1.0 / 72.0);
+  EXPECT_NEAR(t8.x, 1.0, 1.0 / 72.0);
+  // Fewer than 4 circumference sites: the default.
+  const ScalpLayout few = scalpLayout({besa[0], besa[8], besa[9], besa[10]});
+  EXPECT_EQ(few.headPolarDegrees, kHeadCirclePolarDegrees);
+}
+
 // The grid's cells against the spline evaluated directly at the same sphere points (the direct
 // sum of evaluate(), not the precomputed matrix), and the geometry the header documents.
 TEST(ScalpGrid, CellsMatchTheSplineAndGeometry) {
