@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "error_message_support.h"
 #include "engine/ar/ar_params.h"
 #include "engine/ar/ar_spectrum.h"
 #include "engine/ar/burg.h"
@@ -35,16 +36,6 @@ void expectRel(double got, double expected, double tol, const char* what) {
 
 double perSample(const BurgModel& m, double omega) {
   return arPsdPerSample(m.a.data(), static_cast<int>(m.a.size()), m.noiseVariance, omega);
-}
-
-template <class F>
-std::string thrownMessage(F&& f) {
-  try {
-    f();
-  } catch (const InvalidParameterError& e) {
-    return e.what();
-  }
-  return "(nothing thrown)";
 }
 
 SignalBlock makeBlock(const std::vector<std::vector<double>>& channels, double fs) {
@@ -542,7 +533,7 @@ TEST(BurgArParams, BadParametersAreRefusedWithTheParameterTheValueAndARemedy) {
   BurgArParams p = burgArPreset("bci2000");
   // Order 16 needs 17 samples; 0.1 s at 160 Hz is 16.
   p.window = {0.1, ArLengthUnit::Seconds};
-  std::string m = thrownMessage([&] { validateBurgArParams(p, 160.0); });
+  std::string m = test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(p, 160.0); });
   EXPECT_NE(m.find("'window'"), std::string::npos) << m;
   EXPECT_NE(m.find("16 samples"), std::string::npos) << m;
   EXPECT_NE(m.find("at least 17 samples"), std::string::npos) << m;
@@ -551,7 +542,7 @@ TEST(BurgArParams, BadParametersAreRefusedWithTheParameterTheValueAndARemedy) {
   p.window = {0.5, ArLengthUnit::Seconds};
 
   p.order = kArMaxOrder + 1;
-  m = thrownMessage([&] { validateBurgArParams(p, 160.0); });
+  m = test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(p, 160.0); });
   EXPECT_NE(m.find("'order'"), std::string::npos) << m;
   EXPECT_NE(m.find("1 to 64"), std::string::npos) << m;
   EXPECT_NE(m.find("limit of this implementation"), std::string::npos) << m;
@@ -560,19 +551,19 @@ TEST(BurgArParams, BadParametersAreRefusedWithTheParameterTheValueAndARemedy) {
   p.order = 16;
 
   p.lastBinCenter = 81;  // fs/2 = 80
-  m = thrownMessage([&] { validateBurgArParams(p, 160.0); });
+  m = test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(p, 160.0); });
   EXPECT_NE(m.find("'lastBinCenter'"), std::string::npos) << m;
   EXPECT_NE(m.find("80 Hz"), std::string::npos) << m;
   EXPECT_NE(m.find("use 78 Hz"), std::string::npos) << m;  // 0 + 26 * 3, the last fit below 80
   p.lastBinCenter = 31;                                    // not 0 + k * 3
-  m = thrownMessage([&] { validateBurgArParams(p, 160.0); });
+  m = test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(p, 160.0); });
   EXPECT_NE(m.find("use 30 or 33 Hz"), std::string::npos) << m;
   p.lastBinCenter = 30;
 
   const auto refused = [&](auto mutate, const char* name) {
     BurgArParams q = burgArPreset("bci2000");
     mutate(q);
-    const std::string msg = thrownMessage([&] { validateBurgArParams(q, 160.0); });
+    const std::string msg = test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(q, 160.0); });
     EXPECT_NE(msg.find(std::string("'") + name + "'"), std::string::npos) << msg;
   };
   refused([](BurgArParams& q) { q.binWidth = 0; }, "binWidth");
@@ -605,7 +596,7 @@ TEST(BurgArParams, BadBlocksAreRefused) {
   JobContext ctx;
   const BurgArParams p = burgArPreset("bci2000");  // 80 samples at 160 Hz
   SignalBlock shortBlock = makeBlock({std::vector<double>(79, 1.0)}, 160.0);
-  const std::string m = thrownMessage([&] { computeArSpectraCpu(shortBlock, p, 1, ctx); });
+  const std::string m = test_support::messageOf<InvalidParameterError>([&] { computeArSpectraCpu(shortBlock, p, 1, ctx); });
   EXPECT_NE(m.find("'window'"), std::string::npos) << m;
   EXPECT_NE(m.find("79 samples"), std::string::npos) << m;
 

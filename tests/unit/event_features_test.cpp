@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "error_message_support.h"
 #include "engine/ar/ar_params.h"
 #include "engine/ar/ar_spectrum.h"
 #include "engine/ar/event_features.h"
@@ -21,16 +22,6 @@
 
 namespace modescope {
 namespace {
-
-template <class F>
-std::string thrownMessage(F&& f) {
-  try {
-    f();
-  } catch (const InvalidParameterError& e) {
-    return e.what();
-  }
-  return "(nothing thrown)";
-}
 
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
@@ -248,7 +239,7 @@ TEST(EventR2, ClearErrors) {
   JobContext ctx;
   const BurgArParams p = twoHzBins();
   const std::string unknown =
-      thrownMessage([&] { computeEventR2(rec, {0}, "T9", "B", p, {}, 1, ctx); });
+      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "T9", "B", p, {}, 1, ctx); });
   EXPECT_TRUE(contains(unknown, "T9") && contains(unknown, "'A'") && contains(unknown, "'B'"))
       << unknown;
 
@@ -259,7 +250,7 @@ TEST(EventR2, ClearErrors) {
   few.annotations.push_back({4.5, 3.0, "B"});
   few.annotations.push_back({200.0, 3.0, "B"});  // past the end: skipped
   const std::string one =
-      thrownMessage([&] { computeEventR2(few, {0}, "A", "B", p, {}, 1, ctx); });
+      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(few, {0}, "A", "B", p, {}, 1, ctx); });
   EXPECT_TRUE(contains(one, "'B'") && contains(one, "1 usable trial") &&
               contains(one, "2 annotation") && contains(one, "1 skipped") &&
               contains(one, "at least 2"))
@@ -268,19 +259,19 @@ TEST(EventR2, ClearErrors) {
   EventFeatureOptions shortTrials;
   shortTrials.lengthSeconds = 0.3;  // the window is 0.5 s = 80 samples
   const std::string tooShort =
-      thrownMessage([&] { computeEventR2(rec, {0}, "A", "B", p, shortTrials, 1, ctx); });
+      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "B", p, shortTrials, 1, ctx); });
   EXPECT_TRUE(contains(tooShort, "0.5 s") && contains(tooShort, "80 samples")) << tooShort;
 
   BurgArParams coeffs = p;
   coeffs.output = ArOutput::Coefficients;
   EXPECT_TRUE(contains(
-      thrownMessage([&] { computeEventR2(rec, {0}, "A", "B", coeffs, {}, 1, ctx); }), "output"));
-  EXPECT_TRUE(contains(thrownMessage([&] { computeEventR2(rec, {0}, "A", "A", p, {}, 1, ctx); }),
+      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "B", coeffs, {}, 1, ctx); }), "output"));
+  EXPECT_TRUE(contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "A", p, {}, 1, ctx); }),
                        "different"));
   EXPECT_TRUE(
-      contains(thrownMessage([&] { computeEventR2(rec, {}, "A", "B", p, {}, 1, ctx); }), "channel"));
+      contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {}, "A", "B", p, {}, 1, ctx); }), "channel"));
   EXPECT_TRUE(
-      contains(thrownMessage([&] { computeEventR2(rec, {7}, "A", "B", p, {}, 1, ctx); }), "7"));
+      contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {7}, "A", "B", p, {}, 1, ctx); }), "7"));
 }
 
 TEST(EventR2, CancelStopsTheComputation) {

@@ -2,6 +2,7 @@
 // closed form of its order-1 series, exact reproduction of electrode values and of a constant
 // field, first-degree spherical harmonics (v = x, v = z) recovered at held-out 10-05 sites, the
 // projection of known sites, the grid against the spline evaluated directly, and bad input.
+#include "error_message_support.h"
 #include "engine/montage/scalp_interpolation.h"
 
 #include <gtest/gtest.h>
@@ -54,16 +55,6 @@ std::vector<double> field(const std::vector<Position3>& at, F f) {
   std::vector<double> v;
   for (const auto& p : at) v.push_back(f(unitOf(p)));
   return v;
-}
-
-template <class Fn>
-std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const InvalidParameterError& e) {
-    return e.what();
-  }
-  return {};
 }
 
 // sum_{n>=1} (2n + 1) / (n (n + 1)) P_n(x) = -1 - ln((1 - x) / 2) for |x| < 1 (the Green's function
@@ -418,26 +409,26 @@ TEST(ScalpGrid, SixtyFourMapsInOneProduct) {
 
 TEST(SphericalSpline, RefusesBadInputWithMessages) {
   const Position3 cz{0, 0, 1}, fz{0, 0.6, 0.8}, c4{0.6, 0, 0.8};
-  EXPECT_NE(errorOf([&] { SphericalSpline({cz, fz}); }).find("at least 3"), std::string::npos);
-  const std::string dup = errorOf([&] { SphericalSpline({cz, fz, c4, Position3{0, 0, 2}}); });
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz}); }).find("at least 3"), std::string::npos);
+  const std::string dup = test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, c4, Position3{0, 0, 2}}); });
   EXPECT_NE(dup.find("electrodes 1 and 4"), std::string::npos) << dup;
   EXPECT_NE(dup.find("same place"), std::string::npos) << dup;
-  EXPECT_NE(errorOf([&] { SphericalSpline({cz, fz, Position3{0, 0, 0}}); }).find("electrode 3"),
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, Position3{0, 0, 0}}); }).find("electrode 3"),
             std::string::npos);
-  EXPECT_NE(errorOf([&] { SphericalSpline({cz, fz, Position3{NAN, 0, 1}}); }).find("finite"),
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, Position3{NAN, 0, 1}}); }).find("finite"),
             std::string::npos);
-  EXPECT_NE(errorOf([&] { SphericalSpline({cz, fz, c4}, {4, 50, -1.0}); }).find("lambda"),
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, c4}, {4, 50, -1.0}); }).find("lambda"),
             std::string::npos);
-  EXPECT_NE(errorOf([&] { SphericalSpline({cz, fz, c4}, {0, 50, 0.0}); }).find("order"),
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, c4}, {0, 50, 0.0}); }).find("order"),
             std::string::npos);
   const SphericalSpline ok({cz, fz, c4});
-  const std::string count = errorOf([&] { ok.evaluate({1.0, 2.0}, {cz}); });
+  const std::string count = test_support::messageOf<InvalidParameterError>([&] { ok.evaluate({1.0, 2.0}, {cz}); });
   EXPECT_NE(count.find("2 value(s)"), std::string::npos) << count;
   EXPECT_NE(count.find("3 (one per electrode)"), std::string::npos) << count;
-  EXPECT_FALSE(errorOf([&] { ok.evaluator({cz}).evaluate({1.0}); }).empty());
-  EXPECT_FALSE(errorOf([&] { ok.evaluator({cz}).evaluateColumns({1, 2, 3, 4}, 2); }).empty());
-  EXPECT_FALSE(errorOf([&] { ScalpGridInterpolator(ok, {cz, fz, c4}, 4); }).empty());
-  EXPECT_FALSE(errorOf([&] { ScalpGridInterpolator(ok, {cz, fz}, 32); }).empty());
+  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] { ok.evaluator({cz}).evaluate({1.0}); }).empty());
+  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] { ok.evaluator({cz}).evaluateColumns({1, 2, 3, 4}, 2); }).empty());
+  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] { ScalpGridInterpolator(ok, {cz, fz, c4}, 4); }).empty());
+  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] { ScalpGridInterpolator(ok, {cz, fz}, 32); }).empty());
   // A point without a direction evaluates to NaN instead of throwing.
   EXPECT_TRUE(std::isnan(ok.evaluate({1, 2, 3}, {Position3{0, 0, 0}})[0]));
 }

@@ -4,6 +4,7 @@
 // et al. 1997), a constant field giving zero, a linear field on an exactly symmetric ring giving
 // (1 - cos theta) v(centre), user-matrix files read, written and refused with their line and column,
 // and missing positions refused with the channel names.
+#include "error_message_support.h"
 #include "engine/spatial/spatial_filter.h"
 
 #include <gtest/gtest.h>
@@ -92,17 +93,6 @@ std::string writeText(const std::string& name, const std::string& text) {
   const std::string path = tempPath(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
-}
-
-template <typename E, typename F>
-std::string messageOf(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return {};
 }
 
 // ---- Common average reference -------------------------------------------------------------
@@ -205,7 +195,7 @@ TEST(SpatialFilter, ApplyMatchesANaiveDoubleProductAndMapsChannels) {
   SignalBlock partial = in;
   partial.channels = {3, 1, 4, 0, 5, 6, 2, 6, 8, 7};  // channel 9 ("ch10") absent
   const std::string m =
-      messageOf<InvalidParameterError>([&] { applySpatialFilter(f, partial); });
+      test_support::messageOf<InvalidParameterError>([&] { applySpatialFilter(f, partial); });
   EXPECT_NE(m.find("ch10"), std::string::npos) << m;
 
   SpatialFilter unbound = f;
@@ -349,7 +339,7 @@ TEST(SpatialFilter, LaplacianRefusesMissingPositionsAndIsolatedChannels) {
   const std::size_t fp1 = indexOf(channels, "Fp1"), oz = indexOf(channels, "Oz");
   channels[fp1].position.reset();
   channels[oz].position.reset();
-  const std::string m = messageOf<InvalidInputError>(
+  const std::string m = test_support::messageOf<InvalidInputError>(
       [&] { surfaceLaplacian(channels, all(channels), LaplacianSize::Small); });
   EXPECT_NE(m.find("Fp1"), std::string::npos) << m;
   EXPECT_NE(m.find("Oz"), std::string::npos) << m;
@@ -360,7 +350,7 @@ TEST(SpatialFilter, LaplacianRefusesMissingPositionsAndIsolatedChannels) {
   const auto full = montage1010();
   const std::vector<std::size_t> sel = {indexOf(full, "C3"), indexOf(full, "C1")};
   EXPECT_NO_THROW(surfaceLaplacian(full, sel, LaplacianSize::Small));
-  const std::string m2 = messageOf<InvalidParameterError>(
+  const std::string m2 = test_support::messageOf<InvalidParameterError>(
       [&] { surfaceLaplacian(full, sel, LaplacianSize::Large); });
   EXPECT_NE(m2.find("C3"), std::string::npos) << m2;
   EXPECT_THROW(commonAverageReference(full, {}), InvalidParameterError);
@@ -439,7 +429,7 @@ TEST(SpatialFilter, BadUserMatricesAreRefusedWithLineAndColumn) {
   };
   for (const auto& c : cases) {
     const std::string path = writeText(c.name, c.text);
-    const std::string m = messageOf<InvalidInputError>([&] { loadSpatialFilter(path); });
+    const std::string m = test_support::messageOf<InvalidInputError>([&] { loadSpatialFilter(path); });
     EXPECT_NE(m.find(c.name), std::string::npos) << m;
     for (const auto& part : c.inMessage) EXPECT_NE(m.find(part), std::string::npos) << c.name << ": " << m;
     std::remove(path.c_str());
@@ -451,7 +441,7 @@ TEST(SpatialFilter, BadUserMatricesAreRefusedWithLineAndColumn) {
   f.inputNames = {"C3", "Xyz", "Q9"};
   f.outputNames = {"o"};
   f.matrix = {1, 0, 0};
-  const std::string m = messageOf<InvalidInputError>([&] { bindSpatialFilter(f, montage1010()); });
+  const std::string m = test_support::messageOf<InvalidInputError>([&] { bindSpatialFilter(f, montage1010()); });
   EXPECT_NE(m.find("Xyz, Q9"), std::string::npos) << m;
 }
 
