@@ -199,7 +199,7 @@ TEST_F(CliIcaTest, RejectingTheBlinkComponentRemovesTheBlinksAndNothingReproduce
   EXPECT_FALSE(fs::exists(path("bad.h5")));
 }
 
-TEST_F(CliIcaTest, BadParametersBadInputAndTheCpuOnlyBackend) {
+TEST_F(CliIcaTest, BadParametersBadInputAndAMissingGpu) {
   const std::string in = synth("s.h5");
   for (const auto& [opt, val] : std::vector<std::pair<std::string, std::string>>{
            {"--lrate", "5"}, {"--block", "0"}, {"--max-steps", "0"}, {"--stop", "-1"},
