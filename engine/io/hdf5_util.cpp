@@ -277,39 +277,35 @@ double Reader::doubleAttribute(const H5::H5Object& object, const std::string& na
   return hasAttribute(object, name) ? doubleAttribute(object, name) : fallback;
 }
 
-int64_t Reader::intAttribute(const H5::H5Object& object, const std::string& name) const {
+// One scalar integer attribute read as T (int64_t or uint64_t, HDF5 converting).
+template <class T>
+T readIntegerAttribute(const Reader& r, const H5::H5Object& object, const std::string& name,
+                       const H5::PredType& memoryType) {
   const std::string path = childPath(object, "@" + name);
-  if (!hasAttribute(object, name)) {
-    fail(path, "no such attribute", "an integer attribute '" + name + "'",
-         "The file is incomplete or was not written by ModeScope; write it again");
+  if (!r.hasAttribute(object, name)) {
+    r.fail(path, "no such attribute", "an integer attribute '" + name + "'",
+           "The file is incomplete or was not written by ModeScope; write it again");
   }
-  return guarded(*this, path, [&] {
+  return guarded(r, path, [&] {
     H5::Attribute a = object.openAttribute(name);
     const H5T_class_t c = a.getTypeClass();
-    if (c != H5T_INTEGER) fail(path, typeClassName(c), "an integer");
+    if (c != H5T_INTEGER) r.fail(path, typeClassName(c), "an integer");
     if (a.getSpace().getSimpleExtentNpoints() != 1) {
-      fail(path, std::to_string(a.getSpace().getSimpleExtentNpoints()) + " values", "one integer");
+      r.fail(path, std::to_string(a.getSpace().getSimpleExtentNpoints()) + " values",
+             "one integer");
     }
-    int64_t v = 0;
-    a.read(H5::PredType::NATIVE_INT64, &v);
+    T v = 0;
+    a.read(memoryType, &v);
     return v;
   });
 }
 
+int64_t Reader::intAttribute(const H5::H5Object& object, const std::string& name) const {
+  return readIntegerAttribute<int64_t>(*this, object, name, H5::PredType::NATIVE_INT64);
+}
+
 uint64_t Reader::unsignedAttribute(const H5::H5Object& object, const std::string& name) const {
-  const std::string path = childPath(object, "@" + name);
-  if (!hasAttribute(object, name)) {
-    fail(path, "no such attribute", "an integer attribute '" + name + "'",
-         "The file is incomplete or was not written by ModeScope; write it again");
-  }
-  return guarded(*this, path, [&] {
-    H5::Attribute a = object.openAttribute(name);
-    const H5T_class_t c = a.getTypeClass();
-    if (c != H5T_INTEGER) fail(path, typeClassName(c), "an integer");
-    uint64_t v = 0;
-    a.read(H5::PredType::NATIVE_UINT64, &v);
-    return v;
-  });
+  return readIntegerAttribute<uint64_t>(*this, object, name, H5::PredType::NATIVE_UINT64);
 }
 
 int64_t Reader::intAttribute(const H5::H5Object& object, const std::string& name,
