@@ -27,6 +27,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "demo_window_support.h"
 #include "app/core/imf_reconstruction.h"
 #include "app/gui/decompose_dialog.h"
 #include "app/gui/emd_job.h"
@@ -758,11 +759,8 @@ class EmdViewsTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     // The demo is an EDF+ file the BioSig fallback converts: its helper is modescope-cli.
     qputenv("MODESCOPE_CLI", MODESCOPE_CLI);
-    QSignalSpy opened(&w, &MainWindow::recordingOpened);
-    QSignalSpy failed(&w, &MainWindow::openFailed);
-    w.openDemo();
-    QTRY_VERIFY_WITH_TIMEOUT(opened.count() + failed.count() > 0, 60000);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(1).toString()));
+    const QString openError = gui_test::openDemoAndWait(w);
+    QVERIFY2(openError.isEmpty(), qPrintable(openError));
     QSignalSpy shown(w.emdWorkflow(), &EmdWorkflow::resultsShown);
     MenuDecompose choice;
     choice.channels = {QStringLiteral("C3")};

@@ -34,6 +34,7 @@
 #include <numbers>
 #include <random>
 
+#include "demo_window_support.h"
 #include "app/core/ica_metrics.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/ica_component_model.h"
@@ -493,11 +494,8 @@ class IcaViewsTest : public QObject {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     qputenv("MODESCOPE_CLI", MODESCOPE_CLI);
-    QSignalSpy opened(&w, &MainWindow::recordingOpened);
-    QSignalSpy failed(&w, &MainWindow::openFailed);
-    w.openDemo();
-    QTRY_VERIFY_WITH_TIMEOUT(opened.count() + failed.count() > 0, 60000);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(1).toString()));
+    const QString openError = gui_test::openDemoAndWait(w);
+    QVERIFY2(openError.isEmpty(), qPrintable(openError));
     PreprocessRequest filter;
     for (std::size_t c = 0; c < 64; ++c) filter.channels.push_back(c);
     filter.durationSeconds = 30.0;

@@ -2,6 +2,7 @@
 // channels at 160 Hz, 125 s, 30 annotations T0/T1/T2 - PhysioNet's description of the dataset
 // and the file's own annotation channel). One window is shared by the test functions, which run
 // in the order written.
+#include "demo_window_support.h"
 #include "app/gui/main_window.h"
 
 #include <QAbstractItemView>
@@ -114,11 +115,8 @@ class MainWindowTest : public QObject {
   SignalBrowser* browser() const { return w_->currentBrowser(); }
 
   void openDemoAndWait() {
-    QSignalSpy opened(w_.get(), &MainWindow::recordingOpened);
-    QSignalSpy failed(w_.get(), &MainWindow::openFailed);
-    w_->openDemo();
-    QTRY_VERIFY_WITH_TIMEOUT(opened.count() + failed.count() > 0, kOpenTimeoutMs);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(1).toString()));
+    const QString error = gui_test::openDemoAndWait(*w_, kOpenTimeoutMs);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
   }
 
  private slots:
