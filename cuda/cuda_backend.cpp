@@ -7,6 +7,7 @@
 #include <atomic>
 #include <string>
 
+#include "cuda/cuda_ar.h"
 #include "cuda/cuda_emd.h"
 #include "cuda/cuda_hht.h"
 #include "cuda/cuda_ica.h"
@@ -73,6 +74,24 @@ class CudaBackend final : public ComputeBackend {
   IcaResult infomax(const SignalBlock& block, const IcaParams& params, JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
     return cuda::runInfomaxGpu(block, params, 0, ctx);
+  }
+
+  SignalBlock spatialFilter(const SpatialFilter& filter, const SignalBlock& block,
+                            JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::spatialFilterGpu(filter, block, ctx);
+  }
+
+  ArSpectrumResult arSpectra(const SignalBlock& block, const BurgArParams& params,
+                             JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::arSpectraGpu(nullptr, block, params, ctx);
+  }
+
+  ArSpectrumResult filteredArSpectra(const SpatialFilter* filter, const SignalBlock& block,
+                                     const BurgArParams& params, JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::arSpectraGpu(filter, block, params, ctx);
   }
 
  private:

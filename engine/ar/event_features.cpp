@@ -124,7 +124,7 @@ std::vector<TrialSegment> trialSegments(const Recording& rec,
 
 ClassFeatures computeClassFeatures(const Recording& rec, const std::vector<std::size_t>& channels,
                                    const std::string& classText, const BurgArParams& params,
-                                   const EventFeatureOptions& options, int threads,
+                                   const EventFeatureOptions& options, ComputeBackend& backend,
                                    JobContext& ctx, Diagnostics& diagnostics) {
   const double fs = selectionRate(rec, channels);
   if (params.output == ArOutput::Coefficients)
@@ -148,7 +148,7 @@ ClassFeatures computeClassFeatures(const Recording& rec, const std::vector<std::
           "give a longer trial length or a shorter AR window");
   }
 
-  f.channelCount = channels.size();
+  f.channelCount = options.spatialFilter ? options.spatialFilter->outputCount() : channels.size();
   f.binCount = arBinCenters(params).size();
   f.values.assign(f.trials.size() * f.channelCount * f.binCount, 0.0);
   for (std::size_t ti = 0; ti < f.trials.size(); ++ti) {
@@ -169,7 +169,8 @@ ClassFeatures computeClassFeatures(const Recording& rec, const std::vector<std::
     }
     JobContext sub = ctx.sub(static_cast<double>(ti) / f.trials.size(),
                              static_cast<double>(ti + 1) / f.trials.size());
-    const ArSpectrumResult ar = computeArSpectraCpu(block, params, threads, sub);
+    const ArSpectrumResult ar =
+        backend.filteredArSpectra(options.spatialFilter.get(), block, params, sub);
     for (const auto& d : ar.diagnostics)
       addDiagnostic(diagnostics, d.severity, d.code,
                     "trial " + quoted(classText) + " at " + formatNumber(t.onsetSeconds) +
@@ -209,7 +210,7 @@ double pointBiserialR(const double* a, std::size_t nA, const double* b, std::siz
 EventR2Result computeEventR2(const Recording& rec, const std::vector<std::size_t>& channels,
                              const std::string& classA, const std::string& classB,
                              const BurgArParams& params, const EventFeatureOptions& options,
-                             int threads, JobContext& ctx) {
+                             ComputeBackend& backend, JobContext& ctx) {
   if (classA == classB)
     throw InvalidParameterError("class B", quoted(classB), "a class different from class A",
                                 "pick two different annotation texts");
@@ -225,19 +226,24 @@ EventR2Result computeEventR2(const Recording& rec, const std::vector<std::size_t
   requireTwoTrials(rec, classB, trialSegments(rec, channels, classB, options, scratch).size());
   JobContext ctxA = ctx.sub(0.0, 0.5), ctxB = ctx.sub(0.5, 1.0);
   r.featuresA =
-      computeClassFeatures(rec, channels, classA, params, options, threads, ctxA, r.diagnostics);
+      computeClassFeatures(rec, channels, classA, params, options, backend, ctxA, r.diagnostics);
   r.featuresB =
-      computeClassFeatures(rec, channels, classB, params, options, threads, ctxB, r.diagnostics);
+      computeClassFeatures(rec, channels, classB, params, options, backend, ctxB, r.diagnostics);
   r.binCenters = arBinCenters(params);
+  if (options.spatialFilter) {
+    r.rowNames = options.spatialFilter->outputNames;
+  } else {
+    for (std::size_t ch : channels) r.rowNames.push_back(rec.channels[ch].name);
+  }
   r.trialsA = r.featuresA.trials.size();
   r.trialsB = r.featuresB.trials.size();
-  const std::size_t cells = channels.size() * r.binCenters.size();
+  const std::size_t cells = r.rowNames.size() * r.binCenters.size();
   r.meanA.assign(cells, 0.0);
   r.meanB.assign(cells, 0.0);
   r.r2.assign(cells, 0.0);
   r.signedR2.assign(cells, 0.0);
   std::vector<double> a(r.trialsA), b(r.trialsB);
-  for (std::size_t c = 0; c < channels.size(); ++c) {
+  for (std::size_t c = 0; c < r.rowNames.size(); ++c) {
     for (std::size_t bin = 0; bin < r.binCenters.size(); ++bin) {
       for (std::size_t t = 0; t < r.trialsA; ++t) a[t] = r.featuresA.at(t, c, bin);
       for (std::size_t t = 0; t < r.trialsB; ++t) b[t] = r.featuresB.at(t, c, bin);

@@ -26,17 +26,19 @@
 //     channel) r is undefined and reported as 0. Under the null (features independent of the
 //     label, normal) r^2 ~ Beta(1/2, (n-2)/2), E[r^2] = 1/(n-1).
 //
-// Thread rules: every function is re-entrant; `threads` is passed to computeArSpectraCpu (workers
-// over channels, <= 0: hardware concurrency). Progress ("event features: trial t/T") is reported
+// Thread rules: every function is re-entrant; the spectra run on `backend` (ComputeBackend::arSpectra,
+// one call per trial), which the caller must not share with another job. Progress ("event features: trial t/T") is reported
 // per trial, checkpoint() between trials; Cancelled is thrown on a stop request.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/ar/ar_params.h"
+#include "engine/compute/backend.h"
 #include "engine/core/diagnostics.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
@@ -54,6 +56,10 @@ struct EventFeatureOptions {
   double offsetSeconds = 0.0;  // trial start relative to the annotation onset (may be negative)
   double lengthSeconds = 0.0;  // trial length; <= 0: each annotation's own duration
   std::vector<TimeInterval> gaps;  // recording gaps / excluded stretches (see step 1)
+  // Applied to every trial before the spectra (ComputeBackend::filteredArSpectra); null: none.
+  // It must be bound (bindSpatialFilter) and its inputs must be among `channels`; the features
+  // are then per filter output (outputNames), not per selected channel.
+  std::shared_ptr<const SpatialFilter> spatialFilter;
 };
 
 // One trial's segment in the recording (samples at the selection's rate).
@@ -93,7 +99,7 @@ struct ClassFeatures {
 // (the message gives the window length, i.e. the minimum trial length).
 ClassFeatures computeClassFeatures(const Recording& rec, const std::vector<std::size_t>& channels,
                                    const std::string& classText, const BurgArParams& params,
-                                   const EventFeatureOptions& options, int threads,
+                                   const EventFeatureOptions& options, ComputeBackend& backend,
                                    JobContext& ctx, Diagnostics& diagnostics);
 
 // Step 3 for one feature: r of the values a[0..nA) (class A) against b[0..nB) (class B).
@@ -103,6 +109,9 @@ double pointBiserialR(const double* a, std::size_t nA, const double* b, std::siz
 struct EventR2Result {
   std::string classA, classB;
   std::vector<std::size_t> channels;  // recording channel indices, in selection order
+  // One name per feature row: the selected channels' names, or the spatial filter's output
+  // names when options.spatialFilter was set (then rows are filter outputs, not `channels`).
+  std::vector<std::string> rowNames;
   std::vector<double> binCenters;     // Hz
   double sampleRate = 0.0;
   ArOutput output = ArOutput::Power;  // what the features are (Power or Amplitude)
@@ -114,7 +123,7 @@ struct EventR2Result {
   ClassFeatures featuresA, featuresB;
   Diagnostics diagnostics;  // skipped trials, AR diagnostics of the trials
 
-  std::size_t channelCount() const { return channels.size(); }
+  std::size_t channelCount() const { return rowNames.size(); }
   std::size_t binCount() const { return binCenters.size(); }
   std::size_t index(std::size_t channel, std::size_t bin) const {
     return channel * binCount() + bin;
@@ -126,6 +135,6 @@ struct EventR2Result {
 EventR2Result computeEventR2(const Recording& rec, const std::vector<std::size_t>& channels,
                              const std::string& classA, const std::string& classB,
                              const BurgArParams& params, const EventFeatureOptions& options,
-                             int threads, JobContext& ctx);
+                             ComputeBackend& backend, JobContext& ctx);
 
 }  // namespace modescope

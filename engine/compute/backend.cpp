@@ -17,6 +17,14 @@ std::string BackendInfo::describe() const {
   return "CPU, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
 }
 
+ArSpectrumResult ComputeBackend::filteredArSpectra(const SpatialFilter* filter,
+                                                   const SignalBlock& block,
+                                                   const BurgArParams& params, JobContext& ctx) {
+  if (filter == nullptr) return arSpectra(block, params, ctx);
+  const SignalBlock filtered = spatialFilter(*filter, block, ctx);
+  return arSpectra(filtered, params, ctx);
+}
+
 void ComputeBackend::applyPipeline(SignalBlock& block, const ReferencePlan* reference,
                                    const std::vector<FirKernel>& filters, JobContext& ctx) {
   const bool referenced = reference != nullptr && !reference->targets.empty();

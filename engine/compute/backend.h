@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/ar/ar_result.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
 #include "engine/emd/emd_result.h"
 #include "engine/hht/hht.h"
 #include "engine/ica/ica_result.h"
+#include "engine/spatial/spatial_filter.h"
 
 namespace modescope {
 
@@ -92,6 +94,25 @@ class ComputeBackend {
   // that do not fit in device memory (OutOfDeviceMemoryError).
   virtual IcaResult infomax(const SignalBlock& block, const IcaParams& params,
                             JobContext& ctx) = 0;
+
+  // output = B * input for a bound SpatialFilter (engine/spatial/spatial_filter.h,
+  // applySpatialFilter: same contract, same errors). The CPU accumulates in double; the CUDA
+  // backend runs one SGEMM (cuBLAS, FP32 accumulation).
+  virtual SignalBlock spatialFilter(const SpatialFilter& filter, const SignalBlock& block,
+                                    JobContext& ctx) = 0;
+
+  // Burg AR spectra of every row over sliding windows (engine/ar/ar_spectrum.h: the procedure
+  // both backends follow). The CPU computes in double with threads over channels; the CUDA
+  // backend batches channels x windows in float with the same steps.
+  virtual ArSpectrumResult arSpectra(const SignalBlock& block, const BurgArParams& params,
+                                     JobContext& ctx) = 0;
+
+  // The BCI feature chain of one block: the spatial filter (when not null) then the AR spectra
+  // of its outputs. Equals spatialFilter() followed by arSpectra() (the default does exactly
+  // that); the CUDA backend keeps the filtered block on the device between the two, so a
+  // streamed block crosses the host-device link once each way.
+  virtual ArSpectrumResult filteredArSpectra(const SpatialFilter* filter, const SignalBlock& block,
+                                             const BurgArParams& params, JobContext& ctx);
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

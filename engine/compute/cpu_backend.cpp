@@ -1,5 +1,6 @@
 #include "engine/compute/parallel_for.h"
 #include "engine/ica/infomax.h"
+#include "engine/ar/ar_spectrum.h"
 #include "engine/compute/cpu_backend.h"
 
 #include "engine/compute/fftw_owners.h"
@@ -224,6 +225,17 @@ class CpuBackend final : public ComputeBackend {
 
   IcaResult infomax(const SignalBlock& block, const IcaParams& params, JobContext& ctx) override {
     return runInfomaxCpu(block, params, threads_, ctx);
+  }
+
+  SignalBlock spatialFilter(const SpatialFilter& filter, const SignalBlock& block,
+                            JobContext& ctx) override {
+    ctx.checkpoint();
+    return applySpatialFilter(filter, block);
+  }
+
+  ArSpectrumResult arSpectra(const SignalBlock& block, const BurgArParams& params,
+                             JobContext& ctx) override {
+    return computeArSpectraCpu(block, params, threads_, ctx);
   }
 
  private:

@@ -36,6 +36,7 @@
 #include "app/gui/main_window.h"
 #include "engine/core/error.h"
 #include "tests/gui/menu_dialog_support.h"
+#include "tests/unit/backend_test_double.h"
 #include "widgets/colour_map.h"
 #include "widgets/hilbert_spectrum_view.h"
 #include "widgets/imf_stack_view.h"
@@ -177,7 +178,7 @@ void wheel(QWidget* w, QPointF pos, int delta, Qt::KeyboardModifiers mods = Qt::
 
 // A backend for the decomposition job: decompose() returns the tone modes for the block's channels
 // and records what it was given; hilbertHuang() the hand-filled spectrum.
-class FakeBackend final : public ComputeBackend {
+class FakeBackend final : public test_support::UnexpectedCallBackend {
  public:
   SignalBlock seen;
   BackendInfo info() const override { return {}; }
@@ -192,9 +193,6 @@ class FakeBackend final : public ComputeBackend {
   }
   HhtResult hilbertHuang(const EmdResult& modes, const HhtParams&, JobContext&) override {
     return *makeHht(modes, false);
-  }
-  IcaResult infomax(const SignalBlock&, const IcaParams&, JobContext&) override {
-    throw Error("the EMD views must not run ICA");
   }
 };
 

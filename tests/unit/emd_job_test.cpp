@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/core/emd_job.h"
+#include "backend_test_double.h"
 #include "engine/core/error.h"
 
 namespace modescope {
@@ -18,7 +19,7 @@ namespace {
 
 constexpr double kRate = 100.0;
 
-class RecordingBackend final : public ComputeBackend {
+class RecordingBackend final : public test_support::UnexpectedCallBackend {
  public:
   BackendInfo info() const override {
     BackendInfo i;
@@ -50,9 +51,6 @@ class RecordingBackend final : public ComputeBackend {
       r.channels.push_back(std::move(m));
     }
     return r;
-  }
-  IcaResult infomax(const SignalBlock&, const IcaParams&, JobContext&) override {
-    throw Error("the EMD job must not run ICA");
   }
   HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params, JobContext&) override {
     ++hhtCalls;

@@ -16,12 +16,16 @@
 #include "engine/ar/ar_params.h"
 #include "engine/ar/ar_spectrum.h"
 #include "engine/ar/event_features.h"
+#include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/core/recording.h"
 #include "engine/io/recording_io.h"
 
 namespace modescope {
 namespace {
+
+// A CPU backend with `threads` workers; the temporary lives until the end of the call it is passed to.
+std::unique_ptr<ComputeBackend> cpu(int threads) { return makeCpuBackend(threads); }
 
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
@@ -145,7 +149,7 @@ BurgArParams twoHzBins() {
 TEST(EventR2, SyntheticTenHzEffectOnOneChannel) {
   const Recording rec = syntheticRecording();
   JobContext ctx;
-  const EventR2Result r = computeEventR2(rec, {0, 1, 2}, "A", "B", twoHzBins(), {}, 2, ctx);
+  const EventR2Result r = computeEventR2(rec, {0, 1, 2}, "A", "B", twoHzBins(), {}, *cpu(2), ctx);
   ASSERT_EQ(r.trialsA, 20u);
   ASSERT_EQ(r.trialsB, 20u);
   ASSERT_EQ(r.binCount(), 14u);
@@ -239,7 +243,7 @@ TEST(EventR2, ClearErrors) {
   JobContext ctx;
   const BurgArParams p = twoHzBins();
   const std::string unknown =
-      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "T9", "B", p, {}, 1, ctx); });
+      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "T9", "B", p, {}, *cpu(1), ctx); });
   EXPECT_TRUE(contains(unknown, "T9") && contains(unknown, "'A'") && contains(unknown, "'B'"))
       << unknown;
 
@@ -250,7 +254,7 @@ TEST(EventR2, ClearErrors) {
   few.annotations.push_back({4.5, 3.0, "B"});
   few.annotations.push_back({200.0, 3.0, "B"});  // past the end: skipped
   const std::string one =
-      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(few, {0}, "A", "B", p, {}, 1, ctx); });
+      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(few, {0}, "A", "B", p, {}, *cpu(1), ctx); });
   EXPECT_TRUE(contains(one, "'B'") && contains(one, "1 usable trial") &&
               contains(one, "2 annotation") && contains(one, "1 skipped") &&
               contains(one, "at least 2"))
@@ -259,19 +263,19 @@ TEST(EventR2, ClearErrors) {
   EventFeatureOptions shortTrials;
   shortTrials.lengthSeconds = 0.3;  // the window is 0.5 s = 80 samples
   const std::string tooShort =
-      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "B", p, shortTrials, 1, ctx); });
+      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "B", p, shortTrials, *cpu(1), ctx); });
   EXPECT_TRUE(contains(tooShort, "0.5 s") && contains(tooShort, "80 samples")) << tooShort;
 
   BurgArParams coeffs = p;
   coeffs.output = ArOutput::Coefficients;
   EXPECT_TRUE(contains(
-      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "B", coeffs, {}, 1, ctx); }), "output"));
-  EXPECT_TRUE(contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "A", p, {}, 1, ctx); }),
+      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "B", coeffs, {}, *cpu(1), ctx); }), "output"));
+  EXPECT_TRUE(contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "A", p, {}, *cpu(1), ctx); }),
                        "different"));
   EXPECT_TRUE(
-      contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {}, "A", "B", p, {}, 1, ctx); }), "channel"));
+      contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {}, "A", "B", p, {}, *cpu(1), ctx); }), "channel"));
   EXPECT_TRUE(
-      contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {7}, "A", "B", p, {}, 1, ctx); }), "7"));
+      contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {7}, "A", "B", p, {}, *cpu(1), ctx); }), "7"));
 }
 
 TEST(EventR2, CancelStopsTheComputation) {
@@ -279,7 +283,7 @@ TEST(EventR2, CancelStopsTheComputation) {
   std::stop_source stop;
   stop.request_stop();
   JobContext ctx(stop.get_token(), {});
-  EXPECT_THROW(computeEventR2(rec, {0, 1}, "A", "B", twoHzBins(), {}, 1, ctx), Cancelled);
+  EXPECT_THROW(computeEventR2(rec, {0, 1}, "A", "B", twoHzBins(), {}, *cpu(1), ctx), Cancelled);
 }
 
 TEST(EventR2, PhysioNetDemoT1VersusT2) {
@@ -299,7 +303,7 @@ TEST(EventR2, PhysioNetDemoT1VersusT2) {
   for (std::size_t c = 0; c < 64; ++c) all[c] = c;
   JobContext ctx;
   const EventR2Result r =
-      computeEventR2(*rec, all, "T1", "T2", burgArPreset("bci2000"), {}, 2, ctx);
+      computeEventR2(*rec, all, "T1", "T2", burgArPreset("bci2000"), {}, *cpu(2), ctx);
   EXPECT_EQ(r.trialsA, n1);
   EXPECT_EQ(r.trialsB, n2);
   ASSERT_EQ(r.channelCount(), 64u);

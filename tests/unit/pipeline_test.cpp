@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_test_double.h"
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/dsp/preprocess.h"
@@ -88,7 +89,7 @@ TEST(DefaultPipeline, EqualsReferenceThenEachFilter) {
 
 // A backend that records what the default applyPipeline calls, with the progress range each
 // call's context maps to.
-class RecordingBackend final : public ComputeBackend {
+class RecordingBackend final : public test_support::UnexpectedCallBackend {
  public:
   struct Call {
     std::string what;
@@ -107,19 +108,7 @@ class RecordingBackend final : public ComputeBackend {
     ++pipelines;
     ComputeBackend::applyPipeline(block, reference, filters, ctx);
   }
-  // Not part of what these tests record: preprocessing never decomposes.
-  EmdResult decompose(const SignalBlock&, const EmdParams&, JobContext&) override {
-    ADD_FAILURE() << "preprocess() called decompose()";
-    return {};
-  }
-  HhtResult hilbertHuang(const EmdResult&, const HhtParams&, JobContext&) override {
-    ADD_FAILURE() << "preprocess() called hilbertHuang()";
-    return {};
-  }
-  IcaResult infomax(const SignalBlock&, const IcaParams&, JobContext&) override {
-    ADD_FAILURE() << "preprocess() called infomax()";
-    return {};
-  }
+  // Everything else (decompose, infomax, ...) throws from the base: preprocessing never calls it.
   std::vector<Call> calls;
   int pipelines = 0;
   double lastReported = -1.0;  // the outermost sink writes every fraction here

@@ -1,0 +1,42 @@
+// The base of the tests' ComputeBackend doubles: every method fails loudly unless the double
+// overrides it, so a test that records or fakes one method is not forced to restate the whole
+// interface, and a call the test did not expect names itself instead of passing silently.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "engine/compute/backend.h"
+
+namespace modescope::test_support {
+
+class UnexpectedCallBackend : public ComputeBackend {
+ public:
+  BackendInfo info() const override { return {}; }
+  void applyReference(SignalBlock&, const ReferencePlan&, JobContext&) override {
+    unexpected("applyReference");
+  }
+  void applyFir(SignalBlock&, const FirKernel&, JobContext&) override { unexpected("applyFir"); }
+  EmdResult decompose(const SignalBlock&, const EmdParams&, JobContext&) override {
+    unexpected("decompose");
+  }
+  HhtResult hilbertHuang(const EmdResult&, const HhtParams&, JobContext&) override {
+    unexpected("hilbertHuang");
+  }
+  IcaResult infomax(const SignalBlock&, const IcaParams&, JobContext&) override {
+    unexpected("infomax");
+  }
+  SignalBlock spatialFilter(const SpatialFilter&, const SignalBlock&, JobContext&) override {
+    unexpected("spatialFilter");
+  }
+  ArSpectrumResult arSpectra(const SignalBlock&, const BurgArParams&, JobContext&) override {
+    unexpected("arSpectra");
+  }
+
+ protected:
+  [[noreturn]] static void unexpected(const std::string& method) {
+    throw std::logic_error("test backend: " + method + "() was called but this test does not expect it");
+  }
+};
+
+}  // namespace modescope::test_support
