@@ -3,7 +3,10 @@
 // Host-only header: callable from .cpp files compiled without nvcc.
 #pragma once
 
+#include <memory>
+
 #include "engine/ar/ar_result.h"
+#include "engine/ar/ar_stream.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
 #include "engine/spatial/spatial_filter.h"
@@ -19,5 +22,10 @@ SignalBlock spatialFilterGpu(const SpatialFilter& filter, const SignalBlock& blo
 // windows do not fit.
 ArSpectrumResult arSpectraGpu(const SpatialFilter* filter, const SignalBlock& block,
                               const BurgArParams& params, JobContext& ctx);
+
+// engine/ar/ar_stream.h's stream on the current device: the filter matrix, a ring of the last N
+// filtered samples per output and the outputs stay on the device between pushes. Throws what
+// validateArStreamConfig throws, OutOfDeviceMemoryError when the ring does not fit.
+std::unique_ptr<ArStream> openArStreamGpu(const ArStreamConfig& config);
 
 }  // namespace modescope::cuda

@@ -107,6 +107,19 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
+// Waits for the stream on every exit, so no copy or kernel outlives the buffers it uses.
+// Declare it after the buffers so it runs before they are freed.
+class StreamDrain {
+ public:
+  explicit StreamDrain(const Stream& s) : s_(s) {}
+  ~StreamDrain() { cudaStreamSynchronize(s_.get()); }
+  StreamDrain(const StreamDrain&) = delete;
+  StreamDrain& operator=(const StreamDrain&) = delete;
+
+ private:
+  const Stream& s_;
+};
+
 // Page-locked host memory (cudaHostAlloc), the only host memory that asynchronous copies read or
 // write. Whoever owns one must make sure no copy using it is in flight when it is destroyed (the
 // pipeline synchronises its streams before it returns or unwinds).

@@ -33,18 +33,6 @@ std::string mib(std::size_t bytes) {
   return std::to_string((bytes + (std::size_t{1} << 20) - 1) >> 20) + " MiB";
 }
 
-// Waits for the stream on every exit, so no copy or kernel outlives the buffers it uses.
-class StreamDrain {
- public:
-  explicit StreamDrain(const Stream& s) : s_(s) {}
-  ~StreamDrain() { cudaStreamSynchronize(s_.get()); }
-  StreamDrain(const StreamDrain&) = delete;
-  StreamDrain& operator=(const StreamDrain&) = delete;
-
- private:
-  const Stream& s_;
-};
-
 struct Batch {
   std::size_t firstChannel = 0, lastChannel = 0;  // [first, last) of the result's channels
   std::int64_t items = 0;

@@ -26,21 +26,14 @@ std::string channelName(const SignalBlock& block, std::size_t c) {
   return "channel " + std::to_string(block.channels[c]);
 }
 
-void checkBlock(const SignalBlock& block, int64_t windowSamples) {
-  if (block.channels.empty())
-    throw InvalidParameterError("channels", "none", "at least one channel",
-                                "select the channels to analyse");
+}  // namespace
+
+void checkArBlock(const SignalBlock& block) {
   if (block.samples < 0 ||
       block.data.size() != block.channels.size() * static_cast<std::size_t>(block.samples))
     throw InvalidParameterError("block", std::to_string(block.data.size()) + " samples in all",
                                 std::to_string(block.channels.size()) + " channels x " +
                                     std::to_string(block.samples) + " samples");
-  if (block.samples < windowSamples)
-    throw InvalidParameterError(
-        "window", std::to_string(windowSamples) + " samples",
-        "at most the selection's " + std::to_string(block.samples) + " samples (" +
-            formatNumber(static_cast<double>(block.samples) / block.sampleRate) + " s)",
-        "shorten the window or select a longer time range");
   for (std::size_t c = 0; c < block.channels.size(); ++c) {
     const float* x = block.channel(c);
     for (int64_t i = 0; i < block.samples; ++i) {
@@ -56,14 +49,6 @@ void checkBlock(const SignalBlock& block, int64_t windowSamples) {
   }
 }
 
-// Per-channel counts that become diagnostics.
-struct ChannelCounts {
-  int64_t flat = 0;
-  int64_t reduced = 0;
-  int minOrder = 0;
-};
-
-}  // namespace
 
 double arPsdPerSample(const double* a, int order, double noiseVariance, double omega) {
   const std::complex<double> z = std::polar(1.0, -omega);
@@ -115,18 +100,21 @@ void arDetrend(double* x, int64_t n, ArDetrend detrend) {
   for (int64_t t = 0; t < n; ++t) x[t] -= mean + slope * (static_cast<double>(t) - centre);
 }
 
-ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParams& params,
-                                     int threads, JobContext& ctx) {
+ArSpectrumResult arResultFrame(const SignalBlock& block, const BurgArParams& params) {
   validateBurgArParams(params, block.sampleRate);
   const ArResolvedLengths len = resolveArLengths(params, block.sampleRate);
-  checkBlock(block, len.windowSamples);
-  ctx.checkpoint();
-
+  if (block.channels.empty())
+    throw InvalidParameterError("channels", "none", "at least one channel",
+                                "select the channels to analyse");
+  if (block.samples < len.windowSamples)
+    throw InvalidParameterError(
+        "window", std::to_string(len.windowSamples) + " samples",
+        "at most the selection's " + std::to_string(block.samples) + " samples (" +
+            formatNumber(static_cast<double>(block.samples) / block.sampleRate) + " s)",
+        "shorten the window or select a longer time range");
   const int64_t n = len.windowSamples;
   const std::size_t channels = block.channels.size();
   const auto windows = static_cast<std::size_t>((block.samples - n) / len.stepSamples + 1);
-  const int order = params.order;
-  const bool coefficients = params.output == ArOutput::Coefficients;
 
   ArSpectrumResult r;
   r.params = params;
@@ -138,26 +126,44 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
   r.windowStarts.resize(windows);
   for (std::size_t w = 0; w < windows; ++w)
     r.windowStarts[w] = static_cast<int64_t>(w) * len.stepSamples;
-  if (!coefficients) r.binCenters = arBinCenters(params);
-  const std::size_t perWindow = r.valuesPerWindow();
-  r.values.assign(channels * windows * perWindow, 0.0f);
+  if (params.output != ArOutput::Coefficients) r.binCenters = arBinCenters(params);
+  r.values.assign(channels * windows * r.valuesPerWindow(), 0.0f);
   r.noiseVariance.assign(channels * windows, 0.0f);
+  return r;
+}
 
-  // Evaluation angles, bin-major (bins x E), computed once.
+std::vector<double> arEvaluationAngles(const BurgArParams& params, double sampleRate) {
   std::vector<double> omegas;
-  for (double c : r.binCenters)
+  if (params.output == ArOutput::Coefficients) return omegas;
+  for (double c : arBinCenters(params))
     for (double f : arEvaluationFrequencies(params, c))
-      omegas.push_back(2.0 * std::numbers::pi * f / block.sampleRate);
+      omegas.push_back(2.0 * std::numbers::pi * f / sampleRate);
+  return omegas;
+}
+
+ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParams& params,
+                                     int threads, JobContext& ctx) {
+  ArSpectrumResult r = arResultFrame(block, params);
+  checkArBlock(block);
+  ctx.checkpoint();
+
+  const int64_t n = r.windowSamples;
+  const std::size_t channels = block.channels.size();
+  const std::size_t windows = r.windowCount();
+  const int order = params.order;
+  const bool coefficients = params.output == ArOutput::Coefficients;
+  const std::size_t perWindow = r.valuesPerWindow();
+  const std::vector<double> omegas = arEvaluationAngles(params, block.sampleRate);
   const auto evals = static_cast<std::size_t>(params.evaluationsPerBin);
 
-  std::vector<ChannelCounts> counts(channels);
+  std::vector<ArChannelCounts> counts(channels);
   const int workers =
       threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   parallelFor(channels, workers, ctx, "AR spectra: channels", ProgressLabel::StageWithCount, [&] {
     return [&, ws = BurgWorkspace(), x = std::vector<double>(static_cast<std::size_t>(n))](
                std::size_t c) mutable {
       const float* src = block.channel(c);
-      ChannelCounts& cc = counts[c];
+      ArChannelCounts& cc = counts[c];
       cc.minOrder = order;
       for (std::size_t w = 0; w < windows; ++w) {
         if (ctx.stopRequested()) return;  // parallelFor turns the request into Cancelled
@@ -200,8 +206,17 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
     };
   });
 
-  for (std::size_t c = 0; c < channels; ++c) {
-    const ChannelCounts& cc = counts[c];
+  addArDiagnostics(r, block, counts);
+  ctx.progress(1.0, "AR spectra done");
+  return r;
+}
+
+void addArDiagnostics(ArSpectrumResult& r, const SignalBlock& block,
+                      const std::vector<ArChannelCounts>& counts) {
+  const std::size_t windows = r.windowCount();
+  const int order = r.params.order;
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    const ArChannelCounts& cc = counts[c];
     if (cc.flat > 0)
       addDiagnostic(r.diagnostics, Severity::Warning, "ar.flatWindows",
                     channelName(block, c) + ": " + std::to_string(cc.flat) + " of " +
@@ -218,8 +233,6 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
                         "); their models stop there. The signal is probably synthetic or "
                         "clipped: a lower order or detrending may suit it better");
   }
-  ctx.progress(1.0, "AR spectra done");
-  return r;
 }
 
 }  // namespace modescope

@@ -55,6 +55,25 @@ std::vector<double> arBinValues(const BurgModel& model, const BurgArParams& p, d
 // Step 3b on x[0..n) in place.
 void arDetrend(double* x, int64_t n, ArDetrend detrend);
 
+// Host pieces every backend shares, so the GPU returns the same frame, angles and messages:
+//  - arResultFrame: validates params and the block's shape (step 1: channels, length >= N; the
+//    data are not read, so a backend may pass a block whose samples live on its device) and
+//    returns the result with every field but the values set (values and variances zero);
+//  - checkArBlock: the rest of step 1, on the samples (size, finite);
+//  - arEvaluationAngles: w = 2 pi f / fs of every evaluation, bin-major (bins x E); empty for
+//    Coefficients;
+//  - addArDiagnostics: step 4's warnings from per-channel counts (block row order).
+void checkArBlock(const SignalBlock& block);
+ArSpectrumResult arResultFrame(const SignalBlock& block, const BurgArParams& params);
+std::vector<double> arEvaluationAngles(const BurgArParams& params, double sampleRate);
+struct ArChannelCounts {
+  int64_t flat = 0;     // windows flat (step 3a, or flat after detrending)
+  int64_t reduced = 0;  // windows whose model stopped below the order
+  int minOrder = 0;     // the lowest order reached among them
+};
+void addArDiagnostics(ArSpectrumResult& r, const SignalBlock& block,
+                      const std::vector<ArChannelCounts>& counts);
+
 // The procedure above. Throws InvalidParameterError, InvalidInputError, Cancelled.
 ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParams& params,
                                      int threads, JobContext& ctx);

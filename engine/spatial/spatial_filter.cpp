@@ -250,7 +250,8 @@ SpatialFilter surfaceLaplacian(const std::vector<ChannelInfo>& channels,
   return f;
 }
 
-SignalBlock applySpatialFilter(const SpatialFilter& filter, const SignalBlock& block) {
+std::vector<std::size_t> spatialFilterInputRows(const SpatialFilter& filter,
+                                                const SignalBlock& block) {
   const std::size_t cin = filter.inputCount();
   const std::size_t cout = filter.outputCount();
   if (filter.matrix.size() != cin * cout || cin == 0 || cout == 0) {
@@ -290,13 +291,26 @@ SignalBlock applySpatialFilter(const SpatialFilter& filter, const SignalBlock& b
                                 "a block holding every input channel of the filter",
                                 "Include these channels in the selection");
   }
+  return rowOf;
+}
 
+SignalBlock spatialFilterOutputFrame(const SpatialFilter& filter, const SignalBlock& block) {
+  const std::size_t cout = filter.outputCount();
   SignalBlock out;
   out.sampleRate = block.sampleRate;
   out.firstSample = block.firstSample;
   out.samples = block.samples;
   out.channels.resize(cout);
   for (std::size_t r = 0; r < cout; ++r) out.channels[r] = r;
+  return out;
+}
+
+SignalBlock applySpatialFilter(const SpatialFilter& filter, const SignalBlock& block) {
+  const std::vector<std::size_t> rowOf = spatialFilterInputRows(filter, block);
+  const std::size_t cin = filter.inputCount();
+  const std::size_t cout = filter.outputCount();
+
+  SignalBlock out = spatialFilterOutputFrame(filter, block);
   out.data.assign(cout * static_cast<std::size_t>(block.samples), 0.0f);
 
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

@@ -100,4 +100,10 @@ void bindSpatialFilter(SpatialFilter& filter, const std::vector<ChannelInfo>& ch
 // matrix whose size disagrees with the names.
 SignalBlock applySpatialFilter(const SpatialFilter& filter, const SignalBlock& block);
 
+// The pieces of applySpatialFilter every backend shares: the checks above with the block row of
+// each input column (throws as applySpatialFilter), and the output block without its samples.
+std::vector<std::size_t> spatialFilterInputRows(const SpatialFilter& filter,
+                                                const SignalBlock& block);
+SignalBlock spatialFilterOutputFrame(const SpatialFilter& filter, const SignalBlock& block);
+
 }  // namespace modescope
