@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/ar/ar_result.h"
+#include "engine/ar/ar_stream.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
 #include "engine/emd/emd_result.h"
@@ -113,6 +114,14 @@ class ComputeBackend {
   // streamed block crosses the host-device link once each way.
   virtual ArSpectrumResult filteredArSpectra(const SpatialFilter* filter, const SignalBlock& block,
                                              const BurgArParams& params, JobContext& ctx);
+
+  // A stream of BCI features for live replay (engine/ar/ar_stream.h: the procedure every backend
+  // follows): blocks of new samples in, the AR spectra of the latest window of every filter
+  // output out. Checks the configuration first (validateArStreamConfig, InvalidParameterError).
+  // The CPU stream filters and runs Burg in double with a persistent pool of the backend's
+  // threads over outputs; the CUDA stream keeps the filter matrix and the rings on the device.
+  // The stream is independent of the backend object's other calls but must not outlive it.
+  virtual std::unique_ptr<ArStream> openArStream(const ArStreamConfig& config) = 0;
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

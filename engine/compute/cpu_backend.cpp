@@ -1,6 +1,7 @@
 #include "engine/compute/parallel_for.h"
 #include "engine/ica/infomax.h"
 #include "engine/ar/ar_spectrum.h"
+#include "engine/ar/ar_stream_cpu.h"
 #include "engine/compute/cpu_backend.h"
 
 #include "engine/compute/fftw_owners.h"
@@ -236,6 +237,10 @@ class CpuBackend final : public ComputeBackend {
   ArSpectrumResult arSpectra(const SignalBlock& block, const BurgArParams& params,
                              JobContext& ctx) override {
     return computeArSpectraCpu(block, params, threads_, ctx);
+  }
+
+  std::unique_ptr<ArStream> openArStream(const ArStreamConfig& config) override {
+    return makeCpuArStream(config, threads_);
   }
 
  private:

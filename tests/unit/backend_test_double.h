@@ -32,6 +32,9 @@ class UnexpectedCallBackend : public ComputeBackend {
   ArSpectrumResult arSpectra(const SignalBlock&, const BurgArParams&, JobContext&) override {
     unexpected("arSpectra");
   }
+  std::unique_ptr<ArStream> openArStream(const ArStreamConfig&) override {
+    unexpected("openArStream");
+  }
 
  protected:
   [[noreturn]] static void unexpected(const std::string& method) {

@@ -1,0 +1,21 @@
+// The CPU ArStream (engine/ar/ar_stream.h gives the procedure): the spatial filter accumulated in
+// double, a ring of the last N filtered float samples per output, then per output the window of
+// ar_spectrum.h step 3 (flat check on the float samples, arDetrend, burg, arBinValues) in double.
+//
+// Outputs are spread over a persistent pool of `threads` workers (the calling thread is one of
+// them): a 50 ms block of 64 channels is well under a millisecond of work, so starting threads
+// per push would cost as much as the work itself (tests/bench/ar_replay_bench.cpp measures it).
+//
+// Thread rules: as ArStream; the pool's threads live as long as the stream.
+#pragma once
+
+#include <memory>
+
+#include "engine/ar/ar_stream.h"
+
+namespace modescope {
+
+// threads <= 0: hardware concurrency. Throws InvalidParameterError as validateArStreamConfig.
+std::unique_ptr<ArStream> makeCpuArStream(const ArStreamConfig& config, int threads);
+
+}  // namespace modescope
