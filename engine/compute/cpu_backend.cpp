@@ -5,6 +5,7 @@
 
 #include "engine/compute/fftw_owners.h"
 #include "engine/emd/emd.h"
+#include "engine/entropy/entropy_cpu.h"
 #include "engine/hht/hht_cpu.h"
 
 #include <fftw3.h>
@@ -236,6 +237,11 @@ class CpuBackend final : public ComputeBackend {
   ArSpectrumResult arSpectra(const SignalBlock& block, const BurgArParams& params,
                              JobContext& ctx) override {
     return computeArSpectraCpu(block, params, threads_, ctx);
+  }
+
+  EntropyMatrixResult entropyMatrices(const SignalBlock& block, const EntropyParams& params,
+                                      JobContext& ctx) override {
+    return computeEntropyCpu(block, params, threads_, ctx);
   }
 
  private:

@@ -32,6 +32,10 @@ class UnexpectedCallBackend : public ComputeBackend {
   ArSpectrumResult arSpectra(const SignalBlock&, const BurgArParams&, JobContext&) override {
     unexpected("arSpectra");
   }
+  EntropyMatrixResult entropyMatrices(const SignalBlock&, const EntropyParams&,
+                                      JobContext&) override {
+    unexpected("entropyMatrices");
+  }
 
  protected:
   [[noreturn]] static void unexpected(const std::string& method) {
