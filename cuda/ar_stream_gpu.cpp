@@ -144,13 +144,18 @@ class GpuArStream final : public ArStream {
     stream_.synchronize();
     const unsigned long long bad = *hostBad_.get();
     if (bad != ULLONG_MAX) {
-      reset();
       const std::size_t row = static_cast<std::size_t>(bad / cnt), sample = static_cast<std::size_t>(bad % cnt);
       const float v = samples[row * cnt + sample];
-      throw InvalidInputError(inputName(row), "sample " + std::to_string(sample) + " of the block",
-                              std::isnan(v) ? "NaN" : "an infinite value", "finite samples",
-                              "exclude the channel or skip the bad stretch; the stream starts a "
-                              "fresh window with the next block");
+      const int64_t streamSample = pushed_ - count + static_cast<int64_t>(sample);
+      reset();  // the contract: the next push starts a fresh window
+      // The CPU stream's words (engine/ar/ar_stream_cpu.cpp), so both backends say the same.
+      throw InvalidInputError(
+          "AR stream input row " + std::to_string(row) + inputName(row),
+          "sample " + std::to_string(sample) + " of the pushed block (sample " +
+              std::to_string(streamSample) + " since the stream started)",
+          std::isnan(v) ? "NaN" : "an infinite value", "finite samples",
+          "exclude the channel or skip the bad stretch; the stream was reset and refills its "
+          "window from the next block");
     }
     if (!ready) return u;
     u.ready = true;
@@ -167,8 +172,8 @@ class GpuArStream final : public ArStream {
  private:
   std::string inputName(std::size_t row) const {
     if (config_.filter && row < config_.filter->inputNames.size() && !config_.filter->inputNames[row].empty())
-      return "input '" + config_.filter->inputNames[row] + "'";
-    return "input row " + std::to_string(row);
+      return " (" + config_.filter->inputNames[row] + ")";
+    return "";
   }
 
   void ensureInputCapacity(std::size_t count) {

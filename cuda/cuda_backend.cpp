@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_ar.h"
 #include "cuda/cuda_emd.h"
+#include "cuda/cuda_entropy.h"
 #include "cuda/cuda_hht.h"
 #include "cuda/cuda_ica.h"
 #include "cuda/cuda_preprocess.cuh"
@@ -92,6 +93,17 @@ class CudaBackend final : public ComputeBackend {
                                      const BurgArParams& params, JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
     return cuda::arSpectraGpu(filter, block, params, ctx);
+  }
+
+  std::unique_ptr<ArStream> openArStream(const ArStreamConfig& config) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::openArStreamGpu(config);
+  }
+
+  EntropyMatrixResult entropyMatrices(const SignalBlock& block, const EntropyParams& params,
+                                      JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::entropyMatricesGpu(block, params, ctx);
   }
 
  private:

@@ -17,6 +17,8 @@
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
 #include "engine/emd/emd_result.h"
+#include "engine/entropy/entropy_params.h"
+#include "engine/entropy/entropy_result.h"
 #include "engine/hht/hht.h"
 #include "engine/ica/ica_result.h"
 #include "engine/spatial/spatial_filter.h"
@@ -122,6 +124,15 @@ class ComputeBackend {
   // threads over outputs; the CUDA stream keeps the filter matrix and the rings on the device.
   // The stream is independent of the backend object's other calls but must not outlive it.
   virtual std::unique_ptr<ArStream> openArStream(const ArStreamConfig& config) = 0;
+
+  // ApEn / Cross-ApEn or SampEn / cross-SampEn matrices of the block's rows (params.rows), per
+  // epoch and averaged (engine/entropy/entropy_cpu.h: the procedure and the shared host steps).
+  // Both backends plan with planEntropy() and finish with assembleEntropyResult(); only the match
+  // counting differs: the CPU counts in double with threads over (epoch, pair), the CUDA backend
+  // batches epochs x ordered pairs in float. Throws InvalidParameterError, InvalidInputError,
+  // Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
+  virtual EntropyMatrixResult entropyMatrices(const SignalBlock& block,
+                                              const EntropyParams& params, JobContext& ctx) = 0;
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

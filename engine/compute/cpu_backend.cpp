@@ -6,6 +6,7 @@
 
 #include "engine/compute/fftw_owners.h"
 #include "engine/emd/emd.h"
+#include "engine/entropy/entropy_cpu.h"
 #include "engine/hht/hht_cpu.h"
 
 #include <fftw3.h>
@@ -241,6 +242,11 @@ class CpuBackend final : public ComputeBackend {
 
   std::unique_ptr<ArStream> openArStream(const ArStreamConfig& config) override {
     return makeCpuArStream(config, threads_);
+  }
+
+  EntropyMatrixResult entropyMatrices(const SignalBlock& block, const EntropyParams& params,
+                                      JobContext& ctx) override {
+    return computeEntropyCpu(block, params, threads_, ctx);
   }
 
  private:

@@ -35,6 +35,10 @@ class UnexpectedCallBackend : public ComputeBackend {
   std::unique_ptr<ArStream> openArStream(const ArStreamConfig&) override {
     unexpected("openArStream");
   }
+  EntropyMatrixResult entropyMatrices(const SignalBlock&, const EntropyParams&,
+                                      JobContext&) override {
+    unexpected("entropyMatrices");
+  }
 
  protected:
   [[noreturn]] static void unexpected(const std::string& method) {

@@ -1,0 +1,18 @@
+// CUDA entropy matrices (engine/entropy/entropy_cpu.h gives the procedure; the device counts the
+// template matches, the CPU's host code does the rest). Host-only header.
+#pragma once
+
+#include "engine/core/job_context.h"
+#include "engine/core/recording.h"
+#include "engine/entropy/entropy_params.h"
+#include "engine/entropy/entropy_result.h"
+
+namespace modescope::cuda {
+
+// Steps 1-3 of entropy_cpu.h with step 2 on the current device, in float (counts can differ from
+// the CPU's only for distances within float rounding of r). Throws what computeEntropyCpu throws,
+// plus OutOfDeviceMemoryError when the epochs and the E x C x C counts do not fit.
+EntropyMatrixResult entropyMatricesGpu(const SignalBlock& block, const EntropyParams& params,
+                                       JobContext& ctx);
+
+}  // namespace modescope::cuda

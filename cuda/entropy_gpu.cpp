@@ -1,0 +1,92 @@
+// Entropy matrices on the device (cuda_entropy.h). Steps 1 and 3 of engine/entropy/entropy_cpu.h
+// (the plan with its checks and z-scoring, the values from the counts, the epoch average) are the
+// CPU's own host code; the device does step 2, the counting, which is where the time goes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_entropy.h"
+#include "cuda/device_memory.cuh"
+#include "cuda/entropy_kernels.cuh"
+#include "engine/core/error.h"
+#include "engine/entropy/entropy_cpu.h"
+
+namespace modescope::cuda {
+namespace {
+
+// Target about this many (epoch, template channel) blocks per launch, so progress and cancel come
+// every few hundred milliseconds at most on the largest inputs.
+constexpr std::size_t kBlocksPerLaunch = 2048;
+
+EntropyPairCounts toHost(const DevicePairCounts& d) {
+  EntropyPairCounts c;
+  c.sumLogM = d.sumLogM;
+  c.sumLogM1 = d.sumLogM1;
+  c.noMatchM = d.noMatchM;
+  c.noMatchBoth = d.noMatchBoth;
+  c.noMatchM1Only = d.noMatchM1Only;
+  c.matchesM = d.matchesM;
+  c.matchesM1 = d.matchesM1;
+  return c;
+}
+
+}  // namespace
+
+EntropyMatrixResult entropyMatricesGpu(const SignalBlock& block, const EntropyParams& params,
+                                       JobContext& ctx) {
+  const EntropyPlan plan = planEntropy(block, params);
+  ctx.checkpoint();
+  const int epochs = static_cast<int>(plan.epochs);
+  const int channels = static_cast<int>(plan.channels);
+  const int n = static_cast<int>(plan.epochSamples);
+  const int m = plan.params.m;
+  const std::size_t entries = plan.epochs * plan.channels * plan.channels;
+
+  std::vector<float> series(plan.zscored.begin(), plan.zscored.end());
+  Stream stream;
+  DeviceBuffer<float> dSeries(series.size());
+  DeviceBuffer<SortedTemplate> dSorted(plan.epochs * plan.channels * static_cast<std::size_t>(n - m + 1));
+  DeviceBuffer<DevicePairCounts> dCounts(entries);
+  const std::size_t sortBytes = entropySortScratchBytes(epochs, channels, n, m);
+  DeviceBuffer<unsigned char> sortScratch(sortBytes);
+  StreamDrain drain(stream);
+  MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dSeries.get(), series.data(), series.size() * sizeof(float),
+                                     cudaMemcpyHostToDevice, stream.get()));
+  launchSortTemplates(dSeries.get(), epochs, channels, n, m, dSorted.get(), sortScratch.get(),
+                      sortBytes, stream.get());
+
+  EntropyCountBatch b;
+  b.series = dSeries.get();
+  b.sorted = dSorted.get();
+  b.epochs = epochs;
+  b.channels = channels;
+  b.n = n;
+  b.m = m;
+  b.r = static_cast<float>(plan.params.r);
+  b.sampleEntropy = plan.params.measure == EntropyMeasure::SampleEntropy;
+  b.counts = dCounts.get();
+  const int perLaunch = static_cast<int>(std::clamp<std::size_t>(kBlocksPerLaunch / plan.epochs, 1, plan.channels));
+  for (int u0 = 0; u0 < channels; u0 += perLaunch) {
+    b.firstU = u0;
+    b.countU = std::min(perLaunch, channels - u0);
+    launchCountMatches(b, stream.get());
+    stream.synchronize();
+    ctx.progress(static_cast<double>(u0 + b.countU) / channels,
+                 "entropy matrices: " + std::to_string(u0 + b.countU) + "/" +
+                     std::to_string(channels) + " template channels");
+    ctx.checkpoint();
+  }
+  std::vector<DevicePairCounts> device(entries);
+  MODESCOPE_CUDA_TRY(cudaMemcpyAsync(device.data(), dCounts.get(), entries * sizeof(DevicePairCounts),
+                                     cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  std::vector<EntropyPairCounts> counts(entries);
+  std::transform(device.begin(), device.end(), counts.begin(), toHost);
+  EntropyMatrixResult r = assembleEntropyResult(plan, block, std::move(counts));
+  ctx.progress(1.0, "entropy matrices done");
+  return r;
+}
+
+}  // namespace modescope::cuda

@@ -1,0 +1,69 @@
+// Kernels of the entropy matrices on the device (internal to cuda/; engine/entropy/entropy_cpu.h
+// gives the procedure and entropy_result.h the EntropyPairCounts every backend produces).
+//
+// The CPU compares every template pair (i, j). The GPU finds the same matches with fewer
+// comparisons: a template j of the target series can match template i only if its first value
+// lies within r of x[i], so each (epoch, channel) series' first values y[j], j < T, are sorted
+// once (with j), and template i binary-searches its window [x[i] - r, x[i] + r] and checks only
+// the candidates in it against the remaining m coordinates (and the (m+1)-th). With r = 0.2 SD
+// about 11 % of the templates are candidates, so an N = 1024 epoch needs ~130 checks per template
+// instead of 1024. The window is searched a little wider than r and every candidate is tested
+// with the exact rule |x[i+k] - y[j+k]| <= r (float), so the set of matches is the rule's.
+//
+// Layout: series are E x C x N floats, [(e * C + c) * N + k] (z-scored on the host in double,
+// then rounded: counts can differ from the CPU's only for distances within float rounding of r).
+// Sorted first values: E x C x T (key, index) pairs, ascending keys.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace modescope::cuda {
+
+// One sorted first value of a target template: y[index] and index (j < T).
+struct SortedTemplate {
+  float key;
+  int index;
+};
+
+// The device image of EntropyPairCounts (same fields, same meaning).
+struct DevicePairCounts {
+  double sumLogM;
+  double sumLogM1;
+  int noMatchM;
+  int noMatchBoth;
+  int noMatchM1Only;
+  int pad;
+  long long matchesM;
+  long long matchesM1;
+};
+
+struct EntropyCountBatch {
+  const float* series = nullptr;           // E x C x N
+  const SortedTemplate* sorted = nullptr;  // E x C x T
+  int epochs = 0, channels = 0;
+  int n = 0;          // N
+  int m = 1;          // template length, 1..16
+  float r = 0.2f;     // tolerance (z units)
+  bool sampleEntropy = false;  // SampEn ranges (i, j < T - 1 for both lengths) else ApEn's
+  DevicePairCounts* counts = nullptr;  // E x C x C, [(e * C + u) * C + v]
+  // Work of this launch: template channels [firstU, firstU + countU) of every epoch.
+  int firstU = 0, countU = 0;
+};
+
+// Bytes of dynamic shared memory the count kernel needs for epochs of n samples.
+std::size_t entropySharedBytes(int n);
+
+// Sorts the first values y[0..T) of every (epoch, channel) series with their indices into
+// `sorted` (E x C x T). `scratch`/`scratchBytes` from entropySortScratchBytes.
+std::size_t entropySortScratchBytes(int epochs, int channels, int n, int m);
+void launchSortTemplates(const float* series, int epochs, int channels, int n, int m,
+                         SortedTemplate* sorted, void* scratch, std::size_t scratchBytes,
+                         cudaStream_t stream);
+
+// One block per (epoch, template channel u) of the batch; it loops over every target channel v.
+void launchCountMatches(const EntropyCountBatch& batch, cudaStream_t stream);
+
+}  // namespace modescope::cuda

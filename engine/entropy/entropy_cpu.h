@@ -1,0 +1,95 @@
+// Entropy matrices (ApEn / Cross-ApEn, SampEn / cross-SampEn) on the CPU, and the host steps every
+// backend shares. The procedure (digest ../shared/notes/seeds-001-003-ar-crossapen.md 2.1, 2.6;
+// Richman and Moorman 2000 for SampEn):
+//
+//  1. planEntropy(block, params): validateEntropyParams; rows resolved (empty -> all rows; each
+//     < block rows, no repeats, at most kEntropyMaxChannels); N = params.epochSamples or the block
+//     length; N within entropyMinimumEpoch(m)..kEntropyMaxEpochSamples and <= the block length;
+//     E = floor(S / N) epochs starting at e * N (the tail is dropped, with a diagnostic);
+//     E * C^2 <= kEntropyMaxEntries. Every used sample must be finite (InvalidInputError naming the
+//     channel and the sample). Each (channel, epoch) series is z-scored in double by its own mean
+//     and SD (params.sd), never a pooled SD. A channel with SD = 0 in every epoch is refused
+//     (InvalidParameterError naming it: drop it from the selection); SD = 0 in some epochs only
+//     marks those (channel, epoch) series constant: they are stored as zeros and the result has
+//     NaN in that channel's row and column for those epochs, with a diagnostic.
+//  2. Counting, per (epoch e, template channel u, target channel v), all C^2 ordered pairs
+//     (never a mirrored half), on series of that epoch only, so templates never cross an epoch
+//     boundary: one pass over (i, j) computes d_m and, from it, d_{m+1} (the seed's merged m/m+1
+//     loop), matches are d <= r (inclusive), giving an EntropyPairCounts (entropy_result.h).
+//     ApEn uses j in [0, T) for length m; SampEn uses the same T - 1 = N - m templates for both
+//     lengths. This is the only step a GPU backend replaces (it may count in float: counts can
+//     differ only for distances within float rounding of r).
+//  3. entropyFromCounts per entry, NaN for constant series, then the epoch average over finite
+//     values: assembleEntropyResult (shared host code).
+//
+// Values (N epoch length, T = N - m + 1):
+//   ApEn family: Phi^m = (1/T) sum_{i<T} ln C_i^m with C_i^m = N_i^m / T, Phi^{m+1} = (1/(T-1))
+//     sum_{i<T-1} ln C_i^{m+1} with C_i^{m+1} = N_i^{m+1} / (T - 1), natural log; value
+//     Phi^m - Phi^{m+1}; the ApEnBias rules replace zero C's (entropy_params.h). May be negative.
+//   SampEn family: -ln(A / B) with A, B from the counts; on the diagonal the T - 1 self-pairs are
+//     removed from both. Undefined (NaN, counted in the "entropy.undefined" diagnostic) when A = 0
+//     or B = 0; never a crash and never a substituted value.
+//
+// Thread rules: every function is re-entrant; computeEntropyCpu runs `threads` workers (<= 0:
+// hardware concurrency) over (epoch, u, v) items, reports progress ("entropy matrices e/E
+// epochs"-style) from the calling thread only, and throws Cancelled within one pair's work after
+// a stop request.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/core/job_context.h"
+#include "engine/core/recording.h"
+#include "engine/entropy/entropy_params.h"
+#include "engine/entropy/entropy_result.h"
+
+namespace modescope {
+
+// Step 1's output: what every backend counts on.
+struct EntropyPlan {
+  EntropyParams params;        // rows resolved (never empty)
+  int64_t epochSamples = 0;    // N
+  std::size_t epochs = 0;      // E
+  std::size_t channels = 0;    // C = params.rows.size()
+  // E x C x N doubles, [(e * C + c) * N + k]: the z-scored epoch of matrix channel c. All zeros
+  // for a constant series.
+  std::vector<double> zscored;
+  std::vector<uint8_t> constant;  // E x C: 1 where the series had SD = 0
+  Diagnostics diagnostics;        // "entropy.droppedTail", "entropy.constantEpochs"
+
+  const double* series(std::size_t e, std::size_t c) const {
+    return zscored.data() + (e * channels + c) * static_cast<std::size_t>(epochSamples);
+  }
+};
+
+// Step 1. Throws InvalidParameterError, InvalidInputError as described above.
+EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params);
+
+// Z-scores x[0..n) into out[0..n) with the mean and the SD of `sd` (double accumulation).
+// Returns the SD; when it is 0 (or n < 2 for SdConvention::Sample) out is all zeros.
+double zscoreSeries(const float* x, int64_t n, SdConvention sd, double* out);
+
+// Step 2 for one pair: x = template series (u), y = target series (v), both z-scored, n samples.
+// Assumes valid parameters (1 <= m, n >= m + 2, r > 0).
+EntropyPairCounts countEntropyMatches(const double* x, const double* y, int64_t n, int m, double r,
+                                      EntropyMeasure measure);
+
+// Step 3 for one entry. `diagonal`: u == v in the same epoch (SampEn then removes self-pairs).
+double apEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, ApEnBias bias);
+double sampEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, bool diagonal);  // NaN if A or B is 0
+double entropyFromCounts(const EntropyPairCounts& c, int64_t n, const EntropyParams& params,
+                         bool diagonal);
+
+// Step 3 for all: `counts` is E x C x C in EntropyMatrixResult::epochValues order. Fills every
+// field except channelNames (block gives sampleRate, firstSample and the recording channel
+// indices); moves the counts in when params.keepCounts.
+EntropyMatrixResult assembleEntropyResult(const EntropyPlan& plan, const SignalBlock& block,
+                                          std::vector<EntropyPairCounts> counts);
+
+// Steps 1-3 on the CPU in double. Throws InvalidParameterError, InvalidInputError, Cancelled.
+EntropyMatrixResult computeEntropyCpu(const SignalBlock& block, const EntropyParams& params,
+                                      int threads, JobContext& ctx);
+
+}  // namespace modescope
