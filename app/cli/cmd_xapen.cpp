@@ -394,6 +394,17 @@ int runXapen(const Args& argv) {
           checkBlockChannels(*rec, block, e.path);
           EntropyParams params = baseParams;
           params.epochSamples = epochSamplesFor(epoch, rate);
+          // One parameter set per study: an epoch in seconds at another rate is another N, and
+          // ApEn values are comparable only at equal (m, r, N).
+          if (!file.recordings.empty() &&
+              file.recordings.front().result.params.epochSamples != params.epochSamples)
+            throw InvalidParameterError(
+                "--epoch", e.path + " at " + formatNumber(rate) + " Hz gives " +
+                               std::to_string(params.epochSamples) + " samples per epoch",
+                std::to_string(file.recordings.front().result.params.epochSamples) +
+                    " samples as for " + file.recordings.front().inputFile,
+                "give the epoch in samples (e.g. 1024samples) or resample the recordings to one "
+                "rate");
           EntropyFileRecording out;
           out.result = backend->entropyMatrices(block, params, recCtx);
           nameEntropyChannels(out.result, *rec);
