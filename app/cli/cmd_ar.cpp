@@ -92,6 +92,10 @@ void parseBins(const std::string& text, BurgArParams& p) {
   }
 }
 
+bool isSpatialKeyword(const std::string& s) {
+  return s == "none" || s == "car" || s == "small-laplacian" || s == "large-laplacian";
+}
+
 struct ArRequest {
   BurgArParams params;
   std::string presetName;
@@ -134,7 +138,10 @@ ArRequest readRequest(const ParsedArgs& args) {
   if (auto v = args.value("bin-grid")) p.binGrid = parseArBinGrid(trim(*v));
   // --values, not --output: -o/--output names the file in every command.
   if (auto v = args.value("values")) p.output = parseArOutput(trim(*v));
-  if (auto v = args.value("spatial")) q.spatial = trim(*v);
+  if (auto v = args.value("spatial")) {
+    q.spatial = trim(*v);
+    if (isSpatialKeyword(toLower(q.spatial))) q.spatial = toLower(q.spatial);
+  }
   if (auto v = args.value("laplacian-weights")) {
     const std::string w = toLower(trim(*v));
     if (w == "equal")
@@ -172,10 +179,6 @@ ArRequest readRequest(const ParsedArgs& args) {
     q.threads = static_cast<int>(parseInteger("--threads", *v, 1, 1024));
   }
   return q;
-}
-
-bool isSpatialKeyword(const std::string& s) {
-  return s == "none" || s == "car" || s == "small-laplacian" || s == "large-laplacian";
 }
 
 // The filter over the selection, inputs bound to recording channels; nullopt for none.
