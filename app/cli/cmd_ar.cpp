@@ -96,6 +96,34 @@ bool isSpatialKeyword(const std::string& s) {
   return s == "none" || s == "car" || s == "small-laplacian" || s == "large-laplacian";
 }
 
+// The engine names its parameters by field ("window", "lastBinCenter"); the user typed options.
+// An engine refusal is restated with the option added, keeping its exit code (1).
+class OptionRefusal : public Error {
+ public:
+  explicit OptionRefusal(std::string message) : Error(std::move(message)) {}
+  int exitCode() const noexcept override { return 1; }
+};
+
+[[noreturn]] void restateWithOption(const InvalidParameterError& e) {
+  static const std::vector<std::pair<std::string, std::string>> kOptions = {
+      {"order", "--order"},           {"window", "--window"},
+      {"step", "--step"},             {"detrend", "--detrend"},
+      {"output", "--values"},         {"binGrid", "--bin-grid"},
+      {"firstBinCenter", "--bins"},   {"lastBinCenter", "--bins"},
+      {"binWidth", "--bins"},         {"evaluationsPerBin", "--evaluations"},
+      {"preset", "--preset"},         {"class", "--classes"},
+      {"offset", "--trial-offset"},   {"length", "--trial-length"}};
+  for (const auto& [field, option] : kOptions) {
+    if (e.parameter() != field) continue;
+    std::string m = e.what();
+    const std::string quoted = "'" + field + "'";
+    const auto at = m.find(quoted);
+    if (at != std::string::npos) m.insert(at + quoted.size(), " (" + option + ")");
+    throw OptionRefusal(m);
+  }
+  throw e;
+}
+
 struct ArRequest {
   BurgArParams params;
   std::string presetName;
@@ -520,7 +548,12 @@ int runAr(const Args& argv) {
   const SelectionArgs& sel = m.selection;
 
   // Every parameter that does not need the sample rate is checked before the recording is read.
-  ArRequest q = readRequest(args);
+  ArRequest q;
+  try {
+    q = readRequest(args);
+  } catch (const InvalidParameterError& e) {
+    restateWithOption(e);
+  }
   if (!isSpatialKeyword(q.spatial) && !std::filesystem::is_regular_file(q.spatial)) {
     throw InvalidParameterError("--spatial", "'" + q.spatial + "'",
                                 std::string(kSpatialKeywords) + " or an existing matrix file",
@@ -534,85 +567,92 @@ int runAr(const Args& argv) {
   bool onGpu = false;
   double seconds = 0.0;
   ProgressDisplay display(ProgressDisplay::modeFor(m.quiet), "ar");
+  const auto runArJob = [&](JobContext& ctx) -> std::any {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::size_t> channels;
+    const std::shared_ptr<const Recording> rec =
+        openMethodInput(input, sel, ctx, display, channels);
+    if (channels.empty()) {
+      throw InvalidParameterError("--channels", "no channels", "at least one channel");
+    }
+    const double fs = checkMethodSelection(*rec, channels, sel.start);
+    validateBurgArParams(q.params, fs);
+
+    std::unique_ptr<ComputeBackend> backend =
+        q.backend == BackendChoice::Cpu ? makeCpuBackend(q.threads)
+                                        : chooseBackend(q.backend, &note);
+    if (q.threads > 0 && backend->info().kind == BackendKind::Cpu)
+      backend = makeCpuBackend(q.threads);
+    backendText = backend->info().describe();
+    onGpu = backend->info().kind == BackendKind::Cuda;
+
+    std::optional<SpatialFilter> filter =
+        buildSpatialFilter(*rec, channels, q, &file.spatialFilterSpec);
+
+    ctx.progress(0.02, "reading the selection");
+    const SignalBlock block = extractBlock(*rec, channels, sel.start, sel.duration);
+    ctx.checkpoint();
+    JobContext spectraCtx = ctx.sub(0.05, q.classes ? 0.45 : 0.95);
+    file.spectra = backend->filteredArSpectra(filter ? &*filter : nullptr, block, q.params,
+                                              spectraCtx);
+    file.inputFile = input;
+    file.presetName = q.presetName;
+    file.channels = icaFileChannels(*rec, channels);
+    file.signalUnit = rec->channels[channels.front()].unit;
+    if (filter) {
+      file.rowNames = filter->outputNames;
+    } else {
+      for (std::size_t c : channels) file.rowNames.push_back(rec->channels[c].name);
+    }
+    for (const Diagnostic& d : file.spectra.diagnostics)
+      addDiagnostic(file.diagnostics, d.severity, d.code,
+                    nameRows(d.message, file.spectra.channels, file.rowNames));
+
+    if (q.classes) {
+      std::vector<std::size_t> annotationIndex;
+      const Recording view = eventView(*rec, sel, q, annotationIndex, file.diagnostics);
+      EventFeatureOptions options;
+      options.offsetSeconds = q.trialOffset;
+      options.lengthSeconds = q.trialLength;
+      if (filter) options.spatialFilter = std::make_shared<const SpatialFilter>(*filter);
+      JobContext eventCtx = ctx.sub(0.45, 0.95);
+      EventR2Result e = computeEventR2(view, channels, q.classes->first, q.classes->second,
+                                       q.params, options, *backend, eventCtx);
+      for (ClassFeatures* c : {&e.featuresA, &e.featuresB})
+        for (TrialSegment& t : c->trials) t.annotationIndex = annotationIndex[t.annotationIndex];
+      for (const Diagnostic& d : e.diagnostics)
+        addDiagnostic(file.diagnostics, d.severity, d.code,
+                      nameRows(d.message, file.spectra.channels, file.rowNames));
+      file.events = std::move(e);
+      file.trialOffsetSeconds = q.trialOffset;
+      file.trialLengthSeconds = q.trialLength;
+    }
+    file.spatialFilter = std::move(filter);
+    showWarnings(file.diagnostics, display);
+
+    Provenance& prov = file.provenance;
+    prov.method = "ar";
+    prov.parameters = provenanceParameters(file, q);
+    prov.parameters.emplace_back("command_line", commandLine(argv));
+    prov.backend = backendText;
+    prov.softwareVersion = softwareVersion();
+    prov.inputFile = input;
+    prov.selection = describeSelection(*rec, channels, sel.start, sel.duration);
+    prov.createdAt = utcNowIso8601();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    prov.wallSeconds = seconds;
+    JobContext writeCtx = ctx.sub(0.95, 1.0);
+    writeArFile(output, file, writeCtx);
+    return {};
+  };
   const JobOutcome outcome = runCliJob(
       "ar " + input,
       [&](JobContext& ctx) -> std::any {
-        const auto t0 = std::chrono::steady_clock::now();
-        std::vector<std::size_t> channels;
-        const std::shared_ptr<const Recording> rec =
-            openMethodInput(input, sel, ctx, display, channels);
-        if (channels.empty()) {
-          throw InvalidParameterError("--channels", "no channels", "at least one channel");
+        try {
+          return runArJob(ctx);
+        } catch (const InvalidParameterError& e) {
+          restateWithOption(e);
         }
-        const double fs = checkMethodSelection(*rec, channels, sel.start);
-        validateBurgArParams(q.params, fs);
-
-        std::unique_ptr<ComputeBackend> backend =
-            q.backend == BackendChoice::Cpu ? makeCpuBackend(q.threads)
-                                            : chooseBackend(q.backend, &note);
-        if (q.threads > 0 && backend->info().kind == BackendKind::Cpu)
-          backend = makeCpuBackend(q.threads);
-        backendText = backend->info().describe();
-        onGpu = backend->info().kind == BackendKind::Cuda;
-
-        std::optional<SpatialFilter> filter =
-            buildSpatialFilter(*rec, channels, q, &file.spatialFilterSpec);
-
-        ctx.progress(0.02, "reading the selection");
-        const SignalBlock block = extractBlock(*rec, channels, sel.start, sel.duration);
-        ctx.checkpoint();
-        JobContext spectraCtx = ctx.sub(0.05, q.classes ? 0.45 : 0.95);
-        file.spectra = backend->filteredArSpectra(filter ? &*filter : nullptr, block, q.params,
-                                                  spectraCtx);
-        file.inputFile = input;
-        file.presetName = q.presetName;
-        file.channels = icaFileChannels(*rec, channels);
-        file.signalUnit = rec->channels[channels.front()].unit;
-        if (filter) {
-          file.rowNames = filter->outputNames;
-        } else {
-          for (std::size_t c : channels) file.rowNames.push_back(rec->channels[c].name);
-        }
-        for (const Diagnostic& d : file.spectra.diagnostics)
-          addDiagnostic(file.diagnostics, d.severity, d.code,
-                        nameRows(d.message, file.spectra.channels, file.rowNames));
-
-        if (q.classes) {
-          std::vector<std::size_t> annotationIndex;
-          const Recording view = eventView(*rec, sel, q, annotationIndex, file.diagnostics);
-          EventFeatureOptions options;
-          options.offsetSeconds = q.trialOffset;
-          options.lengthSeconds = q.trialLength;
-          if (filter) options.spatialFilter = std::make_shared<const SpatialFilter>(*filter);
-          JobContext eventCtx = ctx.sub(0.45, 0.95);
-          EventR2Result e = computeEventR2(view, channels, q.classes->first, q.classes->second,
-                                           q.params, options, *backend, eventCtx);
-          for (ClassFeatures* c : {&e.featuresA, &e.featuresB})
-            for (TrialSegment& t : c->trials) t.annotationIndex = annotationIndex[t.annotationIndex];
-          for (const Diagnostic& d : e.diagnostics)
-            addDiagnostic(file.diagnostics, d.severity, d.code,
-                          nameRows(d.message, file.spectra.channels, file.rowNames));
-          file.events = std::move(e);
-          file.trialOffsetSeconds = q.trialOffset;
-          file.trialLengthSeconds = q.trialLength;
-        }
-        file.spatialFilter = std::move(filter);
-        showWarnings(file.diagnostics, display);
-
-        Provenance& prov = file.provenance;
-        prov.method = "ar";
-        prov.parameters = provenanceParameters(file, q);
-        prov.parameters.emplace_back("command_line", commandLine(argv));
-        prov.backend = backendText;
-        prov.softwareVersion = softwareVersion();
-        prov.inputFile = input;
-        prov.selection = describeSelection(*rec, channels, sel.start, sel.duration);
-        prov.createdAt = utcNowIso8601();
-        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        prov.wallSeconds = seconds;
-        JobContext writeCtx = ctx.sub(0.95, 1.0);
-        writeArFile(output, file, writeCtx);
-        return {};
       },
       display);
   const int code = reportOutcome(outcome);

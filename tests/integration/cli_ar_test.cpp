@@ -85,7 +85,9 @@ TEST_F(CliArTest, PhysioNetT1VersusT2WithCarMatchesTheEngineAndTheIndependentRea
   // The same computation by the engine on the recording read here: the 64 EEG channels (the
   // file has no trigger channel, so the default selection is all of them), CAR over them, the
   // bci2000 preset, every T1 and T2 annotation.
-  const auto rec = openRecording(kPhysioNet);
+  OpenOptions open;
+  open.helperExecutable = MODESCOPE_CLI;  // EDFlib refuses this file; BioSig reads it
+  const auto rec = openRecording(kPhysioNet, open);
   const std::vector<std::size_t> channels = allChannelsOf(*rec);
   ASSERT_EQ(channels.size(), 64u);
   ASSERT_EQ(f.channels.size(), channels.size());
