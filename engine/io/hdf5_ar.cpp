@@ -163,6 +163,11 @@ void writeSpectra(H5::Group& root, const ArFile& f) {
            : p.output == ArOutput::Power
                ? "rows x windows x bins: one-sided PSD averaged over each bin"
                : "rows x windows x bins: sqrt of the bin-averaged one-sided PSD");
+  {
+    // Always present, "" for the dimensionless coefficients, so readers need no special case.
+    H5::DataSet ds = g.openDataSet("spectra");
+    h5::setAttribute(ds, "units", valueUnit);
+  }
   writeFloats(g, "noise_variance", s.noiseVariance, {rows, windows});
   describe(g, "noise_variance", f.signalUnit.empty() ? "" : f.signalUnit + "^2",
            "rows x windows: prediction error power sigma_p^2 per sample; 0 for a flat window");
