@@ -4,8 +4,8 @@
 // event classes, the channel x bin r^2 map between them, written to HDF5 (docs/ar.md).
 #include <algorithm>
 #include <any>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -46,8 +46,8 @@ std::string presetList() {
 ArLength parseLength(const std::string& option, const std::string& raw) {
   const std::string text = toLower(trim(raw));
   const auto endsWith = [&](const std::string& suffix) {
-    return text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(),
-                                                       suffix) == 0;
+    return text.size() > suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   const std::string expected =
       "a length > 0: seconds (0.5 or 0.5s), milliseconds (250ms) or samples (80samples)";
@@ -106,13 +106,13 @@ class OptionRefusal : public Error {
 
 [[noreturn]] void restateWithOption(const InvalidParameterError& e) {
   static const std::vector<std::pair<std::string, std::string>> kOptions = {
-      {"order", "--order"},           {"window", "--window"},
-      {"step", "--step"},             {"detrend", "--detrend"},
-      {"output", "--values"},         {"binGrid", "--bin-grid"},
-      {"firstBinCenter", "--bins"},   {"lastBinCenter", "--bins"},
-      {"binWidth", "--bins"},         {"evaluationsPerBin", "--evaluations"},
-      {"preset", "--preset"},         {"class", "--classes"},
-      {"offset", "--trial-offset"},   {"length", "--trial-length"}};
+      {"order", "--order"},         {"window", "--window"},
+      {"step", "--step"},           {"detrend", "--detrend"},
+      {"output", "--values"},       {"binGrid", "--bin-grid"},
+      {"firstBinCenter", "--bins"}, {"lastBinCenter", "--bins"},
+      {"binWidth", "--bins"},       {"evaluationsPerBin", "--evaluations"},
+      {"preset", "--preset"},       {"class", "--classes"},
+      {"offset", "--trial-offset"}, {"length", "--trial-length"}};
   for (const auto& [field, option] : kOptions) {
     if (e.parameter() != field) continue;
     std::string m = e.what();
@@ -160,8 +160,8 @@ ArRequest readRequest(const ParsedArgs& args) {
   if (auto v = args.value("detrend")) p.detrend = parseArDetrend(trim(*v));
   if (auto v = args.value("bins")) parseBins(*v, p);
   if (auto v = args.value("evaluations")) {
-    p.evaluationsPerBin = static_cast<int>(
-        parseInteger("--evaluations", *v, 1, kArMaxEvaluationsPerBin));
+    p.evaluationsPerBin =
+        static_cast<int>(parseInteger("--evaluations", *v, 1, kArMaxEvaluationsPerBin));
   }
   if (auto v = args.value("bin-grid")) p.binGrid = parseArBinGrid(trim(*v));
   // --values, not --output: -o/--output names the file in every command.
@@ -198,7 +198,8 @@ ArRequest readRequest(const ParsedArgs& args) {
     }
   }
   if (auto v = args.value("trial-offset")) q.trialOffset = parseNumber("--trial-offset", *v);
-  if (auto v = args.value("trial-length")) q.trialLength = parseSeconds("--trial-length", *v, false);
+  if (auto v = args.value("trial-length"))
+    q.trialLength = parseSeconds("--trial-length", *v, false);
   if ((args.has("trial-offset") || args.has("trial-length")) && !q.classes) {
     throw UsageError("--trial-offset and --trial-length apply to --classes; give --classes A,B");
   }
@@ -213,9 +214,8 @@ ArRequest readRequest(const ParsedArgs& args) {
 std::optional<SpatialFilter> buildSpatialFilter(const Recording& rec,
                                                 const std::vector<std::size_t>& channels,
                                                 const ArRequest& q, std::string* spec) {
-  const std::string weights = q.weighting == LaplacianWeighting::Equal
-                                  ? "equal weights"
-                                  : "inverse-distance weights";
+  const std::string weights =
+      q.weighting == LaplacianWeighting::Equal ? "equal weights" : "inverse-distance weights";
   if (q.spatial == "none") return std::nullopt;
   if (q.spatial == "car") {
     *spec = "car";
@@ -223,10 +223,9 @@ std::optional<SpatialFilter> buildSpatialFilter(const Recording& rec,
   }
   if (q.spatial == "small-laplacian" || q.spatial == "large-laplacian") {
     *spec = q.spatial + ", " + weights;
-    return surfaceLaplacian(rec.channels, channels,
-                            q.spatial == "small-laplacian" ? LaplacianSize::Small
-                                                           : LaplacianSize::Large,
-                            q.weighting);
+    return surfaceLaplacian(
+        rec.channels, channels,
+        q.spatial == "small-laplacian" ? LaplacianSize::Small : LaplacianSize::Large, q.weighting);
   }
   SpatialFilter f = loadSpatialFilter(q.spatial);
   bindSpatialFilter(f, rec.channels, channels);
@@ -258,8 +257,8 @@ Recording eventView(const Recording& rec, const SelectionArgs& sel, const ArRequ
     return view;
   }
   const double begin = sel.start;
-  const double end = sel.duration < 0 ? std::numeric_limits<double>::infinity()
-                                       : sel.start + sel.duration;
+  const double end =
+      sel.duration < 0 ? std::numeric_limits<double>::infinity() : sel.start + sel.duration;
   view.annotations.clear();
   std::size_t outside = 0;
   for (std::size_t i = 0; i < rec.annotations.size(); ++i) {
@@ -396,16 +395,17 @@ void printJson(const ArFile& f, const std::string& input, const std::string& out
 void printText(const ArFile& f, const std::string& output, const std::string& backend,
                double seconds) {
   const ArSpectrumResult& s = f.spectra;
-  std::printf("Burg AR (order %d) of %zu %s x %zu windows of %lld samples: %zu %s per window "
-              "(%s%s) on %s: %s; wrote %s\n",
-              s.params.order, s.channelCount(), f.spatialFilter ? "filter outputs" : "channels",
-              s.windowCount(), static_cast<long long>(s.windowSamples), s.valuesPerWindow(),
-              s.params.output == ArOutput::Coefficients ? "coefficients" : "bins",
-              arOutputName(s.params.output),
-              s.params.output == ArOutput::Coefficients
-                  ? ""
-                  : (", " + arValueUnit(s.params.output, f.signalUnit)).c_str(),
-              backend.c_str(), formatSeconds(seconds).c_str(), output.c_str());
+  std::printf(
+      "Burg AR (order %d) of %zu %s x %zu windows of %lld samples: %zu %s per window "
+      "(%s%s) on %s: %s; wrote %s\n",
+      s.params.order, s.channelCount(), f.spatialFilter ? "filter outputs" : "channels",
+      s.windowCount(), static_cast<long long>(s.windowSamples), s.valuesPerWindow(),
+      s.params.output == ArOutput::Coefficients ? "coefficients" : "bins",
+      arOutputName(s.params.output),
+      s.params.output == ArOutput::Coefficients
+          ? ""
+          : (", " + arValueUnit(s.params.output, f.signalUnit)).c_str(),
+      backend.c_str(), formatSeconds(seconds).c_str(), output.c_str());
   if (f.events) {
     const EventR2Result& e = *f.events;
     const BestFeature b = bestFeature(e);
@@ -452,12 +452,14 @@ void showWarnings(const Diagnostics& diagnostics, ProgressDisplay& display) {
   std::vector<std::pair<std::string, int>> seen;
   for (const Diagnostic& d : diagnostics) {
     if (d.severity != Severity::Warning) continue;
-    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == d.code; });
+    auto it =
+        std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == d.code; });
     if (it == seen.end()) {
       seen.emplace_back(d.code, 0);
       it = seen.end() - 1;
     }
-    if (++it->second <= kPerCode) display.message(std::string(kProgram) + ": warning: " + d.message);
+    if (++it->second <= kPerCode)
+      display.message(std::string(kProgram) + ": warning: " + d.message);
   }
   for (const auto& [code, n] : seen) {
     if (n > kPerCode) {
@@ -474,9 +476,10 @@ CommandSpec arSpec() {
   s.name = "ar";
   s.usage = "IN -o OUT.h5 [--preset NAME] [AR parameters] [--spatial F] [--classes A,B] [options]";
   s.brief = "Burg AR spectra (BCI features) and event r^2 maps to HDF5";
-  s.summary = "Estimate Burg (maximum entropy) AR spectra of the selected channels over sliding "
-              "windows, optionally after a spatial filter, and with --classes the channel x "
-              "frequency r^2 map between two event classes; write everything to HDF5.";
+  s.summary =
+      "Estimate Burg (maximum entropy) AR spectra of the selected channels over sliding "
+      "windows, optionally after a spatial filter, and with --classes the channel x "
+      "frequency r^2 map between two event classes; write everything to HDF5.";
   s.description =
       "The parameters start from --preset (default bci2000; presets: " + presetList() +
       ") and every option given overrides the preset's value. Lengths (--window, --step) are "
@@ -518,8 +521,9 @@ CommandSpec arSpec() {
       {"laplacian-weights", 0, "equal|inverse-distance",
        "Neighbour weights of a Laplacian (default equal, Hjorth)."},
       {"classes", 0, "A,B", "Compare two annotation classes (e.g. T1,T2): r^2 per row x bin."},
-      {"trial-offset", 0, "SECONDS", "Trial start relative to the annotation onset (default 0; "
-                                     "may be negative)."},
+      {"trial-offset", 0, "SECONDS",
+       "Trial start relative to the annotation onset (default 0; "
+       "may be negative)."},
       {"trial-length", 0, "SECONDS", "Trial length (default: each annotation's duration)."},
       channelsOption(),
       startOption(),
@@ -578,9 +582,9 @@ int runAr(const Args& argv) {
     const double fs = checkMethodSelection(*rec, channels, sel.start);
     validateBurgArParams(q.params, fs);
 
-    std::unique_ptr<ComputeBackend> backend =
-        q.backend == BackendChoice::Cpu ? makeCpuBackend(q.threads)
-                                        : chooseBackend(q.backend, &note);
+    std::unique_ptr<ComputeBackend> backend = q.backend == BackendChoice::Cpu
+                                                  ? makeCpuBackend(q.threads)
+                                                  : chooseBackend(q.backend, &note);
     if (q.threads > 0 && backend->info().kind == BackendKind::Cpu)
       backend = makeCpuBackend(q.threads);
     backendText = backend->info().describe();
@@ -593,8 +597,8 @@ int runAr(const Args& argv) {
     const SignalBlock block = extractBlock(*rec, channels, sel.start, sel.duration);
     ctx.checkpoint();
     JobContext spectraCtx = ctx.sub(0.05, q.classes ? 0.45 : 0.95);
-    file.spectra = backend->filteredArSpectra(filter ? &*filter : nullptr, block, q.params,
-                                              spectraCtx);
+    file.spectra =
+        backend->filteredArSpectra(filter ? &*filter : nullptr, block, q.params, spectraCtx);
     file.inputFile = input;
     file.presetName = q.presetName;
     file.channels = icaFileChannels(*rec, channels);
@@ -658,8 +662,8 @@ int runAr(const Args& argv) {
   const int code = reportOutcome(outcome);
   if (code != 0) return code;
   if (m.json) {
-    printJson(file, input, output, args.value("backend").value_or("auto"), backendText, onGpu,
-              note, seconds);
+    printJson(file, input, output, args.value("backend").value_or("auto"), backendText, onGpu, note,
+              seconds);
   } else if (!m.quiet) {
     printText(file, output, backendText, seconds);
   }

@@ -43,8 +43,7 @@ void checkFile(const ArFile& f) {
   if (!(s.sampleRate > 0)) {
     throw InvalidParameterError("sample rate", formatNumber(s.sampleRate) + " Hz", "> 0 Hz");
   }
-  const std::size_t rows = s.channelCount(), windows = s.windowCount(),
-                    per = s.valuesPerWindow();
+  const std::size_t rows = s.channelCount(), windows = s.windowCount(), per = s.valuesPerWindow();
   needSize("AR row names", f.rowNames.size(), rows, "one per spectra row");
   needSize("AR spectra", s.values.size(), rows * windows * per,
            "rows x windows x values = " + dims({rows, windows, per}));
@@ -174,8 +173,7 @@ void writeSpectra(H5::Group& root, const ArFile& f) {
   h5::writeDoubles(g, "bin_centers", s.binCenters);
   describe(g, "bin_centers", "Hz", "centre of each bin (empty for coefficients)");
   h5::writeInt64s(g, "window_start_samples", s.windowStarts);
-  describe(g, "window_start_samples", "samples",
-           "first sample of each window, from first_sample");
+  describe(g, "window_start_samples", "samples", "first sample of each window, from first_sample");
   std::vector<double> ends;
   for (int64_t w : s.windowStarts) {
     ends.push_back(static_cast<double>(s.firstSample + w + s.windowSamples) / s.sampleRate);
@@ -321,8 +319,7 @@ std::vector<float> readFloats(const h5::Reader& r, const H5::Group& g, const std
   return out;
 }
 
-std::vector<double> readDoublesNd(const h5::Reader& r, const H5::Group& g,
-                                  const std::string& name,
+std::vector<double> readDoublesNd(const h5::Reader& r, const H5::Group& g, const std::string& name,
                                   const std::vector<std::size_t>& expected) {
   H5::DataSet ds = floatDataset(r, g, name, expected);
   std::size_t n = 1;
@@ -382,7 +379,8 @@ std::vector<ArFileChannel> readChannels(const h5::Reader& r, const H5::Group& ro
   std::vector<ArFileChannel> out;
   for (std::size_t i = 0; i < idx.size(); ++i) {
     ArFileChannel ch{idx[i], names[i], labels[i], types[i], units[i], std::nullopt};
-    if (std::isfinite(pos[3 * i])) ch.position = Position3{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
+    if (std::isfinite(pos[3 * i]))
+      ch.position = Position3{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
     out.push_back(std::move(ch));
   }
   return out;
@@ -527,11 +525,10 @@ void writeArFile(const std::string& path, const ArFile& file, JobContext& ctx) {
 bool isArFile(const std::string& path) { return rootSchemaHasPrefix(path, kArSchemaPrefix); }
 
 ArFile readArFile(const std::string& path) {
-  return readHdf5FileAs(
-      path,
-      {"file", "a readable ModeScope AR result (docs/ar.md, \"HDF5 file\")", kRewriteRemedy,
-       "/ar/spectra"},
-      parseArFile);
+  return readHdf5FileAs(path,
+                        {"file", "a readable ModeScope AR result (docs/ar.md, \"HDF5 file\")",
+                         kRewriteRemedy, "/ar/spectra"},
+                        parseArFile);
 }
 
 }  // namespace modescope

@@ -26,10 +26,10 @@ namespace modescope {
 using ArFileChannel = IcaFileChannel;
 
 struct ArFile {
-  std::string inputFile;               // the recording ("" for generated data)
+  std::string inputFile;                // the recording ("" for generated data)
   std::vector<ArFileChannel> channels;  // the selected recording channels, in selection order
-  std::string signalUnit;              // unit of the selected channels' samples ("uV")
-  std::string presetName;              // the preset the parameters started from ("" = none)
+  std::string signalUnit;               // unit of the selected channels' samples ("uV")
+  std::string presetName;               // the preset the parameters started from ("" = none)
 
   // The spatial filter applied before the spectra (inputs bound to recording channels), and how
   // it was asked for ("car", "small-laplacian, equal weights", "file m.csv"); absent: none.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,8 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 using cli_support::Child;
 using cli_support::describe;
-using cli_support::RunResult;
 using cli_support::runCli;
+using cli_support::RunResult;
 
 const std::string kPhysioNet = std::string(MODESCOPE_TEST_DATA) + "/physionet_eegmmidb_S001R03.edf";
 
@@ -38,17 +39,17 @@ class CliArTest : public cli_support::TempDirTest {
  protected:
   CliArTest() : TempDirTest("modescope-cli-ar") {}
   std::string synth(const std::string& name) {
-    const RunResult r = runCli({"synth", "-o", path(name), "--channels", "8", "--duration", "20",
-                                "--seed", "3", "-q"});
+    const RunResult r = runCli(
+        {"synth", "-o", path(name), "--channels", "8", "--duration", "20", "--seed", "3", "-q"});
     EXPECT_EQ(r.exitCode, 0) << describe(r);
     return path(name);
   }
   // /usr/bin/python3 (the one with h5py) on the checker; returns its exit status and output.
   RunResult h5pyCheck(const std::string& h5) {
     const std::string src = MODESCOPE_SOURCE_DIR;
-    return cli_support::Child({src + "/tests/tools/h5py_reads_ar_schema.py", h5, "-",
-                               src + "/docs/ar.md"},
-                              "/usr/bin/python3")
+    return cli_support::Child(
+               {src + "/tests/tools/h5py_reads_ar_schema.py", h5, "-", src + "/docs/ar.md"},
+               "/usr/bin/python3")
         .finish();
   }
 };
@@ -115,7 +116,8 @@ TEST_F(CliArTest, PhysioNetT1VersusT2WithCarMatchesTheEngineAndTheIndependentRea
   // to the last bits: 1e-12 absolute on r^2 in [0, 1] leaves room only for summation order.
   double largest = 0;
   for (std::size_t i = 0; i < e.r2.size(); ++i) {
-    EXPECT_NEAR(e.r2[i], ref.r2[i], 1e-12) << e.rowNames[i / e.binCount()] << " bin " << i % e.binCount();
+    EXPECT_NEAR(e.r2[i], ref.r2[i], 1e-12)
+        << e.rowNames[i / e.binCount()] << " bin " << i % e.binCount();
     EXPECT_NEAR(e.signedR2[i], ref.signedR2[i], 1e-12);
     EXPECT_NEAR(e.meanA[i], ref.meanA[i], 1e-9 * std::fabs(ref.meanA[i]) + 1e-300);
     largest = std::max(largest, e.r2[i]);
@@ -133,7 +135,8 @@ TEST_F(CliArTest, PhysioNetT1VersusT2WithCarMatchesTheEngineAndTheIndependentRea
   EXPECT_EQ(f.spectra.binCenters, spectra.binCenters);
   ASSERT_EQ(f.spectra.values.size(), spectra.values.size());
   std::size_t differ = 0;
-  for (std::size_t i = 0; i < spectra.values.size(); ++i) differ += f.spectra.values[i] != spectra.values[i];
+  for (std::size_t i = 0; i < spectra.values.size(); ++i)
+    differ += f.spectra.values[i] != spectra.values[i];
   EXPECT_EQ(differ, 0u);
   EXPECT_EQ(f.provenance.method, "ar");
   EXPECT_NE(f.provenance.backend.find("CPU"), std::string::npos);
@@ -153,10 +156,15 @@ TEST_F(CliArTest, OrderAndWindowLimitsAreRefusedBeforeAnyFile) {
   r = runCli({"ar", kPhysioNet, "-o", path("o.h5"), "--window", "16samples"});
   EXPECT_EQ(r.exitCode, 1) << describe(r);
   EXPECT_NE(r.err.find("17"), std::string::npos) << r.err;
-  for (const auto& [opt, val] : std::vector<std::pair<std::string, std::string>>{
-           {"--window", "half"}, {"--bins", "0:30"}, {"--detrend", "cubic"},
-           {"--values", "phase"}, {"--spatial", "no-such-filter.csv"}, {"--classes", "T1"},
-           {"--evaluations", "5000"}, {"--preset", "bci3000"}}) {
+  for (const auto& [opt, val] :
+       std::vector<std::pair<std::string, std::string>>{{"--window", "half"},
+                                                        {"--bins", "0:30"},
+                                                        {"--detrend", "cubic"},
+                                                        {"--values", "phase"},
+                                                        {"--spatial", "no-such-filter.csv"},
+                                                        {"--classes", "T1"},
+                                                        {"--evaluations", "5000"},
+                                                        {"--preset", "bci3000"}}) {
     r = runCli({"ar", kPhysioNet, "-o", path("o.h5"), opt, val});
     EXPECT_EQ(r.exitCode, 1) << opt << " " << describe(r);
   }
@@ -231,10 +239,34 @@ TEST_F(CliArTest, LaplacianWithMissingPositionsNamesThem) {
   EXPECT_TRUE(fs::exists(path("ar.h5")));
 }
 
+TEST_F(CliArTest, NanSamplesAndAMissingGpuLeaveNoFile) {
+  const std::string in = synth("s.h5");
+  {
+    const auto rec = openRecording(in);
+    SignalBlock all = extractBlock(*rec, allChannelsOf(*rec), 0.0, -1.0);
+    all.data[2 * all.samples + 300] = std::numeric_limits<float>::quiet_NaN();
+    JobContext ctx;
+    writeRecording(*recordingFromBlock(*rec, all), path("nan.h5"), OutputFormat::Hdf5, Provenance{},
+                   ctx);
+  }
+  RunResult r = runCli({"ar", path("nan.h5"), "-o", path("ar.h5")});
+  EXPECT_EQ(r.exitCode, 2) << describe(r);
+  EXPECT_NE(r.err.find("sample"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("ar.h5")));
+  // --backend cuda on a machine without a usable GPU: the selection's error, exit 3, no file.
+  const RunResult b = runCli({"backends", "--json"});
+  const auto cuda = b.out.find("\"cuda\"");
+  if (cuda != std::string::npos && b.out.find("\"available\": true", cuda) == std::string::npos) {
+    r = runCli({"ar", in, "-o", path("ar.h5"), "--backend", "cuda"});
+    EXPECT_EQ(r.exitCode, 3) << describe(r);
+    EXPECT_FALSE(fs::exists(path("ar.h5")));
+  }
+}
+
 TEST_F(CliArTest, InterruptExitsWith130AndLeavesNoOutput) {
   // Order 64 on 1 s windows moved by one sample: about 1.3 million Burg fits, minutes on 2 cores.
-  Child child({"ar", kPhysioNet, "-o", path("out.h5"), "--order", "64", "--window", "1",
-               "--step", "1samples", "--backend", "cpu"});
+  Child child({"ar", kPhysioNet, "-o", path("out.h5"), "--order", "64", "--window", "1", "--step",
+               "1samples", "--backend", "cpu"});
   ASSERT_TRUE(child.waitForStderr("AR spectra")) << "no progress line: " << child.stderrSoFar();
   double stopSeconds = 0;
   const RunResult r = child.interrupt(&stopSeconds);

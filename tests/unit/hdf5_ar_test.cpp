@@ -4,9 +4,10 @@
 // the class means from the stored trial features with numpy, and runs the documentation's Python
 // example; failures and cancels leave no file; inconsistent results, foreign, newer and wrongly
 // shaped files are refused with a message naming the file.
-#include <gtest/gtest.h>
+#include "engine/io/hdf5_ar.h"
 
 #include <H5Cpp.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
@@ -19,7 +20,6 @@
 #include "engine/ar/event_features.h"
 #include "engine/core/error.h"
 #include "engine/core/job_context.h"
-#include "engine/io/hdf5_ar.h"
 #include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/spatial/spatial_filter.h"
@@ -156,7 +156,8 @@ ArFile makeFile() {
                    {Severity::Info, "events.trialOutsideRange", "2 trial(s) left out"}};
   Provenance& pr = f.provenance;
   pr.method = "ar";
-  pr.parameters = {{"preset", "wilson2009"}, {"order", "12"}, {"command_line", "modescope-cli ar x"}};
+  pr.parameters = {
+      {"preset", "wilson2009"}, {"order", "12"}, {"command_line", "modescope-cli ar x"}};
   pr.backend = "CPU, 2 threads";
   pr.softwareVersion = softwareVersion();
   pr.inputFile = f.inputFile;
@@ -338,12 +339,12 @@ std::string classJson(const ClassFeatures& c) {
 // What the h5py checker must find, from the values given to the writer (not from the file).
 std::string expectedJson(const ArFile& f) {
   const ArSpectrumResult& s = f.spectra;
-  std::string j = "{\"input_file\":" + jsonString(f.inputFile) + ",\"channels\":" +
-                  list(f.channels, [](const ArFileChannel& c) {
+  std::string j = "{\"input_file\":" + jsonString(f.inputFile) +
+                  ",\"channels\":" + list(f.channels, [](const ArFileChannel& c) {
                     return "{\"recording_index\":" + std::to_string(c.recordingIndex) +
-                           ",\"name\":" + jsonString(c.name) + ",\"label\":" +
-                           jsonString(c.label) + ",\"type\":" + jsonString(c.type) +
-                           ",\"unit\":" + jsonString(c.unit) + ",\"position\":" +
+                           ",\"name\":" + jsonString(c.name) + ",\"label\":" + jsonString(c.label) +
+                           ",\"type\":" + jsonString(c.type) + ",\"unit\":" + jsonString(c.unit) +
+                           ",\"position\":" +
                            (c.position ? "[" + numd(c.position->x) + "," + numd(c.position->y) +
                                              "," + numd(c.position->z) + "]"
                                        : std::string("null")) +
@@ -353,47 +354,49 @@ std::string expectedJson(const ArFile& f) {
        ",\"first_sample\":" + std::to_string(s.firstSample) +
        ",\"window_samples\":" + std::to_string(s.windowSamples) +
        ",\"step_samples\":" + std::to_string(s.stepSamples) +
-       ",\"order\":" + std::to_string(s.params.order) + ",\"detrend\":" +
-       jsonString(arDetrendName(s.params.detrend)) + ",\"bin_grid\":" +
-       jsonString(arBinGridName(s.params.binGrid)) + ",\"output\":" +
-       jsonString(arOutputName(s.params.output)) + ",\"first_bin_center_hz\":" +
-       numd(s.params.firstBinCenter) + ",\"last_bin_center_hz\":" + numd(s.params.lastBinCenter) +
-       ",\"bin_width_hz\":" + numd(s.params.binWidth) + ",\"evaluations_per_bin\":" +
-       std::to_string(s.params.evaluationsPerBin) + ",\"window_requested\":" +
-       numd(s.params.window.value) + ",\"window_requested_unit\":" +
+       ",\"order\":" + std::to_string(s.params.order) +
+       ",\"detrend\":" + jsonString(arDetrendName(s.params.detrend)) +
+       ",\"bin_grid\":" + jsonString(arBinGridName(s.params.binGrid)) +
+       ",\"output\":" + jsonString(arOutputName(s.params.output)) +
+       ",\"first_bin_center_hz\":" + numd(s.params.firstBinCenter) +
+       ",\"last_bin_center_hz\":" + numd(s.params.lastBinCenter) +
+       ",\"bin_width_hz\":" + numd(s.params.binWidth) +
+       ",\"evaluations_per_bin\":" + std::to_string(s.params.evaluationsPerBin) +
+       ",\"window_requested\":" + numd(s.params.window.value) + ",\"window_requested_unit\":" +
        jsonString(s.params.window.unit == ArLengthUnit::Samples ? "samples" : "s") +
-       ",\"preset\":" + jsonString(f.presetName) + ",\"signal_unit\":" +
-       jsonString(f.signalUnit) + ",\"units\":" +
-       jsonString(arValueUnit(s.params.output, f.signalUnit)) + "}";
+       ",\"preset\":" + jsonString(f.presetName) + ",\"signal_unit\":" + jsonString(f.signalUnit) +
+       ",\"units\":" + jsonString(arValueUnit(s.params.output, f.signalUnit)) + "}";
   j += ",\"spectra\":" + floats(s.values) + ",\"noise_variance\":" + floats(s.noiseVariance) +
-       ",\"bin_centers\":" + doubles(s.binCenters) + ",\"window_start_samples\":" +
-       ints(s.windowStarts) + ",\"row_names\":" + strs(f.rowNames) + ",\"row_channels\":" +
-       ints(s.channels);
+       ",\"bin_centers\":" + doubles(s.binCenters) +
+       ",\"window_start_samples\":" + ints(s.windowStarts) + ",\"row_names\":" + strs(f.rowNames) +
+       ",\"row_channels\":" + ints(s.channels);
   if (f.spatialFilter) {
     const SpatialFilter& b = *f.spatialFilter;
     std::string rows = "[";
     for (std::size_t r = 0; r < b.outputCount(); ++r) {
       rows += r ? ",[" : "[";
-      for (std::size_t c = 0; c < b.inputCount(); ++c) rows += (c ? "," : "") + numd(b.weight(r, c));
+      for (std::size_t c = 0; c < b.inputCount(); ++c)
+        rows += (c ? "," : "") + numd(b.weight(r, c));
       rows += "]";
     }
     j += ",\"spatial_filter\":{\"attrs\":{\"description\":" + jsonString(b.description) +
          ",\"spec\":" + jsonString(f.spatialFilterSpec) + "},\"matrix\":" + rows +
-         "],\"input_names\":" + strs(b.inputNames) + ",\"output_names\":" +
-         strs(b.outputNames) + ",\"input_channels\":" + ints(b.inputChannels) + "}";
+         "],\"input_names\":" + strs(b.inputNames) + ",\"output_names\":" + strs(b.outputNames) +
+         ",\"input_channels\":" + ints(b.inputChannels) + "}";
   }
   if (f.events) {
     const EventR2Result& e = *f.events;
-    j += ",\"events\":{\"attrs\":{\"class_a\":" + jsonString(e.classA) + ",\"class_b\":" +
-         jsonString(e.classB) + ",\"trials_a\":" + std::to_string(e.trialsA) +
-         ",\"trials_b\":" + std::to_string(e.trialsB) + ",\"output\":" +
-         jsonString(arOutputName(e.output)) + ",\"sample_rate\":" + numd(e.sampleRate) +
-         ",\"trial_offset_s\":" + numd(f.trialOffsetSeconds) + ",\"trial_length_s\":" +
-         numd(f.trialLengthSeconds) + "},\"r2\":" + doubles(e.r2) + ",\"signed_r2\":" +
-         doubles(e.signedR2) + ",\"mean_a\":" + doubles(e.meanA) + ",\"mean_b\":" +
-         doubles(e.meanB) + ",\"bin_centers\":" + doubles(e.binCenters) + ",\"channels\":" +
-         ints(e.channels) + ",\"row_names\":" + strs(e.rowNames) + ",\"class_a\":" +
-         classJson(e.featuresA) + ",\"class_b\":" + classJson(e.featuresB) + "}";
+    j += ",\"events\":{\"attrs\":{\"class_a\":" + jsonString(e.classA) +
+         ",\"class_b\":" + jsonString(e.classB) + ",\"trials_a\":" + std::to_string(e.trialsA) +
+         ",\"trials_b\":" + std::to_string(e.trialsB) +
+         ",\"output\":" + jsonString(arOutputName(e.output)) +
+         ",\"sample_rate\":" + numd(e.sampleRate) +
+         ",\"trial_offset_s\":" + numd(f.trialOffsetSeconds) +
+         ",\"trial_length_s\":" + numd(f.trialLengthSeconds) + "},\"r2\":" + doubles(e.r2) +
+         ",\"signed_r2\":" + doubles(e.signedR2) + ",\"mean_a\":" + doubles(e.meanA) +
+         ",\"mean_b\":" + doubles(e.meanB) + ",\"bin_centers\":" + doubles(e.binCenters) +
+         ",\"channels\":" + ints(e.channels) + ",\"row_names\":" + strs(e.rowNames) +
+         ",\"class_a\":" + classJson(e.featuresA) + ",\"class_b\":" + classJson(e.featuresB) + "}";
   }
   j += ",\"diagnostics\":" + list(f.diagnostics, [](const Diagnostic& d) {
          return "[" + jsonString(severityName(d.severity)) + "," + jsonString(d.code) + "," +
@@ -409,10 +412,9 @@ class H5pyReadsAr : public Hdf5ArTest {
     const std::string exp = path("expected.json");
     std::ofstream(exp) << expected;
     const std::string src = MODESCOPE_SOURCE_DIR;
-    return runCommand(std::string(kPython) + " " +
-                      shellQuote(src + "/tests/tools/h5py_reads_ar_schema.py") + " " +
-                      shellQuote(h5) + " " + shellQuote(exp) + " " +
-                      shellQuote(src + "/docs/ar.md"));
+    return runCommand(
+        std::string(kPython) + " " + shellQuote(src + "/tests/tools/h5py_reads_ar_schema.py") +
+        " " + shellQuote(h5) + " " + shellQuote(exp) + " " + shellQuote(src + "/docs/ar.md"));
   }
 };
 
