@@ -30,6 +30,8 @@ CommandSpec icaSpec();
 int runIca(const Args& args);
 CommandSpec icaApplySpec();
 int runIcaApply(const Args& args);
+CommandSpec arSpec();
+int runAr(const Args& args);
 CommandSpec xapenSpec();
 int runXapen(const Args& args);
 CommandSpec synthSpec();

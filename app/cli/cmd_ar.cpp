@@ -1,0 +1,674 @@
+// `ar IN -o OUT.h5 [--preset NAME] [AR parameters] [--spatial FILTER] [--classes A,B]
+//  [--channels] [--start] [--duration] [--backend] [--threads] [--json] [--quiet]`: Burg AR
+// spectra of the selection over sliding windows (after an optional spatial filter) and, with two
+// event classes, the channel x bin r^2 map between them, written to HDF5 (docs/ar.md).
+#include <algorithm>
+#include <any>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "app/cli/common.h"
+#include "app/cli/job.h"
+#include "app/core/channel_selection.h"
+#include "app/core/gpu_backend.h"
+#include "app/core/json_writer.h"
+#include "app/core/recording_selection.h"
+#include "engine/ar/ar_params.h"
+#include "engine/ar/event_features.h"
+#include "engine/core/error.h"
+#include "engine/core/provenance.h"
+#include "engine/core/text.h"
+#include "engine/io/hdf5_ar.h"
+#include "engine/spatial/spatial_filter.h"
+
+namespace modescope::cli {
+namespace {
+
+constexpr const char* kSpatialKeywords = "none, car, small-laplacian, large-laplacian";
+
+std::string presetList() {
+  std::string s;
+  for (const BurgArPreset& p : burgArPresets()) s += (s.empty() ? "" : ", ") + p.name;
+  return s;
+}
+
+// A length: "0.5" or "0.5s" (seconds), "250ms" (milliseconds) or "80samples" (samples).
+ArLength parseLength(const std::string& option, const std::string& raw) {
+  const std::string text = toLower(trim(raw));
+  const auto endsWith = [&](const std::string& suffix) {
+    return text.size() > suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  const std::string expected =
+      "a length > 0: seconds (0.5 or 0.5s), milliseconds (250ms) or samples (80samples)";
+  ArLength l;
+  std::string number = text;
+  double scale = 1.0;
+  if (endsWith("samples")) {
+    const std::string n = trim(text.substr(0, text.size() - 7));
+    l.unit = ArLengthUnit::Samples;
+    l.value = static_cast<double>(parseInteger(option, n, 1, 1000000000000LL));
+    return l;
+  }
+  if (endsWith("ms")) {
+    number = text.substr(0, text.size() - 2);
+    scale = 1e-3;
+  } else if (endsWith("s")) {
+    number = text.substr(0, text.size() - 1);
+  }
+  double v = 0;
+  try {
+    v = parseNumber(option, trim(number));
+  } catch (const InvalidParameterError&) {
+    throw InvalidParameterError(option, "'" + raw + "'", expected);
+  }
+  if (!(std::isfinite(v) && v > 0)) throw InvalidParameterError(option, "'" + raw + "'", expected);
+  l.unit = ArLengthUnit::Seconds;
+  l.value = v * scale;
+  return l;
+}
+
+// FIRST:LAST:WIDTH in Hz.
+void parseBins(const std::string& text, BurgArParams& p) {
+  const std::vector<std::string> parts = split(text, ':');
+  const std::string expected = "FIRST:LAST:WIDTH in Hz (bin centres and width), e.g. 0:30:3";
+  if (parts.size() != 3) throw InvalidParameterError("--bins", "'" + text + "'", expected);
+  p.firstBinCenter = parseNumber("--bins", trim(parts[0]));
+  p.lastBinCenter = parseNumber("--bins", trim(parts[1]));
+  p.binWidth = parseNumber("--bins", trim(parts[2]));
+  if (!(p.binWidth > 0) || p.firstBinCenter < 0 || p.lastBinCenter < p.firstBinCenter) {
+    throw InvalidParameterError("--bins", "'" + text + "'",
+                                "0 <= FIRST <= LAST and WIDTH > 0 (Hz)");
+  }
+}
+
+bool isSpatialKeyword(const std::string& s) {
+  return s == "none" || s == "car" || s == "small-laplacian" || s == "large-laplacian";
+}
+
+// The engine names its parameters by field ("window", "lastBinCenter"); the user typed options.
+// An engine refusal is restated with the option added, keeping its exit code (1).
+class OptionRefusal : public Error {
+ public:
+  explicit OptionRefusal(std::string message) : Error(std::move(message)) {}
+  int exitCode() const noexcept override { return 1; }
+};
+
+[[noreturn]] void restateWithOption(const InvalidParameterError& e) {
+  static const std::vector<std::pair<std::string, std::string>> kOptions = {
+      {"order", "--order"},         {"window", "--window"},
+      {"step", "--step"},           {"detrend", "--detrend"},
+      {"output", "--values"},       {"binGrid", "--bin-grid"},
+      {"firstBinCenter", "--bins"}, {"lastBinCenter", "--bins"},
+      {"binWidth", "--bins"},       {"evaluationsPerBin", "--evaluations"},
+      {"preset", "--preset"},       {"class", "--classes"},
+      {"offset", "--trial-offset"}, {"length", "--trial-length"}};
+  for (const auto& [field, option] : kOptions) {
+    if (e.parameter() != field) continue;
+    std::string m = e.what();
+    const std::string quoted = "'" + field + "'";
+    const auto at = m.find(quoted);
+    if (at != std::string::npos) m.insert(at + quoted.size(), " (" + option + ")");
+    throw OptionRefusal(m);
+  }
+  throw e;
+}
+
+struct ArRequest {
+  BurgArParams params;
+  std::string presetName;
+  std::string spatial = "none";
+  LaplacianWeighting weighting = LaplacianWeighting::Equal;
+  std::optional<std::pair<std::string, std::string>> classes;
+  double trialOffset = 0.0;
+  double trialLength = 0.0;  // <= 0: the annotations' durations
+  BackendChoice backend = BackendChoice::Auto;
+  int threads = 0;
+};
+
+// The preset (default bci2000), then every option given over it. Checks what can be checked
+// without the sample rate; validateBurgArParams runs once the recording is open.
+ArRequest readRequest(const ParsedArgs& args) {
+  ArRequest q;
+  q.presetName = args.value("preset").value_or("bci2000");
+  BurgArParams& p = q.params;
+  p = burgArPreset(q.presetName);
+  if (auto v = args.value("order")) {
+    const int64_t order = parseInteger("--order", *v, std::numeric_limits<int>::min() / 2,
+                                       std::numeric_limits<int>::max() / 2);
+    if (order < 1 || order > kArMaxOrder) {
+      throw InvalidParameterError(
+          "--order", std::to_string(order),
+          "1 to " + std::to_string(kArMaxOrder) + " (the limit of this implementation)",
+          "BCI2000 uses 16 and Wilson and Williams (2009) 30; above 64 a model of a short EEG "
+          "window fits noise");
+    }
+    p.order = static_cast<int>(order);
+  }
+  if (auto v = args.value("window")) p.window = parseLength("--window", *v);
+  if (auto v = args.value("step")) p.step = parseLength("--step", *v);
+  if (auto v = args.value("detrend")) p.detrend = parseArDetrend(trim(*v));
+  if (auto v = args.value("bins")) parseBins(*v, p);
+  if (auto v = args.value("evaluations")) {
+    p.evaluationsPerBin =
+        static_cast<int>(parseInteger("--evaluations", *v, 1, kArMaxEvaluationsPerBin));
+  }
+  if (auto v = args.value("bin-grid")) p.binGrid = parseArBinGrid(trim(*v));
+  // --values, not --output: -o/--output names the file in every command.
+  if (auto v = args.value("values")) p.output = parseArOutput(trim(*v));
+  if (auto v = args.value("spatial")) {
+    q.spatial = trim(*v);
+    if (isSpatialKeyword(toLower(q.spatial))) q.spatial = toLower(q.spatial);
+  }
+  if (auto v = args.value("laplacian-weights")) {
+    const std::string w = toLower(trim(*v));
+    if (w == "equal")
+      q.weighting = LaplacianWeighting::Equal;
+    else if (w == "inverse-distance")
+      q.weighting = LaplacianWeighting::InverseDistance;
+    else
+      throw InvalidParameterError("--laplacian-weights", "'" + *v + "'",
+                                  "equal or inverse-distance");
+  }
+  if (auto v = args.value("classes")) {
+    const std::vector<std::string> c = split(*v, ',');
+    if (c.size() != 2 || trim(c[0]).empty() || trim(c[1]).empty()) {
+      throw InvalidParameterError("--classes", "'" + *v + "'",
+                                  "two annotation texts separated by a comma, e.g. T1,T2");
+    }
+    q.classes = std::make_pair(trim(c[0]), trim(c[1]));
+    if (q.classes->first == q.classes->second) {
+      throw InvalidParameterError("--classes", "'" + *v + "'", "two different classes");
+    }
+    if (p.output == ArOutput::Coefficients) {
+      throw InvalidParameterError(
+          "--values", "coefficients with --classes",
+          "power or amplitude: r^2 compares band features, and coefficients have no bins",
+          "Drop --values coefficients, or compute the coefficients in a separate run");
+    }
+  }
+  if (auto v = args.value("trial-offset")) q.trialOffset = parseNumber("--trial-offset", *v);
+  if (auto v = args.value("trial-length"))
+    q.trialLength = parseSeconds("--trial-length", *v, false);
+  if ((args.has("trial-offset") || args.has("trial-length")) && !q.classes) {
+    throw UsageError("--trial-offset and --trial-length apply to --classes; give --classes A,B");
+  }
+  q.backend = readBackendChoice(args);
+  if (auto v = args.value("threads")) {
+    q.threads = static_cast<int>(parseInteger("--threads", *v, 1, 1024));
+  }
+  return q;
+}
+
+// The filter over the selection, inputs bound to recording channels; nullopt for none.
+std::optional<SpatialFilter> buildSpatialFilter(const Recording& rec,
+                                                const std::vector<std::size_t>& channels,
+                                                const ArRequest& q, std::string* spec) {
+  const std::string weights =
+      q.weighting == LaplacianWeighting::Equal ? "equal weights" : "inverse-distance weights";
+  if (q.spatial == "none") return std::nullopt;
+  if (q.spatial == "car") {
+    *spec = "car";
+    return commonAverageReference(rec.channels, channels);
+  }
+  if (q.spatial == "small-laplacian" || q.spatial == "large-laplacian") {
+    *spec = q.spatial + ", " + weights;
+    return surfaceLaplacian(
+        rec.channels, channels,
+        q.spatial == "small-laplacian" ? LaplacianSize::Small : LaplacianSize::Large, q.weighting);
+  }
+  SpatialFilter f = loadSpatialFilter(q.spatial);
+  bindSpatialFilter(f, rec.channels, channels);
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < f.inputChannels.size(); ++i) {
+    if (std::find(channels.begin(), channels.end(), f.inputChannels[i]) == channels.end())
+      missing.push_back(rec.channels[f.inputChannels[i]].name);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    throw InvalidParameterError("--spatial", "inputs " + list + " outside the selection",
+                                "every input of the filter among the selected channels",
+                                "Add them to --channels or leave --channels out");
+  }
+  *spec = "file " + q.spatial;
+  return f;
+}
+
+// The recording as the event comparison sees it: with a time range, only the annotations whose
+// trial segment lies inside it (the rest are counted in a diagnostic). `index` maps the view's
+// annotations back to the recording's.
+Recording eventView(const Recording& rec, const SelectionArgs& sel, const ArRequest& q,
+                    std::vector<std::size_t>& index, Diagnostics& diagnostics) {
+  Recording view = rec;
+  index.clear();
+  if (!sel.any() || (sel.start == 0.0 && sel.duration < 0)) {
+    for (std::size_t i = 0; i < rec.annotations.size(); ++i) index.push_back(i);
+    return view;
+  }
+  const double begin = sel.start;
+  const double end =
+      sel.duration < 0 ? std::numeric_limits<double>::infinity() : sel.start + sel.duration;
+  view.annotations.clear();
+  std::size_t outside = 0;
+  for (std::size_t i = 0; i < rec.annotations.size(); ++i) {
+    const Annotation& a = rec.annotations[i];
+    const bool isClass = a.text == q.classes->first || a.text == q.classes->second;
+    const double t0 = a.onset + q.trialOffset;
+    const double t1 = t0 + (q.trialLength > 0 ? q.trialLength : a.duration);
+    // 1e-9 s: onsets and durations in files are decimal and need not land on a float exactly.
+    if (t0 >= begin - 1e-9 && t1 <= end + 1e-9) {
+      view.annotations.push_back(a);
+      index.push_back(i);
+    } else if (isClass) {
+      ++outside;
+    }
+  }
+  if (outside > 0) {
+    addDiagnostic(diagnostics, Severity::Info, "events.trialOutsideRange",
+                  std::to_string(outside) + " trial(s) of " + q.classes->first + "/" +
+                      q.classes->second + " lie outside the time range " + formatNumber(begin) +
+                      "-" + (std::isfinite(end) ? formatNumber(end) : std::string("end")) +
+                      " s and were left out");
+  }
+  return view;
+}
+
+std::vector<std::pair<std::string, std::string>> provenanceParameters(const ArFile& f,
+                                                                      const ArRequest& q) {
+  const ArSpectrumResult& s = f.spectra;
+  const BurgArParams& p = s.params;
+  std::vector<std::pair<std::string, std::string>> v;
+  v.emplace_back("preset", q.presetName);
+  v.emplace_back("order", std::to_string(p.order));
+  v.emplace_back("window", std::to_string(s.windowSamples) + " samples (" +
+                               formatNumber(static_cast<double>(s.windowSamples) / s.sampleRate) +
+                               " s)");
+  v.emplace_back("step", std::to_string(s.stepSamples) + " samples (" +
+                             formatNumber(static_cast<double>(s.stepSamples) / s.sampleRate) +
+                             " s)");
+  v.emplace_back("detrend", arDetrendName(p.detrend));
+  v.emplace_back("bins", formatNumber(p.firstBinCenter) + "-" + formatNumber(p.lastBinCenter) +
+                             " Hz centres, " + formatNumber(p.binWidth) + " Hz wide");
+  v.emplace_back("evaluations_per_bin", std::to_string(p.evaluationsPerBin));
+  v.emplace_back("bin_grid", arBinGridName(p.binGrid));
+  v.emplace_back("output", arOutputName(p.output));
+  v.emplace_back("spatial_filter", f.spatialFilter ? f.spatialFilterSpec : std::string("none"));
+  if (f.events) {
+    v.emplace_back("classes", f.events->classA + " vs " + f.events->classB);
+    v.emplace_back("trial_offset", formatNumber(f.trialOffsetSeconds) + " s");
+    v.emplace_back("trial_length", f.trialLengthSeconds > 0
+                                       ? formatNumber(f.trialLengthSeconds) + " s"
+                                       : std::string("the annotations' durations"));
+  }
+  return v;
+}
+
+std::string commandLine(const Args& argv) {
+  std::string s = std::string(kProgram) + " ar";
+  for (const auto& a : argv) s += " " + a;
+  return s;
+}
+
+struct BestFeature {
+  std::size_t row = 0, bin = 0;
+  double r2 = -1.0, signedR2 = 0.0;
+};
+
+BestFeature bestFeature(const EventR2Result& e) {
+  BestFeature b;
+  for (std::size_t r = 0; r < e.channelCount(); ++r)
+    for (std::size_t k = 0; k < e.binCount(); ++k)
+      if (e.r2[e.index(r, k)] > b.r2) b = {r, k, e.r2[e.index(r, k)], e.signedR2[e.index(r, k)]};
+  return b;
+}
+
+void printJson(const ArFile& f, const std::string& input, const std::string& output,
+               const std::string& backendChoice, const std::string& backend, bool onGpu,
+               const std::string& note, double seconds) {
+  const ArSpectrumResult& s = f.spectra;
+  JsonWriter w;
+  w.beginObject();
+  w.field("input", input);
+  w.field("output", output);
+  w.field("preset", f.presetName);
+  w.key("backend").beginObject();
+  w.field("choice", backendChoice);
+  w.field("kind", onGpu ? "cuda" : "cpu");
+  w.field("description", backend);
+  if (note.empty())
+    w.nullField("note");
+  else
+    w.field("note", note);
+  w.endObject();
+  w.key("parameters").beginObject();
+  for (const auto& [name, value] : f.provenance.parameters) w.field(name, value);
+  w.endObject();
+  w.field("sample_rate", s.sampleRate);
+  w.field("window_samples", s.windowSamples);
+  w.field("step_samples", s.stepSamples);
+  w.field("rows", static_cast<int64_t>(s.channelCount()));
+  w.field("windows", static_cast<int64_t>(s.windowCount()));
+  w.field("values_per_window", static_cast<int64_t>(s.valuesPerWindow()));
+  w.field("units", arValueUnit(s.params.output, f.signalUnit));
+  w.field("seconds", seconds);
+  if (f.events) {
+    const EventR2Result& e = *f.events;
+    const BestFeature b = bestFeature(e);
+    w.key("events").beginObject();
+    w.field("class_a", e.classA);
+    w.field("class_b", e.classB);
+    w.field("trials_a", static_cast<int64_t>(e.trialsA));
+    w.field("trials_b", static_cast<int64_t>(e.trialsB));
+    w.field("best_row", e.rowNames[b.row]);
+    w.field("best_bin_hz", e.binCenters[b.bin]);
+    w.field("best_r2", b.r2);
+    w.field("best_signed_r2", b.signedR2);
+    w.endObject();
+  } else {
+    w.nullField("events");
+  }
+  w.key("diagnostics").beginArray();
+  for (const Diagnostic& d : f.diagnostics) {
+    w.beginObject();
+    w.field("severity", severityName(d.severity));
+    w.field("code", d.code);
+    w.field("message", d.message);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  std::fputs(w.str().c_str(), stdout);
+  std::fputs("\n", stdout);
+}
+
+void printText(const ArFile& f, const std::string& output, const std::string& backend,
+               double seconds) {
+  const ArSpectrumResult& s = f.spectra;
+  std::printf(
+      "Burg AR (order %d) of %zu %s x %zu windows of %lld samples: %zu %s per window "
+      "(%s%s) on %s: %s; wrote %s\n",
+      s.params.order, s.channelCount(), f.spatialFilter ? "filter outputs" : "channels",
+      s.windowCount(), static_cast<long long>(s.windowSamples), s.valuesPerWindow(),
+      s.params.output == ArOutput::Coefficients ? "coefficients" : "bins",
+      arOutputName(s.params.output),
+      s.params.output == ArOutput::Coefficients
+          ? ""
+          : (", " + arValueUnit(s.params.output, f.signalUnit)).c_str(),
+      backend.c_str(), formatSeconds(seconds).c_str(), output.c_str());
+  if (f.events) {
+    const EventR2Result& e = *f.events;
+    const BestFeature b = bestFeature(e);
+    std::printf("r^2 %s (%zu trials) vs %s (%zu trials): largest r^2 = %.3f (%s) at %s, %s Hz\n",
+                e.classA.c_str(), e.trialsA, e.classB.c_str(), e.trialsB, b.r2,
+                b.signedR2 >= 0 ? (e.classA + " higher").c_str() : (e.classB + " higher").c_str(),
+                e.rowNames[b.row].c_str(), formatNumber(e.binCenters[b.bin]).c_str());
+  }
+}
+
+// The engine names rows of a block "channel N" (N: the block's channel entry, a recording index
+// or a filter output index); the user knows them by name. Rewrites each "channel N:" whose N is
+// one of `rows` into that row's name.
+std::string nameRows(const std::string& message, const std::vector<std::size_t>& rows,
+                     const std::vector<std::string>& names) {
+  std::string out;
+  std::size_t i = 0;
+  const std::string key = "channel ";
+  while (i < message.size()) {
+    const std::size_t at = message.find(key, i);
+    if (at == std::string::npos) break;
+    std::size_t j = at + key.size();
+    while (j < message.size() && std::isdigit(static_cast<unsigned char>(message[j]))) ++j;
+    out += message.substr(i, at - i);
+    const std::size_t digits = j - at - key.size();
+    const auto it = digits > 0 && digits <= 18 && j < message.size() && message[j] == ':'
+                        ? std::find(rows.begin(), rows.end(),
+                                    std::stoull(message.substr(at + key.size(), digits)))
+                        : rows.end();
+    if (it != rows.end()) {
+      out += names[static_cast<std::size_t>(it - rows.begin())];
+    } else {
+      out += message.substr(at, j - at);
+    }
+    i = j;
+  }
+  return out + message.substr(std::min(i, message.size()));
+}
+
+// Warnings on stderr: the first few of each code, then a count (a flat channel gives one per
+// trial; all of them are in the file's /diagnostics).
+void showWarnings(const Diagnostics& diagnostics, ProgressDisplay& display) {
+  constexpr int kPerCode = 4;
+  std::vector<std::pair<std::string, int>> seen;
+  for (const Diagnostic& d : diagnostics) {
+    if (d.severity != Severity::Warning) continue;
+    auto it =
+        std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == d.code; });
+    if (it == seen.end()) {
+      seen.emplace_back(d.code, 0);
+      it = seen.end() - 1;
+    }
+    if (++it->second <= kPerCode)
+      display.message(std::string(kProgram) + ": warning: " + d.message);
+  }
+  for (const auto& [code, n] : seen) {
+    if (n > kPerCode) {
+      display.message(std::string(kProgram) + ": warning: " + std::to_string(n - kPerCode) +
+                      " more '" + code + "' warning(s) in the output's /diagnostics");
+    }
+  }
+}
+
+}  // namespace
+
+CommandSpec arSpec() {
+  CommandSpec s;
+  s.name = "ar";
+  s.usage = "IN -o OUT.h5 [--preset NAME] [AR parameters] [--spatial F] [--classes A,B] [options]";
+  s.brief = "Burg AR spectra (BCI features) and event r^2 maps to HDF5";
+  s.summary =
+      "Estimate Burg (maximum entropy) AR spectra of the selected channels over sliding "
+      "windows, optionally after a spatial filter, and with --classes the channel x "
+      "frequency r^2 map between two event classes; write everything to HDF5.";
+  s.description =
+      "The parameters start from --preset (default bci2000; presets: " + presetList() +
+      ") and every option given overrides the preset's value. Lengths (--window, --step) are "
+      "seconds (0.5 or 0.5s), milliseconds (250ms) or samples (80samples); seconds are rounded "
+      "to the nearest sample. The model order is limited to " +
+      std::to_string(kArMaxOrder) +
+      " (this implementation's limit) and the window must hold at least order + 1 samples."
+      "\n\nWith --classes A,B the trials are the annotations whose text is exactly A or B (T1,T2 "
+      "on the PhysioNet motor task); each trial's segment starts at onset + --trial-offset and "
+      "lasts --trial-length (default: the annotation's own duration). A trial's feature is its "
+      "bin value averaged over the windows inside it; r^2 is the squared point-biserial "
+      "correlation between feature and class per row x bin. With --start/--duration, only the "
+      "trials inside the range are used."
+      "\n\nThe output is an HDF5 file (schema modescope-ar/1, docs/ar.md \"HDF5 file\"): the "
+      "spectra (rows x windows x bins), the prediction error power, bin centres, window times, "
+      "the spatial filter matrix, the r^2, signed r^2 and per-class mean maps, every trial's "
+      "onset and features, diagnostics and provenance. Without --channels, every channel except "
+      "trigger/status channels is used, restricted to the sample rate most channels share.";
+  s.options = {
+      outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
+      {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
+      {"order", 0, "P", "AR model order, 1 to 64 (bci2000: 16, wilson2009: 30)."},
+      {"window", 0, "LENGTH", "Window length: 0.5 / 0.5s (seconds), 250ms, or 80samples."},
+      {"step", 0, "LENGTH", "Hop between window starts, same syntax (presets: 50ms)."},
+      {"detrend", 0, "none|mean|linear", "Removed from each window before Burg (presets: none)."},
+      {"bins", 0, "FIRST:LAST:WIDTH",
+       "Bin centres from FIRST to LAST Hz, WIDTH Hz wide (bci2000: 0:30:3, wilson2009: 1:29:2)."},
+      {"evaluations", 0, "E", "Spectrum evaluations per bin, 1 to 1024 (bci2000: 15)."},
+      {"bin-grid", 0, "midpoints|edge-inclusive",
+       "Where the evaluations lie in a bin: BCI2000's midpoints or the paper's edge-inclusive "
+       "grid."},
+      {"values", 0, "power|amplitude|coefficients",
+       "What each window gives: power (unit^2/Hz, default), amplitude (unit/sqrt(Hz)) or the AR "
+       "coefficients. (Named --values because -o/--output is the file.)"},
+      {"spatial", 0, "FILTER",
+       "Spatial filter before the spectra: none (default), car (common average reference), "
+       "small-laplacian, large-laplacian (neighbours from the montage positions), or a matrix "
+       "file (docs/spatial-filters.md; write ./car for a file literally named car)."},
+      {"laplacian-weights", 0, "equal|inverse-distance",
+       "Neighbour weights of a Laplacian (default equal, Hjorth)."},
+      {"classes", 0, "A,B", "Compare two annotation classes (e.g. T1,T2): r^2 per row x bin."},
+      {"trial-offset", 0, "SECONDS",
+       "Trial start relative to the annotation onset (default 0; "
+       "may be negative)."},
+      {"trial-length", 0, "SECONDS", "Trial length (default: each annotation's duration)."},
+      channelsOption(),
+      startOption(),
+      durationOption(),
+      {"threads", 0, "N", "CPU threads (default: all cores)."},
+      backendOption(),
+      jsonOption("a summary (sizes, backend, parameters, the largest r^2)"),
+      quietOption(),
+      helpOption()};
+  s.examples =
+      "  modescope-cli ar S001R03.edf -o ar.h5 --classes T1,T2 --spatial car\n"
+      "  modescope-cli ar rec.edf -o ar.h5 --preset wilson2009 --channels C3,C4,Cz --detrend "
+      "linear\n"
+      "  modescope-cli ar rec.edf -o ar.h5 --order 20 --window 128samples --step 16samples "
+      "--bins 2:40:2 --values amplitude\n";
+  s.minPositionals = 1;
+  s.maxPositionals = 1;
+  return s;
+}
+
+int runAr(const Args& argv) {
+  const MethodArgs m = readMethodArgs(arSpec(), argv);
+  const ParsedArgs& args = m.args;
+  const std::string& input = m.input;
+  const std::string& output = m.output;
+  const SelectionArgs& sel = m.selection;
+
+  // Every parameter that does not need the sample rate is checked before the recording is read.
+  ArRequest q;
+  try {
+    q = readRequest(args);
+  } catch (const InvalidParameterError& e) {
+    restateWithOption(e);
+  }
+  if (!isSpatialKeyword(q.spatial) && !std::filesystem::is_regular_file(q.spatial)) {
+    throw InvalidParameterError("--spatial", "'" + q.spatial + "'",
+                                std::string(kSpatialKeywords) + " or an existing matrix file",
+                                "Check the spelling or the file's path");
+  }
+  requireHdf5Output(output, "The spectra and r^2 maps are written to HDF5");
+  checkOutputPath(output, input);
+
+  ArFile file;
+  std::string backendText, note;
+  bool onGpu = false;
+  double seconds = 0.0;
+  ProgressDisplay display(ProgressDisplay::modeFor(m.quiet), "ar");
+  const auto runArJob = [&](JobContext& ctx) -> std::any {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::size_t> channels;
+    const std::shared_ptr<const Recording> rec =
+        openMethodInput(input, sel, ctx, display, channels);
+    if (channels.empty()) {
+      throw InvalidParameterError("--channels", "no channels", "at least one channel");
+    }
+    const double fs = checkMethodSelection(*rec, channels, sel.start);
+    validateBurgArParams(q.params, fs);
+
+    std::unique_ptr<ComputeBackend> backend = q.backend == BackendChoice::Cpu
+                                                  ? makeCpuBackend(q.threads)
+                                                  : chooseBackend(q.backend, &note);
+    if (q.threads > 0 && backend->info().kind == BackendKind::Cpu)
+      backend = makeCpuBackend(q.threads);
+    backendText = backend->info().describe();
+    onGpu = backend->info().kind == BackendKind::Cuda;
+
+    std::optional<SpatialFilter> filter =
+        buildSpatialFilter(*rec, channels, q, &file.spatialFilterSpec);
+
+    ctx.progress(0.02, "reading the selection");
+    const SignalBlock block = extractBlock(*rec, channels, sel.start, sel.duration);
+    ctx.checkpoint();
+    JobContext spectraCtx = ctx.sub(0.05, q.classes ? 0.45 : 0.95);
+    file.spectra =
+        backend->filteredArSpectra(filter ? &*filter : nullptr, block, q.params, spectraCtx);
+    file.inputFile = input;
+    file.presetName = q.presetName;
+    file.channels = icaFileChannels(*rec, channels);
+    file.signalUnit = rec->channels[channels.front()].unit;
+    if (filter) {
+      file.rowNames = filter->outputNames;
+    } else {
+      for (std::size_t c : channels) file.rowNames.push_back(rec->channels[c].name);
+    }
+    for (const Diagnostic& d : file.spectra.diagnostics)
+      addDiagnostic(file.diagnostics, d.severity, d.code,
+                    nameRows(d.message, file.spectra.channels, file.rowNames));
+
+    if (q.classes) {
+      std::vector<std::size_t> annotationIndex;
+      const Recording view = eventView(*rec, sel, q, annotationIndex, file.diagnostics);
+      EventFeatureOptions options;
+      options.offsetSeconds = q.trialOffset;
+      options.lengthSeconds = q.trialLength;
+      if (filter) options.spatialFilter = std::make_shared<const SpatialFilter>(*filter);
+      JobContext eventCtx = ctx.sub(0.45, 0.95);
+      EventR2Result e = computeEventR2(view, channels, q.classes->first, q.classes->second,
+                                       q.params, options, *backend, eventCtx);
+      for (ClassFeatures* c : {&e.featuresA, &e.featuresB})
+        for (TrialSegment& t : c->trials) t.annotationIndex = annotationIndex[t.annotationIndex];
+      for (const Diagnostic& d : e.diagnostics)
+        addDiagnostic(file.diagnostics, d.severity, d.code,
+                      nameRows(d.message, file.spectra.channels, file.rowNames));
+      file.events = std::move(e);
+      file.trialOffsetSeconds = q.trialOffset;
+      file.trialLengthSeconds = q.trialLength;
+    }
+    file.spatialFilter = std::move(filter);
+    showWarnings(file.diagnostics, display);
+
+    Provenance& prov = file.provenance;
+    prov.method = "ar";
+    prov.parameters = provenanceParameters(file, q);
+    prov.parameters.emplace_back("command_line", commandLine(argv));
+    prov.backend = backendText;
+    prov.softwareVersion = softwareVersion();
+    prov.inputFile = input;
+    prov.selection = describeSelection(*rec, channels, sel.start, sel.duration);
+    prov.createdAt = utcNowIso8601();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    prov.wallSeconds = seconds;
+    JobContext writeCtx = ctx.sub(0.95, 1.0);
+    writeArFile(output, file, writeCtx);
+    return {};
+  };
+  const JobOutcome outcome = runCliJob(
+      "ar " + input,
+      [&](JobContext& ctx) -> std::any {
+        try {
+          return runArJob(ctx);
+        } catch (const InvalidParameterError& e) {
+          restateWithOption(e);
+        }
+      },
+      display);
+  const int code = reportOutcome(outcome);
+  if (code != 0) return code;
+  if (m.json) {
+    printJson(file, input, output, args.value("backend").value_or("auto"), backendText, onGpu, note,
+              seconds);
+  } else if (!m.quiet) {
+    printText(file, output, backendText, seconds);
+  }
+  if (!note.empty() && !m.quiet && !m.json) printNote(note);
+  return 0;
+}
+
+}  // namespace modescope::cli
