@@ -105,6 +105,11 @@ void MatrixHeatMap::setUnit(const QString& unit) {
   update();
 }
 
+void MatrixHeatMap::setColumnUnit(const QString& unit) {
+  colUnit_ = unit;
+  update();
+}
+
 void MatrixHeatMap::setColourMode(ColourMode mode) {
   mode_ = mode;
   refit();
@@ -254,7 +259,9 @@ std::vector<int> MatrixHeatMap::shownColumnLabels() const {
 QString MatrixHeatMap::readoutText(int row, int col) const {
   if (row < 0 || col < 0 || row >= rows_ || col >= cols_) return {};
   const double v = value(row, col);
-  QString text = QStringLiteral("%1, %2: %3").arg(labelOfRow(row), labelOfColumn(col), formatValue(v));
+  QString column = labelOfColumn(col);
+  if (!colUnit_.isEmpty()) column += QLatin1Char(' ') + colUnit_;
+  QString text = QStringLiteral("%1, %2: %3").arg(labelOfRow(row), column, formatValue(v));
   if (std::isfinite(v) && !unit_.isEmpty()) text += QLatin1Char(' ') + unit_;
   return text;
 }

@@ -49,6 +49,8 @@ class MatrixHeatMap : public QWidget {
   void setAxisTitles(const QString& rowTitle, const QString& colTitle);
   void setValueName(const QString& name);  // colour-bar title, e.g. "r\u00b2" (default "value")
   void setUnit(const QString& unit);
+  // Appended to the column label in the read-out ("12" -> "12 Hz"); "" by default.
+  void setColumnUnit(const QString& unit);
   void setColourMode(ColourMode mode);
   // Fixed colour range [low, high] (low < high, both finite; else ignored). In diverging mode the
   // range is used as given. clearFixedRange() goes back to fitting the values.
@@ -115,7 +117,7 @@ class MatrixHeatMap : public QWidget {
   int rows_ = 0, cols_ = 0;
   std::vector<double> values_;
   QStringList rowLabels_, colLabels_;
-  QString title_, rowTitle_, colTitle_, valueName_ = QStringLiteral("value"), unit_, message_;
+  QString title_, rowTitle_, colTitle_, colUnit_, valueName_ = QStringLiteral("value"), unit_, message_;
   ColourMode mode_ = ColourMode::Sequential;
   std::optional<std::pair<double, double>> fixed_;
   double low_ = 0.0, high_ = 1.0;  // fitted (or fixed) scale

@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QListWidget>
 #include <QMenu>
 #include <QPainter>
@@ -105,7 +106,7 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
   map_->setAxisTitles(spec_.filter == ArSpatialFilterKind::None ? tr("Channel")
                                                                  : tr("Channel (filtered)"),
                       tr("Frequency (Hz)"));
-  map_->setToolTip(QString());
+  map_->setColumnUnit(tr("Hz"));
   scalp_ = new ScalpMapView(this);
   scalp_->setObjectName(QStringLiteral("arScalpMap"));
   scalp_->setShowContours(true);
@@ -113,6 +114,9 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
   chart_ = new QChart;
   chart_->setAnimationOptions(QChart::NoAnimation);
   chart_->legend()->setAlignment(Qt::AlignBottom);
+  QFont small = chart_->legend()->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  chart_->legend()->setFont(small);
   chart_->setMargins(QMargins(4, 4, 4, 4));
   const QString a = QString::fromStdString(r.classA), b = QString::fromStdString(r.classB);
   bandA_ = makeBand(chart_, kClassA, tr("%1 \u00b11 SE").arg(a));
@@ -123,17 +127,18 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
   axisX_ = new QValueAxis;
   axisX_->setTitleText(tr("Frequency (Hz)"));
   axisX_->setLabelFormat(QStringLiteral("%g"));
-  axisY_ = new QValueAxis;
-  axisY_->setTitleText(tr("%1 (%2)")
-                           .arg(r.output == ArOutput::Amplitude ? tr("Amplitude") : tr("Power"),
-                                unit_));
+  // The unit alone: the chart title says what it is, and a small chart has no room for more.
+  const QString yTitle = unit_;
+  axisY_ = new QValueAxis(this);
+  axisY_->setTitleText(yTitle);
   axisY_->setLabelFormat(QStringLiteral("%.3g"));
+  logY_ = new QLogValueAxis(this);
+  logY_->setTitleText(yTitle);
+  logY_->setLabelFormat(QStringLiteral("%.3g"));
+  logY_->setBase(10.0);
+  logY_->setMinorTickCount(-1);
   chart_->addAxis(axisX_, Qt::AlignBottom);
-  chart_->addAxis(axisY_, Qt::AlignLeft);
-  for (QAbstractSeries* s : chart_->series()) {
-    s->attachAxis(axisX_);
-    s->attachAxis(axisY_);
-  }
+  for (QAbstractSeries* s : chart_->series()) s->attachAxis(axisX_);
   chartView_ = new QChartView(chart_, this);
   chartView_->setObjectName(QStringLiteral("arSpectra"));
   chartView_->setRenderHint(QPainter::Antialiasing);
@@ -147,6 +152,12 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
       tr("r\u00b2: the share of the feature's variance explained by the class (0..1). Signed "
          "r\u00b2 keeps the sign of mean(%1) - mean(%2), shown on a symmetric diverging scale.")
           .arg(a, b));
+  logScale_ = new QCheckBox(tr("Log scale"), this);
+  logScale_->setObjectName(QStringLiteral("arLogScale"));
+  logScale_->setToolTip(
+      tr("Spectra on a logarithmic value axis: EEG power falls by orders of magnitude from the "
+         "lowest bins (where an undetrended offset also lands) to beta, so a linear axis hides "
+         "the mu and beta bands"));
   bands_ = new QCheckBox(tr("\u00b11 SE bands"), this);
   bands_->setObjectName(QStringLiteral("arBands"));
   bands_->setChecked(true);
@@ -204,24 +215,28 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
     diagnostics_->addItem(item);
   }
   if (r.diagnostics.empty()) diagnostics_->addItem(tr("No diagnostics: every trial was used."));
-  diagnostics_->setMaximumHeight(diagnostics_->fontMetrics().height() * 4 + 8);
+  // As many lines as there are findings, up to four (the list scrolls beyond).
+  const int lines = std::clamp(diagnostics_->count(), 1, 4);
+  diagnostics_->setMaximumHeight(diagnostics_->fontMetrics().height() * lines + 10);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(quantity_);
+  bar->addWidget(logScale_);
   bar->addWidget(bands_);
   bar->addWidget(cellLabel_, 1);
   bar->addWidget(exportButton);
   auto* right = new QSplitter(Qt::Vertical, this);
   right->addWidget(scalp_);
   right->addWidget(chartView_);
-  right->setStretchFactor(0, 1);
-  right->setStretchFactor(1, 1);
+  right->setStretchFactor(0, 4);
+  right->setStretchFactor(1, 5);
+  right->setSizes({400, 500});
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(map_);
   split->addWidget(right);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
-  split->setSizes({600, 400});
+  split->setSizes({560, 440});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(bar);
@@ -240,11 +255,13 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
     showMap();
     showCell();
   });
+  connect(logScale_, &QCheckBox::toggled, this, &ArResultsPane::setLogScale);
   connect(bands_, &QCheckBox::toggled, this, [this](bool on) {
     bandA_->setVisible(on);
     bandB_->setVisible(on);
   });
 
+  setLogScale(r.output == ArOutput::Power);
   showMap();
   // Start where the classes differ most.
   std::size_t best = 0;
@@ -259,6 +276,31 @@ ArResultsPane::~ArResultsPane() = default;
 bool ArResultsPane::isSigned() const { return quantity_->currentIndex() == 1; }
 
 void ArResultsPane::setSigned(bool on) { quantity_->setCurrentIndex(on ? 1 : 0); }
+
+bool ArResultsPane::isLogScale() const { return chart_->axes(Qt::Vertical).contains(logY_); }
+
+void ArResultsPane::setLogScale(bool on) {
+  if (logScale_->isChecked() != on) {
+    logScale_->setChecked(on);  // comes back here through toggled
+    return;
+  }
+  QAbstractAxis* want = on ? static_cast<QAbstractAxis*>(logY_) : axisY_;
+  QAbstractAxis* other = on ? static_cast<QAbstractAxis*>(axisY_) : logY_;
+  // Emptied first: the log axis warns about the linear view's zero and negative band edges
+  // while it is attached; showCell() fills the series again for the new axis.
+  for (QLineSeries* l : {meanA_, meanB_, marker_, bandA_->upperSeries(), bandA_->lowerSeries(),
+                         bandB_->upperSeries(), bandB_->lowerSeries()})
+    l->clear();
+  if (chart_->axes(Qt::Vertical).contains(other)) {
+    chart_->removeAxis(other);
+    other->setParent(this);  // removeAxis hands ownership back
+  }
+  if (!chart_->axes(Qt::Vertical).contains(want)) {
+    chart_->addAxis(want, Qt::AlignLeft);
+    for (QAbstractSeries* s : chart_->series()) s->attachAxis(want);
+  }
+  showCell();
+}
 
 void ArResultsPane::setCurrentCell(int row, int bin) { map_->setSelectedCell(row, bin); }
 
@@ -351,26 +393,54 @@ void ArResultsPane::showCell() {
       hi = std::max(hi, y);
     }
   }
+  double yLo = 0.0, yHi = 1.0;
+  if (isLogScale()) {
+    // A log axis needs positive values: band edges at or below zero (a mean within one SE of 0)
+    // and zero means (flat channels) are drawn at a tenth of the smallest positive mean; the
+    // axis spans whole decades.
+    double floor = std::numeric_limits<double>::infinity(), top = 0.0;
+    for (const QList<QPointF>* l : {&a, &b}) {
+      for (const QPointF& q : *l) {
+        if (q.y() > 0 && std::isfinite(q.y())) floor = std::min(floor, q.y());
+      }
+    }
+    floor = std::isfinite(floor) ? floor / 10.0 : 1e-3;
+    for (QList<QPointF>* l : {&aLo, &bLo, &a, &b})
+      for (QPointF& q : *l)
+        if (!(q.y() > floor)) q.setY(floor);
+    for (const QList<QPointF>* l : {&aHi, &bHi, &a, &b})
+      for (const QPointF& q : *l)
+        if (std::isfinite(q.y())) top = std::max(top, q.y());
+    double least = std::numeric_limits<double>::infinity();
+    for (const QList<QPointF>* l : {&aLo, &bLo})
+      for (const QPointF& q : *l) least = std::min(least, q.y());
+    yLo = std::pow(10.0, std::floor(std::log10(least)));
+    yHi = std::pow(10.0, std::ceil(std::log10(std::max(top, least * 10.0))));
+  } else if (lo <= hi) {
+    // Power is never negative: the axis starts at 0 unless a band reaches below (it then shows).
+    const double pad = (hi - lo) * 0.05 + (hi == lo ? 1.0 : 0.0);
+    yLo = lo >= 0 ? std::max(0.0, lo - pad) : lo - pad;
+    yHi = hi + pad;
+  }
   meanA_->replace(a);
   meanB_->replace(b);
   bandA_->upperSeries()->replace(aHi);
   bandA_->lowerSeries()->replace(aLo);
   bandB_->upperSeries()->replace(bHi);
   bandB_->lowerSeries()->replace(bLo);
-  if (!(lo <= hi)) {
-    lo = 0.0;
-    hi = 1.0;
+  if (isLogScale()) {
+    logY_->setRange(yLo, yHi);
+  } else {
+    axisY_->setRange(yLo, yHi);
   }
-  // Power is never negative: the axis starts at 0 unless a band reaches below (it then shows).
-  const double pad = (hi - lo) * 0.05 + (hi == lo ? 1.0 : 0.0);
-  const double yLo = lo >= 0 ? std::max(0.0, lo - pad) : lo - pad;
-  const double yHi = hi + pad;
-  axisY_->setRange(yLo, yHi);
   const double xLo = r.binCenters.front(), xHi = r.binCenters.back();
   axisX_->setRange(xLo, xHi > xLo ? xHi : xLo + 1.0);
   marker_->replace(QList<QPointF>{QPointF(f, yLo), QPointF(f, yHi)});
   marker_->setName(tr("chosen bin %1 Hz").arg(hz(f)));
-  chart_->setTitle(tr("Spectra at %1").arg(rowName));
+  chart_->setTitle(tr("%1 at %2: %3 vs %4")
+                       .arg(r.output == ArOutput::Amplitude ? tr("Amplitude") : tr("Power"),
+                            rowName, QString::fromStdString(r.classA),
+                            QString::fromStdString(r.classB)));
 }
 
 void ArResultsPane::addExportMenu(QWidget* view, const QString& which, const QString& what) {

@@ -9,7 +9,8 @@
 //    of (signed) r^2 at that bin (widgets/scalp_map_view.h; positions from the recording's
 //    montage by row name, rows without a position listed under the map) and the spectra of the
 //    two classes for that channel (Qt Charts: mean over trials with a +-1 standard-error band, in
-//    arValueUnit(output, channel unit)), the chosen bin marked by a vertical line;
+//    arValueUnit(output, channel unit), on a log axis by default for power), the chosen bin
+//    marked by a vertical line;
 //  - a summary line (classes, trial counts, preset/order/window, spatial filter, backend, time)
 //    and the diagnostics (skipped trials, flat windows, reduced orders) listed, never hidden;
 //  - every view exportable as PNG/SVG/PDF (the Export button or each view's context menu).
@@ -35,6 +36,7 @@ class QLabel;
 class QLineSeries;
 class QListWidget;
 class QAreaSeries;
+class QLogValueAxis;
 class QValueAxis;
 
 namespace modescope {
@@ -62,6 +64,9 @@ class ArResultsPane : public QWidget {
   // Signed r^2 (diverging, symmetric scale) instead of r^2.
   void setSigned(bool on);
   bool isSigned() const;
+  // The spectra's value axis logarithmic (the default for power) or linear.
+  void setLogScale(bool on);
+  bool isLogScale() const;
 
   MatrixHeatMap* heatMap() const { return map_; }
   ScalpMapView* scalpMap() const { return scalp_; }
@@ -110,6 +115,8 @@ class ArResultsPane : public QWidget {
   QLineSeries* marker_ = nullptr;
   QValueAxis* axisX_ = nullptr;
   QValueAxis* axisY_ = nullptr;
+  QLogValueAxis* logY_ = nullptr;
+  QCheckBox* logScale_ = nullptr;
   QComboBox* quantity_ = nullptr;
   QCheckBox* bands_ = nullptr;
   QLabel* summary_ = nullptr;

@@ -80,7 +80,7 @@ ArResultsPane* ArWorkflow::showResults(std::shared_ptr<const Recording> recordin
                                        const QString& title) {
   if (!recording || !job.result) return nullptr;
   auto* pane = new ArResultsPane(std::move(recording), job, spec, title);
-  results_->addResult(pane, title, title, 0.55);
+  results_->addResult(pane, title, title, 0.62);
   emit resultsShown(pane);
   return pane;
 }

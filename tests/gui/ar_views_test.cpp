@@ -33,6 +33,7 @@
 #include "app/gui/ar_workflow.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/main_window.h"
+#include "widgets/info_bar.h"
 #include "demo_window_support.h"
 #include "tests/gui/menu_dialog_support.h"
 #include "widgets/matrix_heat_map.h"
@@ -40,6 +41,9 @@
 
 using namespace modescope;
 
+#ifndef MODESCOPE_CLI
+#define MODESCOPE_CLI ""
+#endif
 #ifndef MODESCOPE_TEST_OUTPUT_DIR
 #define MODESCOPE_TEST_OUTPUT_DIR "."
 #endif
@@ -68,6 +72,8 @@ class ArViewsTest : public QObject {
 
  private slots:
   void initTestCase() {
+    // The demo's EDF needs the BioSig fallback, which runs modescope-cli in a child process.
+    qputenv("MODESCOPE_CLI", MODESCOPE_CLI);
     window_ = std::make_unique<MainWindow>();
     window_->resize(1500, 980);
     window_->show();
@@ -205,6 +211,16 @@ class ArViewsTest : public QObject {
     QString error;
     QVERIFY(!pane->exportFigure(QStringLiteral("nothing"), tmp.filePath("x.png"), &error));
 
+    // Power spectra start on a log axis; the linear one is a click away.
+    QVERIFY(pane->isLogScale());
+    pane->setLogScale(false);
+    QVERIFY(!pane->isLogScale());
+    QCOMPARE(pane->classASeries()->at(2).y(), r.meanA[r.index(8, 2)]);
+    save(pane, "ar_pane_linear");
+    pane->setLogScale(true);
+
+    window_->infoBar()->hide();  // the demo's reader warning: not what this picture is about
+    window_->resizeDocks({window_->arWorkflow()->dock()}, {640}, Qt::Vertical);
     QTest::qWait(200);
     save(pane, "ar_pane");
     save(window_.get(), "ar_window");
