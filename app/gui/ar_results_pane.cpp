@@ -26,6 +26,7 @@
 #include "engine/core/text.h"
 #include "widgets/matrix_heat_map.h"
 #include "widgets/page_export.h"
+#include "widgets/plot_axis.h"
 #include "widgets/scalp_map_view.h"
 
 namespace modescope {
@@ -435,6 +436,10 @@ void ArResultsPane::showCell() {
   }
   const double xLo = r.binCenters.front(), xHi = r.binCenters.back();
   axisX_->setRange(xLo, xHi > xLo ? xHi : xLo + 1.0);
+  // Round ticks (0, 5, 10 ... Hz) rather than the axis' equal fifths (7.5, 22.5).
+  axisX_->setTickType(QValueAxis::TicksDynamic);
+  axisX_->setTickAnchor(0.0);
+  axisX_->setTickInterval(niceCeil(std::max(xHi - xLo, 1.0) / 6.0));
   marker_->replace(QList<QPointF>{QPointF(f, yLo), QPointF(f, yHi)});
   marker_->setName(tr("chosen bin %1 Hz").arg(hz(f)));
   chart_->setTitle(tr("%1 at %2: %3 vs %4")
