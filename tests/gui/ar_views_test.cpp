@@ -31,6 +31,7 @@
 #include "app/gui/ar_dialog.h"
 #include "app/gui/ar_results_pane.h"
 #include "app/gui/ar_workflow.h"
+#include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/main_window.h"
 #include "widgets/info_bar.h"
@@ -282,6 +283,78 @@ class ArViewsTest : public QObject {
       boxShown |= w->objectName() == QLatin1String(kErrorBoxName) && w->isVisible();
     QVERIFY(boxShown);
     closeErrorBoxes();
+    QCOMPARE(window_->arWorkflow()->resultTabs()->count(), tabs);
+  }
+
+  // The job's range and checks (app/core/ar_job.h), run directly on the CPU backend: trials
+  // within [start, start + duration) are the annotations whose whole segment lies there,
+  // counted here from the annotation list.
+  void jobRangeAndChecks() {
+    const std::shared_ptr<const Recording> rec = window_->currentDocument()->recording;
+    ArJobSpec spec;
+    for (std::size_t c = 0; c < 64; ++c) spec.channels.push_back(c);
+    spec.params = burgArPreset("bci2000");
+    spec.startSeconds = 20.0;
+    spec.durationSeconds = 60.0;
+    std::size_t inA = 0, inB = 0;
+    for (const Annotation& a : rec->annotations) {
+      const bool inside = a.onset >= 20.0 && a.onset + a.duration <= 80.0;
+      inA += inside && a.text == "T1";
+      inB += inside && a.text == "T2";
+    }
+    const EventFeatureOptions o = arEventOptions(*rec, spec, nullptr);
+    QCOMPARE(o.gaps.size(), std::size_t{2});
+    QCOMPARE(o.gaps[0].startSeconds, 0.0);
+    QCOMPARE(o.gaps[0].durationSeconds, 20.0);
+    QCOMPARE(o.gaps[1].startSeconds, 80.0);
+    std::unique_ptr<ComputeBackend> cpu = makeCpuBackend(1);
+    JobContext ctx;
+    const ArJobResult job = runArJob(*rec, spec, *cpu, ctx);
+    QCOMPARE(job.result->trialsA, inA);
+    QCOMPARE(job.result->trialsB, inB);
+    QCOMPARE(QString::fromStdString(job.filterDescription), QStringLiteral("none"));
+
+    auto message = [&](const ArJobSpec& s) -> QString {
+      try {
+        checkArJob(*rec, s);
+      } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+      }
+      return {};
+    };
+    ArJobSpec same = spec;
+    same.classB = "T1";
+    QVERIFY(message(same).contains(QLatin1String("two different classes")));
+    ArJobSpec missing = spec;
+    missing.classA = "T7";
+    QVERIFY(message(missing).contains(QLatin1String("'T7'")));
+    ArJobSpec shortTrials = spec;
+    shortTrials.lengthSeconds = 0.25;  // the 0.5 s window does not fit
+    QVERIFY2(message(shortTrials).contains(QLatin1String("trial length")),
+             qPrintable(message(shortTrials)));
+    ArJobSpec noFile = spec;
+    noFile.filter = ArSpatialFilterKind::UserMatrix;
+    QVERIFY(message(noFile).contains(QLatin1String("spatial filter file")));
+    noFile.filterPath = "/nonexistent/matrix.txt";
+    QVERIFY(message(noFile).contains(QLatin1String("/nonexistent/matrix.txt")));
+  }
+
+  // Cancel from the job list: the job stops, no tab opens and no error is shown.
+  void cancelLeavesNothing() {
+    const int tabs = window_->arWorkflow()->resultTabs()->count();
+    QSignalSpy finished(window_->engine(), &EngineBridge::jobFinished);
+    QSignalSpy failed(window_->arWorkflow(), &ArWorkflow::runFailed);
+    ArRequest request;
+    for (std::size_t c = 0; c < 64; ++c) request.spec.channels.push_back(c);
+    request.spec.params = burgArPreset("wilson2009");  // order 30: the slower preset
+    request.backend = BackendChoice::Cpu;
+    const JobId id = window_->arWorkflow()->runAr(request);
+    QVERIFY(id != 0);
+    window_->engine()->cancel(id);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, 30000);
+    const auto outcome = finished.at(0).at(1).value<JobOutcome>();
+    QCOMPARE(outcome.state, JobState::Cancelled);
+    QCOMPARE(failed.count(), 0);
     QCOMPARE(window_->arWorkflow()->resultTabs()->count(), tabs);
   }
 
