@@ -296,7 +296,8 @@ void MatrixHeatMap::setHovered(int row, int col) {
 
 void MatrixHeatMap::render(QPainter& p, const QRect& area) const {
   p.save();
-  p.fillRect(area, palette().window());
+  // On screen the window colour; figures keep the export's white page.
+  if (p.device() == this) p.fillRect(area, palette().window());
   p.setFont(font());
   const QFontMetrics fm(font(), p.device());
   const Layout L = layoutFor(area, fm);

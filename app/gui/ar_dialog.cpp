@@ -105,6 +105,10 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
   presetNote_->setObjectName(QStringLiteral("arPresetNote"));
   presetNote_->setWordWrap(true);
   presetNote_->setForegroundRole(QPalette::PlaceholderText);
+  // Room for the longest description: a wrapped label in a form layout gets the height of its
+  // first text only, and the presets' descriptions differ in length.
+  presetNote_->setMinimumHeight(presetNote_->fontMetrics().lineSpacing() * 5);
+  presetNote_->setMinimumWidth(260);
 
   order_ = named(new QSpinBox(this), "arOrder",
                  tr("Model order p of the Burg (maximum entropy) fit: 1 to %1. A window needs at "
@@ -182,6 +186,7 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
   classNote_->setWordWrap(true);
   classNote_->setForegroundRole(QPalette::PlaceholderText);
   if (counts.empty()) classNote_->setText(tr("This recording has no annotations: no trials."));
+  classNote_->setVisible(counts.empty());
   offset_ = spin(this, "arOffset",
                  tr("Trial start relative to each annotation's onset (negative: before it)."),
                  -3600.0, 3600.0, 3, tr(" s"));

@@ -5,6 +5,7 @@
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
@@ -459,6 +460,9 @@ void ArResultsPane::addExportMenu(QWidget* view, const QString& which, const QSt
 }
 
 bool ArResultsPane::exportFigure(const QString& which, const QString& path, QString* error) const {
+  // Qt Charts lays out titles, legends and axes on posted layout requests: without these an
+  // export right after a change (a click, then Export) would show the chart as it was before.
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
   const QString figureTitle = tr("%1: %2").arg(title_, which);
   if (which == QLatin1String("map")) return map_->exportFigure(path, error);
   if (which == QLatin1String("scalp"))

@@ -95,6 +95,9 @@ class ArViewsTest : public QObject {
     QCOMPARE(r.spec.lengthSeconds, 0.0);  // each annotation's duration
     QCOMPARE(r.spec.channels.size(), std::size_t{64});
     QVERIFY2(d.validationMessage().isEmpty(), qPrintable(d.validationMessage()));
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    save(&d, "ar_dialog");
     // T0 is offered too.
     auto* a = d.findChild<QComboBox*>(QStringLiteral("arClassA"));
     QVERIFY(a->findData(QStringLiteral("T0")) >= 0);
@@ -211,6 +214,15 @@ class ArViewsTest : public QObject {
     }
     QString error;
     QVERIFY(!pane->exportFigure(QStringLiteral("nothing"), tmp.filePath("x.png"), &error));
+    // An export right after a change shows the new cell (Qt Charts lays out lazily): the same
+    // pixels as an export after the event loop has run.
+    pane->setCurrentCell(row + 1, bin + 2);
+    QVERIFY(pane->exportFigure(QStringLiteral("spectra"), tmp.filePath("now.png")));
+    QTest::qWait(300);
+    QVERIFY(pane->exportFigure(QStringLiteral("spectra"), tmp.filePath("later.png")));
+    QCOMPARE(QImage(tmp.filePath("now.png")), QImage(tmp.filePath("later.png")));
+    pane->setCurrentCell(row, bin);
+    pane->exportFigure(QStringLiteral("all"), QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/ar_all.png"));
 
     // Power spectra start on a log axis; the linear one is a click away.
     QVERIFY(pane->isLogScale());
