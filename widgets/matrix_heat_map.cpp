@@ -33,10 +33,10 @@ QString formatValue(double v) {
 }  // namespace
 
 struct MatrixHeatMap::Layout {
-  QRectF plot;        // the cells
-  QRectF bar;         // the colour bar
-  QPointF titleAt;    // baseline centre of the title
-  QRectF readout;     // the read-out line
+  QRectF plot;      // the cells
+  QRectF bar;       // the colour bar
+  QPointF titleAt;  // baseline centre of the title
+  QRectF readout;   // the read-out line
   double rowLabelRight = 0;
   double colLabelTop = 0;
   double rowTitleX = 0;  // centre x of the rotated row-axis title
@@ -57,8 +57,8 @@ void MatrixHeatMap::setMatrix(int rows, int cols, std::vector<double> values,
   if (rows <= 0 || cols <= 0 ||
       values.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols)) {
     clear();
-    message_ = tr("Cannot draw a %1 x %2 matrix from %3 values").arg(rows).arg(cols).arg(
-        values.size());
+    message_ =
+        tr("Cannot draw a %1 x %2 matrix from %3 values").arg(rows).arg(cols).arg(values.size());
     update();
     return;
   }
@@ -176,7 +176,8 @@ QRgb MatrixHeatMap::colourFor(double v) const {
   static const ColourMap sequential = ColourMap::viridis();
   static const ColourMap diverging = ColourMap::blueWhiteRed();
   const double t = (v - low_) / (high_ - low_);
-  return (mode_ == ColourMode::Diverging ? diverging : sequential).colourAt(std::clamp(t, 0.0, 1.0));
+  return (mode_ == ColourMode::Diverging ? diverging : sequential)
+      .colourAt(std::clamp(t, 0.0, 1.0));
 }
 
 QString MatrixHeatMap::labelOfRow(int r) const {
@@ -191,12 +192,15 @@ MatrixHeatMap::Layout MatrixHeatMap::layoutFor(const QRect& area, const QFontMet
   Layout L;
   const int line = fm.height();
   int rowLabelWidth = 0;
-  for (int r = 0; r < rows_; ++r) rowLabelWidth = std::max(rowLabelWidth, fm.horizontalAdvance(labelOfRow(r)));
+  for (int r = 0; r < rows_; ++r)
+    rowLabelWidth = std::max(rowLabelWidth, fm.horizontalAdvance(labelOfRow(r)));
   int colLabelWidth = 0;
-  for (int c = 0; c < cols_; ++c) colLabelWidth = std::max(colLabelWidth, fm.horizontalAdvance(labelOfColumn(c)));
+  for (int c = 0; c < cols_; ++c)
+    colLabelWidth = std::max(colLabelWidth, fm.horizontalAdvance(labelOfColumn(c)));
   // Colour-bar tick labels: the widest of the ends and a middle value.
   int tickWidth = 0;
-  for (double v : linearTicks(low_, high_, 5)) tickWidth = std::max(tickWidth, fm.horizontalAdvance(formatTick(v)));
+  for (double v : linearTicks(low_, high_, 5))
+    tickWidth = std::max(tickWidth, fm.horizontalAdvance(formatTick(v)));
   tickWidth = std::max(tickWidth, fm.horizontalAdvance(QStringLiteral("-0.00")));
 
   const double top = area.top() + kPad + (title_.isEmpty() ? 0 : line + 4);
@@ -204,7 +208,8 @@ MatrixHeatMap::Layout MatrixHeatMap::layoutFor(const QRect& area, const QFontMet
   const double right = area.right() - kPad - line - 4 - tickWidth - 4 - kBarWidth - 10;
   const double bottom = area.bottom() - kPad - line /*read-out*/ - 4 -
                         (colTitle_.isEmpty() ? 0 : line + 2) - line /*col labels*/ - 4;
-  L.plot = QRectF(QPointF(left, top), QPointF(std::max(left + 10, right), std::max(top + 10, bottom)));
+  L.plot =
+      QRectF(QPointF(left, top), QPointF(std::max(left + 10, right), std::max(top + 10, bottom)));
   L.bar = QRectF(L.plot.right() + 10, L.plot.top(), kBarWidth, L.plot.height());
   L.barTitleX = L.bar.right() + 4 + tickWidth + 4 + line / 2.0;
   L.titleAt = QPointF(L.plot.center().x(), area.top() + kPad + fm.ascent());
@@ -212,14 +217,16 @@ MatrixHeatMap::Layout MatrixHeatMap::layoutFor(const QRect& area, const QFontMet
   L.rowTitleX = area.left() + kPad + line / 2.0;
   L.colLabelTop = L.plot.bottom() + 3;
   L.colTitleY = L.colLabelTop + line + 2 + fm.ascent();
-  L.readout = QRectF(area.left() + kPad, area.bottom() - kPad - line, area.width() - 2 * kPad, line);
+  L.readout =
+      QRectF(area.left() + kPad, area.bottom() - kPad - line, area.width() - 2 * kPad, line);
   if (rows_ > 0) {
     const double cellH = L.plot.height() / rows_;
     L.rowStride = std::max(1, static_cast<int>(std::ceil(line / std::max(cellH, 1e-9))));
   }
   if (cols_ > 0) {
     const double cellW = L.plot.width() / cols_;
-    L.colStride = std::max(1, static_cast<int>(std::ceil((colLabelWidth + 6) / std::max(cellW, 1e-9))));
+    L.colStride =
+        std::max(1, static_cast<int>(std::ceil((colLabelWidth + 6) / std::max(cellW, 1e-9))));
   }
   return L;
 }
@@ -235,8 +242,10 @@ bool MatrixHeatMap::cellAt(const QPointF& pos, int* row, int* col) const {
   if (rows_ == 0 || cols_ == 0) return false;
   const Layout L = layoutFor(rect(), fontMetrics());
   if (!L.plot.contains(pos)) return false;
-  const int c = std::clamp(static_cast<int>((pos.x() - L.plot.left()) / (L.plot.width() / cols_)), 0, cols_ - 1);
-  const int r = std::clamp(static_cast<int>((pos.y() - L.plot.top()) / (L.plot.height() / rows_)), 0, rows_ - 1);
+  const int c = std::clamp(static_cast<int>((pos.x() - L.plot.left()) / (L.plot.width() / cols_)),
+                           0, cols_ - 1);
+  const int r = std::clamp(static_cast<int>((pos.y() - L.plot.top()) / (L.plot.height() / rows_)),
+                           0, rows_ - 1);
   if (row) *row = r;
   if (col) *col = c;
   return true;
@@ -383,10 +392,12 @@ void MatrixHeatMap::render(QPainter& p, const QRect& area) const {
 
   // Axis titles.
   if (!colTitle_.isEmpty())
-    p.drawText(QPointF(L.plot.center().x() - fm.horizontalAdvance(colTitle_) / 2.0, L.colTitleY), colTitle_);
+    p.drawText(QPointF(L.plot.center().x() - fm.horizontalAdvance(colTitle_) / 2.0, L.colTitleY),
+               colTitle_);
   if (!rowTitle_.isEmpty()) {
     p.save();
-    p.translate(L.rowTitleX + fm.ascent() / 2.0 - 1, L.plot.center().y() + fm.horizontalAdvance(rowTitle_) / 2.0);
+    p.translate(L.rowTitleX + fm.ascent() / 2.0 - 1,
+                L.plot.center().y() + fm.horizontalAdvance(rowTitle_) / 2.0);
     p.rotate(-90);
     p.drawText(QPointF(0, 0), rowTitle_);
     p.restore();
@@ -402,14 +413,17 @@ void MatrixHeatMap::render(QPainter& p, const QRect& area) const {
   }
   p.setPen(QPen(text, 1));
   p.drawRect(L.bar);
-  for (double v : linearTicks(low_, high_, std::max(2, static_cast<int>(L.bar.height() / (fm.height() * 2.5))))) {
+  for (double v : linearTicks(
+           low_, high_, std::max(2, static_cast<int>(L.bar.height() / (fm.height() * 2.5))))) {
     const double y = L.bar.bottom() - (v - low_) / (high_ - low_) * L.bar.height();
     p.drawLine(QPointF(L.bar.right(), y), QPointF(L.bar.right() + 3, y));
     p.drawText(QPointF(L.bar.right() + 5, y + fm.ascent() / 2.0 - 1), formatTick(v));
   }
-  const QString barTitle = unit_.isEmpty() ? valueName_ : QStringLiteral("%1 (%2)").arg(valueName_, unit_);
+  const QString barTitle =
+      unit_.isEmpty() ? valueName_ : QStringLiteral("%1 (%2)").arg(valueName_, unit_);
   p.save();
-  p.translate(L.barTitleX + fm.ascent() / 2.0 - 1, L.bar.center().y() + fm.horizontalAdvance(barTitle) / 2.0);
+  p.translate(L.barTitleX + fm.ascent() / 2.0 - 1,
+              L.bar.center().y() + fm.horizontalAdvance(barTitle) / 2.0);
   p.rotate(-90);
   p.drawText(QPointF(0, 0), barTitle);
   p.restore();
@@ -462,13 +476,26 @@ void MatrixHeatMap::keyPressEvent(QKeyEvent* event) {
   int r = std::max(selRow_, 0), c = std::max(selCol_, 0);
   const bool none = selRow_ < 0;
   switch (event->key()) {
-    case Qt::Key_Left: c = none ? 0 : c - 1; break;
-    case Qt::Key_Right: c = none ? 0 : c + 1; break;
-    case Qt::Key_Up: r = none ? 0 : r - 1; break;
-    case Qt::Key_Down: r = none ? 0 : r + 1; break;
-    case Qt::Key_Home: c = 0; break;
-    case Qt::Key_End: c = cols_ - 1; break;
-    default: return QWidget::keyPressEvent(event);
+    case Qt::Key_Left:
+      c = none ? 0 : c - 1;
+      break;
+    case Qt::Key_Right:
+      c = none ? 0 : c + 1;
+      break;
+    case Qt::Key_Up:
+      r = none ? 0 : r - 1;
+      break;
+    case Qt::Key_Down:
+      r = none ? 0 : r + 1;
+      break;
+    case Qt::Key_Home:
+      c = 0;
+      break;
+    case Qt::Key_End:
+      c = cols_ - 1;
+      break;
+    default:
+      return QWidget::keyPressEvent(event);
   }
   setSelectedCell(std::clamp(r, 0, rows_ - 1), std::clamp(c, 0, cols_ - 1));
   event->accept();

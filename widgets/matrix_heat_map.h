@@ -117,7 +117,8 @@ class MatrixHeatMap : public QWidget {
   int rows_ = 0, cols_ = 0;
   std::vector<double> values_;
   QStringList rowLabels_, colLabels_;
-  QString title_, rowTitle_, colTitle_, colUnit_, valueName_ = QStringLiteral("value"), unit_, message_;
+  QString title_, rowTitle_, colTitle_, colUnit_, valueName_ = QStringLiteral("value"), unit_,
+                                                  message_;
   ColourMode mode_ = ColourMode::Sequential;
   std::optional<std::pair<double, double>> fixed_;
   double low_ = 0.0, high_ = 1.0;  // fitted (or fixed) scale

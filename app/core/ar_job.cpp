@@ -32,17 +32,22 @@ double shortestDuration(const Recording& rec, const std::string& text) {
 
 const char* arSpatialFilterKindName(ArSpatialFilterKind kind) {
   switch (kind) {
-    case ArSpatialFilterKind::None: return "none";
-    case ArSpatialFilterKind::CommonAverage: return "CAR";
-    case ArSpatialFilterKind::SmallLaplacian: return "small Laplacian";
-    case ArSpatialFilterKind::LargeLaplacian: return "large Laplacian";
-    case ArSpatialFilterKind::UserMatrix: return "user matrix";
+    case ArSpatialFilterKind::None:
+      return "none";
+    case ArSpatialFilterKind::CommonAverage:
+      return "CAR";
+    case ArSpatialFilterKind::SmallLaplacian:
+      return "small Laplacian";
+    case ArSpatialFilterKind::LargeLaplacian:
+      return "large Laplacian";
+    case ArSpatialFilterKind::UserMatrix:
+      return "user matrix";
   }
   return "?";
 }
 
 std::shared_ptr<const SpatialFilter> makeArSpatialFilter(const Recording& rec,
-                                                        const ArJobSpec& spec) {
+                                                         const ArJobSpec& spec) {
   switch (spec.filter) {
     case ArSpatialFilterKind::None:
       return nullptr;
@@ -54,7 +59,7 @@ std::shared_ptr<const SpatialFilter> makeArSpatialFilter(const Recording& rec,
       return std::make_shared<const SpatialFilter>(surfaceLaplacian(
           rec.channels, spec.channels,
           spec.filter == ArSpatialFilterKind::SmallLaplacian ? LaplacianSize::Small
-                                                              : LaplacianSize::Large,
+                                                             : LaplacianSize::Large,
           spec.weighting));
     case ArSpatialFilterKind::UserMatrix: {
       if (spec.filterPath.empty())
@@ -105,7 +110,8 @@ void checkArJob(const Recording& rec, const ArJobSpec& spec) {
     if (fs == 0.0) fs = r;
     if (r != fs)
       throw InvalidParameterError(
-          "channels", "mixed sample rates (" + formatNumber(fs) + " and " + formatNumber(r) + " Hz)",
+          "channels",
+          "mixed sample rates (" + formatNumber(fs) + " and " + formatNumber(r) + " Hz)",
           "one sample rate", "select channels of one rate");
   }
   validateBurgArParams(spec.params, fs);
@@ -129,10 +135,9 @@ void checkArJob(const Recording& rec, const ArJobSpec& spec) {
                                 "start the range inside the recording");
   const ArResolvedLengths n = resolveArLengths(spec.params, fs);
   const double window = static_cast<double>(n.windowSamples) / fs;
-  const double length = spec.lengthSeconds > 0
-                            ? spec.lengthSeconds
-                            : std::min(shortestDuration(rec, spec.classA),
-                                       shortestDuration(rec, spec.classB));
+  const double length = spec.lengthSeconds > 0 ? spec.lengthSeconds
+                                               : std::min(shortestDuration(rec, spec.classA),
+                                                          shortestDuration(rec, spec.classB));
   // Half a sample of slack: trial lengths are rounded to samples like the window.
   if (std::round(length * fs) < static_cast<double>(n.windowSamples))
     throw InvalidParameterError(

@@ -35,12 +35,12 @@ struct ArJobSpec {
   std::vector<std::size_t> channels;  // recording indices, one sample rate
   std::string classA = "T1";          // annotation texts (computeEventR2's classA / classB)
   std::string classB = "T2";
-  BurgArParams params;                // burgArPreset("bci2000") by default
+  BurgArParams params;                 // burgArPreset("bci2000") by default
   std::string presetName = "bci2000";  // "" when the fields differ from every preset
-  double offsetSeconds = 0.0;         // trial start relative to the annotation onset
-  double lengthSeconds = 0.0;         // <= 0: each annotation's own duration
-  double startSeconds = 0.0;          // trials within [start, start + duration)
-  double durationSeconds = -1.0;      // < 0: to the end
+  double offsetSeconds = 0.0;          // trial start relative to the annotation onset
+  double lengthSeconds = 0.0;          // <= 0: each annotation's own duration
+  double startSeconds = 0.0;           // trials within [start, start + duration)
+  double durationSeconds = -1.0;       // < 0: to the end
   ArSpatialFilterKind filter = ArSpatialFilterKind::None;
   LaplacianWeighting weighting = LaplacianWeighting::Equal;  // Laplacians only
   std::string filterPath;  // UserMatrix: the matrix file (engine/spatial loadSpatialFilter)
@@ -50,7 +50,7 @@ struct ArJobSpec {
 // Throws what the engine builders throw: InvalidInputError naming the channels without a position
 // (Laplacians) or the file problem (user matrix), InvalidParameterError for a bad selection.
 std::shared_ptr<const SpatialFilter> makeArSpatialFilter(const Recording& rec,
-                                                        const ArJobSpec& spec);
+                                                         const ArJobSpec& spec);
 
 // Every check that needs no spectra, before any sample is read: channels (at least one, one
 // rate), the AR parameters at that rate (validateBurgArParams), output not Coefficients, the two

@@ -130,14 +130,14 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
                       "bins."));
   for (ArDetrend d : {ArDetrend::None, ArDetrend::Mean, ArDetrend::Linear})
     detrend_->addItem(QString::fromLatin1(arDetrendName(d)), static_cast<int>(d));
-  firstBin_ = spin(this, "arFirstBin", tr("Centre of the first frequency bin."), 0.0, 1.0e5, 2,
-                   tr(" Hz"));
+  firstBin_ =
+      spin(this, "arFirstBin", tr("Centre of the first frequency bin."), 0.0, 1.0e5, 2, tr(" Hz"));
   lastBin_ = spin(this, "arLastBin",
                   tr("Centre of the last bin: at most half the sample rate, a whole number of bin "
                      "widths above the first."),
                   0.0, 1.0e5, 2, tr(" Hz"));
-  binWidth_ = spin(this, "arBinWidth", tr("Width of each bin; bins are adjacent."), 0.01, 1.0e4,
-                   2, tr(" Hz"));
+  binWidth_ = spin(this, "arBinWidth", tr("Width of each bin; bins are adjacent."), 0.01, 1.0e4, 2,
+                   tr(" Hz"));
   evaluations_ = named(new QSpinBox(this), "arEvaluations",
                        tr("Frequencies at which the AR spectrum is evaluated per bin; the bin "
                           "value is their mean (BCI2000: 15)."));

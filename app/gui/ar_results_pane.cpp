@@ -9,15 +9,15 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QListWidget>
+#include <QLogValueAxis>
 #include <QMenu>
 #include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
 #include <QToolButton>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -100,14 +100,15 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
     }
     mapChannels_.push_back(std::move(info));
   }
-  if (signalUnit.empty() && !r.channels.empty()) signalUnit = recording_->channels[r.channels[0]].unit;
+  if (signalUnit.empty() && !r.channels.empty())
+    signalUnit = recording_->channels[r.channels[0]].unit;
   unit_ = pretty(arValueUnit(r.output, signalUnit));
 
   map_ = new MatrixHeatMap(this);
   map_->setObjectName(QStringLiteral("arR2Map"));
-  map_->setAxisTitles(spec_.filter == ArSpatialFilterKind::None ? tr("Channel")
-                                                                 : tr("Channel (filtered)"),
-                      tr("Frequency (Hz)"));
+  map_->setAxisTitles(
+      spec_.filter == ArSpatialFilterKind::None ? tr("Channel") : tr("Channel (filtered)"),
+      tr("Frequency (Hz)"));
   map_->setColumnUnit(tr("Hz"));
   scalp_ = new ScalpMapView(this);
   scalp_->setObjectName(QStringLiteral("arScalpMap"));
@@ -172,10 +173,14 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
   exportButton->setPopupMode(QToolButton::InstantPopup);
   auto* exportMenu = new QMenu(exportButton);
   exportButton->setMenu(exportMenu);
-  exportMenu->addAction(tr("r\u00b2 map..."), this, [this] { chooseAndExport("map", tr("r\u00b2 map")); });
-  exportMenu->addAction(tr("Scalp map..."), this, [this] { chooseAndExport("scalp", tr("scalp map")); });
-  exportMenu->addAction(tr("Spectra..."), this, [this] { chooseAndExport("spectra", tr("spectra")); });
-  exportMenu->addAction(tr("All three..."), this, [this] { chooseAndExport("all", tr("r\u00b2 figure")); });
+  exportMenu->addAction(tr("r\u00b2 map..."), this,
+                        [this] { chooseAndExport("map", tr("r\u00b2 map")); });
+  exportMenu->addAction(tr("Scalp map..."), this,
+                        [this] { chooseAndExport("scalp", tr("scalp map")); });
+  exportMenu->addAction(tr("Spectra..."), this,
+                        [this] { chooseAndExport("spectra", tr("spectra")); });
+  exportMenu->addAction(tr("All three..."), this,
+                        [this] { chooseAndExport("all", tr("r\u00b2 figure")); });
   addExportMenu(map_, QStringLiteral("map"), tr("r\u00b2 map"));
   addExportMenu(scalp_, QStringLiteral("scalp"), tr("scalp map"));
   addExportMenu(chartView_, QStringLiteral("spectra"), tr("spectra"));
@@ -185,8 +190,8 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   const ArResolvedLengths n = resolveArLengths(spec_.params, r.sampleRate);
-  const QString preset = spec_.presetName.empty() ? tr("custom")
-                                                  : QString::fromStdString(spec_.presetName);
+  const QString preset =
+      spec_.presetName.empty() ? tr("custom") : QString::fromStdString(spec_.presetName);
   QString text =
       tr("<b>%1 vs %2</b>: %3 / %4 trials; %5, order %6, %7 windows (%8 samples) every %9, "
          "%10 Hz bins %11-%12 Hz, %13; spatial filter: %14; %15; %16 s")
@@ -200,15 +205,15 @@ ArResultsPane::ArResultsPane(std::shared_ptr<const Recording> recording, ArJobRe
           .arg(lengthText(spec_.params.step))
           .arg(hz(spec_.params.binWidth), hz(spec_.params.firstBinCenter),
                hz(spec_.params.lastBinCenter), QString::fromLatin1(arOutputName(r.output)),
-               QString::fromStdString(job_.filterDescription),
-               QString::fromStdString(job_.backend))
+               QString::fromStdString(job_.filterDescription), QString::fromStdString(job_.backend))
           .arg(job_.wallSeconds, 0, 'f', 2);
   summary_->setText(text);
 
   diagnostics_ = new QListWidget(this);
   diagnostics_->setObjectName(QStringLiteral("arDiagnostics"));
-  diagnostics_->setToolTip(tr("What the run noticed: skipped trials, flat windows, reduced model "
-                              "orders"));
+  diagnostics_->setToolTip(
+      tr("What the run noticed: skipped trials, flat windows, reduced model "
+         "orders"));
   for (const Diagnostic& d : r.diagnostics) {
     auto* item = new QListWidgetItem(QStringLiteral("%1: %2").arg(
         QString::fromLatin1(severityName(d.severity)), QString::fromStdString(d.message)));
@@ -317,9 +322,9 @@ void ArResultsPane::showMap() {
                   std::move(values), rows, cols);
   map_->setValueName(sign ? tr("signed r\u00b2") : tr("r\u00b2"));
   map_->setUnit(QString());
-  map_->setTitle(tr("%1 %2 vs %3").arg(sign ? tr("signed r\u00b2") : tr("r\u00b2"),
-                                       QString::fromStdString(r.classA),
-                                       QString::fromStdString(r.classB)));
+  map_->setTitle(tr("%1 %2 vs %3")
+                     .arg(sign ? tr("signed r\u00b2") : tr("r\u00b2"),
+                          QString::fromStdString(r.classA), QString::fromStdString(r.classB)));
   if (sign) {
     map_->clearFixedRange();
     map_->setColourMode(MatrixHeatMap::ColourMode::Diverging);
@@ -338,7 +343,8 @@ double ArResultsPane::standardError(bool classA, int row, int bin) const {
   const std::size_t n = f.trials.size();
   if (n < 2 || row < 0 || bin < 0) return std::numeric_limits<double>::quiet_NaN();
   double mean = 0.0;
-  for (std::size_t t = 0; t < n; ++t) mean += f.at(t, static_cast<std::size_t>(row), static_cast<std::size_t>(bin));
+  for (std::size_t t = 0; t < n; ++t)
+    mean += f.at(t, static_cast<std::size_t>(row), static_cast<std::size_t>(bin));
   mean /= static_cast<double>(n);
   double ss = 0.0;
   for (std::size_t t = 0; t < n; ++t) {
@@ -357,7 +363,8 @@ void ArResultsPane::showCell() {
   const QString rowName = QString::fromStdString(r.rowNames[static_cast<std::size_t>(row_)]);
   const double f = r.binCenters[static_cast<std::size_t>(bin_)];
   const double v = r.r2[r.index(static_cast<std::size_t>(row_), static_cast<std::size_t>(bin_))];
-  const double sv = r.signedR2[r.index(static_cast<std::size_t>(row_), static_cast<std::size_t>(bin_))];
+  const double sv =
+      r.signedR2[r.index(static_cast<std::size_t>(row_), static_cast<std::size_t>(bin_))];
   cellLabel_->setText(tr("<b>%1</b> at <b>%2 Hz</b>: r\u00b2 = %3, signed r\u00b2 = %4")
                           .arg(rowName, hz(f))
                           .arg(v, 0, 'f', 3)
@@ -451,12 +458,13 @@ void ArResultsPane::showCell() {
 
 void ArResultsPane::addExportMenu(QWidget* view, const QString& which, const QString& what) {
   view->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(view, &QWidget::customContextMenuRequested, this, [this, view, which, what](const QPoint& pos) {
-    QMenu menu(this);
-    menu.addAction(tr("Export %1 (PNG, SVG, PDF)...").arg(what), this,
-                   [this, which, what] { chooseAndExport(which, what); });
-    menu.exec(view->mapToGlobal(pos));
-  });
+  connect(view, &QWidget::customContextMenuRequested, this,
+          [this, view, which, what](const QPoint& pos) {
+            QMenu menu(this);
+            menu.addAction(tr("Export %1 (PNG, SVG, PDF)...").arg(what), this,
+                           [this, which, what] { chooseAndExport(which, what); });
+            menu.exec(view->mapToGlobal(pos));
+          });
 }
 
 bool ArResultsPane::exportFigure(const QString& which, const QString& path, QString* error) const {
@@ -472,7 +480,9 @@ bool ArResultsPane::exportFigure(const QString& which, const QString& path, QStr
   if (which == QLatin1String("spectra"))
     return exportView(
         path, chartView_->size(),
-        [this](QPainter& p, const QRect& a) { chartView_->render(&p, QRectF(a), chartView_->rect()); },
+        [this](QPainter& p, const QRect& a) {
+          chartView_->render(&p, QRectF(a), chartView_->rect());
+        },
         figureTitle, error);
   if (which == QLatin1String("all")) {
     // The three side by side at their on-screen sizes, tops aligned.
@@ -490,8 +500,7 @@ bool ArResultsPane::exportFigure(const QString& which, const QString& path, QStr
         },
         figureTitle, error);
   }
-  if (error)
-    *error = tr("Unknown figure \"%1\": expected map, scalp, spectra or all").arg(which);
+  if (error) *error = tr("Unknown figure \"%1\": expected map, scalp, spectra or all").arg(which);
   return false;
 }
 

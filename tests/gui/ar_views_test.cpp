@@ -34,9 +34,9 @@
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/main_window.h"
-#include "widgets/info_bar.h"
 #include "demo_window_support.h"
 #include "tests/gui/menu_dialog_support.h"
+#include "widgets/info_bar.h"
 #include "widgets/matrix_heat_map.h"
 #include "widgets/scalp_map_view.h"
 
@@ -151,7 +151,7 @@ class ArViewsTest : public QObject {
     // Click a cell: the scalp map and the spectra follow.
     const int row = 8;  // C3 on the demo (Fc5 Fc3 Fc1 Fcz Fc2 Fc4 Fc6 C5 C3 ...)
     QCOMPARE(r.rowNames[8], std::string("C3"));
-    const int bin = 4;                                    // 12 Hz, in the mu band
+    const int bin = 4;  // 12 Hz, in the mu band
     QSignalSpy cell(pane, &ArResultsPane::currentCellChanged);
     pane->heatMap()->setFocus();
     QTest::mouseClick(map, Qt::LeftButton, {}, map->cellRect(row, bin).center().toPoint());
@@ -222,7 +222,8 @@ class ArViewsTest : public QObject {
     QVERIFY(pane->exportFigure(QStringLiteral("spectra"), tmp.filePath("later.png")));
     QCOMPARE(QImage(tmp.filePath("now.png")), QImage(tmp.filePath("later.png")));
     pane->setCurrentCell(row, bin);
-    pane->exportFigure(QStringLiteral("all"), QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/ar_all.png"));
+    pane->exportFigure(QStringLiteral("all"),
+                       QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/ar_all.png"));
 
     // Power spectra start on a log axis; the linear one is a click away.
     QVERIFY(pane->isLogScale());

@@ -4,6 +4,8 @@
 // not asked from the widget); NaN cells are grey; the read-out names the hovered cell; clicks and
 // arrow keys select cells and emit cellSelected; crowded labels are thinned; each export format
 // writes a file whose PNG pixels are the same cells.
+#include "widgets/matrix_heat_map.h"
+
 #include <QApplication>
 #include <QFileInfo>
 #include <QSignalSpy>
@@ -13,7 +15,6 @@
 #include <limits>
 
 #include "widgets/colour_map.h"
-#include "widgets/matrix_heat_map.h"
 #include "widgets/page_export.h"
 
 using namespace modescope;
@@ -44,7 +45,9 @@ bool near(QRgb a, QRgb b, int tol = 2) {
          std::abs(qBlue(a) - qBlue(b)) <= tol;
 }
 
-QString rgb(QRgb c) { return QStringLiteral("(%1,%2,%3)").arg(qRed(c)).arg(qGreen(c)).arg(qBlue(c)); }
+QString rgb(QRgb c) {
+  return QStringLiteral("(%1,%2,%3)").arg(qRed(c)).arg(qGreen(c)).arg(qBlue(c));
+}
 
 }  // namespace
 
@@ -72,7 +75,9 @@ class MatrixHeatMapTest : public QObject {
         const QRgb want = viridis.colourAt(t);
         const QRgb got = img.pixel(centre.toPoint());
         QVERIFY2(near(got, want), qPrintable(QStringLiteral("cell (%1,%2): got %3, want %4")
-                                                 .arg(r).arg(c).arg(rgb(got), rgb(want))));
+                                                 .arg(r)
+                                                 .arg(c)
+                                                 .arg(rgb(got), rgb(want))));
       }
     }
     // Row 0 is at the top, column 0 at the left.
@@ -93,7 +98,9 @@ class MatrixHeatMapTest : public QObject {
     QCOMPARE(map.scaleHigh(), 2.0);
     const QImage img = map.grab().toImage().convertToFormat(QImage::Format_RGB32);
     const double dpr = img.devicePixelRatio();
-    auto at = [&](int r, int c) { return img.pixel((map.cellRect(r, c).center() * dpr).toPoint()); };
+    auto at = [&](int r, int c) {
+      return img.pixel((map.cellRect(r, c).center() * dpr).toPoint());
+    };
     const QRgb zero = at(0, 1);  // the middle of blue-white-red is white
     QVERIFY2(qRed(zero) > 235 && qGreen(zero) > 235 && qBlue(zero) > 235, qPrintable(rgb(zero)));
     const QRgb low = at(0, 0);  // the blue end
@@ -172,7 +179,8 @@ class MatrixHeatMapTest : public QObject {
     // Shown labels never overlap: consecutive row labels at least one text line apart.
     const double line = map.fontMetrics().height();
     for (std::size_t i = 1; i < fewRows.size(); ++i)
-      QVERIFY(map.cellRect(fewRows[i], 0).center().y() - map.cellRect(fewRows[i - 1], 0).center().y() >=
+      QVERIFY(map.cellRect(fewRows[i], 0).center().y() -
+                  map.cellRect(fewRows[i - 1], 0).center().y() >=
               line - 0.5);
     map.resize(1400, 2000);
     QCOMPARE(map.shownRowLabels().size(), static_cast<std::size_t>(rows));
@@ -196,7 +204,8 @@ class MatrixHeatMapTest : public QObject {
     QVERIFY(!map.exportFigure(tmp.filePath(QStringLiteral("m.bmp")), &error));
     QVERIFY(error.contains(QLatin1String(".png")));
     // The PNG is drawn at kPngScale x the widget: cell (3, 5) (the top of the scale) is yellow.
-    const QImage png = QImage(tmp.filePath(QStringLiteral("m.png"))).convertToFormat(QImage::Format_RGB32);
+    const QImage png =
+        QImage(tmp.filePath(QStringLiteral("m.png"))).convertToFormat(QImage::Format_RGB32);
     QCOMPARE(png.width(), 600 * kPngScale);
     const QRgb top = png.pixel((map.cellRect(3, 5).center() * kPngScale).toPoint());
     QVERIFY2(near(top, ColourMap::viridis().colourAt(1.0)), qPrintable(rgb(top)));
