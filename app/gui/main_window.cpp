@@ -19,6 +19,7 @@
 #include <set>
 
 #include "app/gui/cursor_time.h"
+#include "app/gui/ar_workflow.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/ica_workflow.h"
@@ -151,6 +152,7 @@ void MainWindow::buildDocks() {
   resizeDocks({jobDock}, {150}, Qt::Vertical);
   emd_ = new EmdWorkflow(this);  // its dock, hidden until a result arrives
   ica_ = new IcaWorkflow(this);  // the same for the component browser
+  ar_ = new ArWorkflow(this);    // and for the event-related AR spectra
 }
 
 void MainWindow::buildStatusBar() {

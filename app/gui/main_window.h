@@ -27,6 +27,7 @@ class QTableView;
 namespace modescope {
 
 class AnnotationFilterModel;
+class ArWorkflow;
 class AnnotationModel;
 class BrowserPane;
 class BrowserToolbar;
@@ -89,6 +90,7 @@ class MainWindow : public QMainWindow {
   InfoBar* infoBar() const { return infoBar_; }
   EmdWorkflow* emdWorkflow() const { return emd_; }  // Analysis > Decompose, its dock
   IcaWorkflow* icaWorkflow() const { return ica_; }  // Analysis > Independent components
+  ArWorkflow* arWorkflow() const { return ar_; }  // Analysis > Event-related spectra (AR)
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
@@ -176,6 +178,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* backendGroup_ = nullptr;
   EmdWorkflow* emd_ = nullptr;
   IcaWorkflow* ica_ = nullptr;
+  ArWorkflow* ar_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
   std::vector<Document> documents_;                            // parallel to the tabs

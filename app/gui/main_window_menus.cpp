@@ -13,6 +13,7 @@
 #include <QUndoStack>
 
 #include "app/gui/about_dialog.h"
+#include "app/gui/ar_workflow.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
@@ -87,6 +88,8 @@ void MainWindow::buildMenus() {
                                           [this] { emd_->askDecompose(); });
   documentActions_ << analysis->addAction(tr("&Independent components (Infomax ICA)..."), this,
                                           [this] { ica_->askIca(); });
+  documentActions_ << analysis->addAction(tr("Event-related &spectra (AR)..."), this,
+                                          [this] { ar_->askAr(); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);

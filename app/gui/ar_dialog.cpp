@@ -1,0 +1,441 @@
+#include "app/gui/ar_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <exception>
+#include <map>
+
+#include "app/gui/channel_checklist.h"
+#include "app/gui/range_backend_box.h"
+
+namespace modescope {
+namespace {
+
+const char kDefaultPreset[] = "bci2000";
+
+bool sameParams(const BurgArParams& a, const BurgArParams& b) {
+  return a.order == b.order && a.window.value == b.window.value && a.window.unit == b.window.unit &&
+         a.step.value == b.step.value && a.step.unit == b.step.unit && a.detrend == b.detrend &&
+         a.firstBinCenter == b.firstBinCenter && a.lastBinCenter == b.lastBinCenter &&
+         a.binWidth == b.binWidth && a.evaluationsPerBin == b.evaluationsPerBin &&
+         a.binGrid == b.binGrid && a.output == b.output;
+}
+
+template <class W>
+W* named(W* w, const char* name, const QString& tip) {
+  w->setObjectName(QLatin1String(name));
+  w->setToolTip(tip);
+  return w;
+}
+
+QDoubleSpinBox* spin(QWidget* parent, const char* name, const QString& tip, double lo, double hi,
+                     int decimals, const QString& suffix) {
+  auto* s = named(new QDoubleSpinBox(parent), name, tip);
+  s->setRange(lo, hi);
+  s->setDecimals(decimals);
+  s->setSuffix(suffix);
+  s->setKeyboardTracking(false);
+  return s;
+}
+
+QComboBox* unitCombo(QWidget* parent, const char* name) {
+  auto* c = new QComboBox(parent);
+  c->setObjectName(QLatin1String(name));
+  c->addItem(QObject::tr("s"), static_cast<int>(ArLengthUnit::Seconds));
+  c->addItem(QObject::tr("samples"), static_cast<int>(ArLengthUnit::Samples));
+  return c;
+}
+
+QWidget* row(QWidget* a, QWidget* b) {
+  auto* w = new QWidget;
+  auto* l = new QHBoxLayout(w);
+  l->setContentsMargins(0, 0, 0, 0);
+  l->addWidget(a, 1);
+  l->addWidget(b);
+  return w;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> defaultArClasses(const Recording& rec) {
+  std::map<std::string, int> counts;
+  for (const Annotation& a : rec.annotations) ++counts[a.text];
+  if (counts.count("T1") && counts.count("T2")) return {"T1", "T2"};
+  std::vector<std::pair<int, std::string>> byCount;
+  for (const auto& [text, n] : counts) byCount.emplace_back(-n, text);
+  std::sort(byCount.begin(), byCount.end());
+  std::pair<std::string, std::string> out;
+  if (byCount.size() >= 1) out.first = byCount[0].second;
+  if (byCount.size() >= 2) out.second = byCount[1].second;
+  return out;
+}
+
+ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector<int>& selected,
+                   QWidget* parent)
+    : QDialog(parent), recording_(std::move(recording)) {
+  setWindowTitle(tr("Event-related spectra (AR)"));
+  setObjectName(QStringLiteral("arDialog"));
+  filling_ = true;
+  const Recording& rec = *recording_;
+
+  preset_ = named(new QComboBox(this), "arPreset",
+                  tr("Named parameter sets: bci2000 is BCI2000's ARFilter default (order 16, "
+                     "0.5 s windows, 3 Hz bins 0-30 Hz, 15 evaluations); wilson2009 is Wilson "
+                     "and Williams 2009 (order 30, 250 ms windows, 2 Hz bins, 11 evaluations). "
+                     "Choosing one fills every field; editing a field makes the set custom."));
+  preset_->addItem(tr("Custom"), QString());
+  for (const BurgArPreset& p : burgArPresets()) {
+    preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.name));
+    preset_->setItemData(preset_->count() - 1, QString::fromStdString(p.description),
+                         Qt::ToolTipRole);
+  }
+  presetNote_ = new QLabel(this);
+  presetNote_->setObjectName(QStringLiteral("arPresetNote"));
+  presetNote_->setWordWrap(true);
+  presetNote_->setForegroundRole(QPalette::PlaceholderText);
+  // Room for the longest description: a wrapped label in a form layout gets the height of its
+  // first text only, and the presets' descriptions differ in length.
+  presetNote_->setMinimumHeight(presetNote_->fontMetrics().lineSpacing() * 5);
+  presetNote_->setMinimumWidth(260);
+
+  order_ = named(new QSpinBox(this), "arOrder",
+                 tr("Model order p of the Burg (maximum entropy) fit: 1 to %1. A window needs at "
+                    "least p + 1 samples.")
+                     .arg(kArMaxOrder));
+  order_->setRange(1, kArMaxOrder);
+  order_->setKeyboardTracking(false);
+  window_ = spin(this, "arWindow",
+                 tr("Samples per AR window (BCI2000: 0.5 s). Each trial is cut into windows "
+                    "every step; the trial's spectrum is the mean over its windows."),
+                 0.0, 1.0e6, 3, QString());
+  windowUnit_ = unitCombo(this, "arWindowUnit");
+  step_ = spin(this, "arStep", tr("Hop between window starts (seed: 50 ms)."), 0.0, 1.0e6, 3,
+               QString());
+  stepUnit_ = unitCombo(this, "arStepUnit");
+  detrend_ = named(new QComboBox(this), "arDetrend",
+                   tr("Removed from each window before Burg: none (BCI2000, the seed), the mean, "
+                      "or the least-squares line. Without it a DC offset leaks into the lowest "
+                      "bins."));
+  for (ArDetrend d : {ArDetrend::None, ArDetrend::Mean, ArDetrend::Linear})
+    detrend_->addItem(QString::fromLatin1(arDetrendName(d)), static_cast<int>(d));
+  firstBin_ =
+      spin(this, "arFirstBin", tr("Centre of the first frequency bin."), 0.0, 1.0e5, 2, tr(" Hz"));
+  lastBin_ = spin(this, "arLastBin",
+                  tr("Centre of the last bin: at most half the sample rate, a whole number of bin "
+                     "widths above the first."),
+                  0.0, 1.0e5, 2, tr(" Hz"));
+  binWidth_ = spin(this, "arBinWidth", tr("Width of each bin; bins are adjacent."), 0.01, 1.0e4, 2,
+                   tr(" Hz"));
+  evaluations_ = named(new QSpinBox(this), "arEvaluations",
+                       tr("Frequencies at which the AR spectrum is evaluated per bin; the bin "
+                          "value is their mean (BCI2000: 15)."));
+  evaluations_->setRange(1, kArMaxEvaluationsPerBin);
+  evaluations_->setKeyboardTracking(false);
+  binGrid_ = named(new QComboBox(this), "arBinGrid",
+                   tr("midpoints: BCI2000's grid of equal sub-interval midpoints; "
+                      "edge-inclusive: the seed's grid with both bin edges."));
+  for (ArBinGrid g : {ArBinGrid::Midpoints, ArBinGrid::EdgeInclusive})
+    binGrid_->addItem(QString::fromLatin1(arBinGridName(g)), static_cast<int>(g));
+  output_ = named(new QComboBox(this), "arOutput",
+                  tr("The feature per bin: power (one-sided PSD, unit^2/Hz) or amplitude (its "
+                     "square root, unit/sqrt(Hz)). AR coefficients have no bins and give no "
+                     "r^2 map."));
+  for (ArOutput o : {ArOutput::Power, ArOutput::Amplitude})
+    output_->addItem(QString::fromLatin1(arOutputName(o)), static_cast<int>(o));
+
+  auto* arBox = new QGroupBox(tr("Burg AR spectra"), this);
+  auto* arForm = new QFormLayout(arBox);
+  arForm->addRow(tr("Preset:"), preset_);
+  arForm->addRow(QString(), presetNote_);
+  arForm->addRow(tr("Order:"), order_);
+  arForm->addRow(tr("Window:"), row(window_, windowUnit_));
+  arForm->addRow(tr("Step:"), row(step_, stepUnit_));
+  arForm->addRow(tr("Detrend:"), detrend_);
+  arForm->addRow(tr("First bin centre:"), firstBin_);
+  arForm->addRow(tr("Last bin centre:"), lastBin_);
+  arForm->addRow(tr("Bin width:"), binWidth_);
+  arForm->addRow(tr("Evaluations per bin:"), evaluations_);
+  arForm->addRow(tr("Bin grid:"), binGrid_);
+  arForm->addRow(tr("Output:"), output_);
+
+  // Classes: every annotation text with its count.
+  std::map<std::string, int> counts;
+  for (const Annotation& a : rec.annotations) ++counts[a.text];
+  classA_ = named(new QComboBox(this), "arClassA",
+                  tr("Class A: the annotations with exactly this text are its trials. Signed r^2 "
+                     "is positive where class A has the larger mean."));
+  classB_ = named(new QComboBox(this), "arClassB", tr("Class B, compared with class A."));
+  for (QComboBox* c : {classA_, classB_}) {
+    for (const auto& [text, n] : counts)
+      c->addItem(tr("%1  (%2 trials)").arg(QString::fromStdString(text)).arg(n),
+                 QString::fromStdString(text));
+  }
+  classNote_ = new QLabel(this);
+  classNote_->setWordWrap(true);
+  classNote_->setForegroundRole(QPalette::PlaceholderText);
+  if (counts.empty()) classNote_->setText(tr("This recording has no annotations: no trials."));
+  classNote_->setVisible(counts.empty());
+  offset_ = spin(this, "arOffset",
+                 tr("Trial start relative to each annotation's onset (negative: before it)."),
+                 -3600.0, 3600.0, 3, tr(" s"));
+  length_ = spin(this, "arLength",
+                 tr("Trial length. \"annotation duration\": each annotation's own duration (on "
+                    "the demo about 4.1 s)."),
+                 0.0, 3600.0, 3, tr(" s"));
+  length_->setSpecialValueText(tr("annotation duration"));
+  filter_ = named(new QComboBox(this), "arSpatialFilter",
+                  tr("Applied to every trial before the spectra (one matrix product, "
+                     "docs/spatial-filters.md). Laplacians need electrode positions (the "
+                     "montage); a user matrix is a text file of weights."));
+  filter_->addItem(tr("None"), static_cast<int>(ArSpatialFilterKind::None));
+  filter_->addItem(tr("Common average reference (CAR)"),
+                   static_cast<int>(ArSpatialFilterKind::CommonAverage));
+  filter_->addItem(tr("Small Laplacian"), static_cast<int>(ArSpatialFilterKind::SmallLaplacian));
+  filter_->addItem(tr("Large Laplacian"), static_cast<int>(ArSpatialFilterKind::LargeLaplacian));
+  filter_->addItem(tr("User matrix file..."), static_cast<int>(ArSpatialFilterKind::UserMatrix));
+  weighting_ = named(new QComboBox(this), "arWeighting",
+                     tr("Laplacian neighbour weights: equal (Hjorth) or inverse distance "
+                        "(McFarland et al. 1997)."));
+  weighting_->addItem(tr("equal weights"), static_cast<int>(LaplacianWeighting::Equal));
+  weighting_->addItem(tr("inverse distance"),
+                      static_cast<int>(LaplacianWeighting::InverseDistance));
+  matrixPath_ = named(new QLineEdit(this), "arMatrixPath",
+                      tr("Text file of the user matrix: named (first line the input channels, "
+                         "then one output name and its weights per line) or plain."));
+  matrixPath_->setPlaceholderText(tr("matrix file"));
+  browse_ = new QToolButton(this);
+  browse_->setText(tr("..."));
+  browse_->setToolTip(tr("Choose the matrix file"));
+
+  auto* trialBox = new QGroupBox(tr("Trials and spatial filter"), this);
+  auto* trialForm = new QFormLayout(trialBox);
+  trialForm->addRow(tr("Class A:"), classA_);
+  trialForm->addRow(tr("Class B:"), classB_);
+  trialForm->addRow(QString(), classNote_);
+  trialForm->addRow(tr("Trial offset:"), offset_);
+  trialForm->addRow(tr("Trial length:"), length_);
+  trialForm->addRow(tr("Spatial filter:"), filter_);
+  trialForm->addRow(tr("Laplacian weights:"), weighting_);
+  trialForm->addRow(tr("Matrix file:"), row(matrixPath_, browse_));
+
+  channels_ = new ChannelChecklist(rec, selected, this);
+  range_ = new RangeBackendBox(
+      rec.duration(), 0.0, -1.0,
+      tr("Trials must start at or after this time (s from the recording start)."),
+      tr("Trials must end within this many seconds after the start; trials reaching outside "
+         "are skipped and listed in the diagnostics."),
+      this);
+  range_->setTitle(tr("Trials within, and backend"));
+  range_->setBackendToolTip(
+      tr("Where the spectra run. Auto: the GPU when one is usable, else the CPU (double "
+         "precision, all cores)."));
+
+  error_ = new QLabel(this);
+  error_->setObjectName(QStringLiteral("arValidationMessage"));
+  error_->setWordWrap(true);
+  error_->setStyleSheet(QStringLiteral("color: #c01c1c"));
+  error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  run_ = buttons->button(QDialogButtonBox::Ok);
+  run_->setText(tr("Run"));
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+  auto* left = new QVBoxLayout;
+  left->addWidget(arBox);
+  left->addStretch(1);
+  auto* middle = new QVBoxLayout;
+  middle->addWidget(trialBox);
+  middle->addWidget(range_);
+  middle->addStretch(1);
+  auto* columns = new QHBoxLayout;
+  columns->addLayout(left);
+  columns->addLayout(middle);
+  columns->addWidget(channels_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(columns, 1);
+  layout->addWidget(error_);
+  layout->addWidget(buttons);
+
+  auto changed = [this] { onFieldChanged(); };
+  connect(order_, &QSpinBox::valueChanged, this, changed);
+  connect(window_, &QDoubleSpinBox::valueChanged, this, changed);
+  connect(step_, &QDoubleSpinBox::valueChanged, this, changed);
+  connect(firstBin_, &QDoubleSpinBox::valueChanged, this, changed);
+  connect(lastBin_, &QDoubleSpinBox::valueChanged, this, changed);
+  connect(binWidth_, &QDoubleSpinBox::valueChanged, this, changed);
+  connect(evaluations_, &QSpinBox::valueChanged, this, changed);
+  for (QComboBox* c : {windowUnit_, stepUnit_, detrend_, binGrid_, output_})
+    connect(c, &QComboBox::currentIndexChanged, this, changed);
+  auto revalidate = [this] {
+    if (!filling_) validate();
+  };
+  for (QComboBox* c : {classA_, classB_, filter_, weighting_})
+    connect(c, &QComboBox::currentIndexChanged, this, revalidate);
+  connect(offset_, &QDoubleSpinBox::valueChanged, this, revalidate);
+  connect(length_, &QDoubleSpinBox::valueChanged, this, revalidate);
+  connect(matrixPath_, &QLineEdit::textChanged, this, revalidate);
+  connect(channels_, &ChannelChecklist::changed, this, revalidate);
+  connect(range_, &RangeBackendBox::changed, this, revalidate);
+  connect(browse_, &QToolButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Spatial filter matrix"), matrixPath_->text(),
+        tr("Matrix files (*.txt *.tsv *.csv *.mat.txt);;All files (*)"));
+    if (path.isEmpty()) return;
+    matrixPath_->setText(path);
+    filter_->setCurrentIndex(filter_->findData(static_cast<int>(ArSpatialFilterKind::UserMatrix)));
+  });
+  connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (filling_ || index <= 0) return;
+    applyPreset(preset_->itemData(index).toString());
+  });
+
+  const auto [a, b] = defaultArClasses(rec);
+  classA_->setCurrentIndex(std::max(0, classA_->findData(QString::fromStdString(a))));
+  classB_->setCurrentIndex(std::max(0, classB_->findData(QString::fromStdString(b))));
+  filling_ = false;
+  applyPreset(QLatin1String(kDefaultPreset));
+}
+
+BurgArParams ArDialog::params() const {
+  BurgArParams p;
+  p.order = order_->value();
+  p.window = {window_->value(), static_cast<ArLengthUnit>(windowUnit_->currentData().toInt())};
+  p.step = {step_->value(), static_cast<ArLengthUnit>(stepUnit_->currentData().toInt())};
+  p.detrend = static_cast<ArDetrend>(detrend_->currentData().toInt());
+  p.firstBinCenter = firstBin_->value();
+  p.lastBinCenter = lastBin_->value();
+  p.binWidth = binWidth_->value();
+  p.evaluationsPerBin = evaluations_->value();
+  p.binGrid = static_cast<ArBinGrid>(binGrid_->currentData().toInt());
+  p.output = static_cast<ArOutput>(output_->currentData().toInt());
+  return p;
+}
+
+void ArDialog::setParams(const BurgArParams& p) {
+  const bool wasFilling = filling_;
+  filling_ = true;
+  order_->setValue(p.order);
+  window_->setValue(p.window.value);
+  windowUnit_->setCurrentIndex(windowUnit_->findData(static_cast<int>(p.window.unit)));
+  step_->setValue(p.step.value);
+  stepUnit_->setCurrentIndex(stepUnit_->findData(static_cast<int>(p.step.unit)));
+  detrend_->setCurrentIndex(detrend_->findData(static_cast<int>(p.detrend)));
+  firstBin_->setValue(p.firstBinCenter);
+  lastBin_->setValue(p.lastBinCenter);
+  binWidth_->setValue(p.binWidth);
+  evaluations_->setValue(p.evaluationsPerBin);
+  binGrid_->setCurrentIndex(binGrid_->findData(static_cast<int>(p.binGrid)));
+  const int out = output_->findData(static_cast<int>(p.output));
+  output_->setCurrentIndex(out >= 0 ? out : 0);
+  filling_ = wasFilling;
+  onFieldChanged();
+}
+
+bool ArDialog::applyPreset(const QString& name) {
+  for (const BurgArPreset& p : burgArPresets()) {
+    if (QString::fromStdString(p.name) != name) continue;
+    setParams(p.params);
+    return true;
+  }
+  return false;
+}
+
+QString ArDialog::currentPresetName() const { return preset_->currentData().toString(); }
+
+void ArDialog::setClasses(const QString& a, const QString& b) {
+  const int ia = classA_->findData(a), ib = classB_->findData(b);
+  if (ia >= 0) classA_->setCurrentIndex(ia);
+  if (ib >= 0) classB_->setCurrentIndex(ib);
+  validate();
+}
+
+void ArDialog::setSpatialFilter(ArSpatialFilterKind kind, const QString& matrixPath) {
+  if (!matrixPath.isEmpty()) matrixPath_->setText(matrixPath);
+  filter_->setCurrentIndex(filter_->findData(static_cast<int>(kind)));
+  validate();
+}
+
+void ArDialog::setTrialWindow(double offsetSeconds, double lengthSeconds) {
+  offset_->setValue(offsetSeconds);
+  length_->setValue(std::max(0.0, lengthSeconds));
+  validate();
+}
+
+void ArDialog::onFieldChanged() {
+  if (filling_) return;
+  const BurgArParams p = params();
+  int match = 0;
+  const auto& presets = burgArPresets();
+  for (std::size_t i = 0; i < presets.size(); ++i) {
+    if (sameParams(p, presets[i].params)) {
+      match = static_cast<int>(i) + 1;
+      break;
+    }
+  }
+  {
+    const QSignalBlocker block(preset_);
+    preset_->setCurrentIndex(match);
+  }
+  presetNote_->setText(match > 0 ? QString::fromStdString(presets[match - 1].description)
+                                 : tr("Custom parameters"));
+  validate();
+}
+
+void ArDialog::validate() {
+  const auto kind = static_cast<ArSpatialFilterKind>(filter_->currentData().toInt());
+  const bool laplacian =
+      kind == ArSpatialFilterKind::SmallLaplacian || kind == ArSpatialFilterKind::LargeLaplacian;
+  weighting_->setEnabled(laplacian);
+  matrixPath_->setEnabled(kind == ArSpatialFilterKind::UserMatrix);
+  browse_->setEnabled(kind == ArSpatialFilterKind::UserMatrix);
+  QString problem;
+  try {
+    checkArJob(*recording_, request().spec);
+  } catch (const std::exception& e) {
+    problem = QString::fromUtf8(e.what());
+  }
+  problem_ = problem;
+  error_->setText(problem);
+  error_->setVisible(!problem.isEmpty());
+  run_->setEnabled(problem.isEmpty());
+}
+
+ArRequest ArDialog::request() const {
+  ArRequest r;
+  ArJobSpec& s = r.spec;
+  s.channels = channels_->checkedChannels();
+  s.classA = classA_->currentData().toString().toStdString();
+  s.classB = classB_->currentData().toString().toStdString();
+  s.params = params();
+  s.presetName = currentPresetName().toStdString();
+  s.offsetSeconds = offset_->value();
+  s.lengthSeconds = length_->value();
+  s.startSeconds = range_->startSeconds();
+  s.durationSeconds = range_->durationSeconds();
+  s.filter = static_cast<ArSpatialFilterKind>(filter_->currentData().toInt());
+  s.weighting = static_cast<LaplacianWeighting>(weighting_->currentData().toInt());
+  s.filterPath = matrixPath_->text().trimmed().toStdString();
+  r.backend = range_->backend();
+  return r;
+}
+
+void ArDialog::accept() {
+  validate();
+  if (!problem_.isEmpty()) return;
+  QDialog::accept();
+}
+
+}  // namespace modescope
