@@ -1,5 +1,7 @@
 #include "engine/entropy/entropy_candidates.h"
 
+#include "engine/entropy/entropy_cpu.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -50,20 +52,7 @@ EntropyPairCounts countEntropyMatchesSorted(const double* x, const double* y,
       ++cm;
       if (hasLonger && j < t1 && std::fabs(x[i + m] - y[j + m]) <= r) ++cm1;
     }
-    out.matchesM += cm;
-    out.matchesM1 += cm1;
-    if (!apen) continue;
-    if (cm > 0)
-      out.sumLogM += std::log(static_cast<double>(cm));
-    else
-      ++out.noMatchM;
-    if (!hasLonger) continue;
-    if (cm1 > 0)
-      out.sumLogM1 += std::log(static_cast<double>(cm1));
-    else if (cm == 0)
-      ++out.noMatchBoth;
-    else
-      ++out.noMatchM1Only;
+    addTemplateCounts(out, cm, cm1, apen, hasLonger);
   }
   return out;
 }

@@ -72,9 +72,15 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params);
 double zscoreSeries(const float* x, int64_t n, SdConvention sd, double* out);
 
 // Step 2 for one pair: x = template series (u), y = target series (v), both z-scored, n samples.
-// Assumes valid parameters (1 <= m, n >= m + 2, r > 0).
+// Assumes valid parameters (1 <= m, n >= m + 2, r > 0). This is the reference: every (i, j) pair
+// compared. computeEntropyCpu counts through sorted candidate windows instead
+// (entropy_candidates.h), which gives exactly these counts with ~8x fewer comparisons.
 EntropyPairCounts countEntropyMatches(const double* x, const double* y, int64_t n, int m, double r,
                                       EntropyMeasure measure);
+
+// Adds one template's counts (cm = N_i^m over the measure's j range, cm1 = N_i^{m+1}) to `out`;
+// hasLonger: i < T - 1. Every counting method (brute force, sorted windows) ends with this.
+void addTemplateCounts(EntropyPairCounts& out, int64_t cm, int64_t cm1, bool apen, bool hasLonger);
 
 // Step 3 for one entry. `diagonal`: u == v in the same epoch (SampEn then removes self-pairs).
 double apEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, ApEnBias bias);
