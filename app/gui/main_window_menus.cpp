@@ -20,6 +20,7 @@
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/recent_files.h"
+#include "app/gui/replay_window.h"
 #include "app/gui/synthetic_dialog.h"
 #include "widgets/browser_pane.h"
 #include "widgets/browser_toolbar.h"
@@ -87,6 +88,8 @@ void MainWindow::buildMenus() {
                                           [this] { emd_->askDecompose(); });
   documentActions_ << analysis->addAction(tr("&Independent components (Infomax ICA)..."), this,
                                           [this] { ica_->askIca(); });
+  documentActions_ << analysis->addAction(tr("&Live replay (AR features)..."), this,
+                                          [this] { ReplayWindow::showFor(this); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);
