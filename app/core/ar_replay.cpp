@@ -210,7 +210,8 @@ void ArReplayRunner::play() {
   {
     std::lock_guard lock(m_);
     if (playing_) return;
-    if (replay_->atEnd() && !seekTo_) seekTo_ = 0.0;  // play at the end starts over
+    // Play at the end starts over (position_, not replay_: the runner's thread owns replay_).
+    if (position_.load() >= replay_->duration() && !seekTo_) seekTo_ = 0.0;
     playing_ = true;
     playStart_ = Clock::now();
     reanchor_ = true;

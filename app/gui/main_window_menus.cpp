@@ -21,6 +21,7 @@
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/recent_files.h"
+#include "app/gui/replay_window.h"
 #include "app/gui/synthetic_dialog.h"
 #include "widgets/browser_pane.h"
 #include "widgets/browser_toolbar.h"
@@ -90,6 +91,8 @@ void MainWindow::buildMenus() {
                                           [this] { ica_->askIca(); });
   documentActions_ << analysis->addAction(tr("Event-related &spectra (AR)..."), this,
                                           [this] { ar_->askAr(); });
+  documentActions_ << analysis->addAction(tr("&Live replay (AR features)..."), this,
+                                          [this] { ReplayWindow::showFor(this); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);

@@ -3,8 +3,10 @@
 // ar_spectrum.h step 3 (flat check on the float samples, arDetrend, burg, arBinValues) in double.
 //
 // Outputs are spread over a persistent pool of `threads` workers (the calling thread is one of
-// them): a 50 ms block of 64 channels is well under a millisecond of work, so starting threads
-// per push would cost as much as the work itself (tests/bench/ar_replay_bench.cpp measures it).
+// them): a 50 ms block of 64 channels is about a millisecond of work, so the workers are started
+// once per stream and woken per push rather than started per push as parallelFor does.
+// tests/bench/ar_replay_bench.cpp compares the two (its "offline/block" rows); on the shared
+// 2-core machine the difference is within the noise of the other load (docs/ar.md, Live replay).
 //
 // Thread rules: as ArStream; the pool's threads live as long as the stream.
 #pragma once

@@ -103,13 +103,15 @@ BurgArParams bci2000() { return burgArPreset("bci2000"); }
 // Without a filter the stream and the offline driver see the same float samples and run the same
 // double arithmetic, except that arBinValues sums arPsd per frequency while the offline loop
 // scales the sum once: results agree to ~1e-15 before the float rounding, so a few float ulps
-// (4e-7 relative) is the whole difference. A ring read in the wrong order or an off-by-one window
-// changes values at the 1e-2 level.
+// (4e-7 relative) bound the whole difference. (Measured with GCC 12 on x86-64: the floats are
+// identical; the margin is for compilers that contract to FMA differently.) A ring read from the
+// wrong end changes values at the 1e-1 level (checked by mutating the stream).
 constexpr double kSameSamples = 4e-7;
 // With a CAR the stream accumulates each output over the inputs in input order, applySpatialFilter
-// in Eigen's order: the filtered floats can differ by one ulp (6e-8), which Burg of order 16 on
-// 80 samples amplifies by its conditioning (measured below 1e-5 on the demo); 1e-4 leaves margin
-// and still catches a wrong weight (1/64 of a channel changes bins by ~1e-2).
+// through Eigen's product: a different summation order can move a filtered float by one ulp
+// (6e-8), which Burg of order 16 on 80 samples amplifies by its conditioning. Measured here: the
+// floats are identical on the demo; 1e-4 allows for other Eigen kernels and still catches a wrong
+// weight (1/64 of a channel changes bins by ~1e-2).
 constexpr double kFilteredSamples = 1e-4;
 
 TEST(ArStream, UpdatesEqualOfflineSpectraWithoutAFilter) {
