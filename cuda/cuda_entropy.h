@@ -9,8 +9,9 @@
 
 namespace modescope::cuda {
 
-// Steps 1-3 of entropy_cpu.h with step 2 on the current device, in float (counts can differ from
-// the CPU's only for distances within float rounding of r). Throws what computeEntropyCpu throws,
+// Steps 1-3 of entropy_cpu.h with step 2 on the current device: float comparisons, with the
+// double z-scores deciding distances within float rounding of r, so the counts equal the CPU's
+// (cuda/entropy_kernels.cuh). Throws what computeEntropyCpu throws,
 // plus OutOfDeviceMemoryError when the epochs and the E x C x C counts do not fit.
 EntropyMatrixResult entropyMatricesGpu(const SignalBlock& block, const EntropyParams& params,
                                        JobContext& ctx);

@@ -44,27 +44,31 @@ EntropyMatrixResult entropyMatricesGpu(const SignalBlock& block, const EntropyPa
   const int m = plan.params.m;
   const std::size_t entries = plan.epochs * plan.channels * plan.channels;
 
-  std::vector<float> series(plan.zscored.begin(), plan.zscored.end());
   Stream stream;
-  DeviceBuffer<float> dSeries(series.size());
+  DeviceBuffer<float> dSeries(plan.zscored.size());
+  DeviceBuffer<double> dExact(plan.zscored.size());
   DeviceBuffer<SortedTemplate> dSorted(plan.epochs * plan.channels * static_cast<std::size_t>(n - m + 1));
   DeviceBuffer<DevicePairCounts> dCounts(entries);
   const std::size_t sortBytes = entropySortScratchBytes(epochs, channels, n, m);
   DeviceBuffer<unsigned char> sortScratch(sortBytes);
   StreamDrain drain(stream);
-  MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dSeries.get(), series.data(), series.size() * sizeof(float),
-                                     cudaMemcpyHostToDevice, stream.get()));
+  MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dExact.get(), plan.zscored.data(),
+                                     plan.zscored.size() * sizeof(double), cudaMemcpyHostToDevice,
+                                     stream.get()));
+  launchToFloat(dExact.get(), plan.zscored.size(), dSeries.get(), stream.get());
   launchSortTemplates(dSeries.get(), epochs, channels, n, m, dSorted.get(), sortScratch.get(),
                       sortBytes, stream.get());
 
   EntropyCountBatch b;
   b.series = dSeries.get();
+  b.exact = dExact.get();
   b.sorted = dSorted.get();
   b.epochs = epochs;
   b.channels = channels;
   b.n = n;
   b.m = m;
   b.r = static_cast<float>(plan.params.r);
+  b.rExact = plan.params.r;
   b.sampleEntropy = plan.params.measure == EntropyMeasure::SampleEntropy;
   b.counts = dCounts.get();
   const int perLaunch = static_cast<int>(std::clamp<std::size_t>(kBlocksPerLaunch / plan.epochs, 1, plan.channels));

@@ -32,16 +32,64 @@ __global__ void firstValuesKernel(const float* series, int segments, int n, int 
   }
 }
 
+__global__ void toFloatKernel(const double* in, long long count, float* out) {
+  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
+       k += static_cast<long long>(gridDim.x) * blockDim.x)
+    out[k] = static_cast<float>(in[k]);
+}
+
 __global__ void segmentOffsetsKernel(int segments, int t, int* offsets) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s <= segments) offsets[s] = s * t;
 }
 
-__global__ void packSortedKernel(const float* keys, const int* index, long long total,
-                                 SortedTemplate* sorted) {
+__global__ void packSortedKernel(const float* keys, const int* index, const float* series, int n,
+                                 int t, int m, long long total, SortedTemplate* sorted) {
   for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
-       k += static_cast<long long>(gridDim.x) * blockDim.x)
-    sorted[k] = SortedTemplate{keys[k], index[k]};
+       k += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long seg = k / t;
+    const int j = index[k];
+    const float last = j < t - 1 ? series[seg * n + j + m] : __int_as_float(0x7fc00000);
+    sorted[k] = SortedTemplate{keys[k], last, j, 0};
+  }
+}
+
+// |a - b| <= r as the CPU decides it in double (ea, eb: the double values a, b were rounded
+// from): float first, double only within the float distance's rounding error of r.
+__device__ bool withinR(float a, float b, float r, const double* ea, const double* eb, double rd) {
+  const float d = fabsf(a - b);
+  const float band = 1e-6f * (1.0f + fabsf(a) + fabsf(b));
+  if (d < r - band) return true;
+  if (d > r + band) return false;
+  return fabs(*ea - *eb) <= rd;
+}
+
+// Float acceptance windows around a template value a for |a - b| <= r: b in [sureLo, sureHi]
+// matches whatever the rounding, b outside [edgeLo, edgeHi] cannot; between, the double values
+// decide (withinR). The band bounds the rounding of |a - b| for |b| <= |a| + r + slack.
+struct Window {
+  float sureLo, sureHi, edgeLo, edgeHi;
+  __device__ Window(float a, float r, bool empty) {
+    const float band = 1e-6f * (1.0f + 2.0f * fabsf(a) + r);
+    sureLo = a - r + band;
+    sureHi = a + r - band;
+    edgeLo = a - r - band;
+    edgeHi = a + r + band;
+    if (empty) sureLo = edgeLo = __int_as_float(0x7f800000);  // +inf: nothing is inside
+  }
+  __device__ bool sure(float b) const { return b >= sureLo && b <= sureHi; }
+  __device__ bool edge(float b) const { return b >= edgeLo && b <= edgeHi; }
+};
+
+// First position in s[0..t) whose key is > value.
+__device__ int upperBound(const SortedTemplate* s, int t, float value) {
+  int lo = 0, hi = t;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (s[mid].key <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 // First position in s[0..t) whose key is >= value.
@@ -61,113 +109,135 @@ __device__ T warpSum(T v) {
   return v;
 }
 
-// Sums one value over the block; the result is valid in thread 0. `scratch` holds a value per warp.
-template <class T>
-__device__ T blockSum(T v, T* scratch) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  v = warpSum(v);
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  T total = 0;
-  if (threadIdx.x == 0)
-    for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) total += scratch[w];
-  __syncthreads();
-  return total;
-}
+// What a block accumulates per target channel, summed warp by warp.
+struct Partial {
+  double sumLogM, sumLogM1;
+  long long matchesM, matchesM1;
+  int noM, noBoth, noM1Only;
+};
 
+// One block per (epoch, template channel u). Templates are taken in the order of their first
+// value (u's own sorted list), 32 per warp, so the 32 lanes' candidate windows nearly coincide:
+// the warp scans the union window of its group once, every lane reading the same candidate
+// (a shared-memory broadcast, no divergence) and testing it against its own template.
 __global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch b, bool shared) {
   extern __shared__ unsigned char smem[];
-  __shared__ double dScratch[kThreads / 32];
-  __shared__ long long lScratch[kThreads / 32];
-  __shared__ int iScratch[kThreads / 32];
+  __shared__ Partial warpPartial[kThreads / 32];
 
   const int e = blockIdx.x / b.countU;
   const int u = b.firstU + static_cast<int>(blockIdx.x % b.countU);
   const int n = b.n, m = b.m, t = n - m + 1;
   const float r = b.r;
-  const std::size_t seriesStride = static_cast<std::size_t>(n);
+  const double rd = b.rExact;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const std::size_t stride = static_cast<std::size_t>(n);
+  const std::size_t segU = static_cast<std::size_t>(e) * b.channels + u;
 
-  const float* xGlobal = b.series + (static_cast<std::size_t>(e) * b.channels + u) * seriesStride;
-  const float* x = xGlobal;
+  // Shared layout: x[n], y[n] (float), then xs[t], ys[t] (SortedTemplate).
   float* xShared = reinterpret_cast<float*>(smem);
   float* yShared = xShared + n;
-  SortedTemplate* sShared = reinterpret_cast<SortedTemplate*>(
-      smem + ((2 * static_cast<std::size_t>(n) * sizeof(float) + 7) / 8) * 8);
+  SortedTemplate* xsShared = reinterpret_cast<SortedTemplate*>(
+      smem + ((2 * stride * sizeof(float) + 7) / 8) * 8);
+  SortedTemplate* ysShared = xsShared + t;
+
+  const float* x = b.series + segU * stride;
+  const double* xExact = b.exact + segU * stride;
+  const SortedTemplate* xs = b.sorted + segU * static_cast<std::size_t>(t);
   if (shared) {
-    for (int k = threadIdx.x; k < n; k += blockDim.x) xShared[k] = xGlobal[k];
+    for (int k = threadIdx.x; k < n; k += blockDim.x) xShared[k] = x[k];
+    for (int k = threadIdx.x; k < t; k += blockDim.x) xsShared[k] = xs[k];
     x = xShared;
+    xs = xsShared;
   }
+  const int groups = (t + 31) / 32;
 
   for (int v = 0; v < b.channels; ++v) {
-    const std::size_t seg = static_cast<std::size_t>(e) * b.channels + v;
-    const float* y = b.series + seg * seriesStride;
-    const SortedTemplate* s = b.sorted + seg * static_cast<std::size_t>(t);
+    const std::size_t segV = static_cast<std::size_t>(e) * b.channels + v;
+    const float* y = b.series + segV * stride;
+    const double* yExact = b.exact + segV * stride;
+    const SortedTemplate* ys = b.sorted + segV * static_cast<std::size_t>(t);
     if (shared) {
-      __syncthreads();  // the previous target's data are no longer read
+      __syncthreads();  // the previous target's data and partials are no longer read
       for (int k = threadIdx.x; k < n; k += blockDim.x) yShared[k] = y[k];
-      for (int k = threadIdx.x; k < t; k += blockDim.x) sShared[k] = s[k];
+      for (int k = threadIdx.x; k < t; k += blockDim.x) ysShared[k] = ys[k];
       __syncthreads();
       y = yShared;
-      s = sShared;
+      ys = ysShared;
     }
-    double sumLogM = 0.0, sumLogM1 = 0.0;
-    int noM = 0, noBoth = 0, noM1Only = 0;
-    long long matchesM = 0, matchesM1 = 0;
-    for (int i = threadIdx.x; i < t; i += blockDim.x) {
-      const float xi = x[i];
-      const bool hasLonger = i < t - 1;  // template i has an (m+1)-th value
+    Partial p{0.0, 0.0, 0, 0, 0, 0, 0};
+    for (int g = warp; g < groups; g += warps) {
+      const int slot = g * 32 + lane;
+      const bool active = slot < t;
+      const SortedTemplate mine = xs[active ? slot : t - 1];
+      const int i = mine.index;
+      const float xi = mine.key;
+      const bool hasLonger = active && i < t - 1;
       const float xLast = hasLonger ? x[i + m] : 0.0f;
+      const Window first(xi, r, !active), longer(xLast, r, !hasLonger);
+      // The group's union window: its smallest and largest first values -+ r (a little wider).
+      const float lowest = xs[g * 32].key;
+      const float highest = xs[min(g * 32 + 31, t - 1)].key;
+      const int kBegin = lowerBound(ys, t, lowest - r - kWindowSlack);
+      const int kEnd = upperBound(ys, t, highest + r + kWindowSlack);
       int cm = 0, cmShort = 0, cm1 = 0;
-      const float top = xi + r + kWindowSlack;
-      for (int k = lowerBound(s, t, xi - r - kWindowSlack); k < t && s[k].key <= top; ++k) {
-        const SortedTemplate c = s[k];
-        if (!(fabsf(xi - c.key) <= r)) continue;
-        const int j = c.index;
-        bool match = true;
-        for (int q = 1; q < m && match; ++q) match = fabsf(x[i + q] - y[j + q]) <= r;
+#pragma unroll 4
+      for (int k = kBegin; k < kEnd; ++k) {
+        const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
+        bool match = first.sure(c.key);
+        if (!match && first.edge(c.key)) match = fabs(xExact[i] - yExact[c.index]) <= rd;
+        for (int q = 1; q < m && match; ++q)
+          match = withinR(x[i + q], y[c.index + q], r, xExact + i + q, yExact + c.index + q, rd);
         if (!match) continue;
         ++cm;
-        if (j < t - 1) {
+        if (c.index < t - 1) {
           ++cmShort;
-          if (hasLonger && fabsf(xLast - y[j + m]) <= r) ++cm1;
+          bool longerMatch = longer.sure(c.last);
+          if (!longerMatch && longer.edge(c.last))
+            longerMatch = fabs(xExact[i + m] - yExact[c.index + m]) <= rd;
+          cm1 += longerMatch;
         }
       }
+      if (!active) continue;
       if (b.sampleEntropy) {
         if (hasLonger) {
-          matchesM += cmShort;
-          matchesM1 += cm1;
+          p.matchesM += cmShort;
+          p.matchesM1 += cm1;
         }
       } else {
-        matchesM += cm;
-        if (cm > 0) sumLogM += log(static_cast<double>(cm));
-        else ++noM;
+        p.matchesM += cm;
+        if (cm > 0) p.sumLogM += log(static_cast<double>(cm));
+        else ++p.noM;
         if (hasLonger) {
-          matchesM1 += cm1;
-          if (cm1 > 0) sumLogM1 += log(static_cast<double>(cm1));
-          if (cm == 0) ++noBoth;
-          else if (cm1 == 0) ++noM1Only;
+          p.matchesM1 += cm1;
+          if (cm1 > 0) p.sumLogM1 += log(static_cast<double>(cm1));
+          if (cm == 0) ++p.noBoth;
+          else if (cm1 == 0) ++p.noM1Only;
         }
       }
     }
-    const double totalLogM = blockSum(sumLogM, dScratch);
-    const double totalLogM1 = blockSum(sumLogM1, dScratch);
-    const int totalNoM = blockSum(noM, iScratch);
-    const int totalNoBoth = blockSum(noBoth, iScratch);
-    const int totalNoM1Only = blockSum(noM1Only, iScratch);
-    const long long totalM = blockSum(matchesM, lScratch);
-    const long long totalM1 = blockSum(matchesM1, lScratch);
+    p.sumLogM = warpSum(p.sumLogM);
+    p.sumLogM1 = warpSum(p.sumLogM1);
+    p.matchesM = warpSum(p.matchesM);
+    p.matchesM1 = warpSum(p.matchesM1);
+    p.noM = warpSum(p.noM);
+    p.noBoth = warpSum(p.noBoth);
+    p.noM1Only = warpSum(p.noM1Only);
+    if (lane == 0) warpPartial[warp] = p;
+    __syncthreads();
     if (threadIdx.x == 0) {
-      DevicePairCounts c;
-      c.sumLogM = totalLogM;
-      c.sumLogM1 = totalLogM1;
-      c.noMatchM = totalNoM;
-      c.noMatchBoth = totalNoBoth;
-      c.noMatchM1Only = totalNoM1Only;
-      c.pad = 0;
-      c.matchesM = totalM;
-      c.matchesM1 = totalM1;
-      b.counts[(static_cast<std::size_t>(e) * b.channels + u) * b.channels + v] = c;
+      DevicePairCounts c{0.0, 0.0, 0, 0, 0, 0, 0, 0};
+      for (int w = 0; w < warps; ++w) {
+        c.sumLogM += warpPartial[w].sumLogM;
+        c.sumLogM1 += warpPartial[w].sumLogM1;
+        c.noMatchM += warpPartial[w].noM;
+        c.noMatchBoth += warpPartial[w].noBoth;
+        c.noMatchM1Only += warpPartial[w].noM1Only;
+        c.matchesM += warpPartial[w].matchesM;
+        c.matchesM1 += warpPartial[w].matchesM1;
+      }
+      b.counts[segU * b.channels + v] = c;
     }
+    if (!shared) __syncthreads();  // warpPartial is rewritten by the next target
   }
 }
 
@@ -206,7 +276,7 @@ SortLayout sortLayout(int epochs, int channels, int n, int m) {
 
 std::size_t entropySharedBytes(int n) {
   return ((2 * static_cast<std::size_t>(n) * sizeof(float) + 7) / 8) * 8 +
-         static_cast<std::size_t>(n) * sizeof(SortedTemplate);
+         2 * static_cast<std::size_t>(n) * sizeof(SortedTemplate);
 }
 
 std::size_t entropySortScratchBytes(int epochs, int channels, int n, int m) {
@@ -236,8 +306,15 @@ void launchSortTemplates(const float* series, int epochs, int channels, int n, i
   MODESCOPE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
       base + l.temp, temp, keysIn, keysOut, indexIn, indexOut, static_cast<int>(items), segments,
       offsets, offsets + 1, stream));
-  packSortedKernel<<<blocks, 256, 0, stream>>>(keysOut, indexOut, items, sorted);
+  packSortedKernel<<<blocks, 256, 0, stream>>>(keysOut, indexOut, series, n, t, m, items, sorted);
   MODESCOPE_CUDA_CHECK_LAUNCH("packSortedKernel", stream);
+}
+
+void launchToFloat(const double* in, std::size_t count, float* out, cudaStream_t stream) {
+  if (count == 0) return;
+  const int blocks = static_cast<int>(std::min<std::size_t>((count + 255) / 256, 8192));
+  toFloatKernel<<<blocks, 256, 0, stream>>>(in, static_cast<long long>(count), out);
+  MODESCOPE_CUDA_CHECK_LAUNCH("toFloatKernel", stream);
 }
 
 void launchCountMatches(const EntropyCountBatch& b, cudaStream_t stream) {

@@ -8,11 +8,18 @@
 // the candidates in it against the remaining m coordinates (and the (m+1)-th). With r = 0.2 SD
 // about 11 % of the templates are candidates, so an N = 1024 epoch needs ~130 checks per template
 // instead of 1024. The window is searched a little wider than r and every candidate is tested
-// with the exact rule |x[i+k] - y[j+k]| <= r (float), so the set of matches is the rule's.
+// with the rule |x[i+k] - y[j+k]| <= r. The template series' own first values are sorted too, and
+// a warp takes 32 consecutive ones: their windows nearly coincide, so the warp scans the union
+// window once with every lane reading the same candidate (a shared-memory broadcast, no
+// divergence), each testing it against its own template.
 //
-// Layout: series are E x C x N floats, [(e * C + c) * N + k] (z-scored on the host in double,
-// then rounded: counts can differ from the CPU's only for distances within float rounding of r).
-// Sorted first values: E x C x T (key, index) pairs, ascending keys.
+// The rule is decided in float on the z-scores rounded from the host's doubles, except where the
+// float distance lies within its rounding error of r: there the host's double z-scores (also on
+// the device) decide, exactly as the CPU does. So the GPU's counts equal the CPU's exactly; real
+// EEG, quantised to a few bits per microvolt, puts about one distance in ten million that close.
+//
+// Layout: series are E x C x N floats, [(e * C + c) * N + k], and the same in double;
+// sorted first values: E x C x T (key, index) pairs, ascending keys.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,10 +29,14 @@
 
 namespace modescope::cuda {
 
-// One sorted first value of a target template: y[index] and index (j < T).
+// One sorted first value of a template: key = y[index], last = y[index + m] (its (m+1)-th value;
+// NaN for the last template, index = T - 1, which has none), index (j < T). 16 bytes: one
+// shared-memory load gives a candidate everything an m = 1 check needs.
 struct SortedTemplate {
   float key;
+  float last;
   int index;
+  int pad;
 };
 
 // The device image of EntropyPairCounts (same fields, same meaning).
@@ -42,11 +53,13 @@ struct DevicePairCounts {
 
 struct EntropyCountBatch {
   const float* series = nullptr;           // E x C x N
+  const double* exact = nullptr;           // E x C x N, the host's double z-scores
   const SortedTemplate* sorted = nullptr;  // E x C x T
   int epochs = 0, channels = 0;
   int n = 0;          // N
   int m = 1;          // template length, 1..16
-  float r = 0.2f;     // tolerance (z units)
+  float r = 0.2f;     // tolerance (z units), rounded to float
+  double rExact = 0.2; // the same in double
   bool sampleEntropy = false;  // SampEn ranges (i, j < T - 1 for both lengths) else ApEn's
   DevicePairCounts* counts = nullptr;  // E x C x C, [(e * C + u) * C + v]
   // Work of this launch: template channels [firstU, firstU + countU) of every epoch.
@@ -62,6 +75,9 @@ std::size_t entropySortScratchBytes(int epochs, int channels, int n, int m);
 void launchSortTemplates(const float* series, int epochs, int channels, int n, int m,
                          SortedTemplate* sorted, void* scratch, std::size_t scratchBytes,
                          cudaStream_t stream);
+
+// out[k] = (float) in[k]: the float z-scores from the double ones, on the device.
+void launchToFloat(const double* in, std::size_t count, float* out, cudaStream_t stream);
 
 // One block per (epoch, template channel u) of the batch; it loops over every target channel v.
 void launchCountMatches(const EntropyCountBatch& batch, cudaStream_t stream);

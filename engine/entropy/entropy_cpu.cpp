@@ -2,7 +2,9 @@
 #include "engine/entropy/entropy_cpu.h"
 #include "engine/entropy/entropy_candidates.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <thread>
@@ -129,24 +131,38 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params) {
   const std::size_t un = static_cast<std::size_t>(n);
   plan.zscored.assign(e * c * un, 0.0);
   plan.constant.assign(e * c, 0);
+  // Channels in parallel (a 148-channel, 50,000-sample block is 7 million z-scores), then the
+  // errors and diagnostics in channel order, so the message names the first bad channel.
+  std::vector<int64_t> firstBad(c, -1);
+  JobContext quiet;
+  parallelFor(c, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), quiet,
+              "z-scoring", [&]() -> std::function<void(std::size_t)> {
+                return [&](std::size_t ci) {
+                  const float* x = block.channel(plan.params.rows[ci]);
+                  for (int64_t k = 0; k < static_cast<int64_t>(e) * n; ++k)
+                    if (!std::isfinite(x[k])) {
+                      firstBad[ci] = k;
+                      return;
+                    }
+                  for (std::size_t ei = 0; ei < e; ++ei) {
+                    double* out = plan.zscored.data() + (ei * c + ci) * un;
+                    if (zscoreSeries(x + ei * un, n, params.sd, out) == 0.0)
+                      plan.constant[ei * c + ci] = 1;
+                  }
+                };
+              });
   for (std::size_t ci = 0; ci < c; ++ci) {
     const std::size_t row = plan.params.rows[ci];
     const float* x = block.channel(row);
-    for (int64_t k = 0; k < static_cast<int64_t>(e) * n; ++k)
-      if (!std::isfinite(x[k]))
-        throw InvalidInputError("", channelText(block, row),
-                                std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") +
-                                    " at " + sampleText(block, k),
-                                "finite samples",
-                                "exclude the channel or choose a range without the gap");
+    if (const int64_t k = firstBad[ci]; k >= 0)
+      throw InvalidInputError("", channelText(block, row),
+                              std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") +
+                                  " at " + sampleText(block, k),
+                              "finite samples",
+                              "exclude the channel or choose a range without the gap");
     std::vector<std::size_t> flat;
-    for (std::size_t ei = 0; ei < e; ++ei) {
-      double* out = plan.zscored.data() + (ei * c + ci) * un;
-      if (zscoreSeries(x + ei * un, n, params.sd, out) == 0.0) {
-        plan.constant[ei * c + ci] = 1;
-        flat.push_back(ei);
-      }
-    }
+    for (std::size_t ei = 0; ei < e; ++ei)
+      if (plan.constant[ei * c + ci]) flat.push_back(ei);
     if (flat.size() == e)
       throw InvalidParameterError(
           "channels", channelText(block, row) + " is constant (SD = 0) over the selection",
@@ -204,18 +220,31 @@ void addTemplateCounts(EntropyPairCounts& out, int64_t cm, int64_t cm1, bool ape
     ++out.noMatchM1Only;
 }
 
-double apEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, ApEnBias bias) {
-  const double t = static_cast<double>(n - m + 1);
-  const double t1 = t - 1.0;
+namespace {
+
+// T = N - m + 1 and T - 1 with their logs, computed once per matrix instead of per entry.
+struct TemplateCounts {
+  double t, t1, logT, logT1;
+  TemplateCounts(int64_t n, int m)
+      : t(static_cast<double>(n - m + 1)), t1(t - 1.0), logT(std::log(t)), logT1(std::log(t1)) {}
+};
+
+double apEn(const EntropyPairCounts& c, const TemplateCounts& k, ApEnBias bias) {
   // ln C_i^m = ln N_i^m - ln T where N_i^m > 0; both corrections set C_i^m = 1 (ln 0) otherwise.
-  const double phiM = (c.sumLogM - (t - c.noMatchM) * std::log(t)) / t;
-  const double positive = t1 - c.noMatchBoth - c.noMatchM1Only;
-  double sum1 = c.sumLogM1 - positive * std::log(t1);
+  const double phiM = (c.sumLogM - (k.t - c.noMatchM) * k.logT) / k.t;
+  const double positive = k.t1 - c.noMatchBoth - c.noMatchM1Only;
+  double sum1 = c.sumLogM1 - positive * k.logT1;
   if (bias == ApEnBias::Zero)
-    sum1 -= c.noMatchM1Only * std::log(t1);  // C = 1/(N-m); both-zero templates contribute 0
+    sum1 -= c.noMatchM1Only * k.logT1;  // C = 1/(N-m); both-zero templates contribute 0
   else
-    sum1 -= (c.noMatchBoth + c.noMatchM1Only) * std::log(t);  // C = 1/(N-m+1)
-  return phiM - sum1 / t1;
+    sum1 -= (c.noMatchBoth + c.noMatchM1Only) * k.logT;  // C = 1/(N-m+1)
+  return phiM - sum1 / k.t1;
+}
+
+}  // namespace
+
+double apEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, ApEnBias bias) {
+  return apEn(c, TemplateCounts(n, m), bias);
 }
 
 double sampEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, bool diagonal) {
@@ -251,21 +280,34 @@ EntropyMatrixResult assembleEntropyResult(const EntropyPlan& plan, const SignalB
   res.epochValues.assign(e * c * c, std::numeric_limits<double>::quiet_NaN());
   res.average.assign(c * c, 0.0);
   res.averageEpochs.assign(c * c, 0);
+  // Template rows in parallel (a 148-channel, 49-epoch result has a million entries); each row
+  // owns its average entries, so no two workers write the same value.
+  std::vector<std::size_t> undefinedInRow(c, 0);
+  const TemplateCounts templates(plan.epochSamples, plan.params.m);
+  JobContext quiet;
+  parallelFor(c, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), quiet,
+              "entropy values", [&]() -> std::function<void(std::size_t)> {
+                return [&](std::size_t u) {
+                  for (std::size_t ei = 0; ei < e; ++ei)
+                    for (std::size_t v = 0; v < c; ++v) {
+                      const std::size_t at = (ei * c + u) * c + v;
+                      if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) continue;
+                      const double value =
+                          plan.params.measure == EntropyMeasure::SampleEntropy
+                              ? sampEnFromCounts(counts[at], plan.epochSamples, plan.params.m, u == v)
+                              : apEn(counts[at], templates, plan.params.bias);
+                      res.epochValues[at] = value;
+                      if (std::isfinite(value)) {
+                        res.average[u * c + v] += value;
+                        ++res.averageEpochs[u * c + v];
+                      } else {
+                        ++undefinedInRow[u];
+                      }
+                    }
+                };
+              });
   std::size_t undefined = 0;
-  for (std::size_t ei = 0; ei < e; ++ei)
-    for (std::size_t u = 0; u < c; ++u)
-      for (std::size_t v = 0; v < c; ++v) {
-        const std::size_t at = (ei * c + u) * c + v;
-        if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) continue;
-        const double value = entropyFromCounts(counts[at], plan.epochSamples, plan.params, u == v);
-        res.epochValues[at] = value;
-        if (std::isfinite(value)) {
-          res.average[u * c + v] += value;
-          ++res.averageEpochs[u * c + v];
-        } else {
-          ++undefined;
-        }
-      }
+  for (std::size_t k : undefinedInRow) undefined += k;
   for (std::size_t k = 0; k < c * c; ++k)
     res.average[k] = res.averageEpochs[k] > 0 ? res.average[k] / res.averageEpochs[k]
                                               : std::numeric_limits<double>::quiet_NaN();
