@@ -16,6 +16,7 @@
 #include "app/gui/ar_workflow.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/entropy_workflow.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
 #include "app/gui/ica_workflow.h"
@@ -39,6 +40,8 @@ void rememberDirectory(const QString& path) {
 }  // namespace
 
 void MainWindow::buildMenus() {
+  // The entropy matrices' dock, made here (after the other docks) so the View menu lists it.
+  entropy_ = new EntropyWorkflow(this);
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseAndOpenFile);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
@@ -90,6 +93,8 @@ void MainWindow::buildMenus() {
                                           [this] { ica_->askIca(); });
   documentActions_ << analysis->addAction(tr("Event-related &spectra (AR)..."), this,
                                           [this] { ar_->askAr(); });
+  documentActions_ << analysis->addAction(tr("&Entropy matrices (Cross-ApEn / SampEn)..."), this,
+                                          [this] { entropy_->askEntropy(); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);
