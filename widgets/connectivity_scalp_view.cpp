@@ -16,6 +16,8 @@ namespace {
 constexpr double kMinLineWidth = 1.2;  // px: the weakest drawn line stays visible
 constexpr double kMaxLineWidth = 5.0;  // px: the strongest, still thinner than a label
 constexpr double kMargin = 0.06;       // disc units around the head
+constexpr double kViridisTop = 0.85;   // the lightest viridis position used for lines
+constexpr double kArcBulge = 0.08;     // a line's arc height over its length
 
 QString numberText(double v) {
   if (v == 0.0) return QStringLiteral("0");
@@ -153,7 +155,9 @@ QColor ConnectivityScalpView::colourFor(double v) const {
   static const ColourMap viridis = ColourMap::viridis();
   static const ColourMap diverging = ColourMap::blueWhiteRed();
   const double t = high_ > low_ ? (v - low_) / (high_ - low_) : 0.5;
-  return QColor((signed_ ? diverging : viridis).colourAt(std::clamp(t, 0.0, 1.0)));
+  // Viridis stops short of its pale yellow end, which would vanish as a thin line on white.
+  const double u = std::clamp(t, 0.0, 1.0);
+  return QColor(signed_ ? diverging.colourAt(u) : viridis.colourAt(kViridisTop * u));
 }
 
 ConnectivityScalpView::Geometry ConnectivityScalpView::geometry(const QRect& area) const {
@@ -191,6 +195,30 @@ ConnectivityScalpView::Geometry ConnectivityScalpView::geometry(const QRect& are
   return g;
 }
 
+QPainterPath ConnectivityScalpView::linePath(const Line& line, const Geometry& g) const {
+  // A shallow arc, not a straight segment: pairs along one row of electrodes (CP3-CP1, CP3-CPz,
+  // CP3-CP2, ...) would otherwise lie on top of each other. The arc bulges away from the head's
+  // centre by kArcBulge of its length, so longer pairs rise higher and each stays visible.
+  const QPointF a = g.toPixel(disc_[line.u].x(), disc_[line.u].y());
+  const QPointF b = g.toPixel(disc_[line.v].x(), disc_[line.v].y());
+  const QPointF mid = (a + b) / 2.0;
+  const QPointF d = b - a;
+  const double length = std::hypot(d.x(), d.y());
+  QPainterPath path(a);
+  if (length <= 0) return path;
+  QPointF normal(-d.y() / length, d.x() / length);
+  QPointF out = mid - g.centre;
+  if (std::hypot(out.x(), out.y()) < 1e-6 * g.scale) out = QPointF(0.0, -1.0);  // centre: up
+  if (normal.x() * out.x() + normal.y() * out.y() < 0) normal = -normal;
+  path.quadTo(mid + normal * (2.0 * kArcBulge * length), b);
+  return path;
+}
+
+QPointF ConnectivityScalpView::lineMidpoint(std::size_t i, const QRect& area) const {
+  if (i >= lines_.size()) return {std::nan(""), std::nan("")};
+  return linePath(lines_[i], geometry(area.isNull() ? rect() : area)).pointAtPercent(0.5);
+}
+
 QPointF ConnectivityScalpView::electrodePixel(std::size_t i, const QRect& area) const {
   if (i >= disc_.size() || !std::isfinite(disc_[i].x())) return {std::nan(""), std::nan("")};
   return geometry(area.isNull() ? rect() : area).toPixel(disc_[i].x(), disc_[i].y());
@@ -222,14 +250,16 @@ void ConnectivityScalpView::render(QPainter& painter, const QRect& area) const {
   for (auto it = lines_.rbegin(); it != lines_.rend(); ++it) {
     const double span = high_ - low_;
     double t = span > 0 ? (it->value - low_) / span : 1.0;
-    if (signed_) t = span > 0 ? std::abs(it->value) / (0.5 * span) : 1.0;
-    else if (pick_ == Pick::Lowest) t = 1.0 - t;
+    if (signed_)
+      t = span > 0 ? std::abs(it->value) / (0.5 * span) : 1.0;
+    else if (pick_ == Pick::Lowest)
+      t = 1.0 - t;
     QPen pen(colourFor(it->value));
     pen.setWidthF(kMinLineWidth + (kMaxLineWidth - kMinLineWidth) * std::clamp(t, 0.0, 1.0));
     pen.setCapStyle(Qt::RoundCap);
     painter.setPen(pen);
-    painter.drawLine(g.toPixel(disc_[it->u].x(), disc_[it->u].y()),
-                     g.toPixel(disc_[it->v].x(), disc_[it->v].y()));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawPath(linePath(*it, g));
   }
   // Electrodes with their names; those on a drawn line bold.
   std::vector<bool> used(disc_.size(), false);

@@ -2,10 +2,11 @@
 // values of a channel x channel matrix (Cross-ApEn, cross-SampEn, their differences) drawn as
 // lines between the electrodes, on the head outline of widgets/scalp_map_view.h and the
 // projection of engine/montage/scalp_interpolation.h (projectToDisc, scalpLayout). Line colour
-// (viridis, or blue-white-red for a signed matrix on a symmetric scale) and width follow the
-// value; a colour bar legend gives the values of the drawn lines and what was chosen ("10
-// lowest of 28 pairs"). Channels without a position are listed under the head ("Not shown (no
-// position): X1"), never silently dropped; pairs involving them are not ranked.
+// (viridis up to its 0.85 point, so thin lines stay visible on white, or blue-white-red for a
+// signed matrix on a symmetric scale) and width follow the value; a colour bar legend gives the
+// values of the drawn lines and what was chosen ("10 lowest of 28 pairs"). Channels without a
+// position are listed under the head ("Not shown (no position): X1"), never silently dropped; pairs
+// involving them are not ranked.
 //
 // A pair {u, v} is ranked by the mean of its two directed entries ([u][v] + [v][u]) / 2 (the
 // undirected strength; Cross-ApEn is not symmetric, the matrix view shows both directions);
@@ -23,6 +24,7 @@
 #include "engine/core/recording.h"
 
 class QPainter;
+class QPainterPath;
 
 namespace modescope {
 
@@ -64,6 +66,9 @@ class ConnectivityScalpView : public QWidget {
   // Where channel i's electrode is drawn when the figure fills `area` (rect() when left out);
   // (NaN, NaN) for a channel without a position.
   QPointF electrodePixel(std::size_t i, const QRect& area = {}) const;
+  // The middle of line i as drawn (lines are shallow arcs, so pairs along one row of electrodes
+  // stay apart); (NaN, NaN) when there is no such line.
+  QPointF lineMidpoint(std::size_t i, const QRect& area = {}) const;
   // The colour a line of value v is drawn in.
   QColor colourFor(double v) const;
 
@@ -78,6 +83,7 @@ class ConnectivityScalpView : public QWidget {
   void rebuild();
   struct Geometry;
   Geometry geometry(const QRect& area) const;
+  QPainterPath linePath(const Line& line, const Geometry& g) const;
 
   std::vector<ChannelInfo> channels_;
   std::vector<double> values_;

@@ -177,7 +177,9 @@ void drawHeadOutline(QPainter& painter, const QPointF& centre, double scale, con
   painter.setPen(line);
   painter.setBrush(Qt::NoBrush);
   painter.drawEllipse(centre, scale, scale);
-  auto toPixel = [&](double x, double y) { return QPointF(centre.x() + x * scale, centre.y() - y * scale); };
+  auto toPixel = [&](double x, double y) {
+    return QPointF(centre.x() + x * scale, centre.y() - y * scale);
+  };
   QPolygonF nose;
   nose << toPixel(-std::sin(kNoseHalfAngle), std::cos(kNoseHalfAngle)) << toPixel(0.0, kNoseTip)
        << toPixel(std::sin(kNoseHalfAngle), std::cos(kNoseHalfAngle));

@@ -66,11 +66,10 @@ void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec) {
     const double r = rec.channels[c].sampleRate;
     if (fs == 0.0) fs = r;
     if (r != fs)
-      throw InvalidParameterError(
-          "channels",
-          "mixed sample rates (" + formatNumber(fs) + " and " + formatNumber(r) + " Hz, " +
-              rec.channels[c].name + ")",
-          "one sample rate", "select channels of one rate");
+      throw InvalidParameterError("channels",
+                                  "mixed sample rates (" + formatNumber(fs) + " and " +
+                                      formatNumber(r) + " Hz, " + rec.channels[c].name + ")",
+                                  "one sample rate", "select channels of one rate");
   }
   validateEntropyParams(spec.params);
   if (!(spec.startSeconds >= 0.0) || spec.startSeconds >= rec.duration())
@@ -84,17 +83,15 @@ void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec) {
   const int64_t epoch = spec.params.epochSamples;
   const int m = spec.params.m;
   if (epoch > n)
-    throw InvalidParameterError(
-        "epoch", std::to_string(epoch) + " samples",
-        "at most the selection, " + std::to_string(n) + " samples (" +
-            formatNumber(static_cast<double>(n) / fs) + " s)",
-        "shorten the epoch or lengthen the time range");
+    throw InvalidParameterError("epoch", std::to_string(epoch) + " samples",
+                                "at most the selection, " + std::to_string(n) + " samples (" +
+                                    formatNumber(static_cast<double>(n) / fs) + " s)",
+                                "shorten the epoch or lengthen the time range");
   if (epoch == 0 && (n < entropyMinimumEpoch(m) || n > kEntropyMaxEpochSamples))
-    throw InvalidParameterError(
-        "epoch", "the whole selection, " + std::to_string(n) + " samples",
-        std::to_string(entropyMinimumEpoch(m)) + " to " + std::to_string(kEntropyMaxEpochSamples) +
-            " samples",
-        "give an epoch length (the seed used 1024 samples)");
+    throw InvalidParameterError("epoch", "the whole selection, " + std::to_string(n) + " samples",
+                                std::to_string(entropyMinimumEpoch(m)) + " to " +
+                                    std::to_string(kEntropyMaxEpochSamples) + " samples",
+                                "give an epoch length (the seed used 1024 samples)");
   const double entries = static_cast<double>(epoch == 0 ? 1 : n / epoch) *
                          static_cast<double>(spec.channels.size()) *
                          static_cast<double>(spec.channels.size());
@@ -113,20 +110,19 @@ void checkEntropyBlock(const Recording& rec, const SignalBlock& block) {
     for (int64_t k = 0; k < block.samples; ++k) {
       if (!std::isfinite(x[k])) {
         const int64_t s = block.firstSample + k;
-        throw InvalidInputError(
-            input, "channel " + ch.name,
-            std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") + " at sample " +
-                std::to_string(s) + " (" + formatNumber(static_cast<double>(s) / block.sampleRate) +
-                " s)",
-            "finite samples", "leave the channel out or choose another range");
+        throw InvalidInputError(input, "channel " + ch.name,
+                                std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") +
+                                    " at sample " + std::to_string(s) + " (" +
+                                    formatNumber(static_cast<double>(s) / block.sampleRate) + " s)",
+                                "finite samples", "leave the channel out or choose another range");
       }
       if (x[k] != x[0]) constant = false;
     }
     if (constant)
-      throw InvalidParameterError(
-          "channels", "channel " + ch.name + " is constant (SD = 0) over the selection",
-          "channels that vary (each series is z-scored by its own SD)",
-          "leave the flat channel out");
+      throw InvalidParameterError("channels",
+                                  "channel " + ch.name + " is constant (SD = 0) over the selection",
+                                  "channels that vary (each series is z-scored by its own SD)",
+                                  "leave the flat channel out");
   }
 }
 

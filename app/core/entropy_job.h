@@ -63,8 +63,8 @@ EntropyJobResult runEntropyJob(const Recording& rec, const EntropyJobSpec& spec,
 
 // "Cross-ApEn m=1 r=0.2, 8 channels, 4 x 256 samples" style one-line description (`epochs` and
 // the resolved N from the result when known, else from the spec).
-std::string describeEntropyJob(const EntropyParams& params, std::size_t channels,
-                               int64_t epochs, int64_t epochSamples);
+std::string describeEntropyJob(const EntropyParams& params, std::size_t channels, int64_t epochs,
+                               int64_t epochSamples);
 
 // The provenance parameter list of a result (as `modescope-cli xapen` records it).
 std::vector<std::pair<std::string, std::string>> entropyProvenanceParameters(

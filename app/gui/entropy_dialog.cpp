@@ -121,7 +121,7 @@ EntropyDialog::EntropyDialog(std::shared_ptr<const Recording> recording,
                           this);
   note->setWordWrap(true);
   note->setForegroundRole(QPalette::PlaceholderText);
-  form->addRow(note);
+  // Below the form, not in it: a wrapped label in a form row gets the height of one line.
 
   channels_ = new ChannelChecklist(rec, selected, this);
   range_ = new RangeBackendBox(rec.duration(), 0.0, -1.0,
@@ -145,6 +145,7 @@ EntropyDialog::EntropyDialog(std::shared_ptr<const Recording> recording,
 
   auto* left = new QVBoxLayout;
   left->addWidget(box);
+  left->addWidget(note);
   left->addWidget(range_);
   left->addStretch(1);
   auto* columns = new QHBoxLayout;
@@ -246,9 +247,8 @@ void EntropyDialog::validate() {
   const int64_t epochs = entropyEpochCount(rec, q.spec);
   if (fs > 0 && total > 0) {
     const int64_t n = whole ? total : q.spec.params.epochSamples;
-    QString text = tr("%n epoch(s) of %1 samples (%2 s)", "", static_cast<int>(epochs))
-                       .arg(n)
-                       .arg(static_cast<double>(n) / fs, 0, 'g', 4);
+    QString text = (epochs == 1 ? tr("1 epoch") : tr("%1 epochs").arg(epochs)) +
+                   tr(" of %1 samples (%2 s)").arg(n).arg(static_cast<double>(n) / fs, 0, 'g', 4);
     const int64_t left = whole || n <= 0 ? 0 : total - epochs * n;
     if (left > 0) text += tr("; %1 samples at the end not used").arg(left);
     epochCount_->setText(text);

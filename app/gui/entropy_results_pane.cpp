@@ -83,8 +83,9 @@ QString entropyComparisonProblem(const EntropyFileRecording& a, const EntropyFil
       for (const std::string& s : v) l << QString::fromStdString(s);
       return l.join(QStringLiteral(", "));
     };
-    return QObject::tr("The channels differ: A has %1 (%2), B has %3 (%4). Compute both with "
-                       "the same channels in the same order.")
+    return QObject::tr(
+               "The channels differ: A has %1 (%2), B has %3 (%4). Compute both with "
+               "the same channels in the same order.")
         .arg(x.channelNames.size())
         .arg(list(x.channelNames))
         .arg(y.channelNames.size())
@@ -104,13 +105,13 @@ QString entropyComparisonProblem(const EntropyFileRecording& a, const EntropyFil
                 .arg(QLatin1String(sdConventionName(p.sd)), QLatin1String(sdConventionName(q.sd)));
   if (x.epochSamples != y.epochSamples)
     diff << QObject::tr("epoch %1 vs %2 samples").arg(x.epochSamples).arg(y.epochSamples);
-  if (p.measure == EntropyMeasure::ApproximateEntropy && p.measure == q.measure &&
-      p.bias != q.bias)
+  if (p.measure == EntropyMeasure::ApproximateEntropy && p.measure == q.measure && p.bias != q.bias)
     diff << QObject::tr("bias %1 vs %2")
                 .arg(QLatin1String(apEnBiasName(p.bias)), QLatin1String(apEnBiasName(q.bias)));
   if (diff.isEmpty()) return {};
-  return QObject::tr("The parameters differ (%1): entropy values are comparable only at equal "
-                     "(m, r, N). Compute B with A's parameters.")
+  return QObject::tr(
+             "The parameters differ (%1): entropy values are comparable only at equal "
+             "(m, r, N). Compute B with A's parameters.")
       .arg(diff.join(QStringLiteral("; ")));
 }
 
@@ -149,20 +150,23 @@ EntropyResultsPane::EntropyResultsPane(std::shared_ptr<const Recording> recordin
   epochSpin_->setRange(1, std::max<int>(1, static_cast<int>(r.epochCount())));
   epochSpin_->setPrefix(tr("epoch "));
   epochSpin_->setSuffix(tr(" / %1").arg(r.epochCount()));
-  epochSpin_->setToolTip(tr("The epoch shown (PageUp / PageDown step it); the signal view "
-                            "always shows this epoch"));
+  epochSpin_->setToolTip(
+      tr("The epoch shown (PageUp / PageDown step it); the signal view "
+         "always shows this epoch"));
   epochSlider_ = new QSlider(Qt::Horizontal, this);
   epochSlider_->setObjectName(QStringLiteral("entropyEpochSlider"));
   epochSlider_->setRange(1, epochSpin_->maximum());
   mask_ = new QCheckBox(tr("Mask diagonal"), this);
   mask_->setObjectName(QStringLiteral("entropyMaskDiagonal"));
-  mask_->setToolTip(tr("Hide the diagonal (ApEn / SampEn of each channel; ApEn is lower there "
-                       "because every template matches itself) so the colour scale shows the "
-                       "channel pairs"));
+  mask_->setToolTip(
+      tr("Hide the diagonal (ApEn / SampEn of each channel; ApEn is lower there "
+         "because every template matches itself) so the colour scale shows the "
+         "channel pairs"));
   compare_ = new QPushButton(tr("Compare with..."), this);
   compare_->setObjectName(QStringLiteral("entropyCompare"));
-  compare_->setToolTip(tr("Load B (another result of this session, or an HDF5 file of "
-                          "modescope-cli xapen) and show A - B"));
+  compare_->setToolTip(
+      tr("Load B (another result of this session, or an HDF5 file of "
+         "modescope-cli xapen) and show A - B"));
   difference_ = new QCheckBox(tr("Show A - B"), this);
   difference_->setObjectName(QStringLiteral("entropyDifference"));
   difference_->setEnabled(false);
@@ -222,8 +226,9 @@ EntropyResultsPane::EntropyResultsPane(std::shared_ptr<const Recording> recordin
                  static_cast<int>(ConnectivityScalpView::Pick::Lowest));
   pick_->addItem(tr("highest values (most asynchronous)"),
                  static_cast<int>(ConnectivityScalpView::Pick::Highest));
-  pick_->setToolTip(tr("Lower Cross-ApEn means v repeats u's patterns more often (more "
-                       "synchrony); pairs are ranked by the mean of both directions"));
+  pick_->setToolTip(
+      tr("Lower Cross-ApEn means v repeats u's patterns more often (more "
+         "synchrony); pairs are ranked by the mean of both directions"));
   scalp_->setLineCount(lineCount_->value());
   auto* scalpControls = new QHBoxLayout;
   scalpControls->addWidget(lineCount_);
@@ -256,7 +261,8 @@ EntropyResultsPane::EntropyResultsPane(std::shared_ptr<const Recording> recordin
   chartView_ = new QChartView(chart_, this);
   chartView_->setObjectName(QStringLiteral("entropySignals"));
   chartView_->setRenderHint(QPainter::Antialiasing);
-  chartView_->setMinimumHeight(160);
+  chartView_->setMinimumHeight(220);
+  chart_->legend()->setAlignment(Qt::AlignTop);
   cellLabel_ = new QLabel(this);
   cellLabel_->setObjectName(QStringLiteral("entropyCellLabel"));
   cellLabel_->setWordWrap(true);
@@ -278,13 +284,13 @@ EntropyResultsPane::EntropyResultsPane(std::shared_ptr<const Recording> recordin
   auto* right = new QSplitter(Qt::Vertical, this);
   right->addWidget(scalpBox);
   right->addWidget(signalBox);
-  right->setStretchFactor(0, 3);
-  right->setStretchFactor(1, 2);
+  right->setStretchFactor(0, 1);
+  right->setStretchFactor(1, 1);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(map_);
   split->addWidget(right);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 5);
+  split->setStretchFactor(1, 4);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -397,8 +403,9 @@ bool EntropyResultsPane::setComparison(const EntropyComparison& other, QString* 
 bool EntropyResultsPane::loadComparisonFile(const QString& path, QString* error) {
   try {
     EntropyFile f = readEntropyFile(path.toStdString());
-    if (f.recordings.empty()) throw InvalidInputError(path.toStdString(), "/recordings",
-                                                      "no recording", "at least one recording");
+    if (f.recordings.empty())
+      throw InvalidInputError(path.toStdString(), "/recordings", "no recording",
+                              "at least one recording");
     auto run = std::make_shared<EntropyFileRecording>(std::move(f.recordings.front()));
     return setComparison({QFileInfo(path).fileName(), std::move(run)}, error);
   } catch (const std::exception& e) {
@@ -420,8 +427,8 @@ void EntropyResultsPane::askComparison() {
     }
   }
   menu.addAction(tr("HDF5 file..."), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Entropy result B"), QString(), tr("Entropy results (*.h5 *.hdf5);;All (*)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Entropy result B"), QString(),
+                                                      tr("Entropy results (*.h5 *.hdf5);;All (*)"));
     QString error;
     if (!path.isEmpty() && !loadComparisonFile(path, &error))
       showError(this, tr("Cannot compare"), tr("%1 cannot be subtracted from A.").arg(path), error);
@@ -450,7 +457,7 @@ void EntropyResultsPane::showMatrix() {
   std::vector<double> drawn = shown_;
   if (maskDiagonal())
     for (std::size_t u = 0; u < c; ++u) drawn[u * c + u] = std::nan("");
-  const QString what = diff ? tr("A - B (B = %1), epoch averages").arg(comparison_.first)
+  const QString what = diff    ? tr("A - B (B = %1), epoch averages").arg(comparison_.first)
                        : e < 0 ? tr("average of %1 epochs").arg(r.epochCount())
                                : tr("epoch %1 of %2").arg(e + 1).arg(r.epochCount());
   map_->setTitle(tr("%1 %2").arg(measureName(r.params), what));
@@ -479,7 +486,8 @@ void EntropyResultsPane::showMatrix() {
   s += tr("; mean diagonal %1, off-diagonal %2")
            .arg(number(meanWhere(shown_, c, true)), number(meanWhere(shown_, c, false)));
   if (!job_.backend.empty())
-    s += tr("; %1, %2 s").arg(QString::fromStdString(job_.backend), number(job_.wallSeconds));
+    s +=
+        tr("; %1, %2 s").arg(QString::fromStdString(job_.backend)).arg(job_.wallSeconds, 0, 'g', 3);
   summary_->setText(s);
   showScalp();
   showCell();
@@ -504,12 +512,14 @@ void EntropyResultsPane::showCell() {
   const double shownValue = shown_.empty() ? std::nan("") : shown_[u * c + v];
   const double epochValue = r.epochCount() ? r.at(e, u, v) : std::nan("");
   const QString valueText = std::isfinite(shownValue) ? number(shownValue) : tr("no value");
-  cellLabel_->setText(
-      tr("<b>%1 \u2192 %2</b>: %3(%2||%1) = %4 (%5); in epoch %6: %7")
-          .arg(names_.value(row_), names_.value(col_), measureName(r.params), valueText,
-               showsDifference() ? tr("A - B") : epoch() < 0 ? tr("average") : tr("this epoch"))
-          .arg(e + 1)
-          .arg(std::isfinite(epochValue) ? number(epochValue) : tr("no value")));
+  cellLabel_->setText(tr("<b>%1 \u2192 %2</b>: %3(%2||%1) = %4 (%5); in epoch %6: %7")
+                          .arg(names_.value(row_), names_.value(col_), measureName(r.params),
+                               valueText,
+                               showsDifference() ? tr("A - B")
+                               : epoch() < 0     ? tr("average")
+                                                 : tr("this epoch"))
+                          .arg(e + 1)
+                          .arg(std::isfinite(epochValue) ? number(epochValue) : tr("no value")));
   seriesU_->setName(tr("%1 (template u)").arg(names_.value(row_)));
   seriesV_->setName(tr("%1 (target v)").arg(names_.value(col_)));
   if (!recording_ || r.epochCount() == 0) {
@@ -522,7 +532,8 @@ void EntropyResultsPane::showCell() {
   const int64_t n = r.epochSamples;
   const double fs = r.sampleRate;
   double lo = 0, hi = 0;
-  for (auto [series, ch] : {std::pair{seriesU_, r.channels[u]}, std::pair{seriesV_, r.channels[v]}}) {
+  for (auto [series, ch] :
+       {std::pair{seriesU_, r.channels[u]}, std::pair{seriesV_, r.channels[v]}}) {
     const std::vector<double> z = zScored(recording_->readChannel(ch, first, n), r.params.sd);
     QList<QPointF> points;
     points.reserve(static_cast<int>(z.size()));
@@ -584,7 +595,8 @@ bool EntropyResultsPane::exportFigure(const QString& which, const QString& path,
         },
         figureTitle, error);
   }
-  if (error) *error = tr("Unknown figure \"%1\": expected matrix, scalp, signals or all").arg(which);
+  if (error)
+    *error = tr("Unknown figure \"%1\": expected matrix, scalp, signals or all").arg(which);
   return false;
 }
 

@@ -3,6 +3,8 @@
 // K lowest / highest pairs are known by construction; electrode places follow from the montage
 // (Cz is the vertex, the head's centre; Fz lies toward the nose, up; C3 left, C4 right); line
 // colours are read back from the grabbed widget at a line's midpoint.
+#include "widgets/connectivity_scalp_view.h"
+
 #include <QApplication>
 #include <QFileInfo>
 #include <QImage>
@@ -12,7 +14,6 @@
 #include <cmath>
 
 #include "engine/montage/channel_names.h"
-#include "widgets/connectivity_scalp_view.h"
 #include "widgets/page_export.h"
 
 using namespace modescope;
@@ -42,10 +43,10 @@ struct Fixture {
       m[u * c + v] = a;
       m[v * c + u] = b;
     };
-    set(3, 4, 1.0, 3.0);   // C3-C4: mean 2 (asymmetric on purpose), the lowest
-    set(0, 2, 4.0, 4.0);   // Fz-Pz: 4
-    set(1, 5, 0.0, 0.0);   // Cz-X1: lowest of all, but X1 has no position: never drawn
-    set(2, 4, 30.0, 40.0); // Pz-C4: 35, the highest
+    set(3, 4, 1.0, 3.0);          // C3-C4: mean 2 (asymmetric on purpose), the lowest
+    set(0, 2, 4.0, 4.0);          // Fz-Pz: 4
+    set(1, 5, 0.0, 0.0);          // Cz-X1: lowest of all, but X1 has no position: never drawn
+    set(2, 4, 30.0, 40.0);        // Pz-C4: 35, the highest
     m[1 * c + 3] = std::nan("");  // Cz->C3 undefined: the pair uses C3->Cz alone (10 + 4)
   }
 };
@@ -109,9 +110,12 @@ class ConnectivityScalpViewTest : public QObject {
     view.setMatrix(f.channels, f.m, QStringLiteral("test"), QStringLiteral("Cross-ApEn"));
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    // C3-C4 passes through Cz's dot; sample a quarter of the way instead.
+    // The line is an arc over Cz (its midpoint above the head's centre, clear of Cz's dot).
     const QPointF a = view.electrodePixel(3), b = view.electrodePixel(4);
-    const QPoint q = (a + (b - a) * 0.25).toPoint();
+    const QPointF mid = view.lineMidpoint(0);
+    QVERIFY(mid.y() < view.electrodePixel(1).y() - 4.0);
+    QVERIFY(std::abs(mid.x() - (a.x() + b.x()) / 2) < 1.0);
+    const QPoint q = mid.toPoint();
     const QImage img = view.grab().toImage();
     const QColor got = img.pixelColor(q * img.devicePixelRatio());
     const QColor want = view.colourFor(view.lines()[0].value);
@@ -129,8 +133,9 @@ class ConnectivityScalpViewTest : public QObject {
     for (const char* ext : {"png", "svg", "pdf"}) {
       const QString path = dir.filePath(QStringLiteral("lines.%1").arg(QLatin1String(ext)));
       QString error;
-      QVERIFY2(exportView(path, view.size(),
-                          [&](QPainter& p, const QRect& r) { view.render(p, r); }, {}, &error),
+      QVERIFY2(exportView(
+                   path, view.size(), [&](QPainter& p, const QRect& r) { view.render(p, r); }, {},
+                   &error),
                qPrintable(error));
       QVERIFY(QFileInfo(path).size() > 100);
     }

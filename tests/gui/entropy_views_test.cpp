@@ -1,5 +1,5 @@
 // The entropy-matrix workflow (issue 6, item 3) on the demo recording (PhysioNet eegmmidb
-// S001R03: 64 channels at 160 Hz): the Analysis menu's dialog run on 8 channels x 4 epochs of 256
+// S001R03: 64 channels at 160 Hz): the Analysis menu's dialog run on 21 channels x 4 epochs of 256
 // samples on the CPU, the results pane (heat map with labels and read-out, epoch stepping, the
 // cell's signals, the scalp lines, the difference view), exports, and bad input shown as
 // messages.
@@ -20,13 +20,13 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineSeries>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QPointer>
 #include <algorithm>
 #include <cmath>
 
@@ -55,7 +55,7 @@ using namespace modescope;
 
 namespace {
 
-constexpr int kChannels = 8;
+constexpr int kChannels = 21;  // the FC, C and CP rows of the demo (7 each): a central strip
 constexpr int kEpochSamples = 256;
 constexpr int kEpochs = 4;
 
@@ -203,8 +203,10 @@ class EntropyViewsTest : public QObject {
     // ~1e-4, while summation order alone moves it by ~1e-13: 1e-9 separates the two.
     for (auto [u, v] : {std::pair<std::size_t, std::size_t>{0, 1}, {5, 2}, {3, 3}}) {
       const double want = crossApEn(epochZ(u, 0), epochZ(v, 0), 1, 0.2);
-      QVERIFY2(std::abs(r.at(0, u, v) - want) < 1e-9,
-               qPrintable(QStringLiteral("[%1][%2]: %3 vs %4").arg(u).arg(v).arg(r.at(0, u, v)).arg(want)));
+      QVERIFY2(
+          std::abs(r.at(0, u, v) - want) < 1e-9,
+          qPrintable(
+              QStringLiteral("[%1][%2]: %3 vs %4").arg(u).arg(v).arg(r.at(0, u, v)).arg(want)));
     }
     // Not symmetric: the two directions differ somewhere.
     bool asymmetric = false;
@@ -272,7 +274,8 @@ class EntropyViewsTest : public QObject {
       QCOMPARE(pane->templateSeries()->at(k).x(), (3.0 * kEpochSamples + k) / 160.0);
     }
     QVERIFY(pane->templateSeries()->name().contains(QString::fromStdString(rec.channels[2].name)));
-    QVERIFY(pane->cellLabel()->text().contains(QString::fromStdString(formatNumber(r.at(3, 2, 5)))));
+    QVERIFY(
+        pane->cellLabel()->text().contains(QString::fromStdString(formatNumber(r.at(3, 2, 5)))));
     // The arrow keys move the cell; the signals follow.
     QTest::keyClick(map, Qt::Key_Right);
     QCOMPARE(pane->currentColumn(), 6);
@@ -366,14 +369,15 @@ class EntropyViewsTest : public QObject {
     const QByteArray docs = qgetenv("MODESCOPE_DOCS_ENTROPY_SCREENSHOT");
     pane->setMaskDiagonal(true);
     pane->setCurrentCell(2, 5);
+    pane->findChild<QSpinBox*>(QStringLiteral("entropyLineCount"))->setValue(10);
     QDockWidget* dock = window_->entropyWorkflow()->dock();
     dock->setFloating(true);
     dock->resize(1440, 800);
     QTest::qWait(400);
     save(dock, "entropy_matrix");
     if (!docs.isEmpty())
-      QVERIFY(dock->grab().save(QString::fromLocal8Bit(docs) +
-                                QStringLiteral("/entropy_matrix.png")));
+      QVERIFY(
+          dock->grab().save(QString::fromLocal8Bit(docs) + QStringLiteral("/entropy_matrix.png")));
     dock->setFloating(false);
   }
 
