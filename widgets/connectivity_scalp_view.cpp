@@ -273,7 +273,8 @@ void ConnectivityScalpView::render(QPainter& painter, const QRect& area) const {
     painter.setBrush(used[i] ? ink : palette().color(QPalette::PlaceholderText));
     const double dot = used[i] ? 2.6 : 1.7;
     painter.drawEllipse(p, dot, dot);
-    if (used[i] || disc_.size() <= 32) {
+    // Every name only while they fit (few channels, a large head); the used ones always.
+    if (used[i] || (disc_.size() <= 32 && g.scale > 110.0)) {
       QFont f = small;
       f.setBold(used[i]);
       painter.setFont(f);

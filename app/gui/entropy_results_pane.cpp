@@ -261,7 +261,7 @@ EntropyResultsPane::EntropyResultsPane(std::shared_ptr<const Recording> recordin
   chartView_ = new QChartView(chart_, this);
   chartView_->setObjectName(QStringLiteral("entropySignals"));
   chartView_->setRenderHint(QPainter::Antialiasing);
-  chartView_->setMinimumHeight(220);
+  chartView_->setMinimumHeight(190);
   chart_->legend()->setAlignment(Qt::AlignTop);
   cellLabel_ = new QLabel(this);
   cellLabel_->setObjectName(QStringLiteral("entropyCellLabel"));
@@ -382,6 +382,14 @@ void EntropyResultsPane::setComparisonSources(
   sources_ = std::move(sources);
 }
 
+std::vector<EntropyComparison> EntropyResultsPane::comparisonSources() const {
+  std::vector<EntropyComparison> out;
+  if (!sources_) return out;
+  for (EntropyComparison& s : sources_())
+    if (s.second && s.second != job_.run) out.push_back(std::move(s));
+  return out;
+}
+
 bool EntropyResultsPane::setComparison(const EntropyComparison& other, QString* error) {
   if (!other.second) {
     if (error) *error = tr("No result to compare with");
@@ -416,9 +424,8 @@ bool EntropyResultsPane::loadComparisonFile(const QString& path, QString* error)
 
 void EntropyResultsPane::askComparison() {
   QMenu menu(this);
-  if (sources_) {
-    for (const EntropyComparison& s : sources_()) {
-      if (s.second == job_.run) continue;
+  {
+    for (const EntropyComparison& s : comparisonSources()) {
       menu.addAction(s.first, this, [this, s] {
         QString error;
         if (!setComparison(s, &error))
@@ -457,7 +464,7 @@ void EntropyResultsPane::showMatrix() {
   std::vector<double> drawn = shown_;
   if (maskDiagonal())
     for (std::size_t u = 0; u < c; ++u) drawn[u * c + u] = std::nan("");
-  const QString what = diff    ? tr("A - B (B = %1), epoch averages").arg(comparison_.first)
+  const QString what = diff    ? tr("A - B, epoch averages")
                        : e < 0 ? tr("average of %1 epochs").arg(r.epochCount())
                                : tr("epoch %1 of %2").arg(e + 1).arg(r.epochCount());
   map_->setTitle(tr("%1 %2").arg(measureName(r.params), what));
@@ -485,6 +492,7 @@ void EntropyResultsPane::showMatrix() {
     s += tr(", bias %1").arg(QLatin1String(apEnBiasName(p.bias)));
   s += tr("; mean diagonal %1, off-diagonal %2")
            .arg(number(meanWhere(shown_, c, true)), number(meanWhere(shown_, c, false)));
+  if (diff) s += tr("; <b>B</b> = %1").arg(comparison_.first.toHtmlEscaped());
   if (!job_.backend.empty())
     s +=
         tr("; %1, %2 s").arg(QString::fromStdString(job_.backend)).arg(job_.wallSeconds, 0, 'g', 3);

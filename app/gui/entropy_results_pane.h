@@ -82,6 +82,8 @@ class EntropyResultsPane : public QWidget {
 
   // Sources offered by "Compare with..." besides a file (the workflow's other results).
   void setComparisonSources(std::function<std::vector<EntropyComparison>()> sources);
+  // What "Compare with..." offers besides a file: the sources' results other than this one.
+  std::vector<EntropyComparison> comparisonSources() const;
   // Sets B of the difference view; false and *error (entropyComparisonProblem or the reader's
   // message) when it cannot be used; on success the difference is shown.
   bool setComparison(const EntropyComparison& other, QString* error = nullptr);

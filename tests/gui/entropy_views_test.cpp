@@ -42,6 +42,7 @@
 #include "tests/gui/menu_dialog_support.h"
 #include "widgets/connectivity_scalp_view.h"
 #include "widgets/info_bar.h"
+#include "widgets/job_list_widget.h"
 #include "widgets/matrix_heat_map.h"
 
 using namespace modescope;
@@ -379,6 +380,56 @@ class EntropyViewsTest : public QObject {
       QVERIFY(
           dock->grab().save(QString::fromLocal8Bit(docs) + QStringLiteral("/entropy_matrix.png")));
     dock->setFloating(false);
+  }
+
+  void sessionComparison() {
+    // B: the same channels and parameters on the next 6.4 s. Its "Compare with..." offers A.
+    QVERIFY(pane_);
+    EntropyRequest q;
+    q.spec = EntropyJobSpec{};
+    for (int c = 0; c < kChannels; ++c) q.spec.channels.push_back(static_cast<std::size_t>(c));
+    q.spec.params.epochSamples = kEpochSamples;
+    q.spec.startSeconds = kEpochs * kEpochSamples / 160.0;
+    q.spec.durationSeconds = kEpochs * kEpochSamples / 160.0;
+    q.backend = BackendChoice::Cpu;
+    QSignalSpy shown(window_->entropyWorkflow(), &EntropyWorkflow::resultsShown);
+    QVERIFY(window_->entropyWorkflow()->runEntropy(q) != 0);
+    QVERIFY(shown.wait(120000) || shown.count() > 0);
+    EntropyResultsPane* b = window_->entropyWorkflow()->currentResults();
+    QVERIFY(b && b != pane_);
+    QCOMPARE(window_->entropyWorkflow()->resultTabs()->count(), 2);
+    QCOMPARE(b->result().epochStarts.size(), std::size_t{kEpochs});
+    const std::vector<EntropyComparison> offered = b->comparisonSources();
+    QCOMPARE(offered.size(), std::size_t{1});
+    QCOMPARE(offered[0].second, pane_->job().run);
+    QString error;
+    QVERIFY2(b->setComparison(offered[0], &error), qPrintable(error));
+    const std::size_t c = kChannels;
+    for (std::size_t i = 0; i < c * c; ++i)
+      QCOMPARE(b->shownMatrix()[i], b->result().average[i] - pane_->result().average[i]);
+    QCOMPARE(b->heatMap()->scaleLow(), -b->heatMap()->scaleHigh());
+    save(b, "entropy_difference");
+  }
+
+  void cancelLeavesNoResult() {
+    // All 64 channels over the whole recording in the seed's 1024-sample epochs: minutes of CPU
+    // work, so only the cancel ends it.
+    EntropyRequest q;
+    for (std::size_t ch = 0; ch < 64; ++ch) q.spec.channels.push_back(ch);
+    q.spec.params.epochSamples = 1024;
+    q.backend = BackendChoice::Cpu;
+    const int tabs = window_->entropyWorkflow()->resultTabs()->count();
+    QSignalSpy shown(window_->entropyWorkflow(), &EntropyWorkflow::resultsShown);
+    QSignalSpy progressed(window_->engine(), &EngineBridge::jobProgressed);
+    const JobId id = window_->entropyWorkflow()->runEntropy(q);
+    QVERIFY(id != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!progressed.isEmpty(), 30000);
+    window_->engine()->cancel(id);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window_->jobList()->jobState(id) == std::optional<JobState>(JobState::Cancelled), 30000);
+    QTest::qWait(100);
+    QCOMPARE(shown.count(), 0);
+    QCOMPARE(window_->entropyWorkflow()->resultTabs()->count(), tabs);
   }
 
   void cleanupTestCase() { window_.reset(); }
