@@ -170,6 +170,29 @@ struct ScalpMapView::Geometry {
   }
 };
 
+void drawHeadOutline(QPainter& painter, const QPointF& centre, double scale, const QPen& pen) {
+  QPen line(pen);
+  line.setJoinStyle(Qt::RoundJoin);
+  painter.save();
+  painter.setPen(line);
+  painter.setBrush(Qt::NoBrush);
+  painter.drawEllipse(centre, scale, scale);
+  auto toPixel = [&](double x, double y) {
+    return QPointF(centre.x() + x * scale, centre.y() - y * scale);
+  };
+  QPolygonF nose;
+  nose << toPixel(-std::sin(kNoseHalfAngle), std::cos(kNoseHalfAngle)) << toPixel(0.0, kNoseTip)
+       << toPixel(std::sin(kNoseHalfAngle), std::cos(kNoseHalfAngle));
+  painter.drawPolyline(nose);
+  for (double sideSign : {-1.0, 1.0}) {
+    QTransform t;
+    t.translate(centre.x(), centre.y());
+    t.scale(scale, -scale);
+    painter.drawPath(t.map(earPath(sideSign)));
+  }
+  painter.restore();
+}
+
 ScalpMapView::ScalpMapView(QWidget* parent) : QWidget(parent), state_(std::make_unique<State>()) {
   setAttribute(Qt::WA_OpaquePaintEvent);
   state_->message = tr("No map");
@@ -540,20 +563,7 @@ void ScalpMapView::render(QPainter& painter, const QRect& area) const {
   // --- Head: circle at the 10-20 ring, nose, ears.
   QPen headLine(ink);
   headLine.setWidthF(headPen);
-  headLine.setJoinStyle(Qt::RoundJoin);
-  painter.setPen(headLine);
-  painter.setBrush(Qt::NoBrush);
-  painter.drawEllipse(g.centre, g.scale, g.scale);
-  QPolygonF nose;
-  nose << toPixel(-std::sin(kNoseHalfAngle), std::cos(kNoseHalfAngle)) << toPixel(0.0, kNoseTip)
-       << toPixel(std::sin(kNoseHalfAngle), std::cos(kNoseHalfAngle));
-  painter.drawPolyline(nose);
-  for (double sideSign : {-1.0, 1.0}) {
-    QTransform t;
-    t.translate(g.centre.x(), g.centre.y());
-    t.scale(g.scale, -g.scale);
-    painter.drawPath(t.map(earPath(sideSign)));
-  }
+  drawHeadOutline(painter, g.centre, g.scale, headLine);
 
   // --- Electrodes.
   if (s.hasMap) {

@@ -28,6 +28,8 @@
 #include "engine/montage/scalp_interpolation.h"
 
 class QPainter;
+class QPen;
+class QPointF;
 class QPaintDevice;
 
 namespace modescope {
@@ -43,6 +45,12 @@ constexpr int kScalpGridSize = 67;
 std::shared_ptr<const ScalpGridInterpolator> sharedScalpInterpolator(
     const std::vector<Position3>& positions, double headPolarDegrees = kHeadCirclePolarDegrees,
     int size = kScalpGridSize);
+
+// Draws the head outline of the 2-D layout (the head circle at the 10-20 ring, nose, ears) with
+// `pen`: the circle has radius `scale` pixels around `centre`, the nose points up. Shared with
+// widgets/connectivity_scalp_view.h. The drawing reaches kHeadOutlineReach disc units (the nose).
+constexpr double kHeadOutlineReach = 1.11;
+void drawHeadOutline(QPainter& painter, const QPointF& centre, double scale, const QPen& pen);
 
 class ScalpMapView : public QWidget {
   Q_OBJECT

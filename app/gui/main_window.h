@@ -33,6 +33,7 @@ class BrowserPane;
 class BrowserToolbar;
 class ChannelTableModel;
 class EmdWorkflow;
+class EntropyWorkflow;
 class EngineBridge;
 class IcaWorkflow;
 class InfoBar;
@@ -91,6 +92,7 @@ class MainWindow : public QMainWindow {
   EmdWorkflow* emdWorkflow() const { return emd_; }  // Analysis > Decompose, its dock
   IcaWorkflow* icaWorkflow() const { return ica_; }  // Analysis > Independent components
   ArWorkflow* arWorkflow() const { return ar_; }  // Analysis > Event-related spectra (AR)
+  EntropyWorkflow* entropyWorkflow() const { return entropy_; }  // Analysis > Entropy matrices
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
@@ -179,6 +181,7 @@ class MainWindow : public QMainWindow {
   EmdWorkflow* emd_ = nullptr;
   IcaWorkflow* ica_ = nullptr;
   ArWorkflow* ar_ = nullptr;
+  EntropyWorkflow* entropy_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
   std::vector<Document> documents_;                            // parallel to the tabs

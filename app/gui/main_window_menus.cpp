@@ -16,6 +16,7 @@
 #include "app/gui/ar_workflow.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/entropy_workflow.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
 #include "app/gui/ica_workflow.h"
@@ -40,6 +41,8 @@ void rememberDirectory(const QString& path) {
 }  // namespace
 
 void MainWindow::buildMenus() {
+  // The entropy matrices' dock, made here (after the other docks) so the View menu lists it.
+  entropy_ = new EntropyWorkflow(this);
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseAndOpenFile);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
@@ -93,6 +96,8 @@ void MainWindow::buildMenus() {
                                           [this] { ar_->askAr(); });
   documentActions_ << analysis->addAction(tr("&Live replay (AR features)..."), this,
                                           [this] { ReplayWindow::showFor(this); });
+  documentActions_ << analysis->addAction(tr("&Entropy matrices (Cross-ApEn / SampEn)..."), this,
+                                          [this] { entropy_->askEntropy(); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);

@@ -1,0 +1,193 @@
+#include "app/core/entropy_job.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "app/core/recording_selection.h"
+#include "engine/core/error.h"
+#include "engine/core/provenance.h"
+#include "engine/core/text.h"
+
+namespace modescope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The selection's rate, or 0 when the channels are unusable (empty, unknown, mixed rates).
+double selectionRate(const Recording& rec, const std::vector<std::size_t>& channels) {
+  if (channels.empty()) return 0.0;
+  double fs = 0.0;
+  for (std::size_t c : channels) {
+    if (c >= rec.channelCount()) return 0.0;
+    const double r = rec.channels[c].sampleRate;
+    if (fs == 0.0) fs = r;
+    if (r != fs) return 0.0;
+  }
+  return fs;
+}
+
+}  // namespace
+
+int64_t entropySelectionSamples(const Recording& rec, const EntropyJobSpec& spec) {
+  const double fs = selectionRate(rec, spec.channels);
+  if (fs <= 0.0 || !(spec.startSeconds >= 0.0) || spec.startSeconds >= rec.duration()) return 0;
+  // The same rounding as extractBlock: the block is what the engine sees.
+  const int64_t first = std::llround(spec.startSeconds * fs);
+  int64_t available = rec.channels[spec.channels.front()].sampleCount;
+  for (std::size_t c : spec.channels) available = std::min(available, rec.channels[c].sampleCount);
+  available -= first;
+  const int64_t n = spec.durationSeconds < 0
+                        ? available
+                        : std::min<int64_t>(available, std::llround(spec.durationSeconds * fs));
+  return std::max<int64_t>(0, n);
+}
+
+int64_t entropyEpochCount(const Recording& rec, const EntropyJobSpec& spec) {
+  const int64_t n = entropySelectionSamples(rec, spec);
+  if (n <= 0 || spec.params.epochSamples < 0) return 0;
+  if (spec.params.epochSamples == 0) return 1;
+  return n / spec.params.epochSamples;
+}
+
+void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec) {
+  if (spec.channels.empty())
+    throw InvalidParameterError("channels", "none", "at least two channels for a matrix",
+                                "select the channels to compare");
+  if (spec.channels.size() > kEntropyMaxChannels)
+    throw InvalidParameterError("channels", std::to_string(spec.channels.size()),
+                                "at most " + std::to_string(kEntropyMaxChannels),
+                                "select fewer channels");
+  double fs = 0.0;
+  for (std::size_t c : spec.channels) {
+    if (c >= rec.channelCount())
+      throw InvalidParameterError("channels", "index " + std::to_string(c),
+                                  "an index below " + std::to_string(rec.channelCount()));
+    const double r = rec.channels[c].sampleRate;
+    if (fs == 0.0) fs = r;
+    if (r != fs)
+      throw InvalidParameterError("channels",
+                                  "mixed sample rates (" + formatNumber(fs) + " and " +
+                                      formatNumber(r) + " Hz, " + rec.channels[c].name + ")",
+                                  "one sample rate", "select channels of one rate");
+  }
+  validateEntropyParams(spec.params);
+  if (!(spec.startSeconds >= 0.0) || spec.startSeconds >= rec.duration())
+    throw InvalidParameterError("start", formatNumber(spec.startSeconds) + " s",
+                                "0 to " + formatNumber(rec.duration()) + " s",
+                                "start the range inside the recording");
+  const int64_t n = entropySelectionSamples(rec, spec);
+  if (n <= 0)
+    throw InvalidParameterError("duration", formatNumber(spec.durationSeconds) + " s",
+                                "a range that holds at least one sample");
+  const int64_t epoch = spec.params.epochSamples;
+  const int m = spec.params.m;
+  if (epoch > n)
+    throw InvalidParameterError("epoch", std::to_string(epoch) + " samples",
+                                "at most the selection, " + std::to_string(n) + " samples (" +
+                                    formatNumber(static_cast<double>(n) / fs) + " s)",
+                                "shorten the epoch or lengthen the time range");
+  if (epoch == 0 && (n < entropyMinimumEpoch(m) || n > kEntropyMaxEpochSamples))
+    throw InvalidParameterError("epoch", "the whole selection, " + std::to_string(n) + " samples",
+                                std::to_string(entropyMinimumEpoch(m)) + " to " +
+                                    std::to_string(kEntropyMaxEpochSamples) + " samples",
+                                "give an epoch length (the seed used 1024 samples)");
+  const double entries = static_cast<double>(epoch == 0 ? 1 : n / epoch) *
+                         static_cast<double>(spec.channels.size()) *
+                         static_cast<double>(spec.channels.size());
+  if (entries > static_cast<double>(kEntropyMaxEntries))
+    throw InvalidParameterError("epochs x channels^2", formatNumber(entries),
+                                "at most " + std::to_string(kEntropyMaxEntries),
+                                "use longer epochs, a shorter range or fewer channels");
+}
+
+void checkEntropyBlock(const Recording& rec, const SignalBlock& block) {
+  const std::string input = rec.sourcePath.empty() ? std::string("the recording") : rec.sourcePath;
+  for (std::size_t row = 0; row < block.channels.size(); ++row) {
+    const ChannelInfo& ch = rec.channels[block.channels[row]];
+    const float* x = block.channel(row);
+    bool constant = true;
+    for (int64_t k = 0; k < block.samples; ++k) {
+      if (!std::isfinite(x[k])) {
+        const int64_t s = block.firstSample + k;
+        throw InvalidInputError(input, "channel " + ch.name,
+                                std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") +
+                                    " at sample " + std::to_string(s) + " (" +
+                                    formatNumber(static_cast<double>(s) / block.sampleRate) + " s)",
+                                "finite samples", "leave the channel out or choose another range");
+      }
+      if (x[k] != x[0]) constant = false;
+    }
+    if (constant)
+      throw InvalidParameterError("channels",
+                                  "channel " + ch.name + " is constant (SD = 0) over the selection",
+                                  "channels that vary (each series is z-scored by its own SD)",
+                                  "leave the flat channel out");
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> entropyProvenanceParameters(
+    const EntropyMatrixResult& r) {
+  const EntropyParams& p = r.params;
+  std::vector<std::pair<std::string, std::string>> v;
+  v.emplace_back("measure", p.measure == EntropyMeasure::ApproximateEntropy
+                                ? "apen (Cross-ApEn, diagonal ApEn)"
+                                : "sampen (cross-SampEn, diagonal SampEn)");
+  v.emplace_back("m", std::to_string(p.m) + " samples");
+  v.emplace_back("r", formatNumber(p.r) + " SD of each series");
+  v.emplace_back("sd", sdConventionName(p.sd));
+  const double seconds = r.sampleRate > 0 ? static_cast<double>(r.epochSamples) / r.sampleRate : 0;
+  v.emplace_back("epoch", std::to_string(r.epochSamples) + " samples (" + formatNumber(seconds) +
+                              " s), " + std::to_string(r.epochCount()) + " epochs");
+  if (p.measure == EntropyMeasure::ApproximateEntropy) v.emplace_back("bias", apEnBiasName(p.bias));
+  return v;
+}
+
+EntropyJobResult runEntropyJob(const Recording& rec, const EntropyJobSpec& spec,
+                               ComputeBackend& backend, JobContext& ctx) {
+  const auto t0 = Clock::now();
+  ctx.progress(0.0, "reading samples");
+  checkEntropyJob(rec, spec);
+  const SignalBlock block =
+      extractBlock(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  checkEntropyBlock(rec, block);
+  ctx.checkpoint();
+  EntropyParams params = spec.params;
+  params.rows.clear();
+  params.keepCounts = false;
+  EntropyJobResult out;
+  out.backend = backend.info().describe();
+  auto run = std::make_shared<EntropyFileRecording>();
+  JobContext work = ctx.sub(0.02, 1.0);
+  run->result = backend.entropyMatrices(block, params, work);
+  nameEntropyChannels(run->result, rec);
+  run->inputFile = rec.sourcePath;
+  run->channels = entropyFileChannels(rec, run->result.channels);
+  run->selectionSamples = block.samples;
+  out.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  Provenance& prov = run->provenance;
+  prov.method = "xapen";
+  prov.parameters = entropyProvenanceParameters(run->result);
+  prov.backend = out.backend;
+  prov.softwareVersion = softwareVersion();
+  prov.inputFile = rec.sourcePath;
+  prov.selection = describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  prov.createdAt = utcNowIso8601();
+  prov.wallSeconds = out.wallSeconds;
+  out.run = std::move(run);
+  ctx.progress(1.0, "entropy matrices");
+  return out;
+}
+
+std::string describeEntropyJob(const EntropyParams& p, std::size_t channels, int64_t epochs,
+                               int64_t epochSamples) {
+  std::string s = p.measure == EntropyMeasure::ApproximateEntropy ? "Cross-ApEn" : "cross-SampEn";
+  s += " m=" + std::to_string(p.m) + " r=" + formatNumber(p.r);
+  if (p.measure == EntropyMeasure::ApproximateEntropy)
+    s += std::string(", bias ") + apEnBiasName(p.bias);
+  s += ", " + std::to_string(channels) + " channels, " + std::to_string(epochs) + " x " +
+       std::to_string(epochSamples) + " samples";
+  return s;
+}
+
+}  // namespace modescope

@@ -1,0 +1,73 @@
+// The entropy-matrix job of "Analysis > Entropy matrices (Cross-ApEn / SampEn)" (issue 6): the
+// selected channels over a time range, cut into epochs, and ComputeBackend::entropyMatrices on
+// them (docs/entropy.md), with the channel table, selection and provenance that the HDF5 file
+// (engine/io/hdf5_entropy.h) and the views need, so a GUI run exports exactly what
+// `modescope-cli xapen` writes.
+//
+// Thread rules: plain values and re-entrant functions. runEntropyJob runs on a worker thread and
+// reads `rec` (whose source is thread-safe); the backend must not be shared with another job.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/compute/backend.h"
+#include "engine/core/job_context.h"
+#include "engine/core/recording.h"
+#include "engine/entropy/entropy_params.h"
+#include "engine/io/hdf5_entropy.h"
+
+namespace modescope {
+
+struct EntropyJobSpec {
+  std::vector<std::size_t> channels;  // recording indices, one sample rate; the matrix order
+  // measure, m, r, SD convention, bias and epochSamples (N in samples; 0: the whole selection).
+  // params.rows is ignored (the block holds exactly `channels`).
+  EntropyParams params;
+  double startSeconds = 0.0;
+  double durationSeconds = -1.0;  // < 0: to the end
+};
+
+// Samples of the selection at the channels' rate (what extractBlock would read); 0 when the
+// channels or the range are unusable.
+int64_t entropySelectionSamples(const Recording& rec, const EntropyJobSpec& spec);
+// Epochs the spec gives: floor(selection / N), 1 for N = 0, 0 when unusable.
+int64_t entropyEpochCount(const Recording& rec, const EntropyJobSpec& spec);
+
+// Every check that needs no samples, with the engine's messages: channels (at least one, known,
+// one rate, at most kEntropyMaxChannels), validateEntropyParams, the range inside the recording,
+// the epoch not longer than the selection (and, for a whole-selection epoch, within the engine's
+// limits), epochs x channels^2 within kEntropyMaxEntries. Throws InvalidParameterError.
+void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec);
+
+// Refusals that name the channel (the engine knows only rows): a NaN/Inf sample
+// (InvalidInputError with the channel, sample and time) or a channel constant over the whole
+// selection (InvalidParameterError: leave it out).
+void checkEntropyBlock(const Recording& rec, const SignalBlock& block);
+
+struct EntropyJobResult {
+  // One recording as the HDF5 writer takes it: channel table, selection, the result (named
+  // channels) and provenance (method "xapen").
+  std::shared_ptr<const EntropyFileRecording> run;
+  std::string backend;  // BackendInfo::describe()
+  double wallSeconds = 0.0;
+};
+
+// checkEntropyJob, extractBlock, checkEntropyBlock, backend.entropyMatrices, names. Progress:
+// "reading samples" at 0, then the backend's stages. Throws what those throw (Cancelled too).
+EntropyJobResult runEntropyJob(const Recording& rec, const EntropyJobSpec& spec,
+                               ComputeBackend& backend, JobContext& ctx);
+
+// "Cross-ApEn m=1 r=0.2, 8 channels, 4 x 256 samples" style one-line description (`epochs` and
+// the resolved N from the result when known, else from the spec).
+std::string describeEntropyJob(const EntropyParams& params, std::size_t channels, int64_t epochs,
+                               int64_t epochSamples);
+
+// The provenance parameter list of a result (as `modescope-cli xapen` records it).
+std::vector<std::pair<std::string, std::string>> entropyProvenanceParameters(
+    const EntropyMatrixResult& r);
+
+}  // namespace modescope

@@ -1,0 +1,98 @@
+#include "app/gui/entropy_workflow.h"
+
+#include <QDockWidget>
+#include <QTabWidget>
+
+#include "app/core/gpu_backend.h"
+#include "app/gui/engine_bridge.h"
+#include "app/gui/entropy_results_pane.h"
+#include "app/gui/error_presenter.h"
+#include "app/gui/main_window.h"
+#include "app/gui/result_dock.h"
+#include "engine/core/error.h"
+#include "widgets/browser_pane.h"
+
+namespace modescope {
+
+EntropyWorkflow::EntropyWorkflow(MainWindow* window) : QObject(window), window_(window) {
+  results_ = new ResultDock(window, tr("Entropy matrices"), QStringLiteral("entropy"));
+  // Unlike the AR and ICA results, entropy results stay when another recording opens: the
+  // difference view compares recordings (two subjects, two conditions) of one session.
+}
+
+QDockWidget* EntropyWorkflow::dock() const { return results_->dock(); }
+QTabWidget* EntropyWorkflow::resultTabs() const { return results_->tabs(); }
+
+EntropyResultsPane* EntropyWorkflow::currentResults() const {
+  return qobject_cast<EntropyResultsPane*>(results_->tabs()->currentWidget());
+}
+
+void EntropyWorkflow::askEntropy() {
+  const Document* doc = window_->currentDocument();
+  if (!doc) return;
+  // The browser's selected channels when there are several, else the EEG channels.
+  std::vector<int> selected = doc->pane ? doc->pane->selectedChannels() : std::vector<int>{};
+  if (selected.size() < 2) selected.clear();
+  EntropyDialog dialog(doc->recording, selected, window_);
+  if (dialog.exec() == QDialog::Accepted) runEntropy(dialog.request());
+}
+
+JobId EntropyWorkflow::runEntropy(const EntropyRequest& request) {
+  const Document* doc = window_->currentDocument();
+  if (!doc) return 0;
+  const std::shared_ptr<const Recording> rec = doc->recording;
+  const EntropyJobSpec spec = request.spec;
+  const std::optional<BackendChoice> own = request.backend;
+  const QString what = QString::fromStdString(
+      describeEntropyJob(spec.params, spec.channels.size(), entropyEpochCount(*rec, spec),
+                         spec.params.epochSamples > 0 ? spec.params.epochSamples
+                                                      : entropySelectionSamples(*rec, spec)));
+  const QString docTitle = doc->title;
+  EngineBridge* engine = window_->engine();
+  return engine->submit(
+      tr("Entropy matrices: %1 in %2").arg(what, docTitle),
+      [rec, spec, own, engine](JobContext& ctx) -> std::any {
+        if (own) {
+          // A per-job backend (the dialog's choice), made here on the engine thread.
+          std::unique_ptr<ComputeBackend> backend =
+              *own == BackendChoice::Cpu ? makeCpuBackend() : chooseBackend(*own);
+          return runEntropyJob(*rec, spec, *backend, ctx);
+        }
+        // The Compute menu's backend, already started (CUDA start-up is slow).
+        const std::shared_ptr<ComputeBackend> backend = engine->backend();
+        if (!backend) throw DeviceError("no compute backend is available yet; try again");
+        return runEntropyJob(*rec, spec, *backend, ctx);
+      },
+      [this, rec, what, docTitle](const JobOutcome& out) {
+        if (out.state == JobState::Succeeded) {
+          showResults(rec, std::any_cast<const EntropyJobResult&>(out.result),
+                      tr("%1: %2").arg(docTitle, what));
+        } else if (out.state == JobState::Failed) {
+          const QString message = QString::fromStdString(out.message);
+          showError(window_, tr("Entropy matrices failed"),
+                    tr("Could not compute the entropy matrices (%1).").arg(what), message);
+          emit runFailed(message);
+        }
+      });
+}
+
+EntropyResultsPane* EntropyWorkflow::showResults(std::shared_ptr<const Recording> recording,
+                                                 const EntropyJobResult& job,
+                                                 const QString& title) {
+  if (!job.run) return nullptr;
+  auto* pane = new EntropyResultsPane(std::move(recording), job, title);
+  // B of the difference view: every other entropy result open in the dock.
+  QTabWidget* tabs = results_->tabs();
+  pane->setComparisonSources([tabs] {
+    std::vector<EntropyComparison> out;
+    for (int i = 0; i < tabs->count(); ++i)
+      if (auto* p = qobject_cast<EntropyResultsPane*>(tabs->widget(i)))
+        out.emplace_back(p->title(), p->job().run);
+    return out;
+  });
+  results_->addResult(pane, title, title, 0.62);
+  emit resultsShown(pane);
+  return pane;
+}
+
+}  // namespace modescope
