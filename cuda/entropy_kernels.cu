@@ -116,10 +116,63 @@ struct Partial {
   int noM, noBoth, noM1Only;
 };
 
+// N_i^m over the measure's ranges: all j < T (cm), j < T - 1 (cmShort), and N_i^{m+1} (cm1).
+struct TemplateCounts {
+  int cm = 0, cmShort = 0, cm1 = 0;
+};
+
+// m = 1: the first-value test alone decides an m-match, and the candidates that pass it are the
+// contiguous run of the sorted list inside the lane's window. So N_i^m is the run's length
+// (plus the rare candidates in the rounding band at its ends, decided in double one by one), and
+// the warp scans the union of its lanes' runs only for the (m+1)-th value, which each candidate
+// carries (SortedTemplate::last; NaN for template T - 1, which then never matches).
+__device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Window& first,
+                                      const Window& longer, bool active, double xe, double xeLast,
+                                      const double* yExact, double rd) {
+  TemplateCounts out;
+  int sLo = t, sHi = t, eLo = t, eHi = t;
+  if (active) {
+    sLo = lowerBound(ys, t, first.sureLo);
+    sHi = max(sLo, upperBound(ys, t, first.sureHi));
+    eLo = lowerBound(ys, t, first.edgeLo);
+    eHi = upperBound(ys, t, first.edgeHi);
+  }
+  // One candidate of the rounding band: decided in double, all three counts at once.
+  auto edgeCandidate = [&](int k) {
+    const SortedTemplate c = ys[k];
+    if (!(fabs(xe - yExact[c.index]) <= rd)) return;
+    ++out.cm;
+    if (c.index >= t - 1) return;
+    ++out.cmShort;
+    bool l = longer.sure(c.last);
+    if (!l && longer.edge(c.last)) l = fabs(xeLast - yExact[c.index + 1]) <= rd;
+    out.cm1 += l;
+  };
+  for (int k = eLo; k < sLo; ++k) edgeCandidate(k);
+  for (int k = sHi; k < eHi; ++k) edgeCandidate(k);
+  // The sure run: every candidate is an m-match; the warp scans the union of the runs.
+  const int warpLo = __reduce_min_sync(kAll, sLo), warpHi = __reduce_max_sync(kAll, sHi);
+  int lastIn = 0, cm1 = 0;
+#pragma unroll 4
+  for (int k = warpLo; k < warpHi; ++k) {
+    const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
+    const bool in = k >= sLo && k < sHi;
+    bool l = in && longer.sure(c.last);
+    if (in && !l && longer.edge(c.last)) l = fabs(xeLast - yExact[c.index + 1]) <= rd;
+    cm1 += l;
+    lastIn += in && c.index == t - 1;
+  }
+  out.cm += sHi - sLo;
+  out.cmShort += sHi - sLo - lastIn;
+  out.cm1 += cm1;
+  return out;
+}
+
 // One block per (epoch, template channel u). Templates are taken in the order of their first
 // value (u's own sorted list), 32 per warp, so the 32 lanes' candidate windows nearly coincide:
 // the warp scans the union window of its group once, every lane reading the same candidate
 // (a shared-memory broadcast, no divergence) and testing it against its own template.
+template <bool kSingle>
 __global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch b, bool shared) {
   extern __shared__ unsigned char smem[];
   __shared__ Partial warpPartial[kThreads / 32];
@@ -175,28 +228,32 @@ __global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch
       const float xLast = hasLonger ? x[i + m] : 0.0f;
       const Window first(xi, r, !active), longer(xLast, r, !hasLonger);
       // The group's union window: its smallest and largest first values -+ r (a little wider).
-      const float lowest = xs[g * 32].key;
-      const float highest = xs[min(g * 32 + 31, t - 1)].key;
-      const int kBegin = lowerBound(ys, t, lowest - r - kWindowSlack);
-      const int kEnd = upperBound(ys, t, highest + r + kWindowSlack);
-      int cm = 0, cmShort = 0, cm1 = 0;
-#pragma unroll 4
-      for (int k = kBegin; k < kEnd; ++k) {
-        const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
-        bool match = first.sure(c.key);
-        if (!match && first.edge(c.key)) match = fabs(xExact[i] - yExact[c.index]) <= rd;
-        for (int q = 1; q < m && match; ++q)
-          match = withinR(x[i + q], y[c.index + q], r, xExact + i + q, yExact + c.index + q, rd);
-        if (!match) continue;
-        ++cm;
-        if (c.index < t - 1) {
-          ++cmShort;
-          bool longerMatch = longer.sure(c.last);
-          if (!longerMatch && longer.edge(c.last))
-            longerMatch = fabs(xExact[i + m] - yExact[c.index + m]) <= rd;
-          cm1 += longerMatch;
+      TemplateCounts n3;
+      if constexpr (kSingle) {
+        n3 = countSingle(ys, t, first, longer, active, xExact[i], hasLonger ? xExact[i + 1] : 0.0, yExact, rd);
+      } else {
+        const float lowest = xs[g * 32].key;
+        const float highest = xs[min(g * 32 + 31, t - 1)].key;
+        const int kBegin = lowerBound(ys, t, lowest - r - kWindowSlack);
+        const int kEnd = upperBound(ys, t, highest + r + kWindowSlack);
+        for (int k = kBegin; k < kEnd; ++k) {
+          const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
+          bool match = first.sure(c.key);
+          if (!match && first.edge(c.key)) match = fabs(xExact[i] - yExact[c.index]) <= rd;
+          for (int q = 1; q < m && match; ++q)
+            match = withinR(x[i + q], y[c.index + q], r, xExact + i + q, yExact + c.index + q, rd);
+          if (!match) continue;
+          ++n3.cm;
+          if (c.index < t - 1) {
+            ++n3.cmShort;
+            bool longerMatch = longer.sure(c.last);
+            if (!longerMatch && longer.edge(c.last))
+              longerMatch = fabs(xExact[i + m] - yExact[c.index + m]) <= rd;
+            n3.cm1 += longerMatch;
+          }
         }
       }
+      const int cm = n3.cm, cmShort = n3.cmShort, cm1 = n3.cm1;
       if (!active) continue;
       if (b.sampleEntropy) {
         if (hasLonger) {
@@ -321,13 +378,13 @@ void launchCountMatches(const EntropyCountBatch& b, cudaStream_t stream) {
   if (b.countU == 0 || b.epochs == 0) return;
   const std::size_t bytes = entropySharedBytes(b.n);
   const bool shared = bytes <= static_cast<std::size_t>(maxOptinShared()) - 1024;
+  auto kernel = b.m == 1 ? countMatchesKernel<true> : countMatchesKernel<false>;
   if (shared && bytes > 48 * 1024) {
-    MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(countMatchesKernel,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+    MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(bytes)));
   }
   const unsigned blocks = static_cast<unsigned>(b.epochs) * static_cast<unsigned>(b.countU);
-  countMatchesKernel<<<blocks, kThreads, shared ? bytes : 0, stream>>>(b, shared);
+  kernel<<<blocks, kThreads, shared ? bytes : 0, stream>>>(b, shared);
   MODESCOPE_CUDA_CHECK_LAUNCH("countMatchesKernel", stream);
 }
 

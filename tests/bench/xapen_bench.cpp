@@ -20,6 +20,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/compute/backend.h"
@@ -142,6 +143,19 @@ int main(int argc, char** argv) {
     std::snprintf(label, sizeof label, "%d subjects (sum of per-subject calls)", subjects);
     std::printf("%-44s | %-12s | %-22s | %s\n", label, g30, c30, r30);
     std::fflush(stdout);
+
+    // Where a GPU subject's time goes besides the counting: the host steps both backends share
+    // (planning with the z-scores; the values and the average from the counts).
+    {
+      const SignalBlock b = subject(kChannels, kEpochs, 100);
+      const double t0 = now();
+      const EntropyPlan plan = planEntropy(b, p);
+      const double t1 = now();
+      assembleEntropyResult(plan, b, std::vector<EntropyPairCounts>(plan.epochs * plan.channels * plan.channels));
+      const double t2 = now();
+      std::printf("%-44s | plan %.0f ms, values %.0f ms (host, %d threads)\n", "  host steps of one subject",
+                  (t1 - t0) * 1e3, (t2 - t1) * 1e3, static_cast<int>(std::thread::hardware_concurrency()));
+    }
 
     // The demo: 64 channels, every whole 1024-sample epoch.
     const auto rec = openRecording(std::string(MODESCOPE_SOURCE_DIR) + "/tests/data/physionet_S001R03_64ch.h5");
