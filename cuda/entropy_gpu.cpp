@@ -71,15 +71,17 @@ EntropyMatrixResult entropyMatricesGpu(const SignalBlock& block, const EntropyPa
   b.rExact = plan.params.r;
   b.sampleEntropy = plan.params.measure == EntropyMeasure::SampleEntropy;
   b.counts = dCounts.get();
-  const int perLaunch = static_cast<int>(std::clamp<std::size_t>(kBlocksPerLaunch / plan.epochs, 1, plan.channels));
-  for (int u0 = 0; u0 < channels; u0 += perLaunch) {
+  const int rows = entropySymmetric(n, m) ? (channels + 1) / 2 : channels;
+  const int perLaunch = static_cast<int>(std::clamp<std::size_t>(kBlocksPerLaunch / plan.epochs, 1,
+                                                                  static_cast<std::size_t>(rows)));
+  for (int u0 = 0; u0 < rows; u0 += perLaunch) {
     b.firstU = u0;
-    b.countU = std::min(perLaunch, channels - u0);
+    b.countU = std::min(perLaunch, rows - u0);
     launchCountMatches(b, stream.get());
     stream.synchronize();
-    ctx.progress(static_cast<double>(u0 + b.countU) / channels,
-                 "entropy matrices: " + std::to_string(u0 + b.countU) + "/" +
-                     std::to_string(channels) + " template channels");
+    ctx.progress(static_cast<double>(u0 + b.countU) / rows,
+                 "entropy matrices: " + std::to_string(u0 + b.countU) + "/" + std::to_string(rows) +
+                     " parts");
     ctx.checkpoint();
   }
   std::vector<DevicePairCounts> device(entries);

@@ -121,22 +121,93 @@ struct TemplateCounts {
   int cm = 0, cmShort = 0, cm1 = 0;
 };
 
+// Adds one template's counts to a partial by the measure's rules (addTemplateCounts on the host).
+__device__ void addTemplate(Partial& p, const TemplateCounts& n3, bool sampleEntropy, bool hasLonger) {
+  if (sampleEntropy) {
+    if (hasLonger) {
+      p.matchesM += n3.cmShort;
+      p.matchesM1 += n3.cm1;
+    }
+    return;
+  }
+  p.matchesM += n3.cm;
+  if (n3.cm > 0) p.sumLogM += log(static_cast<double>(n3.cm));
+  else ++p.noM;
+  if (!hasLonger) return;
+  p.matchesM1 += n3.cm1;
+  if (n3.cm1 > 0) p.sumLogM1 += log(static_cast<double>(n3.cm1));
+  if (n3.cm == 0) ++p.noBoth;
+  else if (n3.cm1 == 0) ++p.noM1Only;
+}
+
+// The block's sum of every thread's partial, as the pair's counts (valid in thread 0). Starts and
+// ends with a barrier, so warpPartial may be reused right after.
+__device__ DevicePairCounts blockCounts(Partial p, Partial* warpPartial) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  p.sumLogM = warpSum(p.sumLogM);
+  p.sumLogM1 = warpSum(p.sumLogM1);
+  p.matchesM = warpSum(p.matchesM);
+  p.matchesM1 = warpSum(p.matchesM1);
+  p.noM = warpSum(p.noM);
+  p.noBoth = warpSum(p.noBoth);
+  p.noM1Only = warpSum(p.noM1Only);
+  __syncthreads();
+  if (lane == 0) warpPartial[warp] = p;
+  __syncthreads();
+  DevicePairCounts c{0.0, 0.0, 0, 0, 0, 0, 0, 0};
+  if (threadIdx.x == 0) {
+    for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) {
+      c.sumLogM += warpPartial[w].sumLogM;
+      c.sumLogM1 += warpPartial[w].sumLogM1;
+      c.noMatchM += warpPartial[w].noM;
+      c.noMatchBoth += warpPartial[w].noBoth;
+      c.noMatchM1Only += warpPartial[w].noM1Only;
+      c.matchesM += warpPartial[w].matchesM;
+      c.matchesM1 += warpPartial[w].matchesM1;
+    }
+  }
+  __syncthreads();
+  return c;
+}
+
+// The runs of a sorted list s[0..t) inside a window: [sLo, sHi) surely inside, [eLo, sLo) and
+// [sHi, eHi) in the rounding band (decided one by one in double).
+struct Runs {
+  int sLo, sHi, eLo, eHi;
+  __device__ Runs(const SortedTemplate* s, int t, const Window& w, bool active) {
+    sLo = sHi = eLo = eHi = t;
+    if (!active) return;
+    sLo = lowerBound(s, t, w.sureLo);
+    sHi = max(sLo, upperBound(s, t, w.sureHi));
+    // The rounding bands hold a candidate about once in ten million: walk to their ends.
+    eLo = sLo;
+    while (eLo > 0 && s[eLo - 1].key >= w.edgeLo) --eLo;
+    eHi = sHi;
+    while (eHi < t && s[eHi].key <= w.edgeHi) ++eHi;
+  }
+};
+
 // m = 1: the first-value test alone decides an m-match, and the candidates that pass it are the
 // contiguous run of the sorted list inside the lane's window. So N_i^m is the run's length
 // (plus the rare candidates in the rounding band at its ends, decided in double one by one), and
 // the warp scans the union of its lanes' runs only for the (m+1)-th value, which each candidate
-// carries (SortedTemplate::last; NaN for template T - 1, which then never matches).
+// carries (SortedTemplate::last; NaN for template T - 1, which then never matches). When `cols`
+// is not null, every (m+1)-match (i, j) also counts for target template j in cols->m1: the
+// (m+1)-match matrix of (u||v) is the transpose of (v||u)'s.
+struct ColumnCounts {
+  int* m1;
+};
+
 __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Window& first,
                                       const Window& longer, bool active, double xe, double xeLast,
-                                      const double* yExact, double rd) {
+                                      const double* yExact, double rd, const ColumnCounts* cols) {
   TemplateCounts out;
-  int sLo = t, sHi = t, eLo = t, eHi = t;
-  if (active) {
-    sLo = lowerBound(ys, t, first.sureLo);
-    sHi = max(sLo, upperBound(ys, t, first.sureHi));
-    eLo = lowerBound(ys, t, first.edgeLo);
-    eHi = upperBound(ys, t, first.edgeHi);
-  }
+  const Runs runs(ys, t, first, active);
+  auto longerMatch = [&](const SortedTemplate& c) {
+    bool l = longer.sure(c.last);
+    if (!l && longer.edge(c.last)) l = fabs(xeLast - yExact[c.index + 1]) <= rd;
+    return l;
+  };
   // One candidate of the rounding band: decided in double, all three counts at once.
   auto edgeCandidate = [&](int k) {
     const SortedTemplate c = ys[k];
@@ -144,157 +215,179 @@ __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Win
     ++out.cm;
     if (c.index >= t - 1) return;
     ++out.cmShort;
-    bool l = longer.sure(c.last);
-    if (!l && longer.edge(c.last)) l = fabs(xeLast - yExact[c.index + 1]) <= rd;
-    out.cm1 += l;
+    if (longerMatch(c)) {
+      ++out.cm1;
+      if (cols) atomicAdd(cols->m1 + c.index, 1);
+    }
   };
-  for (int k = eLo; k < sLo; ++k) edgeCandidate(k);
-  for (int k = sHi; k < eHi; ++k) edgeCandidate(k);
+  for (int k = runs.eLo; k < runs.sLo; ++k) edgeCandidate(k);
+  for (int k = runs.sHi; k < runs.eHi; ++k) edgeCandidate(k);
   // The sure run: every candidate is an m-match; the warp scans the union of the runs.
-  const int warpLo = __reduce_min_sync(kAll, sLo), warpHi = __reduce_max_sync(kAll, sHi);
+  const int warpLo = __reduce_min_sync(kAll, runs.sLo), warpHi = __reduce_max_sync(kAll, runs.sHi);
   int lastIn = 0, cm1 = 0;
 #pragma unroll 4
   for (int k = warpLo; k < warpHi; ++k) {
     const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
-    const bool in = k >= sLo && k < sHi;
-    bool l = in && longer.sure(c.last);
-    if (in && !l && longer.edge(c.last)) l = fabs(xeLast - yExact[c.index + 1]) <= rd;
+    const bool in = k >= runs.sLo && k < runs.sHi;
+    const bool l = in && longerMatch(c);
+    if (l && cols) atomicAdd(cols->m1 + c.index, 1);
     cm1 += l;
     lastIn += in && c.index == t - 1;
   }
-  out.cm += sHi - sLo;
-  out.cmShort += sHi - sLo - lastIn;
+  out.cm += runs.sHi - runs.sLo;
+  out.cmShort += runs.sHi - runs.sLo - lastIn;
   out.cm1 += cm1;
   return out;
 }
 
-// One block per (epoch, template channel u). Templates are taken in the order of their first
-// value (u's own sorted list), 32 per warp, so the 32 lanes' candidate windows nearly coincide:
-// the warp scans the union window of its group once, every lane reading the same candidate
-// (a shared-memory broadcast, no divergence) and testing it against its own template.
+// Any m, one direction: the warp scans the union window of its group and tests every coordinate.
+__device__ TemplateCounts countGeneral(const SortedTemplate* xs, const SortedTemplate* ys,
+                                       const float* x, const float* y, const double* xExact,
+                                       const double* yExact, int t, int m, float r, double rd,
+                                       int g, int i, const Window& first, const Window& longer) {
+  TemplateCounts out;
+  const float lowest = xs[g * 32].key;
+  const float highest = xs[min(g * 32 + 31, t - 1)].key;
+  const int kBegin = lowerBound(ys, t, lowest - r - kWindowSlack);
+  const int kEnd = upperBound(ys, t, highest + r + kWindowSlack);
+  for (int k = kBegin; k < kEnd; ++k) {
+    const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
+    bool match = first.sure(c.key);
+    if (!match && first.edge(c.key)) match = fabs(xExact[i] - yExact[c.index]) <= rd;
+    for (int q = 1; q < m && match; ++q)
+      match = withinR(x[i + q], y[c.index + q], r, xExact + i + q, yExact + c.index + q, rd);
+    if (!match) continue;
+    ++out.cm;
+    if (c.index < t - 1) {
+      ++out.cmShort;
+      bool l = longer.sure(c.last);
+      if (!l && longer.edge(c.last)) l = fabs(xExact[i + m] - yExact[c.index + m]) <= rd;
+      out.cm1 += l;
+    }
+  }
+  return out;
+}
+
+// The series of one (epoch, channel) for the kernel: samples, double samples, sorted templates.
+struct SeriesView {
+  const float* x;
+  const double* exact;
+  const SortedTemplate* sorted;
+};
+
+__device__ SeriesView seriesView(const EntropyCountBatch& b, int e, int c) {
+  const std::size_t seg = static_cast<std::size_t>(e) * b.channels + c;
+  const int t = b.n - b.m + 1;
+  return {b.series + seg * b.n, b.exact + seg * b.n, b.sorted + seg * static_cast<std::size_t>(t)};
+}
+
+// Copies a series' samples and sorted templates to shared memory (callers put barriers around).
+__device__ SeriesView toShared(const SeriesView& g, int n, int t, float* xs, SortedTemplate* ss) {
+  for (int k = threadIdx.x; k < n; k += blockDim.x) xs[k] = g.x[k];
+  for (int k = threadIdx.x; k < t; k += blockDim.x) ss[k] = g.sorted[k];
+  return {xs, g.exact, ss};
+}
+
+// One direction of one pair, (v||u): templates of u (sorted, 32 per warp so the lanes' windows
+// nearly coincide and the warp scans their union once with broadcast reads) against v.
 template <bool kSingle>
-__global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch b, bool shared) {
+__device__ Partial countDirection(const EntropyCountBatch& b, const SeriesView& u, const SeriesView& v,
+                                  const ColumnCounts* cols) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const int t = b.n - b.m + 1, m = b.m;
+  Partial p{0.0, 0.0, 0, 0, 0, 0, 0};
+  for (int g = warp; g < (t + 31) / 32; g += warps) {
+    const int slot = g * 32 + lane;
+    const bool active = slot < t;
+    const SortedTemplate mine = u.sorted[active ? slot : t - 1];
+    const int i = mine.index;
+    const bool hasLonger = active && i < t - 1;
+    const Window first(mine.key, b.r, !active), longer(hasLonger ? u.x[i + m] : 0.0f, b.r, !hasLonger);
+    TemplateCounts n3;
+    if constexpr (kSingle) {
+      n3 = countSingle(v.sorted, t, first, longer, active, u.exact[i],
+                       hasLonger ? u.exact[i + 1] : 0.0, v.exact, b.rExact, cols);
+    } else {
+      n3 = countGeneral(u.sorted, v.sorted, u.x, v.x, u.exact, v.exact, t, m, b.r, b.rExact, g, i,
+                        first, longer);
+    }
+    if (active) addTemplate(p, n3, b.sampleEntropy, hasLonger);
+  }
+  return p;
+}
+
+// The transposed direction (u||v) of a pair whose (v||u) scan filled `cols` (m = 1, ApEn):
+// template j of v m-matches the templates of u in the run of u's sorted list inside its window
+// (two binary searches), and its (m+1)-matches are cols.m1[j]. Resets the column for the next pair.
+__device__ Partial countTransposed(const EntropyCountBatch& b, const SeriesView& u, const SeriesView& v,
+                                   const ColumnCounts& cols) {
+  const int t = b.n - b.m + 1;
+  Partial p{0.0, 0.0, 0, 0, 0, 0, 0};
+  for (int j = threadIdx.x; j < t; j += blockDim.x) {
+    const double ye = v.exact[j];
+    const Runs runs(u.sorted, t, Window(v.x[j], b.r, false), true);
+    TemplateCounts n3;
+    n3.cm = runs.sHi - runs.sLo;
+    for (int k = runs.eLo; k < runs.sLo; ++k) n3.cm += fabs(ye - u.exact[u.sorted[k].index]) <= b.rExact;
+    for (int k = runs.sHi; k < runs.eHi; ++k) n3.cm += fabs(ye - u.exact[u.sorted[k].index]) <= b.rExact;
+    n3.cm1 = cols.m1[j];
+    cols.m1[j] = 0;
+    addTemplate(p, n3, false, j < t - 1);
+  }
+  return p;
+}
+
+// Symmetric mode (m = 1, epochs in shared memory): block (epoch e, row k) takes template channels
+// k and C - 1 - k (the same work for every block), and for each u the targets v >= u; one scan
+// of (v||u) also gives (u||v) (countTransposed), so every unordered pair is scanned once.
+// General mode: block (e, u) scans (v||u) for every v. Both write every ordered entry.
+template <bool kSingle>
+__global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch b, bool shared,
+                                                               bool symmetric) {
   extern __shared__ unsigned char smem[];
   __shared__ Partial warpPartial[kThreads / 32];
-
   const int e = blockIdx.x / b.countU;
-  const int u = b.firstU + static_cast<int>(blockIdx.x % b.countU);
-  const int n = b.n, m = b.m, t = n - m + 1;
-  const float r = b.r;
-  const double rd = b.rExact;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  const std::size_t stride = static_cast<std::size_t>(n);
-  const std::size_t segU = static_cast<std::size_t>(e) * b.channels + u;
+  const int row = b.firstU + static_cast<int>(blockIdx.x % b.countU);
+  const int n = b.n, t = n - b.m + 1, channels = b.channels;
 
-  // Shared layout: x[n], y[n] (float), then xs[t], ys[t] (SortedTemplate).
   float* xShared = reinterpret_cast<float*>(smem);
   float* yShared = xShared + n;
   SortedTemplate* xsShared = reinterpret_cast<SortedTemplate*>(
-      smem + ((2 * stride * sizeof(float) + 7) / 8) * 8);
+      smem + ((2 * static_cast<std::size_t>(n) * sizeof(float) + 15) / 16) * 16);
   SortedTemplate* ysShared = xsShared + t;
+  const ColumnCounts columns{reinterpret_cast<int*>(ysShared + t)};
 
-  const float* x = b.series + segU * stride;
-  const double* xExact = b.exact + segU * stride;
-  const SortedTemplate* xs = b.sorted + segU * static_cast<std::size_t>(t);
-  if (shared) {
-    for (int k = threadIdx.x; k < n; k += blockDim.x) xShared[k] = x[k];
-    for (int k = threadIdx.x; k < t; k += blockDim.x) xsShared[k] = xs[k];
-    x = xShared;
-    xs = xsShared;
-  }
-  const int groups = (t + 31) / 32;
-
-  for (int v = 0; v < b.channels; ++v) {
-    const std::size_t segV = static_cast<std::size_t>(e) * b.channels + v;
-    const float* y = b.series + segV * stride;
-    const double* yExact = b.exact + segV * stride;
-    const SortedTemplate* ys = b.sorted + segV * static_cast<std::size_t>(t);
+  const int uCount = symmetric ? (row == channels - 1 - row ? 1 : 2) : 1;
+  for (int a = 0; a < uCount; ++a) {
+    const int u = symmetric ? (a == 0 ? row : channels - 1 - row) : row;
+    SeriesView su = seriesView(b, e, u);
     if (shared) {
-      __syncthreads();  // the previous target's data and partials are no longer read
-      for (int k = threadIdx.x; k < n; k += blockDim.x) yShared[k] = y[k];
-      for (int k = threadIdx.x; k < t; k += blockDim.x) ysShared[k] = ys[k];
       __syncthreads();
-      y = yShared;
-      ys = ysShared;
+      su = toShared(su, n, t, xShared, xsShared);
+      if (symmetric)
+        for (int k = threadIdx.x; k < t; k += blockDim.x) columns.m1[k] = 0;
     }
-    Partial p{0.0, 0.0, 0, 0, 0, 0, 0};
-    for (int g = warp; g < groups; g += warps) {
-      const int slot = g * 32 + lane;
-      const bool active = slot < t;
-      const SortedTemplate mine = xs[active ? slot : t - 1];
-      const int i = mine.index;
-      const float xi = mine.key;
-      const bool hasLonger = active && i < t - 1;
-      const float xLast = hasLonger ? x[i + m] : 0.0f;
-      const Window first(xi, r, !active), longer(xLast, r, !hasLonger);
-      // The group's union window: its smallest and largest first values -+ r (a little wider).
-      TemplateCounts n3;
-      if constexpr (kSingle) {
-        n3 = countSingle(ys, t, first, longer, active, xExact[i], hasLonger ? xExact[i + 1] : 0.0, yExact, rd);
-      } else {
-        const float lowest = xs[g * 32].key;
-        const float highest = xs[min(g * 32 + 31, t - 1)].key;
-        const int kBegin = lowerBound(ys, t, lowest - r - kWindowSlack);
-        const int kEnd = upperBound(ys, t, highest + r + kWindowSlack);
-        for (int k = kBegin; k < kEnd; ++k) {
-          const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
-          bool match = first.sure(c.key);
-          if (!match && first.edge(c.key)) match = fabs(xExact[i] - yExact[c.index]) <= rd;
-          for (int q = 1; q < m && match; ++q)
-            match = withinR(x[i + q], y[c.index + q], r, xExact + i + q, yExact + c.index + q, rd);
-          if (!match) continue;
-          ++n3.cm;
-          if (c.index < t - 1) {
-            ++n3.cmShort;
-            bool longerMatch = longer.sure(c.last);
-            if (!longerMatch && longer.edge(c.last))
-              longerMatch = fabs(xExact[i + m] - yExact[c.index + m]) <= rd;
-            n3.cm1 += longerMatch;
-          }
-        }
+    for (int v = symmetric ? u : 0; v < channels; ++v) {
+      SeriesView sv = seriesView(b, e, v);
+      if (shared) {
+        __syncthreads();  // the previous target's data are no longer read
+        sv = toShared(sv, n, t, yShared, ysShared);
+        __syncthreads();
       }
-      const int cm = n3.cm, cmShort = n3.cmShort, cm1 = n3.cm1;
-      if (!active) continue;
-      if (b.sampleEntropy) {
-        if (hasLonger) {
-          p.matchesM += cmShort;
-          p.matchesM1 += cm1;
-        }
-      } else {
-        p.matchesM += cm;
-        if (cm > 0) p.sumLogM += log(static_cast<double>(cm));
-        else ++p.noM;
-        if (hasLonger) {
-          p.matchesM1 += cm1;
-          if (cm1 > 0) p.sumLogM1 += log(static_cast<double>(cm1));
-          if (cm == 0) ++p.noBoth;
-          else if (cm1 == 0) ++p.noM1Only;
-        }
+      const ColumnCounts* cols = symmetric && v != u && !b.sampleEntropy ? &columns : nullptr;
+      const DevicePairCounts forward =
+          blockCounts(countDirection<kSingle>(b, su, sv, cols), warpPartial);
+      const std::size_t at = (static_cast<std::size_t>(e) * channels + u) * channels + v;
+      const std::size_t back = (static_cast<std::size_t>(e) * channels + v) * channels + u;
+      if (threadIdx.x == 0) b.counts[at] = forward;
+      if (!symmetric || v == u) continue;
+      if (b.sampleEntropy) {  // A and B count unordered pairs: the same both ways
+        if (threadIdx.x == 0) b.counts[back] = forward;
+        continue;
       }
+      const DevicePairCounts backward = blockCounts(countTransposed(b, su, sv, columns), warpPartial);
+      if (threadIdx.x == 0) b.counts[back] = backward;
     }
-    p.sumLogM = warpSum(p.sumLogM);
-    p.sumLogM1 = warpSum(p.sumLogM1);
-    p.matchesM = warpSum(p.matchesM);
-    p.matchesM1 = warpSum(p.matchesM1);
-    p.noM = warpSum(p.noM);
-    p.noBoth = warpSum(p.noBoth);
-    p.noM1Only = warpSum(p.noM1Only);
-    if (lane == 0) warpPartial[warp] = p;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      DevicePairCounts c{0.0, 0.0, 0, 0, 0, 0, 0, 0};
-      for (int w = 0; w < warps; ++w) {
-        c.sumLogM += warpPartial[w].sumLogM;
-        c.sumLogM1 += warpPartial[w].sumLogM1;
-        c.noMatchM += warpPartial[w].noM;
-        c.noMatchBoth += warpPartial[w].noBoth;
-        c.noMatchM1Only += warpPartial[w].noM1Only;
-        c.matchesM += warpPartial[w].matchesM;
-        c.matchesM1 += warpPartial[w].matchesM1;
-      }
-      b.counts[segU * b.channels + v] = c;
-    }
-    if (!shared) __syncthreads();  // warpPartial is rewritten by the next target
   }
 }
 
@@ -332,8 +425,9 @@ SortLayout sortLayout(int epochs, int channels, int n, int m) {
 }  // namespace
 
 std::size_t entropySharedBytes(int n) {
-  return ((2 * static_cast<std::size_t>(n) * sizeof(float) + 7) / 8) * 8 +
-         2 * static_cast<std::size_t>(n) * sizeof(SortedTemplate);
+  return ((2 * static_cast<std::size_t>(n) * sizeof(float) + 15) / 16) * 16 +
+         2 * static_cast<std::size_t>(n) * sizeof(SortedTemplate) +
+         static_cast<std::size_t>(n) * sizeof(int);
 }
 
 std::size_t entropySortScratchBytes(int epochs, int channels, int n, int m) {
@@ -374,17 +468,23 @@ void launchToFloat(const double* in, std::size_t count, float* out, cudaStream_t
   MODESCOPE_CUDA_CHECK_LAUNCH("toFloatKernel", stream);
 }
 
+bool entropySymmetric(int n, int m) {
+  return m == 1 && entropySharedBytes(n) <= static_cast<std::size_t>(maxOptinShared()) - 1024;
+}
+
 void launchCountMatches(const EntropyCountBatch& b, cudaStream_t stream) {
   if (b.countU == 0 || b.epochs == 0) return;
   const std::size_t bytes = entropySharedBytes(b.n);
   const bool shared = bytes <= static_cast<std::size_t>(maxOptinShared()) - 1024;
+  const bool symmetric = entropySymmetric(b.n, b.m);
   auto kernel = b.m == 1 ? countMatchesKernel<true> : countMatchesKernel<false>;
-  if (shared && bytes > 48 * 1024) {
+  // Always opted in: the kernel's static shared memory counts against the default 48 kB too.
+  if (shared) {
     MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(bytes)));
   }
   const unsigned blocks = static_cast<unsigned>(b.epochs) * static_cast<unsigned>(b.countU);
-  kernel<<<blocks, kThreads, shared ? bytes : 0, stream>>>(b, shared);
+  kernel<<<blocks, kThreads, shared ? bytes : 0, stream>>>(b, shared, symmetric);
   MODESCOPE_CUDA_CHECK_LAUNCH("countMatchesKernel", stream);
 }
 

@@ -62,7 +62,7 @@ struct EntropyCountBatch {
   double rExact = 0.2; // the same in double
   bool sampleEntropy = false;  // SampEn ranges (i, j < T - 1 for both lengths) else ApEn's
   DevicePairCounts* counts = nullptr;  // E x C x C, [(e * C + u) * C + v]
-  // Work of this launch: template channels [firstU, firstU + countU) of every epoch.
+  // Work of this launch: rows [firstU, firstU + countU) of every epoch (entropySymmetric).
   int firstU = 0, countU = 0;
 };
 
@@ -79,7 +79,13 @@ void launchSortTemplates(const float* series, int epochs, int channels, int n, i
 // out[k] = (float) in[k]: the float z-scores from the double ones, on the device.
 void launchToFloat(const double* in, std::size_t count, float* out, cudaStream_t stream);
 
-// One block per (epoch, template channel u) of the batch; it loops over every target channel v.
+// Whether the count kernel runs in symmetric mode for epochs of n samples and template length m
+// (m = 1 with the epoch in shared memory): each unordered channel pair is scanned once and gives
+// both directions (the (m+1)-match matrix of (u||v) is the transpose of (v||u)'s). The batch's
+// rows are then ceil(C / 2) (row k covers template channels k and C - 1 - k), else C.
+bool entropySymmetric(int n, int m);
+
+// One block per (epoch, row) of the batch's rows [firstU, firstU + countU).
 void launchCountMatches(const EntropyCountBatch& batch, cudaStream_t stream);
 
 }  // namespace modescope::cuda
