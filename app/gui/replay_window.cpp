@@ -79,8 +79,11 @@ ReplayWindow::ReplayWindow(std::shared_ptr<const Recording> recording, const QSt
     backend_ = makeCpuBackend(0);
   }
   buildUi(title);
-  if (!note.empty()) problem_ = QString::fromStdString(note);
+  // Kept for the window's life: a rebuild clears problem_, but why the replay runs on the CPU
+  // stays true (and visible in the status line) until the window closes.
+  if (!note.empty()) backendNote_ = QString::fromStdString(note);
   rebuildReplay();
+  if (!backendNote_.isEmpty() && status_->text().isEmpty()) status_->setText(backendNote_);
 }
 
 ReplayWindow::~ReplayWindow() {
@@ -486,8 +489,10 @@ void ReplayWindow::applyLatest() {
     }
   }
 
-  status_->setText(QString::fromStdString(stats.describe()) +
-                   (problem_.isEmpty() ? QString() : QStringLiteral(" | ") + problem_));
+  QString text = QString::fromStdString(stats.describe());
+  for (const QString& extra : {problem_, backendNote_})
+    if (!extra.isEmpty()) text += QStringLiteral(" | ") + extra;
+  status_->setText(text);
 
   if (browser_ && follow_->isChecked()) {
     const double start = browser_->pageStart(), length = browser_->pageLength();

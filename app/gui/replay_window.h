@@ -128,6 +128,7 @@ class ReplayWindow : public QWidget {
   double lastReplayTime_ = 0.0;
   ArReplayStats shownStats_;
   QString problem_;
+  QString backendNote_;  // why the replay runs on the CPU when the GPU was asked for, or empty
   bool updatingControls_ = false;
 
   QPushButton* playButton_ = nullptr;
