@@ -140,6 +140,7 @@ struct ScalpMapView::State {
   QStringList electrodeNames;
   QStringList unmapped;
   ScalpGrid grid;
+  double valueLow = 0.0, valueHigh = 0.0;  // the electrodes' own values (sequential scale)
   bool hasMap = false;
 
   bool compact = false, marked = false, highlighted = false;
@@ -253,7 +254,12 @@ void ScalpMapView::setInterpolated(const std::vector<ChannelInfo>& channels,
     const ChannelInfo& ch = channels.at(i);
     s.electrodeNames << QString::fromStdString(ch.name.empty() ? ch.label : ch.name);
   }
-  Q_UNUSED(mappedValues);  // the grid's range already covers the electrode values
+  s.valueLow = s.valueHigh = 0.0;
+  if (!mappedValues.empty()) {
+    const auto [lo, hi] = std::minmax_element(mappedValues.begin(), mappedValues.end());
+    s.valueLow = *lo;
+    s.valueHigh = *hi;
+  }
   s.grid = std::move(grid);
   s.hasMap = s.grid.size > 0 && s.grid.values.size() ==
                                     static_cast<std::size_t>(s.grid.size) * s.grid.size;
@@ -290,8 +296,11 @@ void ScalpMapView::rebuild() {
       s.low = -m;
       s.high = m;
     } else {
-      s.low = lo;
-      s.high = hi;
+      // A sequential quantity (r^2, power) spans the electrodes' values: the spherical spline
+      // overshoots between electrodes (below 0 for a non-negative quantity), and the colours
+      // clamp to the bar's ends there instead of stretching the bar to the artefact.
+      s.low = s.valueLow < s.valueHigh ? s.valueLow : lo;
+      s.high = s.valueLow < s.valueHigh ? s.valueHigh : hi;
       if (!(s.high > s.low)) {
         const double pad = std::max(std::abs(lo) * 0.05, 0.5);
         s.low = lo - pad;

@@ -254,14 +254,33 @@ class ScalpMapViewTest : public QObject {
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-    QVERIFY(view.scaleLow() <= *lo + 1e-12);
-    QVERIFY(view.scaleLow() > *lo - 0.05);
-    QVERIFY(view.scaleHigh() >= *hi - 1e-12);
+    // The bar spans the electrodes' values exactly, whatever the spline does between them.
+    QCOMPARE(view.scaleLow(), *lo);
+    QCOMPARE(view.scaleHigh(), *hi);
     const QImage image = grabbed(view);
     const QRgb front = pixelAt(image, view.pixelForDisc(0.05, 0.85));
     QVERIFY2(qGreen(front) > 150 && qBlue(front) < 120, qPrintable(QColor(front).name()));
     const QRgb back = pixelAt(image, view.pixelForDisc(0.05, -0.85));
     QVERIFY2(qGreen(back) < 80 && qBlue(back) > 70, qPrintable(QColor(back).name()));
+  }
+
+  // A non-negative quantity peaking at one electrode: the spherical spline dips below 0 around
+  // the peak, but the bar still starts at the electrodes' 0, so no colour means "negative r^2".
+  void sequentialScaleIgnoresTheSplineOvershoot() {
+    ScalpMapView view;
+    view.resize(400, 360);
+    view.setSymmetricScale(false);
+    std::vector<double> values(channels_.size(), 0.0);
+    values[channels_.size() / 2] = 1.0;
+    const ScalpLayout layout = scalpLayout(channels_);
+    std::vector<double> mapped;
+    for (std::size_t i : layout.mapped) mapped.push_back(values[i]);
+    const ScalpGrid grid =
+        sharedScalpInterpolator(layout.positions, layout.headPolarDegrees)->grid(mapped);
+    QVERIFY2(grid.minValue < 0.0, "this layout's spline should overshoot below 0");
+    view.setInterpolated(channels_, layout, mapped, grid, QStringLiteral("r^2"), QStringLiteral("r^2"));
+    QCOMPARE(view.scaleLow(), 0.0);
+    QCOMPARE(view.scaleHigh(), 1.0);
   }
 
   // Bad input shows why, and never throws: wrong value count, too few positions, duplicates.
