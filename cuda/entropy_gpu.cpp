@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,17 +21,17 @@ namespace {
 // every few hundred milliseconds at most on the largest inputs.
 constexpr std::size_t kBlocksPerLaunch = 2048;
 
-EntropyPairCounts toHost(const DevicePairCounts& d) {
-  EntropyPairCounts c;
-  c.sumLogM = d.sumLogM;
-  c.sumLogM1 = d.sumLogM1;
-  c.noMatchM = d.noMatchM;
-  c.noMatchBoth = d.noMatchBoth;
-  c.noMatchM1Only = d.noMatchM1Only;
-  c.matchesM = d.matchesM;
-  c.matchesM1 = d.matchesM1;
-  return c;
-}
+// The device writes its counts straight into the host's EntropyPairCounts (one download, no
+// second array): the two structs must have the same layout.
+static_assert(sizeof(DevicePairCounts) == sizeof(EntropyPairCounts));
+static_assert(offsetof(DevicePairCounts, sumLogM) == offsetof(EntropyPairCounts, sumLogM));
+static_assert(offsetof(DevicePairCounts, sumLogM1) == offsetof(EntropyPairCounts, sumLogM1));
+static_assert(offsetof(DevicePairCounts, noMatchM) == offsetof(EntropyPairCounts, noMatchM));
+static_assert(offsetof(DevicePairCounts, noMatchBoth) == offsetof(EntropyPairCounts, noMatchBoth));
+static_assert(offsetof(DevicePairCounts, noMatchM1Only) ==
+              offsetof(EntropyPairCounts, noMatchM1Only));
+static_assert(offsetof(DevicePairCounts, matchesM) == offsetof(EntropyPairCounts, matchesM));
+static_assert(offsetof(DevicePairCounts, matchesM1) == offsetof(EntropyPairCounts, matchesM1));
 
 }  // namespace
 
@@ -84,12 +85,10 @@ EntropyMatrixResult entropyMatricesGpu(const SignalBlock& block, const EntropyPa
                      " parts");
     ctx.checkpoint();
   }
-  std::vector<DevicePairCounts> device(entries);
-  MODESCOPE_CUDA_TRY(cudaMemcpyAsync(device.data(), dCounts.get(), entries * sizeof(DevicePairCounts),
+  std::vector<EntropyPairCounts> counts(entries);
+  MODESCOPE_CUDA_TRY(cudaMemcpyAsync(counts.data(), dCounts.get(), entries * sizeof(DevicePairCounts),
                                      cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
-  std::vector<EntropyPairCounts> counts(entries);
-  std::transform(device.begin(), device.end(), counts.begin(), toHost);
   EntropyMatrixResult r = assembleEntropyResult(plan, block, std::move(counts));
   ctx.progress(1.0, "entropy matrices done");
   return r;
