@@ -198,9 +198,11 @@ struct ColumnCounts {
   int* m1;
 };
 
+template <bool kColumns>
 __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Window& first,
                                       const Window& longer, bool active, double xe, double xeLast,
-                                      const double* yExact, double rd, const ColumnCounts* cols) {
+                                      float yLastKey, const double* yExact, double rd,
+                                      const ColumnCounts* cols) {
   TemplateCounts out;
   const Runs runs(ys, t, first, active);
   auto longerMatch = [&](const SortedTemplate& c) {
@@ -217,23 +219,31 @@ __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Win
     ++out.cmShort;
     if (longerMatch(c)) {
       ++out.cm1;
-      if (cols) atomicAdd(cols->m1 + c.index, 1);
+      if constexpr (kColumns) atomicAdd(cols->m1 + c.index, 1);
     }
   };
   for (int k = runs.eLo; k < runs.sLo; ++k) edgeCandidate(k);
   for (int k = runs.sHi; k < runs.eHi; ++k) edgeCandidate(k);
   // The sure run: every candidate is an m-match; the warp scans the union of the runs.
+  // The loop body is the kernel's hot spot: one broadcast load, one unsigned range test, two
+  // float compares, and a branch that is taken about once in ten million candidates.
   const int warpLo = __reduce_min_sync(kAll, runs.sLo), warpHi = __reduce_max_sync(kAll, runs.sHi);
-  int lastIn = 0, cm1 = 0;
+  const unsigned runLength = static_cast<unsigned>(runs.sHi - runs.sLo);
+  int cm1 = 0;
 #pragma unroll 4
   for (int k = warpLo; k < warpHi; ++k) {
     const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
-    const bool in = k >= runs.sLo && k < runs.sHi;
-    const bool l = in && longerMatch(c);
-    if (l && cols) atomicAdd(cols->m1 + c.index, 1);
+    const bool in = static_cast<unsigned>(k - runs.sLo) < runLength;
+    bool l = in && longer.sure(c.last);
+    if (in && !l && longer.edge(c.last)) l = fabs(xeLast - yExact[c.index + 1]) <= rd;
+    if constexpr (kColumns) {
+      if (l) atomicAdd(cols->m1 + c.index, 1);
+    }
     cm1 += l;
-    lastIn += in && c.index == t - 1;
   }
+  // Template T - 1 (no (m+1)-th value) is in the run exactly when its first value is in the
+  // sure window: the run holds the sorted keys in [sureLo, sureHi].
+  const int lastIn = first.sure(yLastKey) ? 1 : 0;
   out.cm += runs.sHi - runs.sLo;
   out.cmShort += runs.sHi - runs.sLo - lastIn;
   out.cm1 += cm1;
@@ -305,8 +315,11 @@ __device__ Partial countDirection(const EntropyCountBatch& b, const SeriesView& 
     const Window first(mine.key, b.r, !active), longer(hasLonger ? u.x[i + m] : 0.0f, b.r, !hasLonger);
     TemplateCounts n3;
     if constexpr (kSingle) {
-      n3 = countSingle(v.sorted, t, first, longer, active, u.exact[i],
-                       hasLonger ? u.exact[i + 1] : 0.0, v.exact, b.rExact, cols);
+      const double xe = u.exact[i], xeLast = hasLonger ? u.exact[i + 1] : 0.0;
+      n3 = cols ? countSingle<true>(v.sorted, t, first, longer, active, xe, xeLast, v.x[t - 1],
+                                    v.exact, b.rExact, cols)
+                : countSingle<false>(v.sorted, t, first, longer, active, xe, xeLast, v.x[t - 1],
+                                     v.exact, b.rExact, cols);
     } else {
       n3 = countGeneral(u.sorted, v.sorted, u.x, v.x, u.exact, v.exact, t, m, b.r, b.rExact, g, i,
                         first, longer);
