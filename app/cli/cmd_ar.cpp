@@ -204,9 +204,7 @@ ArRequest readRequest(const ParsedArgs& args) {
     throw UsageError("--trial-offset and --trial-length apply to --classes; give --classes A,B");
   }
   q.backend = readBackendChoice(args);
-  if (auto v = args.value("threads")) {
-    q.threads = static_cast<int>(parseInteger("--threads", *v, 1, 1024));
-  }
+  q.threads = readThreads(args);
   return q;
 }
 
@@ -378,18 +376,9 @@ void printJson(const ArFile& f, const std::string& input, const std::string& out
   } else {
     w.nullField("events");
   }
-  w.key("diagnostics").beginArray();
-  for (const Diagnostic& d : f.diagnostics) {
-    w.beginObject();
-    w.field("severity", severityName(d.severity));
-    w.field("code", d.code);
-    w.field("message", d.message);
-    w.endObject();
-  }
-  w.endArray();
+  writeDiagnosticsJson(w, f.diagnostics);
   w.endObject();
-  std::fputs(w.str().c_str(), stdout);
-  std::fputs("\n", stdout);
+  printJsonLine(w);
 }
 
 void printText(const ArFile& f, const std::string& output, const std::string& backend,

@@ -333,8 +333,7 @@ void printJson(const EmdRun& run, const ParsedArgs& args, const std::string& inp
   if (h) diag(h->diagnostics, "hht");
   w.endArray();
   w.endObject();
-  std::fputs(w.str().c_str(), stdout);
-  std::fputs("\n", stdout);
+  printJsonLine(w);
 }
 
 void printText(const EmdRun& run, const std::string& output,

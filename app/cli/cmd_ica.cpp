@@ -166,18 +166,9 @@ void printIcaJson(const IcaFile& f, const std::string& input, const std::string&
     w.endObject();
   }
   w.endArray();
-  w.key("diagnostics").beginArray();
-  for (const Diagnostic& d : r.diagnostics) {
-    w.beginObject();
-    w.field("severity", severityName(d.severity));
-    w.field("code", d.code);
-    w.field("message", d.message);
-    w.endObject();
-  }
-  w.endArray();
+  writeDiagnosticsJson(w, r.diagnostics);
   w.endObject();
-  std::fputs(w.str().c_str(), stdout);
-  std::fputs("\n", stdout);
+  printJsonLine(w);
 }
 
 void printIcaText(const IcaFile& f, const std::string& output, const std::string& backend,
@@ -269,7 +260,7 @@ int runIca(const Args& argv) {
   IcaJobSpec job;
   job.params = readIcaParams(args, &job.presetName);
   job.backend = readBackendChoice(args);
-  if (auto v = args.value("threads")) job.threads = static_cast<int>(parseInteger("--threads", *v, 1, 1024));
+  job.threads = readThreads(args);
   requireHdf5Output(output,
                     "The decomposition is written to HDF5; use ica-apply for a cleaned EDF/BDF "
                     "recording");
@@ -395,8 +386,7 @@ int runIcaApply(const Args& argv) {
     w.field("start_s", ica.startSeconds());
     w.field("duration_s", static_cast<double>(ica.samples) / ica.sampleRate);
     w.endObject();
-    std::fputs(w.str().c_str(), stdout);
-    std::fputs("\n", stdout);
+    printJsonLine(w);
   } else if (!quiet) {
     std::printf("removed %s of %d from %zu channels over %s-%s s; wrote %s\n",
                 describeRejected(rejected).c_str(), ica.result.components, ica.channels.size(),

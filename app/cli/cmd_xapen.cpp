@@ -17,6 +17,7 @@
 #include "app/cli/common.h"
 #include "app/cli/job.h"
 #include "app/core/channel_selection.h"
+#include "app/core/entropy_job.h"
 #include "app/core/gpu_backend.h"
 #include "app/core/json_writer.h"
 #include "app/core/recording_selection.h"
@@ -139,33 +140,6 @@ void checkCsvPath(const std::string& csv) {
                                "'; create the folder first or choose another path");
 }
 
-// Refusals that name the channel (the engine knows only indices): NaN/Inf samples and channels
-// constant over the whole selection.
-void checkBlockChannels(const Recording& rec, const SignalBlock& block, const std::string& input) {
-  for (std::size_t row = 0; row < block.channels.size(); ++row) {
-    const ChannelInfo& ch = rec.channels[block.channels[row]];
-    const float* x = block.channel(row);
-    bool constant = true;
-    for (int64_t k = 0; k < block.samples; ++k) {
-      if (!std::isfinite(x[k])) {
-        const int64_t s = block.firstSample + k;
-        throw InvalidInputError(
-            input, "channel " + ch.name,
-            std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") + " at sample " +
-                std::to_string(s) + " (" + formatNumber(static_cast<double>(s) / block.sampleRate) +
-                " s)",
-            "finite samples", "leave the channel out with --channels or choose another range");
-      }
-      if (x[k] != x[0]) constant = false;
-    }
-    if (constant)
-      throw InvalidParameterError(
-          "channels", "channel " + ch.name + " of " + input + " is constant (SD = 0) over the selection",
-          "channels that vary (ApEn z-scores each series by its own SD)",
-          "leave the flat channel out with --channels");
-  }
-}
-
 struct RecordingRun {
   EntropyFileRecording rec;
   std::string backend;
@@ -182,22 +156,6 @@ double meanOf(const EntropyMatrixResult& r, bool diagonal) {
         ++n;
       }
   return n ? s / n : std::nan("");
-}
-
-std::vector<std::pair<std::string, std::string>> provenanceParameters(const EntropyMatrixResult& r) {
-  const EntropyParams& p = r.params;
-  std::vector<std::pair<std::string, std::string>> v;
-  v.emplace_back("measure", p.measure == EntropyMeasure::ApproximateEntropy
-                                ? "apen (Cross-ApEn, diagonal ApEn)"
-                                : "sampen (cross-SampEn, diagonal SampEn)");
-  v.emplace_back("m", std::to_string(p.m) + " samples");
-  v.emplace_back("r", formatNumber(p.r) + " SD of each series");
-  v.emplace_back("sd", sdConventionName(p.sd));
-  v.emplace_back("epoch", std::to_string(r.epochSamples) + " samples (" +
-                              formatNumber(static_cast<double>(r.epochSamples) / r.sampleRate) +
-                              " s), " + std::to_string(r.epochCount()) + " epochs");
-  if (p.measure == EntropyMeasure::ApproximateEntropy) v.emplace_back("bias", apEnBiasName(p.bias));
-  return v;
 }
 
 void printJson(const EntropyFile& f, const std::string& output, const std::string& csv,
@@ -234,15 +192,7 @@ void printJson(const EntropyFile& f, const std::string& output, const std::strin
     w.field("mean_diagonal", meanOf(r, true));
     w.field("mean_off_diagonal", meanOf(r, false));
     w.field("wall_s", rec.provenance.wallSeconds);
-    w.key("diagnostics").beginArray();
-    for (const Diagnostic& d : r.diagnostics) {
-      w.beginObject();
-      w.field("severity", severityName(d.severity));
-      w.field("code", d.code);
-      w.field("message", d.message);
-      w.endObject();
-    }
-    w.endArray();
+    writeDiagnosticsJson(w, r.diagnostics);
     w.endObject();
   }
   w.endArray();
@@ -255,8 +205,7 @@ void printJson(const EntropyFile& f, const std::string& output, const std::strin
   }
   w.endArray();
   w.endObject();
-  std::fputs(w.str().c_str(), stdout);
-  std::fputs("\n", stdout);
+  printJsonLine(w);
 }
 
 }  // namespace
@@ -344,8 +293,7 @@ int runXapen(const Args& argv) {
   const EntropyParams baseParams = readEntropyParams(args);
   const EpochArg epoch = parseEpoch(args.value("epoch").value_or("all"));
   const BackendChoice backendChoice = readBackendChoice(args);
-  int threads = 0;
-  if (auto v = args.value("threads")) threads = static_cast<int>(parseInteger("--threads", *v, 1, 1024));
+  const int threads = readThreads(args);
   std::vector<StudyEntry> entries;
   for (const std::string& a : args.positionals) entries.push_back(parsePositional(a));
   if (auto list = args.value("study"))
@@ -391,7 +339,7 @@ int runXapen(const Args& argv) {
             throw InvalidParameterError("channels", "none", "at least one channel");
           const double rate = checkMethodSelection(*rec, channels, sel.start);
           const SignalBlock block = extractBlock(*rec, channels, sel.start, sel.duration);
-          checkBlockChannels(*rec, block, e.path);
+          checkEntropyBlock(*rec, block, e.path);
           EntropyParams params = baseParams;
           params.epochSamples = epochSamplesFor(epoch, rate);
           // One parameter set per study: an epoch in seconds at another rate is another N, and
@@ -417,7 +365,7 @@ int runXapen(const Args& argv) {
               display.message(std::string(kProgram) + ": warning: " + e.path + ": " + d.message);
           Provenance& prov = out.provenance;
           prov.method = "xapen";
-          prov.parameters = provenanceParameters(out.result);
+          prov.parameters = entropyProvenanceParameters(out.result);
           prov.backend = backendText;
           prov.softwareVersion = softwareVersion();
           prov.inputFile = e.path;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "app/core/channel_selection.h"
+#include "app/core/json_writer.h"
 #include "engine/io/recording_io.h"
 
 namespace modescope::cli {
@@ -117,6 +118,11 @@ BackendChoice readBackendChoice(const ParsedArgs& args) {
   return b ? parseBackendChoice(*b) : BackendChoice::Auto;
 }
 
+int readThreads(const ParsedArgs& args) {
+  const auto v = args.value("threads");
+  return v ? static_cast<int>(parseInteger("--threads", *v, 1, 1024)) : 0;
+}
+
 std::string readOutputPath(const ParsedArgs& args, const CommandSpec& spec) {
   auto out = args.value("output");
   if (!out || out->empty()) {
@@ -168,6 +174,23 @@ std::string formatSeconds(double s) {
   else
     std::snprintf(buf, sizeof buf, "%.2f s", s);
   return buf;
+}
+
+void writeDiagnosticsJson(JsonWriter& w, const Diagnostics& diagnostics) {
+  w.key("diagnostics").beginArray();
+  for (const Diagnostic& d : diagnostics) {
+    w.beginObject();
+    w.field("severity", severityName(d.severity));
+    w.field("code", d.code);
+    w.field("message", d.message);
+    w.endObject();
+  }
+  w.endArray();
+}
+
+void printJsonLine(const JsonWriter& w) {
+  std::fputs(w.str().c_str(), stdout);
+  std::fputs("\n", stdout);
 }
 
 }  // namespace modescope::cli

@@ -12,8 +12,13 @@
 #include "app/cli/args.h"
 #include "app/cli/progress.h"
 #include "engine/compute/backend.h"
+#include "engine/core/diagnostics.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
+
+namespace modescope {
+class JsonWriter;
+}
 
 namespace modescope::cli {
 
@@ -49,6 +54,8 @@ std::vector<std::size_t> resolveChannels(const Recording& rec, const SelectionAr
 std::vector<std::size_t> allChannels(const Recording& rec);
 
 BackendChoice readBackendChoice(const ParsedArgs& args);
+// --threads N (1-1024); 0 when absent (all cores).
+int readThreads(const ParsedArgs& args);
 
 // The -o/--output path; UsageError when required and missing.
 std::string readOutputPath(const ParsedArgs& args, const CommandSpec& spec);
@@ -85,6 +92,11 @@ std::shared_ptr<const Recording> openMethodInput(const std::string& input,
                                                  const SelectionArgs& sel, JobContext& ctx,
                                                  ProgressDisplay& display,
                                                  std::vector<std::size_t>& channels);
+
+// The --json summaries: `"diagnostics": [{"severity", "code", "message"}, ...]` into the open
+// object of `w`, and the finished text of `w` with a newline on stdout.
+void writeDiagnosticsJson(JsonWriter& w, const Diagnostics& diagnostics);
+void printJsonLine(const JsonWriter& w);
 
 // "1.23 s" / "850 ms".
 std::string formatSeconds(double s);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "app/core/recording_selection.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -101,19 +102,7 @@ void checkArJob(const Recording& rec, const ArJobSpec& spec) {
   if (spec.channels.empty())
     throw InvalidParameterError("channels", "none", "at least one channel",
                                 "select the channels to compute spectra for");
-  double fs = 0.0;
-  for (std::size_t c : spec.channels) {
-    if (c >= rec.channelCount())
-      throw InvalidParameterError("channels", "index " + std::to_string(c),
-                                  "an index below " + std::to_string(rec.channelCount()));
-    const double r = rec.channels[c].sampleRate;
-    if (fs == 0.0) fs = r;
-    if (r != fs)
-      throw InvalidParameterError(
-          "channels",
-          "mixed sample rates (" + formatNumber(fs) + " and " + formatNumber(r) + " Hz)",
-          "one sample rate", "select channels of one rate");
-  }
+  const double fs = checkJobChannelRates(rec, spec.channels, /*nameChannel=*/false);
   validateBurgArParams(spec.params, fs);
   if (spec.params.output == ArOutput::Coefficients)
     throw InvalidParameterError("output", "coefficients", "power or amplitude",

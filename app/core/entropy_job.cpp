@@ -58,19 +58,7 @@ void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec) {
     throw InvalidParameterError("channels", std::to_string(spec.channels.size()),
                                 "at most " + std::to_string(kEntropyMaxChannels),
                                 "select fewer channels");
-  double fs = 0.0;
-  for (std::size_t c : spec.channels) {
-    if (c >= rec.channelCount())
-      throw InvalidParameterError("channels", "index " + std::to_string(c),
-                                  "an index below " + std::to_string(rec.channelCount()));
-    const double r = rec.channels[c].sampleRate;
-    if (fs == 0.0) fs = r;
-    if (r != fs)
-      throw InvalidParameterError("channels",
-                                  "mixed sample rates (" + formatNumber(fs) + " and " +
-                                      formatNumber(r) + " Hz, " + rec.channels[c].name + ")",
-                                  "one sample rate", "select channels of one rate");
-  }
+  const double fs = checkJobChannelRates(rec, spec.channels, /*nameChannel=*/true);
   validateEntropyParams(spec.params);
   if (!(spec.startSeconds >= 0.0) || spec.startSeconds >= rec.duration())
     throw InvalidParameterError("start", formatNumber(spec.startSeconds) + " s",
@@ -101,8 +89,13 @@ void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec) {
                                 "use longer epochs, a shorter range or fewer channels");
 }
 
-void checkEntropyBlock(const Recording& rec, const SignalBlock& block) {
-  const std::string input = rec.sourcePath.empty() ? std::string("the recording") : rec.sourcePath;
+void checkEntropyBlock(const Recording& rec, const SignalBlock& block,
+                       const std::string& cliInput) {
+  const bool cli = !cliInput.empty();
+  const std::string input = cli                       ? cliInput
+                            : rec.sourcePath.empty() ? std::string("the recording")
+                                                     : rec.sourcePath;
+  const std::string via = cli ? " with --channels" : "";
   for (std::size_t row = 0; row < block.channels.size(); ++row) {
     const ChannelInfo& ch = rec.channels[block.channels[row]];
     const float* x = block.channel(row);
@@ -114,15 +107,19 @@ void checkEntropyBlock(const Recording& rec, const SignalBlock& block) {
                                 std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") +
                                     " at sample " + std::to_string(s) + " (" +
                                     formatNumber(static_cast<double>(s) / block.sampleRate) + " s)",
-                                "finite samples", "leave the channel out or choose another range");
+                                "finite samples",
+                                "leave the channel out" + via + " or choose another range");
       }
       if (x[k] != x[0]) constant = false;
     }
     if (constant)
-      throw InvalidParameterError("channels",
-                                  "channel " + ch.name + " is constant (SD = 0) over the selection",
-                                  "channels that vary (each series is z-scored by its own SD)",
-                                  "leave the flat channel out");
+      throw InvalidParameterError(
+          "channels",
+          "channel " + ch.name + (cli ? " of " + input : std::string()) +
+              " is constant (SD = 0) over the selection",
+          cli ? "channels that vary (ApEn z-scores each series by its own SD)"
+              : "channels that vary (each series is z-scored by its own SD)",
+          "leave the flat channel out" + via);
   }
 }
 

@@ -46,7 +46,10 @@ void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec);
 // Refusals that name the channel (the engine knows only rows): a NaN/Inf sample
 // (InvalidInputError with the channel, sample and time) or a channel constant over the whole
 // selection (InvalidParameterError: leave it out).
-void checkEntropyBlock(const Recording& rec, const SignalBlock& block);
+// `cliInput` non-empty: `modescope-cli xapen`'s wording: the input is `cliInput` (named in the
+// constant-channel message too, a study has several) and the remedies say "with --channels".
+void checkEntropyBlock(const Recording& rec, const SignalBlock& block,
+                       const std::string& cliInput = {});
 
 struct EntropyJobResult {
   // One recording as the HDF5 writer takes it: channel table, selection, the result (named

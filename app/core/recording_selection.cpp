@@ -30,6 +30,26 @@ class SelectionSource final : public SignalSource {
 
 }  // namespace
 
+double checkJobChannelRates(const Recording& rec, const std::vector<std::size_t>& channels,
+                            bool nameChannel) {
+  double fs = 0.0;
+  for (std::size_t c : channels) {
+    if (c >= rec.channelCount())
+      throw InvalidParameterError("channels", "index " + std::to_string(c),
+                                  "an index below " + std::to_string(rec.channelCount()));
+    const double r = rec.channels[c].sampleRate;
+    if (fs == 0.0) fs = r;
+    if (r != fs)
+      throw InvalidParameterError("channels",
+                                  "mixed sample rates (" + formatNumber(fs) + " and " +
+                                      formatNumber(r) + " Hz" +
+                                      (nameChannel ? ", " + rec.channels[c].name : std::string()) +
+                                      ")",
+                                  "one sample rate", "select channels of one rate");
+  }
+  return fs;
+}
+
 double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>& channels,
                           double startSeconds) {
   for (std::size_t ch : channels) {

@@ -31,6 +31,13 @@ std::shared_ptr<const Recording> selectRecording(const std::shared_ptr<const Rec
 double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>& channels,
                           double startSeconds);
 
+// The channel checks of the GUI's AR and entropy jobs: each index names a channel of `rec` (the
+// message gives the 0-based index) and all share one sample rate. Throws InvalidParameterError
+// ("channels"); `nameChannel`: the mixed-rate message also names the channel at the second rate.
+// Returns the shared rate (0 for no channels).
+double checkJobChannelRates(const Recording& rec, const std::vector<std::size_t>& channels,
+                            bool nameChannel);
+
 // For provenance: "channels Fc5, Fc3; 10-20 s" / "all 64 channels; 0-125 s".
 std::string describeSelection(const Recording& rec, const std::vector<std::size_t>& channels,
                               double startSeconds, double durationSeconds);

@@ -18,6 +18,7 @@
 #include <map>
 
 #include "app/gui/channel_checklist.h"
+#include "app/gui/dialog_parts.h"
 #include "app/gui/range_backend_box.h"
 
 namespace modescope {
@@ -31,13 +32,6 @@ bool sameParams(const BurgArParams& a, const BurgArParams& b) {
          a.firstBinCenter == b.firstBinCenter && a.lastBinCenter == b.lastBinCenter &&
          a.binWidth == b.binWidth && a.evaluationsPerBin == b.evaluationsPerBin &&
          a.binGrid == b.binGrid && a.output == b.output;
-}
-
-template <class W>
-W* named(W* w, const char* name, const QString& tip) {
-  w->setObjectName(QLatin1String(name));
-  w->setToolTip(tip);
-  return w;
 }
 
 QDoubleSpinBox* spin(QWidget* parent, const char* name, const QString& tip, double lo, double hi,
@@ -95,12 +89,7 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
                      "0.5 s windows, 3 Hz bins 0-30 Hz, 15 evaluations); wilson2009 is Wilson "
                      "and Williams 2009 (order 30, 250 ms windows, 2 Hz bins, 11 evaluations). "
                      "Choosing one fills every field; editing a field makes the set custom."));
-  preset_->addItem(tr("Custom"), QString());
-  for (const BurgArPreset& p : burgArPresets()) {
-    preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.name));
-    preset_->setItemData(preset_->count() - 1, QString::fromStdString(p.description),
-                         Qt::ToolTipRole);
-  }
+  addPresetItems(preset_, burgArPresets());
   presetNote_ = new QLabel(this);
   presetNote_->setObjectName(QStringLiteral("arPresetNote"));
   presetNote_->setWordWrap(true);
@@ -242,16 +231,10 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
       tr("Where the spectra run. Auto: the GPU when one is usable, else the CPU (double "
          "precision, all cores)."));
 
-  error_ = new QLabel(this);
-  error_->setObjectName(QStringLiteral("arValidationMessage"));
-  error_->setWordWrap(true);
-  error_->setStyleSheet(QStringLiteral("color: #c01c1c"));
-  error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-  run_ = buttons->button(QDialogButtonBox::Ok);
-  run_->setText(tr("Run"));
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  const RunFooter footer = makeRunFooter(this, QStringLiteral("arValidationMessage"), true);
+  error_ = footer.error;
+  run_ = footer.run;
+  QDialogButtonBox* buttons = footer.buttons;
 
   auto* left = new QVBoxLayout;
   left->addWidget(arBox);
@@ -377,20 +360,10 @@ void ArDialog::setTrialWindow(double offsetSeconds, double lengthSeconds) {
 void ArDialog::onFieldChanged() {
   if (filling_) return;
   const BurgArParams p = params();
-  int match = 0;
   const auto& presets = burgArPresets();
-  for (std::size_t i = 0; i < presets.size(); ++i) {
-    if (sameParams(p, presets[i].params)) {
-      match = static_cast<int>(i) + 1;
-      break;
-    }
-  }
-  {
-    const QSignalBlocker block(preset_);
-    preset_->setCurrentIndex(match);
-  }
-  presetNote_->setText(match > 0 ? QString::fromStdString(presets[match - 1].description)
-                                 : tr("Custom parameters"));
+  const int match = matchingPresetIndex(
+      presets, [&p](const BurgArPreset& preset) { return sameParams(p, preset.params); });
+  showPresetMatch(preset_, presetNote_, presets, match, tr("Custom parameters"));
   validate();
 }
 
@@ -408,9 +381,7 @@ void ArDialog::validate() {
     problem = QString::fromUtf8(e.what());
   }
   problem_ = problem;
-  error_->setText(problem);
-  error_->setVisible(!problem.isEmpty());
-  run_->setEnabled(problem.isEmpty());
+  showValidation(error_, run_, problem);
 }
 
 ArRequest ArDialog::request() const {

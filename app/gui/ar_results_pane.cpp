@@ -22,7 +22,7 @@
 #include <cmath>
 #include <limits>
 
-#include "app/gui/error_presenter.h"
+#include "app/gui/pane_figures.h"
 #include "app/gui/result_dock.h"
 #include "engine/core/text.h"
 #include "widgets/matrix_heat_map.h"
@@ -468,48 +468,21 @@ void ArResultsPane::addExportMenu(QWidget* view, const QString& which, const QSt
 }
 
 bool ArResultsPane::exportFigure(const QString& which, const QString& path, QString* error) const {
-  // Qt Charts lays out titles, legends and axes on posted layout requests: without these an
-  // export right after a change (a click, then Export) would show the chart as it was before.
-  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-  const QString figureTitle = tr("%1: %2").arg(title_, which);
-  if (which == QLatin1String("map")) return map_->exportFigure(path, error);
-  if (which == QLatin1String("scalp"))
-    return exportView(
-        path, scalp_->size(), [this](QPainter& p, const QRect& a) { scalp_->render(p, a); },
-        figureTitle, error);
-  if (which == QLatin1String("spectra"))
-    return exportView(
-        path, chartView_->size(),
-        [this](QPainter& p, const QRect& a) {
-          chartView_->render(&p, QRectF(a), chartView_->rect());
-        },
-        figureTitle, error);
-  if (which == QLatin1String("all")) {
-    // The three side by side at their on-screen sizes, tops aligned.
-    const QSize m = map_->size(), s = scalp_->size(), c = chartView_->size();
-    const QSize total(m.width() + std::max(s.width(), c.width()),
-                      std::max(m.height(), s.height() + c.height()));
-    return exportView(
-        path, total,
-        [this, m, s, c](QPainter& p, const QRect& a) {
-          p.fillRect(a, Qt::white);
-          map_->render(p, QRect(a.topLeft(), m));
-          scalp_->render(p, QRect(a.topLeft() + QPoint(m.width(), 0), s));
-          chartView_->render(&p, QRectF(QRect(a.topLeft() + QPoint(m.width(), s.height()), c)),
-                             chartView_->rect());
-        },
-        figureTitle, error);
-  }
-  if (error) *error = tr("Unknown figure \"%1\": expected map, scalp, spectra or all").arg(which);
-  return false;
+  MatrixScalpChartViews views;
+  views.matrix = map_;
+  views.matrixName = QStringLiteral("map");
+  views.scalpSize = scalp_->size();
+  views.scalp = [this](QPainter& p, const QRect& a) { scalp_->render(p, a); };
+  views.scalpName = QStringLiteral("scalp");
+  views.chart = chartView_;
+  views.chartName = QStringLiteral("spectra");
+  return exportMatrixScalpChart(views, which, title_, path, error);
 }
 
 void ArResultsPane::chooseAndExport(const QString& which, const QString& what) {
-  const QString path = askFigurePath(this, what);
-  if (path.isEmpty()) return;
-  QString error;
-  if (!exportFigure(which, path, &error))
-    showError(this, tr("Export failed"), tr("Could not write %1.").arg(path), error);
+  chooseAndExportFigure(this, what, [this, which](const QString& path, QString* error) {
+    return exportFigure(which, path, error);
+  });
 }
 
 }  // namespace modescope

@@ -17,6 +17,7 @@
 #include <exception>
 
 #include "app/gui/channel_checklist.h"
+#include "app/gui/dialog_parts.h"
 #include "app/gui/range_backend_box.h"
 #include "engine/core/error.h"
 
@@ -202,12 +203,7 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   preset_ = combo(this, QStringLiteral("preset"),
                   tr("Named parameter sets reproducing the reference codes; choosing one fills "
                      "every field. Editing a field afterwards makes the set custom."));
-  preset_->addItem(tr("Custom"), QString());
-  for (const EmdPreset& p : presets_) {
-    preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.name));
-    preset_->setItemData(preset_->count() - 1, QString::fromStdString(p.description),
-                         Qt::ToolTipRole);
-  }
+  addPresetItems(preset_, presets_);
   presetNote_ = new QLabel(this);
   presetNote_->setObjectName(QStringLiteral("presetNote"));
   presetNote_->setWordWrap(true);
@@ -353,15 +349,10 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
     applyPreset(preset_->itemData(index).toString());
   });
 
-  error_ = new QLabel(this);
-  error_->setObjectName(QStringLiteral("validationMessage"));
-  error_->setWordWrap(true);
-  error_->setStyleSheet(QStringLiteral("color: #c01c1c"));
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-  run_ = buttons->button(QDialogButtonBox::Ok);
-  run_->setText(tr("Run"));
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  const RunFooter footer = makeRunFooter(this, QStringLiteral("validationMessage"), false);
+  error_ = footer.error;
+  run_ = footer.run;
+  QDialogButtonBox* buttons = footer.buttons;
 
   auto* top = new QFormLayout;
   top->addRow(tr("Method:"), method_);
@@ -462,19 +453,9 @@ void DecomposeDialog::onFieldChanged() {
   if (filling_) return;
   // The preset combo names the preset the fields equal, or Custom.
   const EmdParams p = params();
-  int match = 0;
-  for (std::size_t i = 0; i < presets_.size(); ++i) {
-    if (sameParams(p, presets_[i].params)) {
-      match = static_cast<int>(i) + 1;
-      break;
-    }
-  }
-  {
-    const QSignalBlocker block(preset_);
-    preset_->setCurrentIndex(match);
-  }
-  presetNote_->setText(match > 0 ? QString::fromStdString(presets_[match - 1].description)
-                                 : tr("Custom parameters"));
+  const int match = matchingPresetIndex(
+      presets_, [&p](const EmdPreset& preset) { return sameParams(p, preset.params); });
+  showPresetMatch(preset_, presetNote_, presets_, match, tr("Custom parameters"));
   updateEnabled();
   validate();
 }
@@ -555,9 +536,7 @@ void DecomposeDialog::validate() {
     }
   }
   problem_ = problem;
-  error_->setText(problem);
-  error_->setVisible(!problem.isEmpty());
-  run_->setEnabled(problem.isEmpty());
+  showValidation(error_, run_, problem);
 }
 
 DecomposeRequest DecomposeDialog::request() const {

@@ -16,6 +16,7 @@
 #include <exception>
 
 #include "app/gui/channel_checklist.h"
+#include "app/gui/dialog_parts.h"
 #include "app/gui/range_backend_box.h"
 
 namespace modescope {
@@ -23,13 +24,6 @@ namespace {
 
 // The seed's epoch (Martinez-Zarzuela et al. 2013: 1024 samples of MEG).
 constexpr double kDefaultEpochSamples = 1024.0;
-
-template <class W>
-W* named(W* w, const char* name, const QString& tip) {
-  w->setObjectName(QLatin1String(name));
-  w->setToolTip(tip);
-  return w;
-}
 
 double selectionRate(const Recording& rec, const std::vector<std::size_t>& channels) {
   return channels.empty() || channels.front() >= rec.channelCount()
@@ -132,16 +126,10 @@ EntropyDialog::EntropyDialog(std::shared_ptr<const Recording> recording,
       tr("Where the matrices run. Auto: the GPU when one is usable (float counting, epochs x "
          "pairs batched), else the CPU (double, all cores)."));
 
-  error_ = new QLabel(this);
-  error_->setObjectName(QStringLiteral("entropyValidationMessage"));
-  error_->setWordWrap(true);
-  error_->setStyleSheet(QStringLiteral("color: #c01c1c"));
-  error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-  run_ = buttons->button(QDialogButtonBox::Ok);
-  run_->setText(tr("Run"));
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  const RunFooter footer = makeRunFooter(this, QStringLiteral("entropyValidationMessage"), true);
+  error_ = footer.error;
+  run_ = footer.run;
+  QDialogButtonBox* buttons = footer.buttons;
 
   auto* left = new QVBoxLayout;
   left->addWidget(box);
@@ -262,9 +250,7 @@ void EntropyDialog::validate() {
     problem = QString::fromUtf8(e.what());
   }
   problem_ = problem;
-  error_->setText(problem);
-  error_->setVisible(!problem.isEmpty());
-  run_->setEnabled(problem.isEmpty());
+  showValidation(error_, run_, problem);
 }
 
 void EntropyDialog::accept() {

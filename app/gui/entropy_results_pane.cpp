@@ -27,6 +27,7 @@
 #include <limits>
 
 #include "app/gui/error_presenter.h"
+#include "app/gui/pane_figures.h"
 #include "app/gui/result_dock.h"
 #include "engine/core/text.h"
 #include "engine/entropy/entropy_csv.h"
@@ -572,40 +573,15 @@ void EntropyResultsPane::keyPressEvent(QKeyEvent* event) {
 
 bool EntropyResultsPane::exportFigure(const QString& which, const QString& path,
                                       QString* error) const {
-  // Qt Charts lays out on posted layout requests: without this an export right after a click
-  // would show the previous cell.
-  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-  const QString figureTitle = tr("%1: %2").arg(title_, which);
-  if (which == QLatin1String("matrix")) return map_->exportFigure(path, error);
-  if (which == QLatin1String("scalp"))
-    return exportView(
-        path, scalp_->size(), [this](QPainter& p, const QRect& a) { scalp_->render(p, a); },
-        figureTitle, error);
-  if (which == QLatin1String("signals"))
-    return exportView(
-        path, chartView_->size(),
-        [this](QPainter& p, const QRect& a) {
-          chartView_->render(&p, QRectF(a), chartView_->rect());
-        },
-        figureTitle, error);
-  if (which == QLatin1String("all")) {
-    const QSize m = map_->size(), s = scalp_->size(), c = chartView_->size();
-    const QSize total(m.width() + std::max(s.width(), c.width()),
-                      std::max(m.height(), s.height() + c.height()));
-    return exportView(
-        path, total,
-        [this, m, s, c](QPainter& p, const QRect& a) {
-          p.fillRect(a, Qt::white);
-          map_->render(p, QRect(a.topLeft(), m));
-          scalp_->render(p, QRect(a.topLeft() + QPoint(m.width(), 0), s));
-          chartView_->render(&p, QRectF(QRect(a.topLeft() + QPoint(m.width(), s.height()), c)),
-                             chartView_->rect());
-        },
-        figureTitle, error);
-  }
-  if (error)
-    *error = tr("Unknown figure \"%1\": expected matrix, scalp, signals or all").arg(which);
-  return false;
+  MatrixScalpChartViews views;
+  views.matrix = map_;
+  views.matrixName = QStringLiteral("matrix");
+  views.scalpSize = scalp_->size();
+  views.scalp = [this](QPainter& p, const QRect& a) { scalp_->render(p, a); };
+  views.scalpName = QStringLiteral("scalp");
+  views.chart = chartView_;
+  views.chartName = QStringLiteral("signals");
+  return exportMatrixScalpChart(views, which, title_, path, error);
 }
 
 bool EntropyResultsPane::exportHdf5(const QString& path, QString* error) const {
@@ -640,11 +616,9 @@ bool EntropyResultsPane::exportCsv(const QString& path, QString* error) const {
 }
 
 void EntropyResultsPane::chooseAndExport(const QString& which, const QString& what) {
-  const QString path = askFigurePath(this, what);
-  if (path.isEmpty()) return;
-  QString error;
-  if (!exportFigure(which, path, &error))
-    showError(this, tr("Export failed"), tr("Could not write %1.").arg(path), error);
+  chooseAndExportFigure(this, what, [this, which](const QString& path, QString* error) {
+    return exportFigure(which, path, error);
+  });
 }
 
 }  // namespace modescope

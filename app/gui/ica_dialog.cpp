@@ -21,6 +21,7 @@
 #include <exception>
 
 #include "app/gui/channel_checklist.h"
+#include "app/gui/dialog_parts.h"
 #include "app/gui/range_backend_box.h"
 #include "engine/core/error.h"
 #include "engine/ica/ica_rank.h"
@@ -68,12 +69,7 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
       tr("Named parameter sets: eeglab-runica is EEGLAB's pop_runica default call "
          "(runica 'extended', 1); mne-infomax is mne.preprocessing.infomax()'s defaults after "
          "PCA whitening. Choosing one fills every field; editing a field makes the set custom."));
-  preset_->addItem(tr("Custom"), QString());
-  for (const IcaPreset& p : icaPresets()) {
-    preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.name));
-    preset_->setItemData(preset_->count() - 1, QString::fromStdString(p.description),
-                         Qt::ToolTipRole);
-  }
+  addPresetItems(preset_, icaPresets());
   presetNote_ = new QLabel(this);
   presetNote_->setObjectName(QStringLiteral("icaPresetNote"));
   presetNote_->setWordWrap(true);
@@ -163,15 +159,10 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
          "precision, all cores). CUDA fails with the reason where this machine has no usable "
          "GPU, instead of silently falling back."));
 
-  error_ = new QLabel(this);
-  error_->setObjectName(QStringLiteral("icaValidationMessage"));
-  error_->setWordWrap(true);
-  error_->setStyleSheet(QStringLiteral("color: #c01c1c"));
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-  run_ = buttons->button(QDialogButtonBox::Ok);
-  run_->setText(tr("Run"));
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  const RunFooter footer = makeRunFooter(this, QStringLiteral("icaValidationMessage"), false);
+  error_ = footer.error;
+  run_ = footer.run;
+  QDialogButtonBox* buttons = footer.buttons;
 
   auto* left = new QVBoxLayout;
   left->addWidget(paramBox);
@@ -255,23 +246,15 @@ QString IcaDialog::currentPresetName() const { return preset_->currentData().toS
 void IcaDialog::onFieldChanged() {
   if (filling_) return;
   const IcaParams p = params();
-  int match = 0;
   const auto& presets = icaPresets();
-  for (std::size_t i = 0; i < presets.size(); ++i) {
-    // The hidden fields come from base_: a preset matches when base_ is that preset.
-    if (sameShownFields(p, presets[i].params) && base_.rules == presets[i].params.rules &&
-        base_.sphering == presets[i].params.sphering) {
-      match = static_cast<int>(i) + 1;
-      break;
-    }
-  }
-  {
-    const QSignalBlocker block(preset_);
-    preset_->setCurrentIndex(match);
-  }
-  presetNote_->setText(match > 0 ? QString::fromStdString(presets[match - 1].description)
-                                 : tr("Custom parameters (the rest as in %1)")
-                                       .arg(QString::fromLatin1(icaRulesName(base_.rules))));
+  // The hidden fields come from base_: a preset matches when base_ is that preset.
+  const int match = matchingPresetIndex(presets, [&](const IcaPreset& preset) {
+    return sameShownFields(p, preset.params) && base_.rules == preset.params.rules &&
+           base_.sphering == preset.params.sphering;
+  });
+  showPresetMatch(preset_, presetNote_, presets, match,
+                  tr("Custom parameters (the rest as in %1)")
+                      .arg(QString::fromLatin1(icaRulesName(base_.rules))));
   validate();
 }
 
@@ -363,9 +346,7 @@ void IcaDialog::validate() {
   }
   rankNote_->setText(note);
   problem_ = problem;
-  error_->setText(problem);
-  error_->setVisible(!problem.isEmpty());
-  run_->setEnabled(problem.isEmpty());
+  showValidation(error_, run_, problem);
 }
 
 IcaRequest IcaDialog::request() const {

@@ -26,6 +26,7 @@
 #include "app/core/ica_activation_recording.h"
 #include "app/core/ica_cleaning.h"
 #include "app/gui/error_presenter.h"
+#include "app/gui/pane_figures.h"
 #include "app/gui/ica_component_model.h"
 #include "app/gui/ica_overlay_view.h"
 #include "app/gui/result_dock.h"
@@ -516,11 +517,9 @@ bool IcaResultsPane::exportFigure(const QString& which, const QString& path, QSt
 }
 
 void IcaResultsPane::chooseAndExport(const QString& which, const QString& what) {
-  const QString path = askFigurePath(this, what);
-  if (path.isEmpty()) return;
-  QString error;
-  if (!exportFigure(which, path, &error))
-    showError(this, tr("Export failed"), tr("Could not write %1.").arg(path), error);
+  chooseAndExportFigure(this, what, [this, which](const QString& path, QString* error) {
+    return exportFigure(which, path, error);
+  });
 }
 
 }  // namespace modescope

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/hdf5_diagnostics.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -259,19 +261,6 @@ void writeEvents(H5::Group& root, const ArFile& f) {
   writeClass(g, "class_b", e.featuresB, e.sampleRate, unit);
 }
 
-void writeDiagnostics(H5::Group& root, const Diagnostics& diagnostics) {
-  H5::Group dg = root.createGroup("diagnostics");
-  std::vector<std::string> severity, code, message;
-  for (const Diagnostic& d : diagnostics) {
-    severity.push_back(severityName(d.severity));
-    code.push_back(d.code);
-    message.push_back(d.message);
-  }
-  h5::writeStrings(dg, "severity", severity);
-  h5::writeStrings(dg, "code", code);
-  h5::writeStrings(dg, "message", message);
-}
-
 void writeArContents(H5::Group& root, const ArFile& f, JobContext& ctx) {
   h5::setAttribute(root, kSchemaAttribute, kArSchema);
   h5::setAttribute(root, "modescope_version", softwareVersion());
@@ -282,7 +271,7 @@ void writeArContents(H5::Group& root, const ArFile& f, JobContext& ctx) {
   ctx.checkpoint();
   if (f.spatialFilter) writeSpatialFilter(root, f);
   if (f.events) writeEvents(root, f);
-  writeDiagnostics(root, f.diagnostics);
+  h5::writeDiagnostics(root, f.diagnostics);
   h5::writeProvenance(root, f.provenance);
   ctx.checkpoint();
 }
@@ -309,24 +298,28 @@ H5::DataSet floatDataset(const h5::Reader& r, const H5::Group& g, const std::str
   return ds;
 }
 
-std::vector<float> readFloats(const h5::Reader& r, const H5::Group& g, const std::string& name,
+// Dataset `name` (float class, of shape `expected`) read as T (float or double).
+template <typename T>
+std::vector<T> readFloatArray(const h5::Reader& r, const H5::Group& g, const std::string& name,
                               const std::vector<std::size_t>& expected) {
   H5::DataSet ds = floatDataset(r, g, name, expected);
   std::size_t n = 1;
   for (std::size_t v : expected) n *= v;
-  std::vector<float> out(n);
-  if (n > 0) ds.read(out.data(), H5::PredType::NATIVE_FLOAT);
+  std::vector<T> out(n);
+  if (n > 0)
+    ds.read(out.data(), std::is_same_v<T, float> ? H5::PredType::NATIVE_FLOAT
+                                                 : H5::PredType::NATIVE_DOUBLE);
   return out;
+}
+
+std::vector<float> readFloats(const h5::Reader& r, const H5::Group& g, const std::string& name,
+                              const std::vector<std::size_t>& expected) {
+  return readFloatArray<float>(r, g, name, expected);
 }
 
 std::vector<double> readDoublesNd(const h5::Reader& r, const H5::Group& g, const std::string& name,
                                   const std::vector<std::size_t>& expected) {
-  H5::DataSet ds = floatDataset(r, g, name, expected);
-  std::size_t n = 1;
-  for (std::size_t v : expected) n *= v;
-  std::vector<double> out(n);
-  if (n > 0) ds.read(out.data(), H5::PredType::NATIVE_DOUBLE);
-  return out;
+  return readFloatArray<double>(r, g, name, expected);
 }
 
 std::size_t count(const h5::Reader& r, const H5::H5Object& o, const std::string& name,
@@ -500,15 +493,7 @@ ArFile parseArFile(const h5::Reader& r, const H5::Group& root) {
   readSpectra(r, root, f);
   if (r.hasChild(root, "spatial_filter")) f.spatialFilter = readSpatialFilter(r, root, f);
   if (r.hasChild(root, "events")) f.events = readEvents(r, root, f);
-  H5::Group dg = r.group(root, "diagnostics");
-  const auto sev = r.strings(dg, "severity");
-  const auto n = static_cast<int64_t>(sev.size());
-  const auto code = r.strings(dg, "code", n);
-  const auto msg = r.strings(dg, "message", n);
-  for (std::size_t i = 0; i < sev.size(); ++i) {
-    f.diagnostics.push_back(
-        {sev[i] == "warning" ? Severity::Warning : Severity::Info, code[i], msg[i]});
-  }
+  f.diagnostics = h5::readDiagnostics(r, root, /*required=*/true);
   f.provenance = h5::readProvenance(r, root);
   return f;
 }

@@ -10,6 +10,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/hdf5_diagnostics.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -48,19 +49,6 @@ void writeDoubles(H5::Group& g, const std::string& name, const std::vector<hsize
 void writeInts(H5::Group& g, const std::string& name, const std::vector<hsize_t>& dims,
                const std::vector<int32_t>& v, const std::string& description) {
   writeArray(g, name, dims, v, H5::PredType::STD_I32LE, H5::PredType::NATIVE_INT32, description);
-}
-
-void writeDiagnostics(H5::Group& parent, const Diagnostics& diagnostics) {
-  H5::Group dg = parent.createGroup("diagnostics");
-  std::vector<std::string> severity, code, message;
-  for (const Diagnostic& d : diagnostics) {
-    severity.push_back(severityName(d.severity));
-    code.push_back(d.code);
-    message.push_back(d.message);
-  }
-  h5::writeStrings(dg, "severity", severity);
-  h5::writeStrings(dg, "code", code);
-  h5::writeStrings(dg, "message", message);
 }
 
 bool sameParams(const EntropyParams& a, const EntropyParams& b) {
@@ -163,7 +151,7 @@ void writeRecording(H5::Group& parent, const std::string& name, const EntropyFil
   writeInts(g, "constant_epochs", {e, c},
             std::vector<int32_t>(r.constantEpochs.begin(), r.constantEpochs.end()),
             "1 where the channel is constant (SD = 0) in that epoch");
-  writeDiagnostics(g, r.diagnostics);
+  h5::writeDiagnostics(g, r.diagnostics);
   h5::writeProvenance(g, rec.provenance);
 }
 
@@ -217,19 +205,6 @@ std::vector<T> readArray(const h5::Reader& r, const H5::Group& g, const std::str
   if (dims != expected) r.fail(path, found, want, kRewriteRemedy);
   std::vector<T> out(total);
   if (total > 0) ds.read(out.data(), memType);
-  return out;
-}
-
-Diagnostics readDiagnostics(const h5::Reader& r, const H5::Group& parent) {
-  Diagnostics out;
-  if (!r.hasChild(parent, "diagnostics")) return out;
-  H5::Group dg = r.group(parent, "diagnostics");
-  const auto sev = r.strings(dg, "severity");
-  const auto n = static_cast<int64_t>(sev.size());
-  const auto code = r.strings(dg, "code", n);
-  const auto msg = r.strings(dg, "message", n);
-  for (std::size_t i = 0; i < sev.size(); ++i)
-    out.push_back({sev[i] == "warning" ? Severity::Warning : Severity::Info, code[i], msg[i]});
   return out;
 }
 
@@ -297,7 +272,7 @@ EntropyFileRecording readRecording(const h5::Reader& r, const H5::Group& g,
   res.averageEpochs = readArray<int32_t>(r, g, "average_epochs", {uc, uc}, H5::PredType::NATIVE_INT32);
   for (int32_t v : readArray<int32_t>(r, g, "constant_epochs", {ue, uc}, H5::PredType::NATIVE_INT32))
     res.constantEpochs.push_back(v != 0 ? 1 : 0);
-  res.diagnostics = readDiagnostics(r, g);
+  res.diagnostics = h5::readDiagnostics(r, g);
   rec.provenance = h5::readProvenance(r, g);
   return rec;
 }

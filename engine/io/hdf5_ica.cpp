@@ -12,6 +12,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/hdf5_diagnostics.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -327,17 +328,7 @@ IcaFile parseIcaFile(const h5::Reader& r, const H5::Group& root) {
   readParameters(r, g, res);
   readHistory(r, g, res);
 
-  if (r.hasChild(root, "diagnostics")) {
-    H5::Group dg = r.group(root, "diagnostics");
-    const auto sev = r.strings(dg, "severity");
-    const auto n = static_cast<int64_t>(sev.size());
-    const auto code = r.strings(dg, "code", n);
-    const auto msg = r.strings(dg, "message", n);
-    for (std::size_t i = 0; i < sev.size(); ++i) {
-      res.diagnostics.push_back(
-          {sev[i] == "warning" ? Severity::Warning : Severity::Info, code[i], msg[i]});
-    }
-  }
+  res.diagnostics = h5::readDiagnostics(r, root);
   f.provenance = h5::readProvenance(r, root);
   return f;
 }
@@ -430,18 +421,7 @@ void writeIcaContents(H5::Group& root, const IcaFile& f, JobContext& ctx) {
     writeDoublesWithUnit(g, "variance_fraction", r.varianceFraction, "fraction of total power");
     writeParameters(g, r);
     writeHistory(g, r.history);
-    {
-      H5::Group dg = root.createGroup("diagnostics");
-      std::vector<std::string> severity, code, message;
-      for (const Diagnostic& d : r.diagnostics) {
-        severity.push_back(severityName(d.severity));
-        code.push_back(d.code);
-        message.push_back(d.message);
-      }
-      h5::writeStrings(dg, "severity", severity);
-      h5::writeStrings(dg, "code", code);
-      h5::writeStrings(dg, "message", message);
-    }
+    h5::writeDiagnostics(root, r.diagnostics);
     h5::writeProvenance(root, f.provenance);
     ctx.checkpoint();
   }

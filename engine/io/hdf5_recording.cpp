@@ -14,6 +14,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/hdf5_diagnostics.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -105,19 +106,6 @@ void writeAnnotations(H5::Group& parent, const std::vector<Annotation>& annotati
   h5::writeDoubles(g, "onset", onset);
   h5::writeDoubles(g, "duration", duration);
   h5::writeStrings(g, "text", text);
-}
-
-void writeDiagnostics(H5::Group& parent, const Diagnostics& diagnostics) {
-  H5::Group g = parent.createGroup("diagnostics");
-  std::vector<std::string> severity, code, message;
-  for (const Diagnostic& d : diagnostics) {
-    severity.push_back(severityName(d.severity));
-    code.push_back(d.code);
-    message.push_back(d.message);
-  }
-  h5::writeStrings(g, "severity", severity);
-  h5::writeStrings(g, "code", code);
-  h5::writeStrings(g, "message", message);
 }
 
 void writeSignals(H5::Group& parent, const Recording& rec, JobContext& ctx) {
@@ -300,17 +288,7 @@ ParsedRecording parseRecording(const h5::Reader& r, const H5::Group& g) {
     std::stable_sort(rec.annotations.begin(), rec.annotations.end(),
                      [](const Annotation& x, const Annotation& y) { return x.onset < y.onset; });
   }
-  if (r.hasChild(g, "diagnostics")) {
-    H5::Group d = r.group(g, "diagnostics");
-    const auto severity = r.strings(d, "severity");
-    const auto m = static_cast<int64_t>(severity.size());
-    const auto code = r.strings(d, "code", m);
-    const auto message = r.strings(d, "message", m);
-    for (std::size_t i = 0; i < severity.size(); ++i) {
-      rec.diagnostics.push_back(
-          {severity[i] == "warning" ? Severity::Warning : Severity::Info, code[i], message[i]});
-    }
-  }
+  for (Diagnostic& d : h5::readDiagnostics(r, g)) rec.diagnostics.push_back(std::move(d));
   return out;
 }
 
@@ -452,7 +430,7 @@ void writeRecordingGroup(const Recording& rec, H5::Group& group, const Provenanc
   writeInfo(group, rec);
   writeChannelTable(group, rec);
   writeAnnotations(group, rec.annotations);
-  writeDiagnostics(group, rec.diagnostics);
+  h5::writeDiagnostics(group, rec.diagnostics);
   h5::writeProvenance(group, provenance);
   writeSignals(group, rec, ctx);
 }

@@ -21,4 +21,13 @@ inline QString openDemoAndWait(MainWindow& w, int timeoutMs = 60000) {
   return failed.isEmpty() ? QString() : failed.at(0).at(1).toString();
 }
 
+// Shows `w` at 1500 x 980 (room for the result docks), waits until it is on screen and opens the
+// demo (openDemoAndWait). Returns "" once the demo is open, else why not.
+inline QString showWithDemo(MainWindow& w) {
+  w.resize(1500, 980);
+  w.show();
+  if (!QTest::qWaitForWindowExposed(&w)) return QStringLiteral("the window was not exposed");
+  return openDemoAndWait(w);
+}
+
 }  // namespace modescope::gui_test

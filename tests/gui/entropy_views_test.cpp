@@ -110,10 +110,7 @@ class EntropyViewsTest : public QObject {
   void initTestCase() {
     qputenv("MODESCOPE_CLI", MODESCOPE_CLI);
     window_ = std::make_unique<MainWindow>();
-    window_->resize(1500, 980);
-    window_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-    const QString problem = gui_test::openDemoAndWait(*window_);
+    const QString problem = gui_test::showWithDemo(*window_);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
   }
 

@@ -508,27 +508,15 @@ TEST_F(Hdf5ArTest, ForeignNewerAndWronglyShapedFilesAreRefusedNamingTheFile) {
   EXPECT_NE(msg.find("missing.h5"), std::string::npos) << msg;
 
   writeArFile(path("new.h5"), makeFile(), ctx);
-  {
-    h5::Lock lock(h5::hdf5Mutex());
-    H5::H5File f(path("new.h5"), H5F_ACC_RDWR);
-    H5::Group root = f.openGroup("/");
-    root.removeAttr("modescope_schema");
-    h5::setAttribute(root, "modescope_schema", "modescope-ar/2");
-  }
+  test_support::replaceAttribute(path("new.h5"), "/", "modescope_schema", "modescope-ar/2");
   EXPECT_TRUE(isArFile(path("new.h5")));
   msg = messageOf([&] { readArFile(path("new.h5")); });
   EXPECT_NE(msg.find("newer"), std::string::npos) << msg;
 
   // The spectra with one window too few: the reader names the dataset and both shapes.
   writeArFile(path("shape.h5"), makeFile(), ctx);
-  {
-    h5::Lock lock(h5::hdf5Mutex());
-    H5::H5File f(path("shape.h5"), H5F_ACC_RDWR);
-    H5::Group g = f.openGroup("/ar");
-    g.unlink("spectra");
-    const hsize_t dims[3] = {4, 4, 5};
-    g.createDataSet("spectra", H5::PredType::IEEE_F32LE, H5::DataSpace(3, dims));
-  }
+  test_support::replaceDataset(path("shape.h5"), "/ar", "spectra", H5::PredType::IEEE_F32LE,
+                               {4, 4, 5});
   msg = messageOf([&] { readArFile(path("shape.h5")); });
   EXPECT_NE(msg.find("shape.h5"), std::string::npos) << msg;
   EXPECT_NE(msg.find("/ar/spectra"), std::string::npos) << msg;
@@ -537,13 +525,7 @@ TEST_F(Hdf5ArTest, ForeignNewerAndWronglyShapedFilesAreRefusedNamingTheFile) {
 
   // An unknown enum name.
   writeArFile(path("enum.h5"), makeFile(), ctx);
-  {
-    h5::Lock lock(h5::hdf5Mutex());
-    H5::H5File f(path("enum.h5"), H5F_ACC_RDWR);
-    H5::Group g = f.openGroup("/ar");
-    g.removeAttr("detrend");
-    h5::setAttribute(g, "detrend", "quadratic");
-  }
+  test_support::replaceAttribute(path("enum.h5"), "/ar", "detrend", "quadratic");
   msg = messageOf([&] { readArFile(path("enum.h5")); });
   EXPECT_NE(msg.find("/ar/@detrend"), std::string::npos) << msg;
   EXPECT_NE(msg.find("quadratic"), std::string::npos) << msg;

@@ -1,9 +1,11 @@
-// Shared by the HDF5 result-file tests (tests/unit/hdf5_emd_test.cpp, hdf5_ica_test.cpp): a
-// fixture that gives each test its own temporary directory, the JSON writers that hand expected
-// values to the h5py checkers, and the message of the InvalidInputError a refused read throws.
+// Shared by the HDF5 result-file tests (tests/unit/hdf5_emd_test.cpp, hdf5_ica_test.cpp,
+// hdf5_ar_test.cpp, ...): a fixture that gives each test its own temporary directory, the JSON
+// writers that hand expected values to the h5py checkers, the message of the InvalidInputError a
+// refused read throws, and the edits that damage a written file.
 // Header-only; builds on shell_json_support.h.
 #pragma once
 
+#include <H5Cpp.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/provenance.h"
+#include "engine/io/hdf5_util.h"
 #include "tests/unit/shell_json_support.h"
 
 namespace modescope::test_support {
@@ -56,6 +59,30 @@ inline std::string messageOf(const std::function<void()>& f) {
     return e.what();
   }
   return "(no InvalidInputError)";
+}
+
+// Replaces attribute `name` of group `group` in `file` by `value` (a string or a number), as a
+// newer or damaged writer would have left it.
+template <typename V>
+void replaceAttribute(const std::string& file, const std::string& group, const std::string& name,
+                      const V& value) {
+  h5::Lock lock(h5::hdf5Mutex());
+  H5::H5File f(file, H5F_ACC_RDWR);
+  H5::Group g = f.openGroup(group);
+  g.removeAttr(name);
+  h5::setAttribute(g, name, value);
+}
+
+// Replaces dataset `name` of group `group` in `file` by an unwritten one of `type` and shape
+// `dims`: the right kind of data in the wrong shape.
+inline void replaceDataset(const std::string& file, const std::string& group,
+                           const std::string& name, const H5::PredType& type,
+                           const std::vector<hsize_t>& dims) {
+  h5::Lock lock(h5::hdf5Mutex());
+  H5::H5File f(file, H5F_ACC_RDWR);
+  H5::Group g = f.openGroup(group);
+  g.unlink(name);
+  g.createDataSet(name, type, H5::DataSpace(static_cast<int>(dims.size()), dims.data()));
 }
 
 // Each test gets a fresh directory under the system temp dir (named from `prefix`), removed

@@ -472,13 +472,7 @@ TEST_F(Hdf5IcaTest, DamagedAndNewerFilesAreRefusedNamingTheFile) {
   std::string msg = messageOf([&] { readIcaFile(path("cut.h5")); });
   EXPECT_NE(msg.find("cut.h5"), std::string::npos) << msg;
   // A newer schema version.
-  {
-    h5::Lock lock(h5::hdf5Mutex());
-    H5::H5File f(path("ica.h5"), H5F_ACC_RDWR);
-    H5::Group root = f.openGroup("/");
-    root.removeAttr("modescope_schema");
-    h5::setAttribute(root, "modescope_schema", "modescope-ica/2");
-  }
+  test_support::replaceAttribute(path("ica.h5"), "/", "modescope_schema", "modescope-ica/2");
   EXPECT_TRUE(isIcaFile(path("ica.h5")));
   msg = messageOf([&] { readIcaFile(path("ica.h5")); });
   EXPECT_NE(msg.find("ica.h5"), std::string::npos) << msg;
@@ -488,15 +482,9 @@ TEST_F(Hdf5IcaTest, DamagedAndNewerFilesAreRefusedNamingTheFile) {
 TEST_F(Hdf5IcaTest, MatricesOfTheWrongShapeAreRefused) {
   JobContext ctx;
   writeIcaFile(path("ica.h5"), makeFile(), ctx);
-  {
-    // mixing replaced by its transpose's shape (components x channels).
-    h5::Lock lock(h5::hdf5Mutex());
-    H5::H5File f(path("ica.h5"), H5F_ACC_RDWR);
-    H5::Group g = f.openGroup("/ica");
-    g.unlink("mixing");
-    const hsize_t dims[2] = {kComponents, kChannels};
-    g.createDataSet("mixing", H5::PredType::IEEE_F64LE, H5::DataSpace(2, dims));
-  }
+  // mixing replaced by its transpose's shape (components x channels).
+  test_support::replaceDataset(path("ica.h5"), "/ica", "mixing", H5::PredType::IEEE_F64LE,
+                               {kComponents, kChannels});
   std::string msg = messageOf([&] { readIcaFile(path("ica.h5")); });
   EXPECT_NE(msg.find("ica.h5"), std::string::npos) << msg;
   EXPECT_NE(msg.find("/ica/mixing"), std::string::npos) << msg;
@@ -505,13 +493,7 @@ TEST_F(Hdf5IcaTest, MatricesOfTheWrongShapeAreRefused) {
 
   // components disagreeing with the stored matrices: sphere is read as 2 x 4 and found 3 x 4.
   writeIcaFile(path("k.h5"), makeFile(), ctx);
-  {
-    h5::Lock lock(h5::hdf5Mutex());
-    H5::H5File f(path("k.h5"), H5F_ACC_RDWR);
-    H5::Group g = f.openGroup("/ica");
-    g.removeAttr("components");
-    h5::setAttribute(g, "components", int64_t{2});
-  }
+  test_support::replaceAttribute(path("k.h5"), "/ica", "components", int64_t{2});
   msg = messageOf([&] { readIcaFile(path("k.h5")); });
   EXPECT_NE(msg.find("/ica/"), std::string::npos) << msg;
   EXPECT_NE(msg.find("3 x 4"), std::string::npos) << msg;
