@@ -202,7 +202,7 @@ template <bool kColumns>
 __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Window& first,
                                       const Window& longer, bool active, double xe, double xeLast,
                                       float yLastKey, const double* yExact, double rd,
-                                      const ColumnCounts* cols) {
+                                      const ColumnCounts* cols, const float* lastOf) {
   TemplateCounts out;
   const Runs runs(ys, t, first, active);
   auto longerMatch = [&](const SortedTemplate& c) {
@@ -230,16 +230,29 @@ __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Win
   const int warpLo = __reduce_min_sync(kAll, runs.sLo), warpHi = __reduce_max_sync(kAll, runs.sHi);
   const unsigned runLength = static_cast<unsigned>(runs.sHi - runs.sLo);
   int cm1 = 0;
-#pragma unroll 4
-  for (int k = warpLo; k < warpHi; ++k) {
-    const SortedTemplate c = ys[k];  // the same k in every lane: a broadcast
+  // One candidate k with (m+1)-th value `last`; its index is read only when needed.
+  auto candidate = [&](int k, float last) {
     const bool in = static_cast<unsigned>(k - runs.sLo) < runLength;
-    bool l = in && longer.sure(c.last);
-    if (in && !l && longer.edge(c.last)) l = fabs(xeLast - yExact[c.index + 1]) <= rd;
+    bool l = in && longer.sure(last);
+    if (in && !l && longer.edge(last)) l = fabs(xeLast - yExact[ys[k].index + 1]) <= rd;
     if constexpr (kColumns) {
-      if (l) atomicAdd(cols->m1 + c.index, 1);
+      if (l) atomicAdd(cols->m1 + ys[k].index, 1);
     }
     cm1 += l;
+  };
+  if (lastOf != nullptr) {
+    // The (m+1)-th values alone, four per broadcast load (the array is padded with NaN to a
+    // multiple of 4; positions outside every lane's run fail the range test).
+    for (int k = warpLo & ~3; k < warpHi; k += 4) {
+      const float4 q = *reinterpret_cast<const float4*>(lastOf + k);
+      candidate(k, q.x);
+      candidate(k + 1, q.y);
+      candidate(k + 2, q.z);
+      candidate(k + 3, q.w);
+    }
+  } else {
+#pragma unroll 4
+    for (int k = warpLo; k < warpHi; ++k) candidate(k, ys[k].last);  // a broadcast
   }
   // Template T - 1 (no (m+1)-th value) is in the run exactly when its first value is in the
   // sure window: the run holds the sorted keys in [sureLo, sureHi].
@@ -283,19 +296,21 @@ struct SeriesView {
   const float* x;
   const double* exact;
   const SortedTemplate* sorted;
+  const float* last = nullptr;  // sorted templates' (m+1)-th values, padded (shared memory only)
 };
 
 __device__ SeriesView seriesView(const EntropyCountBatch& b, int e, int c) {
   const std::size_t seg = static_cast<std::size_t>(e) * b.channels + c;
   const int t = b.n - b.m + 1;
-  return {b.series + seg * b.n, b.exact + seg * b.n, b.sorted + seg * static_cast<std::size_t>(t)};
+  return {b.series + seg * b.n, b.exact + seg * b.n, b.sorted + seg * static_cast<std::size_t>(t),
+          nullptr};
 }
 
 // Copies a series' samples and sorted templates to shared memory (callers put barriers around).
 __device__ SeriesView toShared(const SeriesView& g, int n, int t, float* xs, SortedTemplate* ss) {
   for (int k = threadIdx.x; k < n; k += blockDim.x) xs[k] = g.x[k];
   for (int k = threadIdx.x; k < t; k += blockDim.x) ss[k] = g.sorted[k];
-  return {xs, g.exact, ss};
+  return {xs, g.exact, ss, nullptr};
 }
 
 // One direction of one pair, (v||u): templates of u (sorted, 32 per warp so the lanes' windows
@@ -317,9 +332,9 @@ __device__ Partial countDirection(const EntropyCountBatch& b, const SeriesView& 
     if constexpr (kSingle) {
       const double xe = u.exact[i], xeLast = hasLonger ? u.exact[i + 1] : 0.0;
       n3 = cols ? countSingle<true>(v.sorted, t, first, longer, active, xe, xeLast, v.x[t - 1],
-                                    v.exact, b.rExact, cols)
+                                    v.exact, b.rExact, cols, v.last)
                 : countSingle<false>(v.sorted, t, first, longer, active, xe, xeLast, v.x[t - 1],
-                                     v.exact, b.rExact, cols);
+                                     v.exact, b.rExact, cols, v.last);
     } else {
       n3 = countGeneral(u.sorted, v.sorted, u.x, v.x, u.exact, v.exact, t, m, b.r, b.rExact, g, i,
                         first, longer);
@@ -369,6 +384,8 @@ __global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch
       smem + ((2 * static_cast<std::size_t>(n) * sizeof(float) + 15) / 16) * 16);
   SortedTemplate* ysShared = xsShared + t;
   const ColumnCounts columns{reinterpret_cast<int*>(ysShared + t)};
+  const int tPadded = (t + 3) & ~3;
+  float* lastShared = reinterpret_cast<float*>(columns.m1 + tPadded);
 
   const int uCount = symmetric ? (row == channels - 1 - row ? 1 : 2) : 1;
   for (int a = 0; a < uCount; ++a) {
@@ -385,6 +402,11 @@ __global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch
       if (shared) {
         __syncthreads();  // the previous target's data are no longer read
         sv = toShared(sv, n, t, yShared, ysShared);
+        if (kSingle) {
+          for (int k = threadIdx.x; k < tPadded; k += blockDim.x)
+            lastShared[k] = k < t ? sv.sorted[k].last : __int_as_float(0x7fc00000);
+          sv.last = lastShared;
+        }
         __syncthreads();
       }
       const ColumnCounts* cols = symmetric && v != u && !b.sampleEntropy ? &columns : nullptr;
@@ -440,7 +462,7 @@ SortLayout sortLayout(int epochs, int channels, int n, int m) {
 std::size_t entropySharedBytes(int n) {
   return ((2 * static_cast<std::size_t>(n) * sizeof(float) + 15) / 16) * 16 +
          2 * static_cast<std::size_t>(n) * sizeof(SortedTemplate) +
-         static_cast<std::size_t>(n) * sizeof(int);
+         static_cast<std::size_t>((n + 3) & ~3) * (sizeof(int) + sizeof(float));
 }
 
 std::size_t entropySortScratchBytes(int epochs, int channels, int n, int m) {
