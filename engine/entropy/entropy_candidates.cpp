@@ -42,15 +42,7 @@ EntropyPairCounts countEntropyMatchesSorted(const double* x, const double* y,
     for (const double* k = first; k != keys + t && *k <= xi + r + slack; ++k) {
       const int64_t j = idx[k - keys];
       if (j >= rangeM) continue;
-      bool match = true;
-      for (int q = 0; q < m; ++q)
-        if (std::fabs(x[i + q] - y[j + q]) > r) {
-          match = false;
-          break;
-        }
-      if (!match) continue;
-      ++cm;
-      if (hasLonger && j < t1 && std::fabs(x[i + m] - y[j + m]) <= r) ++cm1;
+      countTemplatePair(x + i, y + j, m, r, hasLonger && j < t1, cm, cm1);
     }
     addTemplateCounts(out, cm, cm1, apen, hasLonger);
   }

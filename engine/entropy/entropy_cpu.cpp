@@ -187,16 +187,7 @@ EntropyPairCounts countEntropyMatches(const double* x, const double* y, int64_t 
     int64_t cm = 0, cm1 = 0;
     const bool hasLonger = i < t1;
     for (int64_t j = 0; j < rangeM; ++j) {
-      bool match = true;
-      for (int k = 0; k < m; ++k)
-        if (std::fabs(x[i + k] - y[j + k]) > r) {
-          match = false;
-          break;
-        }
-      if (!match) continue;
-      ++cm;
-      // The merged loop: d_{m+1} = max(d_m, one more component), so only that one is new.
-      if (hasLonger && j < t1 && std::fabs(x[i + m] - y[j + m]) <= r) ++cm1;
+      countTemplatePair(x + i, y + j, m, r, hasLonger && j < t1, cm, cm1);
     }
     addTemplateCounts(out, cm, cm1, apen, hasLonger);
   }

@@ -36,6 +36,7 @@
 // a stop request.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -77,6 +78,17 @@ double zscoreSeries(const float* x, int64_t n, SdConvention sd, double* out);
 // (entropy_candidates.h), which gives exactly these counts with ~8x fewer comparisons.
 EntropyPairCounts countEntropyMatches(const double* x, const double* y, int64_t n, int m, double r,
                                       EntropyMeasure measure);
+
+// One template pair of both counting methods: xi = x + i, yj = y + j. When max_{k<m}
+// |xi[k] - yj[k]| <= r it adds 1 to cm and, when both have an (m+1)-th value (`longer`) and it
+// matches too, 1 to cm1 (the merged loop: d_{m+1} = max(d_m, one more component)).
+inline void countTemplatePair(const double* xi, const double* yj, int m, double r, bool longer,
+                              int64_t& cm, int64_t& cm1) {
+  for (int k = 0; k < m; ++k)
+    if (std::fabs(xi[k] - yj[k]) > r) return;
+  ++cm;
+  if (longer && std::fabs(xi[m] - yj[m]) <= r) ++cm1;
+}
 
 // Adds one template's counts (cm = N_i^m over the measure's j range, cm1 = N_i^{m+1}) to `out`;
 // hasLonger: i < T - 1. Every counting method (brute force, sorted windows) ends with this.

@@ -1,5 +1,6 @@
 // Entropy-matrix results in HDF5, schema "modescope-entropy/1" (docs/entropy.md, "File schema").
 #include "engine/io/hdf5_entropy.h"
+#include "engine/io/hdf5_ica.h"
 
 #include <H5Cpp.h>
 
@@ -318,14 +319,10 @@ EntropyFile parseEntropyFile(const h5::Reader& r, const H5::Group& root) {
 
 std::vector<EntropyFileChannel> entropyFileChannels(const Recording& rec,
                                                     const std::vector<std::size_t>& channels) {
+  // The ICA file's channel table, without the positions this schema does not store.
   std::vector<EntropyFileChannel> out;
-  for (std::size_t ch : channels) {
-    if (ch >= rec.channelCount())
-      throw InvalidParameterError("channels", "index " + std::to_string(ch + 1),
-                                  "1.." + std::to_string(rec.channelCount()));
-    const ChannelInfo& c = rec.channels[ch];
-    out.push_back({ch, c.name, c.label, channelTypeName(c.type), c.unit});
-  }
+  for (const IcaFileChannel& c : icaFileChannels(rec, channels))
+    out.push_back({c.recordingIndex, c.name, c.label, c.type, c.unit});
   return out;
 }
 
