@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/compute/backend.h"
 
@@ -43,6 +44,11 @@ struct CudaTestHooks {
   int icaSlabRows = 0;  // rows of W per CTA of the Infomax cluster (0 = the planner's choice)
 };
 void setCudaTestHooks(const CudaTestHooks& hooks);
+
+// The double z-scores the CUDA backend's entropy matrices count on (E x C x N, EntropyPlan's
+// layout), computed on the device: they must equal planEntropy(block, params).zscored bit for
+// bit (tests/gpu/entropy_parity_test.cpp). Throws what planEntropy throws, DeviceError.
+std::vector<double> cudaEntropyZScores(const SignalBlock& block, const EntropyParams& params);
 
 // ---- Link measurement for the benchmark's floor (tests/bench/preprocess_bench) ----------------
 

@@ -67,18 +67,28 @@ __device__ bool withinR(float a, float b, float r, const double* ea, const doubl
 // Float acceptance windows around a template value a for |a - b| <= r: b in [sureLo, sureHi]
 // matches whatever the rounding, b outside [edgeLo, edgeHi] cannot; between, the double values
 // decide (withinR). The band bounds the rounding of |a - b| for |b| <= |a| + r + slack.
+// The same window as distances from a: |b - a| <= sureR matches whatever the rounding, > edgeR
+// cannot (the float subtraction's own rounding is far inside the band).
 struct Window {
   float sureLo, sureHi, edgeLo, edgeHi;
+  float center, sureR, edgeR;
   __device__ Window(float a, float r, bool empty) {
     const float band = 1e-6f * (1.0f + 2.0f * fabsf(a) + r);
     sureLo = a - r + band;
     sureHi = a + r - band;
     edgeLo = a - r - band;
     edgeHi = a + r + band;
-    if (empty) sureLo = edgeLo = __int_as_float(0x7f800000);  // +inf: nothing is inside
+    center = a;
+    sureR = r - band;
+    edgeR = r + band;
+    if (empty) {
+      sureLo = edgeLo = __int_as_float(0x7f800000);  // +inf: nothing is inside
+      sureR = edgeR = -1.0f;
+    }
   }
   __device__ bool sure(float b) const { return b >= sureLo && b <= sureHi; }
   __device__ bool edge(float b) const { return b >= edgeLo && b <= edgeHi; }
+  __device__ float distance(float b) const { return fabsf(b - center); }
 };
 
 // First position in s[0..t) whose key is > value.
@@ -192,11 +202,42 @@ struct Runs {
 // (plus the rare candidates in the rounding band at its ends, decided in double one by one), and
 // the warp scans the union of its lanes' runs only for the (m+1)-th value, which each candidate
 // carries (SortedTemplate::last; NaN for template T - 1, which then never matches). When `cols`
-// is not null, every (m+1)-match (i, j) also counts for target template j in cols->m1: the
-// (m+1)-match matrix of (u||v) is the transpose of (v||u)'s.
+// is not null, every (m+1)-match (i, j) also counts for target template j in cols->m1, indexed
+// by j's position in the target's sorted list: the (m+1)-match matrix of (u||v) is the
+// transpose of (v||u)'s.
 struct ColumnCounts {
   int* m1;
 };
+
+// Adds the votes of a warp (`hits`, one bit per lane) to the shared counter at `address` (a
+// shared-memory address), from the leader lane only: a predicated reduction, with neither a
+// branch nor a generic-address atomic in the hot loop.
+__device__ __forceinline__ void addVotes(unsigned address, unsigned hits, bool leader) {
+  const unsigned count = leader ? static_cast<unsigned>(__popc(hits)) : 0u;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p red.shared.add.u32 [%0], %1;\n\t}" ::"r"(address),
+      "r"(count));
+}
+
+// The candidates of the run [lo, hi) whose (m+1)-th value lies in the rounding band of the
+// window (neither surely within r nor surely beyond): the double values decide, as on the CPU.
+// Returns the (m+1)-matches among them and adds each to its column. Rarely called; noinline so
+// that it stays a branch rather than predicated code in the hot loop.
+template <bool kColumns>
+__device__ __noinline__ int bandMatches(const SortedTemplate* ys, int lo, int hi, const Window& longer,
+                                        double xeLast, const double* yExact, double rd,
+                                        const ColumnCounts* cols) {
+  int matches = 0;
+  for (int k = lo; k < hi; ++k) {
+    const SortedTemplate c = ys[k];
+    const float d = longer.distance(c.last);
+    if (!(d > longer.sureR && d <= longer.edgeR)) continue;
+    if (!(fabs(xeLast - yExact[c.index + 1]) <= rd)) continue;
+    ++matches;
+    if constexpr (kColumns) atomicAdd(cols->m1 + k, 1);
+  }
+  return matches;
+}
 
 template <bool kColumns>
 __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Window& first,
@@ -219,26 +260,34 @@ __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Win
     ++out.cmShort;
     if (longerMatch(c)) {
       ++out.cm1;
-      if constexpr (kColumns) atomicAdd(cols->m1 + c.index, 1);
+      if constexpr (kColumns) atomicAdd(cols->m1 + k, 1);
     }
   };
   for (int k = runs.eLo; k < runs.sLo; ++k) edgeCandidate(k);
   for (int k = runs.sHi; k < runs.eHi; ++k) edgeCandidate(k);
-  // The sure run: every candidate is an m-match; the warp scans the union of the runs.
-  // The loop body is the kernel's hot spot: one broadcast load, one unsigned range test, two
-  // float compares, and a branch that is taken about once in ten million candidates.
+  // The sure run: every candidate is an m-match; the warp scans the union of the runs for the
+  // (m+1)-th value. The loop body is the kernel's hot spot, kept free of the double-precision
+  // path: a range test, one distance, two compares (surely within r; within r or in the rounding
+  // band). When a lane saw a candidate in the band (about once in ten million candidates, so
+  // about once in ten thousand scans), bandMatches rescans its run and lets the double values
+  // decide those. A test that the compiler would turn into predicated instructions costs every
+  // candidate their issue slots, the rare path included: that path is a separate loop instead.
+  // The column count of a candidate is the warp's vote on it, added by one lane: one shared
+  // atomic per candidate and warp, not one per matching lane all on the same address.
   const int warpLo = __reduce_min_sync(kAll, runs.sLo), warpHi = __reduce_max_sync(kAll, runs.sHi);
-  const unsigned runLength = static_cast<unsigned>(runs.sHi - runs.sLo);
+  const float sureR = longer.sureR, edgeR = longer.edgeR;
   int cm1 = 0;
-  // One candidate k with (m+1)-th value `last`; its index is read only when needed.
+  bool bandSeen = false;
+  const bool leader = (threadIdx.x & 31) == 0;
+  const unsigned columnBase =
+      kColumns ? static_cast<unsigned>(__cvta_generic_to_shared(cols->m1)) : 0u;
   auto candidate = [&](int k, float last) {
-    const bool in = static_cast<unsigned>(k - runs.sLo) < runLength;
-    bool l = in && longer.sure(last);
-    if (in && !l && longer.edge(last)) l = fabs(xeLast - yExact[ys[k].index + 1]) <= rd;
-    if constexpr (kColumns) {
-      if (l) atomicAdd(cols->m1 + ys[k].index, 1);
-    }
-    cm1 += l;
+    const bool in = k >= runs.sLo && k < runs.sHi;
+    const float d = longer.distance(last);  // NaN for template T - 1: never within
+    const bool sure = in && d <= sureR;
+    cm1 += sure;
+    bandSeen |= in && d > sureR && d <= edgeR;
+    if constexpr (kColumns) addVotes(columnBase + 4u * static_cast<unsigned>(k), __ballot_sync(kAll, sure), leader);
   };
   if (lastOf != nullptr) {
     // The (m+1)-th values alone, four per broadcast load (the array is padded with NaN to a
@@ -254,6 +303,8 @@ __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Win
 #pragma unroll 4
     for (int k = warpLo; k < warpHi; ++k) candidate(k, ys[k].last);  // a broadcast
   }
+  if (bandSeen)
+    cm1 += bandMatches<kColumns>(ys, runs.sLo, runs.sHi, longer, xeLast, yExact, rd, cols);
   // Template T - 1 (no (m+1)-th value) is in the run exactly when its first value is in the
   // sure window: the run holds the sorted keys in [sureLo, sureHi].
   const int lastIn = first.sure(yLastKey) ? 1 : 0;
@@ -345,21 +396,24 @@ __device__ Partial countDirection(const EntropyCountBatch& b, const SeriesView& 
 }
 
 // The transposed direction (u||v) of a pair whose (v||u) scan filled `cols` (m = 1, ApEn):
-// template j of v m-matches the templates of u in the run of u's sorted list inside its window
-// (two binary searches), and its (m+1)-matches are cols.m1[j]. Resets the column for the next pair.
+// template j of v (at position k of v's sorted list) m-matches the templates of u in the run of
+// u's sorted list inside its window (two binary searches), and its (m+1)-matches are cols.m1[k].
+// Resets the column for the next pair.
 __device__ Partial countTransposed(const EntropyCountBatch& b, const SeriesView& u, const SeriesView& v,
                                    const ColumnCounts& cols) {
   const int t = b.n - b.m + 1;
   Partial p{0.0, 0.0, 0, 0, 0, 0, 0};
-  for (int j = threadIdx.x; j < t; j += blockDim.x) {
+  for (int k0 = threadIdx.x; k0 < t; k0 += blockDim.x) {
+    const SortedTemplate mine = v.sorted[k0];
+    const int j = mine.index;
     const double ye = v.exact[j];
-    const Runs runs(u.sorted, t, Window(v.x[j], b.r, false), true);
+    const Runs runs(u.sorted, t, Window(mine.key, b.r, false), true);
     TemplateCounts n3;
     n3.cm = runs.sHi - runs.sLo;
     for (int k = runs.eLo; k < runs.sLo; ++k) n3.cm += fabs(ye - u.exact[u.sorted[k].index]) <= b.rExact;
     for (int k = runs.sHi; k < runs.eHi; ++k) n3.cm += fabs(ye - u.exact[u.sorted[k].index]) <= b.rExact;
-    n3.cm1 = cols.m1[j];
-    cols.m1[j] = 0;
+    n3.cm1 = cols.m1[k0];
+    cols.m1[k0] = 0;
     addTemplate(p, n3, false, j < t - 1);
   }
   return p;

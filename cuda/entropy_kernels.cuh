@@ -27,6 +27,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/entropy/entropy_params.h"
+
 namespace modescope::cuda {
 
 // One sorted first value of a template: key = y[index], last = y[index + m] (its (m+1)-th value;
@@ -87,5 +89,18 @@ bool entropySymmetric(int n, int m);
 
 // One block per (epoch, row) of the batch's rows [firstU, firstU + countU).
 void launchCountMatches(const EntropyCountBatch& batch, cudaStream_t stream);
+
+// Step 1's z-scores on the device (entropy_series_kernels.cu), bit for bit zscoreSeries's:
+// `raw` holds the selection's rows in matrix order, row c = E * N samples at [c * E * N]
+// (epoch e at [(c * E + e) * N]); `constant` (E x C, from planEntropy) marks the series stored
+// as zeros. Writes the E x C x N double z-scores and their float roundings.
+void launchZScores(const float* raw, const std::uint8_t* constant, int epochs, int channels, int n,
+                   SdConvention sd, double* exact, float* series, cudaStream_t stream);
+
+// Step 3's values on the device: values[k] from counts[k] (E x C x C) by entropy_values.h, NaN
+// where either channel is constant in that epoch (as assembleEntropyResult leaves them).
+void launchEntropyValues(const DevicePairCounts* counts, const std::uint8_t* constant, int epochs,
+                         int channels, int n, int m, EntropyMeasure measure, ApEnBias bias,
+                         double* values, cudaStream_t stream);
 
 }  // namespace modescope::cuda

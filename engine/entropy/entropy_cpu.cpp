@@ -1,6 +1,7 @@
 // Entropy matrices on the CPU and the host steps all backends share (entropy_cpu.h).
 #include "engine/entropy/entropy_cpu.h"
 #include "engine/entropy/entropy_candidates.h"
+#include "engine/entropy/entropy_values.h"
 
 #include <algorithm>
 #include <cmath>
@@ -70,11 +71,16 @@ std::string epochList(const std::vector<std::size_t>& epochs) {
 
 }  // namespace
 
-double zscoreSeries(const float* x, int64_t n, SdConvention sd, double* out) {
+bool entropySeriesConstant(const float* x, int64_t n, SdConvention sd) {
   // An exactly constant series must give SD 0: summing n equal doubles can round, which would
   // leave a ~1e-17 "SD" and z-scores of pure rounding noise.
   const int64_t divisor = sd == SdConvention::Sample ? n - 1 : n;
-  if (n <= 0 || divisor <= 0 || allEqual(x, n)) {
+  return n <= 0 || divisor <= 0 || allEqual(x, n);
+}
+
+double zscoreSeries(const float* x, int64_t n, SdConvention sd, double* out) {
+  const int64_t divisor = sd == SdConvention::Sample ? n - 1 : n;
+  if (entropySeriesConstant(x, n, sd)) {
     for (int64_t k = 0; k < n; ++k) out[k] = 0.0;
     return 0.0;
   }
@@ -88,7 +94,8 @@ double zscoreSeries(const float* x, int64_t n, SdConvention sd, double* out) {
   return s;
 }
 
-EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params) {
+EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params,
+                        EntropyZScores zscores) {
   validateEntropyParams(params);
   EntropyPlan plan;
   plan.params = params;
@@ -129,7 +136,8 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params) {
                       " samples and were not used");
 
   const std::size_t un = static_cast<std::size_t>(n);
-  plan.zscored.assign(e * c * un, 0.0);
+  const bool onHost = zscores == EntropyZScores::Host;
+  if (onHost) plan.zscored.resize(e * c * un);  // every element written below, by its channel's worker
   plan.constant.assign(e * c, 0);
   // Channels in parallel (a 148-channel, 50,000-sample block is 7 million z-scores), then the
   // errors and diagnostics in channel order, so the message names the first bad channel.
@@ -145,9 +153,11 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params) {
                       return;
                     }
                   for (std::size_t ei = 0; ei < e; ++ei) {
-                    double* out = plan.zscored.data() + (ei * c + ci) * un;
-                    if (zscoreSeries(x + ei * un, n, params.sd, out) == 0.0)
-                      plan.constant[ei * c + ci] = 1;
+                    const bool flat =
+                        onHost ? zscoreSeries(x + ei * un, n, params.sd,
+                                              plan.zscored.data() + (ei * c + ci) * un) == 0.0
+                               : entropySeriesConstant(x + ei * un, n, params.sd);
+                    if (flat) plan.constant[ei * c + ci] = 1;
                   }
                 };
               });
@@ -211,38 +221,12 @@ void addTemplateCounts(EntropyPairCounts& out, int64_t cm, int64_t cm1, bool ape
     ++out.noMatchM1Only;
 }
 
-namespace {
-
-// T = N - m + 1 and T - 1 with their logs, computed once per matrix instead of per entry.
-struct TemplateCounts {
-  double t, t1, logT, logT1;
-  TemplateCounts(int64_t n, int m)
-      : t(static_cast<double>(n - m + 1)), t1(t - 1.0), logT(std::log(t)), logT1(std::log(t1)) {}
-};
-
-double apEn(const EntropyPairCounts& c, const TemplateCounts& k, ApEnBias bias) {
-  // ln C_i^m = ln N_i^m - ln T where N_i^m > 0; both corrections set C_i^m = 1 (ln 0) otherwise.
-  const double phiM = (c.sumLogM - (k.t - c.noMatchM) * k.logT) / k.t;
-  const double positive = k.t1 - c.noMatchBoth - c.noMatchM1Only;
-  double sum1 = c.sumLogM1 - positive * k.logT1;
-  if (bias == ApEnBias::Zero)
-    sum1 -= c.noMatchM1Only * k.logT1;  // C = 1/(N-m); both-zero templates contribute 0
-  else
-    sum1 -= (c.noMatchBoth + c.noMatchM1Only) * k.logT;  // C = 1/(N-m+1)
-  return phiM - sum1 / k.t1;
-}
-
-}  // namespace
-
 double apEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, ApEnBias bias) {
-  return apEn(c, TemplateCounts(n, m), bias);
+  return apEnValue(c, EntropyTemplateCounts(n, m), bias);
 }
 
 double sampEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, bool diagonal) {
-  const int64_t self = diagonal ? n - m : 0;
-  const int64_t a = c.matchesM1 - self, b = c.matchesM - self;
-  if (a <= 0 || b <= 0) return std::numeric_limits<double>::quiet_NaN();
-  return std::log(static_cast<double>(b)) - std::log(static_cast<double>(a));
+  return sampEnValue(c, n, m, diagonal);
 }
 
 double entropyFromCounts(const EntropyPairCounts& c, int64_t n, const EntropyParams& params,
@@ -258,6 +242,35 @@ EntropyMatrixResult assembleEntropyResult(const EntropyPlan& plan, const SignalB
   if (counts.size() != e * c * c)
     throw InvalidParameterError("counts", std::to_string(counts.size()) + " entries",
                                 std::to_string(e * c * c) + " (epochs x channels^2)");
+  std::vector<double> values(e * c * c, std::numeric_limits<double>::quiet_NaN());
+  const EntropyTemplateCounts templates(plan.epochSamples, plan.params.m);
+  const bool sampEn = plan.params.measure == EntropyMeasure::SampleEntropy;
+  // Template rows in parallel (a 148-channel, 49-epoch result has a million entries).
+  JobContext quiet;
+  parallelFor(c, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), quiet,
+              "entropy values", [&]() -> std::function<void(std::size_t)> {
+                return [&](std::size_t u) {
+                  for (std::size_t ei = 0; ei < e; ++ei)
+                    for (std::size_t v = 0; v < c; ++v) {
+                      const std::size_t at = (ei * c + u) * c + v;
+                      if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) continue;
+                      values[at] = sampEn ? sampEnValue(counts[at], plan.epochSamples,
+                                                        plan.params.m, u == v)
+                                          : apEnValue(counts[at], templates, plan.params.bias);
+                    }
+                };
+              });
+  if (!plan.params.keepCounts) counts.clear();
+  return finishEntropyResult(plan, block, std::move(values), std::move(counts));
+}
+
+EntropyMatrixResult finishEntropyResult(const EntropyPlan& plan, const SignalBlock& block,
+                                        std::vector<double> epochValues,
+                                        std::vector<EntropyPairCounts> counts) {
+  const std::size_t c = plan.channels, e = plan.epochs;
+  if (epochValues.size() != e * c * c)
+    throw InvalidParameterError("values", std::to_string(epochValues.size()) + " entries",
+                                std::to_string(e * c * c) + " (epochs x channels^2)");
   EntropyMatrixResult res;
   res.params = plan.params;
   res.sampleRate = block.sampleRate;
@@ -268,26 +281,20 @@ EntropyMatrixResult assembleEntropyResult(const EntropyPlan& plan, const SignalB
     res.epochStarts.push_back(static_cast<int64_t>(ei) * plan.epochSamples);
   res.constantEpochs = plan.constant;
   res.diagnostics = plan.diagnostics;
-  res.epochValues.assign(e * c * c, std::numeric_limits<double>::quiet_NaN());
+  res.epochValues = std::move(epochValues);
   res.average.assign(c * c, 0.0);
   res.averageEpochs.assign(c * c, 0);
-  // Template rows in parallel (a 148-channel, 49-epoch result has a million entries); each row
-  // owns its average entries, so no two workers write the same value.
+  // Template rows in parallel; each row owns its average entries, so no two workers write the
+  // same value. Undefined: not finite although neither channel is constant there.
   std::vector<std::size_t> undefinedInRow(c, 0);
-  const TemplateCounts templates(plan.epochSamples, plan.params.m);
   JobContext quiet;
   parallelFor(c, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), quiet,
-              "entropy values", [&]() -> std::function<void(std::size_t)> {
+              "entropy average", [&]() -> std::function<void(std::size_t)> {
                 return [&](std::size_t u) {
                   for (std::size_t ei = 0; ei < e; ++ei)
                     for (std::size_t v = 0; v < c; ++v) {
-                      const std::size_t at = (ei * c + u) * c + v;
                       if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) continue;
-                      const double value =
-                          plan.params.measure == EntropyMeasure::SampleEntropy
-                              ? sampEnFromCounts(counts[at], plan.epochSamples, plan.params.m, u == v)
-                              : apEn(counts[at], templates, plan.params.bias);
-                      res.epochValues[at] = value;
+                      const double value = res.epochValues[(ei * c + u) * c + v];
                       if (std::isfinite(value)) {
                         res.average[u * c + v] += value;
                         ++res.averageEpochs[u * c + v];

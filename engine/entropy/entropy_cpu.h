@@ -55,7 +55,7 @@ struct EntropyPlan {
   std::size_t epochs = 0;      // E
   std::size_t channels = 0;    // C = params.rows.size()
   // E x C x N doubles, [(e * C + c) * N + k]: the z-scored epoch of matrix channel c. All zeros
-  // for a constant series.
+  // for a constant series. Empty when planned with EntropyZScores::Deferred.
   std::vector<double> zscored;
   std::vector<uint8_t> constant;  // E x C: 1 where the series had SD = 0
   Diagnostics diagnostics;        // "entropy.droppedTail", "entropy.constantEpochs"
@@ -65,11 +65,23 @@ struct EntropyPlan {
   }
 };
 
-// Step 1. Throws InvalidParameterError, InvalidInputError as described above.
-EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params);
+// Who z-scores the series. Deferred: planEntropy does every check and fills `constant`, but
+// leaves `zscored` empty; the backend then z-scores each series itself, bit for bit as
+// zscoreSeries does (the CUDA backend, on the device), and zeros the constant ones.
+enum class EntropyZScores { Host, Deferred };
 
-// Z-scores x[0..n) into out[0..n) with the mean and the SD of `sd` (double accumulation).
-// Returns the SD; when it is 0 (or n < 2 for SdConvention::Sample) out is all zeros.
+// Step 1. Throws InvalidParameterError, InvalidInputError as described above.
+EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params,
+                        EntropyZScores zscores = EntropyZScores::Host);
+
+// Whether zscoreSeries treats x[0..n) as constant (SD 0): every sample equal (an exact test: a
+// sum of equal doubles can round to a ~1e-17 "SD"), or too few samples for the SD.
+bool entropySeriesConstant(const float* x, int64_t n, SdConvention sd);
+
+// Z-scores x[0..n) into out[0..n) with the mean and the SD of `sd` (double accumulation, in
+// sample order: sum, mean = sum / n, sum of squared deviations, sqrt(ss / divisor), then
+// (x - mean) / sd; no fused multiply-adds). Returns the SD; 0 (out all zeros) for a constant
+// series.
 double zscoreSeries(const float* x, int64_t n, SdConvention sd, double* out);
 
 // Step 2 for one pair: x = template series (u), y = target series (v), both z-scored, n samples.
@@ -100,11 +112,19 @@ double sampEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, bool diago
 double entropyFromCounts(const EntropyPairCounts& c, int64_t n, const EntropyParams& params,
                          bool diagonal);
 
-// Step 3 for all: `counts` is E x C x C in EntropyMatrixResult::epochValues order. Fills every
-// field except channelNames (block gives sampleRate, firstSample and the recording channel
-// indices); moves the counts in when params.keepCounts.
+// Step 3 for all: `counts` is E x C x C in EntropyMatrixResult::epochValues order. The values
+// (entropy_values.h, NaN for constant series), then finishEntropyResult.
 EntropyMatrixResult assembleEntropyResult(const EntropyPlan& plan, const SignalBlock& block,
                                           std::vector<EntropyPairCounts> counts);
+
+// The rest of step 3 from values already computed (E x C x C, NaN for constant series; a backend
+// may compute them on its device with entropy_values.h): the epoch average over finite values,
+// the "entropy.undefined" diagnostic, and every field except channelNames (block gives
+// sampleRate, firstSample and the recording channel indices). `counts` is moved in when
+// params.keepCounts (then E x C x C), else ignored.
+EntropyMatrixResult finishEntropyResult(const EntropyPlan& plan, const SignalBlock& block,
+                                        std::vector<double> epochValues,
+                                        std::vector<EntropyPairCounts> counts);
 
 // Steps 1-3 on the CPU in double. Throws InvalidParameterError, InvalidInputError, Cancelled.
 EntropyMatrixResult computeEntropyCpu(const SignalBlock& block, const EntropyParams& params,

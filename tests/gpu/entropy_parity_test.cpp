@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -117,6 +118,40 @@ TEST_F(EntropyParity, DemoRecordingMatches) {
   const EntropyParams p = params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 1024, ApEnBias::Max);
   expectParity(onGpu(b, p), onCpu(b, p), "demo, 64 channels x 4 epochs of 1024");
 }
+
+#ifdef MODESCOPE_HAVE_CUDA
+TEST_F(EntropyParity, DeviceZScoresEqualTheHostsBitForBit) {
+  // The counts can equal the CPU's exactly only if the double z-scores that decide distances near
+  // r are the host's to the last bit: the device must round every step as zscoreSeries does.
+  // A channel subset out of order, a constant epoch, both SD conventions, and the demo's EEG.
+  SignalBlock b = gaussianBlock(6, 3 * 500 + 11, seed_ + 5);
+  std::fill_n(b.channel(4) + 500, 500, 7.25f);
+  const auto rec = openRecording(std::string(MODESCOPE_TEST_DATA) + "/physionet_S001R03_64ch.h5");
+  std::vector<std::size_t> all(rec->channels.size());
+  for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
+  const SignalBlock demo = extractBlock(*rec, all, 0.0, 8 * 1024 / 160.0);
+  struct Case {
+    const SignalBlock* block;
+    std::vector<std::size_t> rows;
+    int64_t epoch;
+    SdConvention sd;
+  };
+  for (const Case& c : {Case{&b, {5, 0, 4, 2}, 500, SdConvention::Population},
+                        Case{&b, {}, 500, SdConvention::Sample}, Case{&demo, {}, 1024, SdConvention::Population}}) {
+    EntropyParams p = params(EntropyMeasure::ApproximateEntropy, 1, 0.2, c.epoch, ApEnBias::Max);
+    p.rows = c.rows;
+    p.sd = c.sd;
+    const std::vector<double> host = planEntropy(*c.block, p).zscored;
+    const std::vector<double> device = cudaEntropyZScores(*c.block, p);
+    ASSERT_EQ(device.size(), host.size());
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < host.size(); ++k)
+      differ += std::memcmp(&host[k], &device[k], sizeof(double)) != 0;
+    std::printf("[ parity   ] z-scores: %zu of %zu differ in any bit\n", differ, host.size());
+    EXPECT_EQ(differ, 0u);
+  }
+}
+#endif  // MODESCOPE_HAVE_CUDA
 
 TEST_F(EntropyParity, LongEpochsReadFromGlobalMemory) {
   // 20,000-sample epochs need 320 kB of shared memory per block: above every device's limit.
