@@ -1,9 +1,12 @@
 // runInfomaxGpu (cuda_ica.h): the shared Infomax driver (engine/ica) with device passes. The
 // sphered data go to the GPU once (float, sample-major); each pass uploads its permutation and
-// runs one cluster kernel; the driver reads W back after every pass for the change and angle
+// runs one kernel (the register-resident one up to 64 components, else the cluster kernel:
+// infomax_kernels.cuh); the driver reads W back after every pass for the change and angle
 // (R x R floats: negligible next to the pass).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -29,10 +32,25 @@ InfomaxMath toKernelMath(IcaGpuMath m) {
   return InfomaxMath::Tf32x3;
 }
 
+// x rounded to the nearest TF32 value, ties away from zero: what cvt.rna.tf32.f32 gives on the
+// device, so data rounded once here equal data rounded by the kernel at every use.
+float roundToTf32(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+
 class GpuInfomaxPasses final : public InfomaxPasses {
  public:
-  GpuInfomaxPasses(const InfomaxSetup& s, const InfomaxLayout& layout)
-      : setup_(s), L_(layout), r_(s.components), R_(layout.R) {
+  // `fast`: the register-resident kernel's layout when it takes the problem, else null (the
+  // cluster kernel runs).
+  GpuInfomaxPasses(const InfomaxSetup& s, const InfomaxLayout& layout, const InfomaxFastLayout* fast)
+      : setup_(s), L_(layout), r_(s.components), R_(layout.R), fast_(fast != nullptr) {
+    if (fast) fastLayout_ = *fast;
+    // Plain TF32 rounds every product input: round the data once, on upload.
+    dataTf32_ = fast_ && toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
     const std::size_t n = static_cast<std::size_t>(s.samples);
     const std::size_t dataBytes = n * static_cast<std::size_t>(R_) * sizeof(float) +
                                   n * sizeof(int);
@@ -49,7 +67,8 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     std::vector<float> host(n * static_cast<std::size_t>(R_), 0.f);
     for (std::size_t t = 0; t < n; ++t)
       for (int i = 0; i < r_; ++i)
-        host[t * R_ + i] = static_cast<float>(s.sphered[t * r_ + i]);
+        host[t * R_ + i] = dataTf32_ ? roundToTf32(static_cast<float>(s.sphered[t * r_ + i]))
+                                     : static_cast<float>(s.sphered[t * r_ + i]);
     data_ = DeviceBuffer<float>(host.size());
     MODESCOPE_CUDA_TRY(cudaMemcpy(data_.get(), host.data(), host.size() * sizeof(float),
                                   cudaMemcpyHostToDevice));
@@ -77,7 +96,9 @@ class GpuInfomaxPasses final : public InfomaxPasses {
                                        stream_.get()));
     InfomaxPassArgs a;
     a.data = data_.get();
+    a.dataTf32 = dataTf32_;
     a.perm = perm_.get();
+    a.components = r_;
     a.n = setup_.samples;
     a.block = setup_.resolved.blockSize;
     a.blocks = setup_.samples / a.block;
@@ -104,7 +125,10 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     a.state.counters = counters_.get();
     a.state.extBlocks = extBlocks_.get();
     setup_.ctx->checkpoint();
-    launchInfomaxPass(a, L_, stream_.get());
+    if (fast_)
+      launchInfomaxFastPass(a, fastLayout_, stream_.get());
+    else
+      launchInfomaxPass(a, L_, stream_.get());
     long long counters[4];
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(counters, counters_.get(), sizeof counters,
                                        cudaMemcpyDeviceToHost, stream_.get()));
@@ -175,6 +199,8 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   InfomaxSetup setup_;
   InfomaxLayout L_;
   int r_, R_;
+  bool fast_ = false, dataTf32_ = false;
+  InfomaxFastLayout fastLayout_;
   Stream stream_;
   DeviceBuffer<float> data_;
   DeviceBuffer<int> perm_;
@@ -208,7 +234,15 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
           "components", std::to_string(s.components),
           "at most 256 on the GPU (one cluster of 8 thread blocks holds the weights)",
           "set a PCA rank of 256 or less, or run ICA on the CPU backend");
-    return std::unique_ptr<InfomaxPasses>(new GpuInfomaxPasses(s, layout));
+    // The register-resident kernel where it applies (up to 64 components, runica-sized blocks),
+    // unless a test forces the cluster kernel through its slab-rows hook.
+    InfomaxFastLayout fast;
+    const bool useFast = icaSlabRows() == 0 &&
+                         planInfomaxFast(layout.R, s.resolved.blockSize,
+                                         toKernelMath(s.params.gpuMath),
+                                         static_cast<std::size_t>(optin), fast);
+    return std::unique_ptr<InfomaxPasses>(
+        new GpuInfomaxPasses(s, layout, useFast ? &fast : nullptr));
   });
 }
 

@@ -9,12 +9,14 @@
 #include <type_traits>
 
 #include "cuda/cuda_check.cuh"
+#include "cuda/infomax_device.cuh"
 #include "engine/core/philox.h"
 
 namespace modescope::cuda {
 namespace {
 
 namespace cg = cooperative_groups;
+using namespace infomax;
 
 constexpr int kThreads = 256;  // 8 warps per CTA
 constexpr int kMaxCluster = 8;  // the portable cluster size
@@ -90,15 +92,6 @@ __device__ void gemm(float* D, int ldd, const float* A, int lda, const float* B,
   }
 }
 
-__device__ float warpSum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-__device__ double warpSum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
 // Gathers samples idx[0..cols) (zero columns beyond) into X (R x C, row-major, ld ldC), eight
 // loads in flight per thread: the samples are scattered, so each load waits a full memory
 // latency and only overlapping them makes the gather cheap.
@@ -118,42 +111,6 @@ __device__ void gatherColumns(float* X, int ldC, const float* data, int R, int C
       const int e = base + u * stride;
       if (e < total) X[(e % R) * ldC + e / R] = v[u];
     }
-  }
-}
-
-// The pass's chunk sequence: chunk g is columns c0 .. c0 + cols of block g / perBlock.
-struct ChunkPlan {
-  int block, C, perBlock;
-  long long total;
-  __device__ long long permBase(long long g) const {
-    return (g / perBlock) * block + (g % perBlock) * static_cast<long long>(C);
-  }
-  __device__ int cols(long long g) const {
-    return min(C, block - static_cast<int>(g % perBlock) * C);
-  }
-};
-
-// Asynchronous copies (cp.async): permutation entries of chunk g into idx (C ints) ...
-__device__ void fetchIndices(int* idx, const int* perm, const ChunkPlan& p, long long g) {
-  if (g >= p.total) return;
-  const long long base = p.permBase(g);
-  const int cols = p.cols(g);
-  for (int j = threadIdx.x; j < cols; j += blockDim.x)
-    __pipeline_memcpy_async(idx + j, perm + base + j, sizeof(int));
-}
-// ... and the samples of chunk g (indices already in idx) into X, sample-major (C x ldX: one
-// sample's R values contiguous, as in the data), 16 bytes per copy; zero past its columns.
-__device__ void fetchSamples(float* X, int ldX, const float* data, int R, const int* idx,
-                             const ChunkPlan& p, long long g) {
-  if (g >= p.total) return;
-  const int cols = p.cols(g), C = p.C, quads = R / 4;
-  for (int e = threadIdx.x; e < C * quads; e += blockDim.x) {
-    const int j = e / quads, i = (e - j * quads) * 4;
-    if (j < cols)
-      __pipeline_memcpy_async(X + j * ldX + i, data + static_cast<long long>(idx[j]) * R + i,
-                              4 * sizeof(float));
-    else
-      *reinterpret_cast<float4*>(X + j * ldX + i) = make_float4(0.f, 0.f, 0.f, 0.f);
   }
 }
 
@@ -346,21 +303,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Kurtosis estimate (extended mode), on the counter-based draws of infomax_passes.h.
     if (a.extended && extBlocks > 0 && blockNo % static_cast<long long>(extBlocks) == 0) {
       const long long m = min(static_cast<long long>(a.kurtosisSamples), a.n);
-      const Philox4x32 rng(a.seed);
       for (int e = threadIdx.x; e < 4 * S; e += blockDim.x) mom[e] = 0.0;
       for (long long c0 = 0; c0 < m; c0 += C) {
         const int cols = static_cast<int>(min(static_cast<long long>(C), m - c0));
         float* U = Uo[chunkNo & 1];
         ++chunkNo;
-        for (int j = threadIdx.x; j < cols; j += blockDim.x) {
-          long long t = c0 + j;
-          if (m < a.n) {
-            const double u = rng.uniformDouble(
-                a.kurtosisStream, static_cast<unsigned long long>(estimates * m + c0 + j));
-            t = min(a.n - 1, static_cast<long long>(u * static_cast<double>(a.n)));
-          }
-          idx[j] = static_cast<int>(t);
-        }
+        for (int j = threadIdx.x; j < cols; j += blockDim.x)
+          idx[j] = static_cast<int>(kurtosisSample(a, estimates, m, c0 + j));
         __syncthreads();
         gatherColumns(UB, ldC, a.data, R, C, idx, cols);
         __syncthreads();
@@ -391,23 +340,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       __syncthreads();
       for (int i = threadIdx.x; i < S; i += blockDim.x) {
         if (row0 + i >= r) continue;
-        const double inv = 1.0 / static_cast<double>(m);
-        double m2 = mom[4 * i + 1] * inv, m4 = mom[4 * i + 3] * inv;
-        if (a.centredKurtosis) {
-          const double mu = mom[4 * i] * inv, m3 = mom[4 * i + 2] * inv;
-          m4 = m4 - 4 * mu * m3 + 6 * mu * mu * m2 - 3 * mu * mu * mu * mu;
-          m2 = m2 - mu * mu;
-        }
-        double kurt = m4 / (m2 * m2) - 3.0;
-        if (a.momentum != 0.f) {
-          kurt = a.momentum * static_cast<double>(oldKurt[i]) + (1.0 - a.momentum) * kurt;
-          oldKurt[i] = static_cast<float>(kurt);
-        }
-        const double biased = kurt + a.signsBias;
-        const float s = biased > 0 ? 1.f : biased < 0 ? -1.f : 0.f;
-        signs[i] = s;
-        if (s != oldSigns[i]) atomicOr(flags + 2 + slot, 1);
-        oldSigns[i] = s;
+        const double moments[4] = {mom[4 * i], mom[4 * i + 1], mom[4 * i + 2], mom[4 * i + 3]};
+        if (updateKurtosisSign(moments, m, a, oldKurt[i], signs[i], oldSigns[i]))
+          atomicOr(flags + 2 + slot, 1);
       }
       cluster.sync();
       bool changed = false;

@@ -69,7 +69,9 @@ struct InfomaxDeviceState {
 
 struct InfomaxPassArgs {
   const float* data = nullptr;  // n x R, sample-major, padded rows zero
+  bool dataTf32 = false;        // the data are already rounded to TF32 (plain TF32 only)
   const int* perm = nullptr;    // n
+  int components = 0;           // r (rows of W that are real; the rest is zero padding)
   long long n = 0;
   int block = 0;
   long long blocks = 0;
@@ -87,6 +89,35 @@ struct InfomaxPassArgs {
   InfomaxMath math = InfomaxMath::Tf32x3;
   InfomaxDeviceState state;
 };
+
+// ---- The register-resident kernel for up to 64 components (infomax_fast_kernel.cu) ----------
+// The cluster kernel above spends ~13 us per block update at 64 components: its products go
+// through shared memory (WMMA loads and stores) with barriers around each, and its CTAs wait
+// for each other across the cluster. For R <= 64 one CTA holds everything: W's rows sit in
+// registers as tensor-core fragments, U and Y' go from the accumulators straight to the next
+// product's operands, and a block update needs three CTA barriers. The CTA has 4 x (R / 16)
+// warps; blocks of up to 96 samples (runica's default block is 5 ln N: 66 for 30 minutes at
+// 256 Hz); TF32 and 3xTF32 math (FP32 products use the cluster kernel).
+struct InfomaxFastLayout {
+  int R = 0;        // rows of W, a multiple of 16, at most 64
+  int NT = 0;       // 8-sample tiles of a block (block rounded up to 8, over 8)
+  int warps = 0;
+  int ldX = 0, ldU = 0, ldG = 0, ldW = 0;
+  int offX0 = 0, offX1 = 0, offU = 0, offY = 0, offG = 0;
+  int offP0 = 0, offP1 = 0, offW = 0, offWlo = 0;
+  int offVec = 0, offMom = 0, offIdx3 = 0, offIdxK = 0, offFlags = 0;
+  std::size_t bytes = 0;
+};
+
+// Whether the fast kernel takes this problem (R <= 64, blocks of at most 96 samples, the shared
+// memory fits, not FP32 math), and its layout.
+bool planInfomaxFast(int R, int blockSize, InfomaxMath math, std::size_t maxSharedBytes,
+                     InfomaxFastLayout& out);
+
+// Launches one pass of the fast kernel (one CTA) on `stream`. Plain TF32 needs the data rounded
+// to TF32 on upload (args.dataTf32), 3xTF32 the FP32 data. Throws DeviceError.
+void launchInfomaxFastPass(const InfomaxPassArgs& args, const InfomaxFastLayout& layout,
+                           cudaStream_t stream);
 
 // The test hook's slab rows (cuda_backend.h CudaTestHooks::icaSlabRows; 0 = unset).
 int icaSlabRows();

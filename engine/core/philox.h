@@ -31,11 +31,7 @@
 #include <math.h>  // ::sqrt, ::log, ::cos, ::sin and float variants: host and device overloads
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-#define MODESCOPE_HOST_DEVICE __host__ __device__
-#else
-#define MODESCOPE_HOST_DEVICE
-#endif
+#include "engine/core/host_device.h"
 
 namespace modescope {
 

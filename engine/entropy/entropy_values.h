@@ -8,14 +8,9 @@
 #include <cstdint>
 #include <limits>
 
+#include "engine/core/host_device.h"
 #include "engine/entropy/entropy_params.h"
 #include "engine/entropy/entropy_result.h"
-
-#if defined(__CUDACC__)
-#define MODESCOPE_HOST_DEVICE __host__ __device__
-#else
-#define MODESCOPE_HOST_DEVICE
-#endif
 
 namespace modescope {
 

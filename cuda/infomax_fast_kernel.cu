@@ -1,0 +1,616 @@
+// The register-resident Infomax pass kernel for up to 64 components (infomax_kernels.cuh,
+// "InfomaxFastLayout", says when it runs and why it exists).
+//
+// One CTA of 4 x (R / 16) warps; warp (h, mi) owns rows 16 mi .. 16 mi + 15 of W. Per block
+// update, with three CTA barriers and no cluster:
+//   A  U = W X + b over the sample tiles 3h .. 3h + 2 of the block (8 samples each): W's rows as
+//      TF32 A fragments in registers, X from shared memory (it arrived by cp.async during the
+//      previous update), the bias as the accumulators' start value;
+//   B  the nonlinearity on the accumulators in registers: Y' = -(K tanh U + U) (extended) or
+//      -tanh(U / 2) (logistic), the bias sums; U and Y' to shared memory;      barrier 1
+//   C  G = B I + Y' U^T for the warp's rows and its share of the columns, over the whole block;
+//      to shared memory;                                                       barrier 2
+//   D  GW = G W for the same rows and columns, then W += lr GW (Kahan-compensated) into the
+//      other of two W buffers, so no one waits for readers of the old W; b += lr * bias sums;
+//      the blow-up test;                                                       barrier 3.
+// Every extBlocks blocks (extended) the kurtosis estimate reuses step A on gathered samples.
+// Nothing is indexed by a run-time value inside the products: the guards the compiler cannot
+// prove uniform cost a warp synchronisation per product, and run-time trip counts cost unrolled
+// remainder code (the first version of this kernel spent 2,600 instructions per warp and block).
+//
+// mma.sync m16n8k8 TF32 fragments (lane = 4 g + t): A a0 (g, t), a1 (g + 8, t), a2 (g, t + 4),
+// a3 (g + 8, t + 4); B b0 (k = t, n = g), b1 (k = t + 4, n = g); C c0 (g, 2t), c1 (g, 2t + 1),
+// c2 (g + 8, 2t), c3 (g + 8, 2t + 1).
+#include <cuda_pipeline.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/infomax_device.cuh"
+#include "cuda/infomax_kernels.cuh"
+
+namespace modescope::cuda {
+namespace {
+
+using namespace infomax;
+
+constexpr int kGroups = 4;          // warps per 16 rows of W
+constexpr int kTilesPerGroup = 3;   // 8-sample tiles per warp in steps A and B
+constexpr int kMaxTiles = kGroups * kTilesPerGroup;  // 96 samples: blocks up to 96
+
+int roundUp(int v, int m) { return (v + m - 1) / m * m; }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+
+__device__ __forceinline__ unsigned tf32Bits(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+
+// One operand: its TF32 part, and with kX3 the TF32 remainder (3xTF32: FP32-accurate products).
+template <bool kX3>
+struct Operand {
+  unsigned hi, lo;
+  Operand() = default;
+  __device__ __forceinline__ explicit Operand(float x) {
+    hi = tf32Bits(x);
+    lo = kX3 ? tf32Bits(x - __uint_as_float(hi)) : 0u;
+  }
+  // A value already rounded to TF32 (plain mode only).
+  __device__ __forceinline__ static Operand rounded(float x) {
+    Operand o;
+    o.hi = __float_as_uint(x);
+    o.lo = 0u;
+    return o;
+  }
+};
+
+__device__ __forceinline__ void mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                    unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// d += a b with the products of kX3 (the small cross terms first).
+template <bool kX3>
+__device__ __forceinline__ void mma(float (&d)[4], const Operand<kX3> (&a)[4], const Operand<kX3>& b0,
+                                    const Operand<kX3>& b1) {
+  if constexpr (kX3) {
+    mma(d, a[0].lo, a[1].lo, a[2].lo, a[3].lo, b0.hi, b1.hi);
+    mma(d, a[0].hi, a[1].hi, a[2].hi, a[3].hi, b0.lo, b1.lo);
+  }
+  mma(d, a[0].hi, a[1].hi, a[2].hi, a[3].hi, b0.hi, b1.hi);
+}
+
+__device__ __forceinline__ float fastTanh(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+
+// Shared-memory regions of the CTA. The double buffers are two equal regions one stride apart,
+// so a buffer is base + parity * stride: an indexed array of pointers would live in local memory.
+struct Smem {
+  float* X;      // 2 x 96 x ldX, sample-major: the current block's samples and the next one's
+  float* U;      // R x ldU: U of the block (TF32-rounded in plain mode)
+  float* Y;      // R x ldU: Y' of the block (likewise)
+  float* G;      // R x ldG: G = B I + Y' U^T
+  float* P;      // 2 x R x ldW: the products' W (TF32-rounded in plain mode), this block's and the next
+  float* W;      // R x ldW: FP32 W (plain mode; in 3xTF32 mode P is FP32 and this is unused)
+  float* Wlo;    // R x ldW: Kahan compensation (true W ~ W - Wlo)
+  float *bias, *signs, *oldSigns, *oldKurt, *biasSum;  // R each, biasSum 4 x R
+  double* mom;   // 4 x R x 4
+  int* idx3;     // 3 x 96: permutation entries, two blocks ahead
+  int* idxK;     // 96: kurtosis draws
+  unsigned* maxBits;  // [2]: max |W| of the block, by parity
+  int* changed;       // sign changes of the estimate
+  int xStride, pStride;
+  __device__ float* x(int parity) const { return X + parity * xStride; }
+  __device__ float* p(int parity) const { return P + parity * pStride; }
+};
+
+__device__ Smem carve(float* base, const InfomaxFastLayout& L) {
+  Smem s;
+  s.X = base + L.offX0;
+  s.xStride = L.offX1 - L.offX0;
+  s.U = base + L.offU;
+  s.Y = base + L.offY;
+  s.G = base + L.offG;
+  s.P = base + L.offP0;
+  s.pStride = L.offP1 - L.offP0;
+  s.W = base + L.offW;
+  s.Wlo = base + L.offWlo;
+  s.bias = base + L.offVec;
+  s.signs = s.bias + L.R;
+  s.oldSigns = s.signs + L.R;
+  s.oldKurt = s.oldSigns + L.R;
+  s.biasSum = s.oldKurt + L.R;
+  s.mom = reinterpret_cast<double*>(base + L.offMom);
+  s.idx3 = reinterpret_cast<int*>(base + L.offIdx3);
+  s.idxK = reinterpret_cast<int*>(base + L.offIdxK);
+  s.maxBits = reinterpret_cast<unsigned*>(base + L.offFlags);
+  s.changed = reinterpret_cast<int*>(base + L.offFlags + 2);
+  return s;
+}
+
+// A value of a products' copy: TF32 already in plain mode, split in 3xTF32 mode.
+template <bool kX3>
+__device__ __forceinline__ Operand<kX3> productOperand(float v) {
+  if constexpr (kX3)
+    return Operand<kX3>(v);
+  else
+    return Operand<kX3>::rounded(v);
+}
+
+// The warp's W rows as A fragments: wa[ks] covers columns 8 ks .. 8 ks + 7.
+template <int MT, bool kX3>
+__device__ __forceinline__ void loadWFragments(Operand<kX3> (&wa)[2 * MT][4], const float* P,
+                                               int ldW, int r0, int t) {
+#pragma unroll
+  for (int ks = 0; ks < 2 * MT; ++ks) {
+    const int c = 8 * ks + t;
+    wa[ks][0] = productOperand<kX3>(P[r0 * ldW + c]);
+    wa[ks][1] = productOperand<kX3>(P[(r0 + 8) * ldW + c]);
+    wa[ks][2] = productOperand<kX3>(P[r0 * ldW + c + 4]);
+    wa[ks][3] = productOperand<kX3>(P[(r0 + 8) * ldW + c + 4]);
+  }
+}
+
+// Step A: acc[j] = start + W_rows X[:, tile tile0 + j], j < 3 (tiles past the block read the
+// zeroed columns of X). kRounded: X holds TF32 values already.
+template <int MT, bool kX3, bool kRounded>
+__device__ __forceinline__ void productWX(float (&acc)[kTilesPerGroup][4],
+                                          const Operand<kX3> (&wa)[2 * MT][4], const float* X,
+                                          int ldX, int tile0, float start0, float start1, int g,
+                                          int t) {
+#pragma unroll
+  for (int j = 0; j < kTilesPerGroup; ++j) {
+    acc[j][0] = acc[j][1] = start0;
+    acc[j][2] = acc[j][3] = start1;
+    const float* x = X + (8 * (tile0 + j) + g) * ldX + t;
+#pragma unroll
+    for (int ks = 0; ks < 2 * MT; ++ks) {
+      const float x0 = x[8 * ks], x1 = x[8 * ks + 4];
+      if constexpr (kRounded)
+        mma(acc[j], wa[ks], Operand<kX3>::rounded(x0), Operand<kX3>::rounded(x1));
+      else
+        mma(acc[j], wa[ks], Operand<kX3>(x0), Operand<kX3>(x1));
+    }
+  }
+}
+
+// Stores a 16 x 8 accumulator tile (rows r0, r0 + 8; columns col, col + 1) at M (ld), rounded to
+// TF32 for plain-mode products.
+template <bool kX3>
+__device__ __forceinline__ void storeTile(float* M, int ld, int r0, int col, const float (&c)[4]) {
+  float2 a = make_float2(c[0], c[1]), b = make_float2(c[2], c[3]);
+  if constexpr (!kX3) {
+    a = make_float2(__uint_as_float(tf32Bits(a.x)), __uint_as_float(tf32Bits(a.y)));
+    b = make_float2(__uint_as_float(tf32Bits(b.x)), __uint_as_float(tf32Bits(b.y)));
+  }
+  *reinterpret_cast<float2*>(M + r0 * ld + col) = a;
+  *reinterpret_cast<float2*>(M + (r0 + 8) * ld + col) = b;
+}
+
+// kRounded: the data on the device are TF32 already (plain mode, rounded on upload).
+template <int MT, bool kX3, bool kExtended, bool kRounded>
+__global__ void __launch_bounds__(kGroups * 4 * 32, 1)
+    infomaxFastKernel(InfomaxPassArgs a, InfomaxFastLayout L) {
+  constexpr int R = 16 * MT, KS = 2 * MT, GT = 2 * MT;
+  // Column tiles of G and GW per warp in steps C and D (groups past GT idle there).
+  constexpr int CT = (GT + kGroups - 1) / kGroups;
+  extern __shared__ __align__(128) float smem[];
+  const Smem s = carve(smem, L);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int h = warp / MT, mi = warp - h * MT;
+  const int ldX = L.ldX, ldU = L.ldU, ldG = L.ldG, ldW = L.ldW;
+  const int block = a.block, r = a.components, NT = L.NT;
+  const int r0 = 16 * mi + g, r1 = r0 + 8;
+  const int tile0 = h * kTilesPerGroup;
+  const int c0 = h * CT;  // first column tile of steps C and D
+  const float lr = a.learningRate;
+  const float biasStep = (kExtended ? -2.f : 1.f) * lr;
+
+  // State into shared memory.
+  for (int e = threadIdx.x; e < R * R; e += blockDim.x) {
+    const int i = e / R, j = e % R;
+    const float w = a.state.w[e];
+    s.P[i * ldW + j] = kX3 ? w : __uint_as_float(tf32Bits(w));
+    s.W[i * ldW + j] = w;
+    s.Wlo[i * ldW + j] = a.state.wlo[e];
+  }
+  for (int i = threadIdx.x; i < R; i += blockDim.x) {
+    s.bias[i] = a.state.bias[i];
+    s.signs[i] = a.state.signs[i];
+    s.oldSigns[i] = a.state.oldSigns[i];
+    s.oldKurt[i] = a.state.oldKurtosis[i];
+  }
+  // X's columns past the block stay zero (tiles up to 96 samples are always computed).
+  for (int e = threadIdx.x; e < 2 * s.xStride; e += blockDim.x) s.X[e] = 0.f;
+  if (threadIdx.x < 2) s.maxBits[threadIdx.x] = 0u;
+  long long blockNo = a.state.counters[0];
+  long long estimates = a.state.counters[1];
+  int signCount = static_cast<int>(a.state.counters[2]);
+  double extBlocks = *a.state.extBlocks;
+  bool blewUp = false;
+  int cur = 0;
+  __syncthreads();
+
+  // The copy pipeline: block b's samples are in X[b & 1] before block b starts; block b + 1's
+  // samples and block b + 2's permutation entries travel while block b is computed. (Slots and
+  // offsets are counted, not divided: 64-bit divisions cost hundreds of instructions.)
+  if (a.blocks > 0) copyIndicesAsync(s.idx3, a.perm, block);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  if (a.blocks > 0) copySamplesAsync(s.x(0), ldX, a.data, R, s.idx3, block, block);
+  if (a.blocks > 1) copyIndicesAsync(s.idx3 + kMaxTiles * 8, a.perm + block, block);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  int slotNext = 1, slotAfter = 2;  // idx3 slots of blocks b + 1 and b + 2
+  // The next block number at which the kurtosis is estimated (blockNo % extBlocks == 0).
+  auto nextMultiple = [](long long after, double ext) {
+    const long long e = static_cast<long long>(ext);
+    return e > 0 ? (after / e + 1) * e : -1;
+  };
+  long long nextEstimate = kExtended ? nextMultiple(blockNo, extBlocks) : -1;
+
+  Operand<kX3> wa[KS][4];
+  for (long long b = 0; b < a.blocks; ++b) {
+    const int nxt = cur ^ 1;
+    if (b + 1 < a.blocks)
+      copySamplesAsync(s.x(nxt), ldX, a.data, R, s.idx3 + slotNext * kMaxTiles * 8, block, block);
+    if (b + 2 < a.blocks)
+      copyIndicesAsync(s.idx3 + slotAfter * kMaxTiles * 8, a.perm + (b + 2) * block, block);
+    __pipeline_commit();
+    slotNext = slotAfter;
+    slotAfter = slotAfter == 2 ? 0 : slotAfter + 1;
+
+    // A: U = W X + b.
+    loadWFragments<MT, kX3>(wa, s.p(cur), ldW, r0, t);
+    float acc[kTilesPerGroup][4];
+    productWX<MT, kX3, kRounded>(acc, wa, s.x(cur), ldX, tile0, a.useBias ? s.bias[r0] : 0.f,
+                                 a.useBias ? s.bias[r1] : 0.f, g, t);
+
+    // B: the nonlinearity, the bias sums; U and Y' to shared memory.
+    {
+      const float k0 = s.signs[r0], k1 = s.signs[r1];
+      float sum0 = 0.f, sum1 = 0.f;
+#pragma unroll
+      for (int j = 0; j < kTilesPerGroup; ++j) {
+        const int col = 8 * (tile0 + j) + 2 * t;
+        float y[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float u = acc[j][e];
+          const bool valid = col + (e & 1) < block;
+          float v, term;
+          if constexpr (kExtended) {
+            const float th = kX3 ? tanhf(u) : fastTanh(u);
+            v = -((e < 2 ? k0 : k1) * th + u);
+            term = th;
+          } else {
+            v = -(kX3 ? tanhf(0.5f * u) : fastTanh(0.5f * u));
+            term = v;
+          }
+          y[e] = valid ? v : 0.f;
+          term = valid ? term : 0.f;
+          if (e < 2)
+            sum0 += term;
+          else
+            sum1 += term;
+        }
+        storeTile<kX3>(s.U, ldU, r0, col, acc[j]);
+        storeTile<kX3>(s.Y, ldU, r0, col, y);
+      }
+      sum0 += __shfl_xor_sync(0xffffffffu, sum0, 1);
+      sum0 += __shfl_xor_sync(0xffffffffu, sum0, 2);
+      sum1 += __shfl_xor_sync(0xffffffffu, sum1, 1);
+      sum1 += __shfl_xor_sync(0xffffffffu, sum1, 2);
+      if (t == 0) {
+        s.biasSum[h * R + r0] = sum0;
+        s.biasSum[h * R + r1] = sum1;
+      }
+    }
+    __syncthreads();  // barrier 1: U, Y' and the bias sums complete
+    if (threadIdx.x == 0) s.maxBits[nxt] = 0u;
+
+    // C: G = B I + Y' U^T for rows r0, r1 and column tiles c0 .. c0 + CT - 1, over all samples.
+    if (c0 < GT) {
+      float gacc[CT][4];
+#pragma unroll
+      for (int c = 0; c < CT; ++c) gacc[c][0] = gacc[c][1] = gacc[c][2] = gacc[c][3] = 0.f;
+      for (int j = 0; j < NT; ++j) {
+        const int k = 8 * j + t;
+        const Operand<kX3> ya[4] = {productOperand<kX3>(s.Y[r0 * ldU + k]),
+                                    productOperand<kX3>(s.Y[r1 * ldU + k]),
+                                    productOperand<kX3>(s.Y[r0 * ldU + k + 4]),
+                                    productOperand<kX3>(s.Y[r1 * ldU + k + 4])};
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+          const int ch = 8 * (c0 + c) + g;
+          mma(gacc[c], ya, productOperand<kX3>(s.U[ch * ldU + k]),
+              productOperand<kX3>(s.U[ch * ldU + k + 4]));
+        }
+      }
+      const float bI = static_cast<float>(block);
+#pragma unroll
+      for (int c = 0; c < CT; ++c) {
+        const int col = 8 * (c0 + c) + 2 * t;
+        // The identity term B I on the real rows.
+        if (r0 == col && r0 < r) gacc[c][0] += bI;
+        if (r0 == col + 1 && r0 < r) gacc[c][1] += bI;
+        if (r1 == col && r1 < r) gacc[c][2] += bI;
+        if (r1 == col + 1 && r1 < r) gacc[c][3] += bI;
+        storeTile<kX3>(s.G, ldG, r0, col, gacc[c]);
+      }
+    }
+    __syncthreads();  // barrier 2: G complete
+
+    // The bias (read by step A only, which every warp has passed).
+    if (h == 0 && t == 0) {
+      float b0 = 0.f, b1 = 0.f;
+#pragma unroll
+      for (int q = 0; q < kGroups; ++q) {
+        b0 += s.biasSum[q * R + r0];
+        b1 += s.biasSum[q * R + r1];
+      }
+      s.bias[r0] += biasStep * b0;
+      s.bias[r1] += biasStep * b1;
+    }
+
+    // D: GW = G W for rows r0, r1 and column tiles c0 .. c0 + CT - 1; W += lr GW.
+    unsigned localMax = 0u;
+    if (c0 < GT) {
+      float gw[CT][4];
+#pragma unroll
+      for (int c = 0; c < CT; ++c) gw[c][0] = gw[c][1] = gw[c][2] = gw[c][3] = 0.f;
+      const float* P = s.p(cur);
+#pragma unroll
+      for (int ks = 0; ks < KS; ++ks) {
+        const int k = 8 * ks + t;
+        const Operand<kX3> ga[4] = {productOperand<kX3>(s.G[r0 * ldG + k]),
+                                    productOperand<kX3>(s.G[r1 * ldG + k]),
+                                    productOperand<kX3>(s.G[r0 * ldG + k + 4]),
+                                    productOperand<kX3>(s.G[r1 * ldG + k + 4])};
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+          const int col = 8 * (c0 + c) + g;
+          mma(gw[c], ga, productOperand<kX3>(P[k * ldW + col]),
+              productOperand<kX3>(P[(k + 4) * ldW + col]));
+        }
+      }
+      // W_next = W + lr GW (Kahan) and the largest |W|. Plain mode: FP32 W in place (only this
+      // lane touches these entries), its TF32 copy into the next products' buffer; 3xTF32:
+      // FP32 W in both products' buffers.
+      float* Wnext = s.p(nxt);
+      const float* Wold = kX3 ? P : s.W;
+      bool nan = false;
+#pragma unroll
+      for (int c = 0; c < CT; ++c) {
+        const int col = 8 * (c0 + c) + 2 * t;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int at = (e < 2 ? r0 : r1) * ldW + col + (e & 1);
+          const float w = Wold[at];
+          const float y = lr * gw[c][e] - s.Wlo[at];
+          const float sum = w + y;
+          s.Wlo[at] = (sum - w) - y;
+          if constexpr (kX3) {
+            Wnext[at] = sum;
+          } else {
+            s.W[at] = sum;
+            Wnext[at] = __uint_as_float(tf32Bits(sum));
+          }
+          nan |= isnan(sum);
+          localMax = max(localMax, __float_as_uint(fabsf(sum)));
+        }
+      }
+      if (nan) localMax = 0xffffffffu;
+    }
+    for (int o = 16; o > 0; o >>= 1) localMax = max(localMax, __shfl_xor_sync(0xffffffffu, localMax, o));
+    if (lane == 0) atomicMax(s.maxBits + cur, localMax);
+    __pipeline_wait_prior(0);  // block b + 1's samples
+    __syncthreads();  // barrier 3: W_next, the bias and the next samples complete
+    ++blockNo;
+    const int done = cur;  // X[done] is free until the next block's copies
+    cur = nxt;
+    {
+      const unsigned m = s.maxBits[done];
+      if (m == 0xffffffffu || !(__uint_as_float(m) <= a.maxWeight)) {
+        blewUp = true;
+        break;
+      }
+    }
+
+    // Kurtosis estimate (extended mode) with the new W, on the draws of infomax_passes.h, in
+    // chunks of 96 samples gathered into the free X buffer.
+    if (blockNo == nextEstimate) {
+      float* XK = s.x(done);
+      const long long m = min(static_cast<long long>(a.kurtosisSamples), a.n);
+      for (int e = threadIdx.x; e < kGroups * R * 4; e += blockDim.x) s.mom[e] = 0.0;
+      if (threadIdx.x == 0) *s.changed = 0;
+      loadWFragments<MT, kX3>(wa, s.p(cur), ldW, r0, t);
+      for (long long k0 = 0; k0 < m; k0 += kMaxTiles * 8) {
+        const int cols = static_cast<int>(min(static_cast<long long>(kMaxTiles * 8), m - k0));
+        for (int j = threadIdx.x; j < cols; j += blockDim.x)
+          s.idxK[j] = static_cast<int>(kurtosisSample(a, estimates, m, k0 + j));
+        __syncthreads();
+        for (int e = threadIdx.x; e < kMaxTiles * 8 * (R / 4); e += blockDim.x) {
+          const int j = e / (R / 4), i = (e - j * (R / 4)) * 4;
+          *reinterpret_cast<float4*>(XK + j * ldX + i) =
+              j < cols ? __ldg(reinterpret_cast<const float4*>(a.data + static_cast<long long>(s.idxK[j]) * R + i))
+                       : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+        __syncthreads();
+        float acc[kTilesPerGroup][4];
+        productWX<MT, kX3, kRounded>(acc, wa, XK, ldX, tile0, 0.f, 0.f, g, t);
+        double m0[4] = {0, 0, 0, 0}, m1[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int j = 0; j < kTilesPerGroup; ++j) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            if (8 * (tile0 + j) + 2 * t + (e & 1) >= cols) continue;
+            const double u = acc[j][e], u2 = u * u;
+            if (e < 2) {
+              m0[0] += u;
+              m0[1] += u2;
+              m0[2] += u2 * u;
+              m0[3] += u2 * u2;
+            } else {
+              m1[0] += u;
+              m1[1] += u2;
+              m1[2] += u2 * u;
+              m1[3] += u2 * u2;
+            }
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          m0[k] += __shfl_xor_sync(0xffffffffu, m0[k], 1);
+          m0[k] += __shfl_xor_sync(0xffffffffu, m0[k], 2);
+          m1[k] += __shfl_xor_sync(0xffffffffu, m1[k], 1);
+          m1[k] += __shfl_xor_sync(0xffffffffu, m1[k], 2);
+        }
+        if (t == 0)
+          for (int k = 0; k < 4; ++k) {
+            s.mom[(h * R + r0) * 4 + k] += m0[k];
+            s.mom[(h * R + r1) * 4 + k] += m1[k];
+          }
+        __syncthreads();  // XK and idxK are refilled next
+      }
+      // The chunk's zero columns must not stay in the block buffer it borrowed: X's columns past
+      // a block are read as zeros.
+      for (int e = threadIdx.x; e < s.xStride; e += blockDim.x) XK[e] = 0.f;
+      ++estimates;
+      for (int i = threadIdx.x; i < r; i += blockDim.x) {
+        double moments[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int q = 0; q < kGroups; ++q)
+          for (int k = 0; k < 4; ++k) moments[k] += s.mom[(q * R + i) * 4 + k];
+        if (updateKurtosisSign(moments, m, a, s.oldKurt[i], s.signs[i], s.oldSigns[i]))
+          atomicOr(s.changed, 1);
+      }
+      __syncthreads();
+      signCount = *s.changed ? 0 : signCount + 1;
+      if (signCount >= a.signCountThreshold) {
+        extBlocks = trunc(extBlocks * a.signCountStep);
+        signCount = 0;
+      }
+      nextEstimate = nextMultiple(blockNo, extBlocks);
+      __syncthreads();  // *s.changed is reset by the next estimate
+    }
+  }
+
+  __pipeline_wait_prior(0);
+  // Store the state (after a blow-up W is the blown one: the driver restarts from scratch).
+  const float* Wfinal = kX3 ? s.p(cur) : s.W;
+  for (int e = threadIdx.x; e < R * R; e += blockDim.x) {
+    const int i = e / R, j = e % R;
+    a.state.w[e] = Wfinal[i * ldW + j];
+    a.state.wlo[e] = s.Wlo[i * ldW + j];
+  }
+  for (int i = threadIdx.x; i < R; i += blockDim.x) {
+    a.state.bias[i] = s.bias[i];
+    a.state.signs[i] = s.signs[i];
+    a.state.oldSigns[i] = s.oldSigns[i];
+    a.state.oldKurtosis[i] = s.oldKurt[i];
+  }
+  if (threadIdx.x == 0) {
+    a.state.counters[0] = blockNo;
+    a.state.counters[1] = estimates;
+    a.state.counters[2] = signCount;
+    a.state.counters[3] = blewUp ? 1 : 0;
+    *a.state.extBlocks = extBlocks;
+  }
+}
+#else
+// Built for an architecture without TF32 tensor cores: never launched (the host refuses devices
+// below compute capability 9.0).
+template <int MT, bool kX3, bool kExtended, bool kRounded>
+__global__ void infomaxFastKernel(InfomaxPassArgs, InfomaxFastLayout) {}
+#endif
+
+template <int MT, bool kX3, bool kExtended, bool kRounded>
+void launchFast(const InfomaxPassArgs& args, const InfomaxFastLayout& L, cudaStream_t stream) {
+  auto kernel = infomaxFastKernel<MT, kX3, kExtended, kRounded>;
+  MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(L.bytes)));
+  kernel<<<1, L.warps * 32, L.bytes, stream>>>(args, L);
+  MODESCOPE_CUDA_CHECK_LAUNCH("infomaxFastKernel", stream);
+}
+
+// The instantiations: R / 16 rows of fragments; 3xTF32 (data never pre-rounded) or plain TF32
+// (data always rounded on upload); extended or logistic.
+template <int MT>
+void launchFastFor(const InfomaxPassArgs& args, const InfomaxFastLayout& L, cudaStream_t stream) {
+  const bool x3 = args.math == InfomaxMath::Tf32x3;
+  if (x3 && args.extended) return launchFast<MT, true, true, false>(args, L, stream);
+  if (x3) return launchFast<MT, true, false, false>(args, L, stream);
+  if (args.extended) return launchFast<MT, false, true, true>(args, L, stream);
+  return launchFast<MT, false, false, true>(args, L, stream);
+}
+
+}  // namespace
+
+bool planInfomaxFast(int R, int blockSize, InfomaxMath math, std::size_t maxSharedBytes,
+                     InfomaxFastLayout& out) {
+  if (math == InfomaxMath::Fp32 || R % 16 != 0 || R < 16 || R > 64 || blockSize < 1 ||
+      blockSize > kMaxTiles * 8)
+    return false;
+  InfomaxFastLayout L;
+  L.R = R;
+  L.NT = roundUp(blockSize, 8) / 8;
+  L.warps = kGroups * (R / 16);
+  // Leading dimensions against bank conflicts: X, U, Y' and G are read as (row g, column t)
+  // fragments (ld = 4 mod 32); W as (row t, column g) (ld = 8 mod 32).
+  L.ldX = R + 4;
+  L.ldU = kMaxTiles * 8 + 4;
+  L.ldG = R + 4;
+  L.ldW = R + 8;
+  int off = 0;
+  auto take = [&off](int floats) {
+    const int at = off;
+    off += roundUp(floats, 8);
+    return at;
+  };
+  L.offX0 = take(kMaxTiles * 8 * L.ldX);
+  L.offX1 = take(kMaxTiles * 8 * L.ldX);
+  L.offU = take(R * L.ldU);
+  L.offY = take(R * L.ldU);
+  L.offG = take(R * L.ldG);
+  L.offP0 = take(R * L.ldW);
+  L.offP1 = take(R * L.ldW);
+  L.offW = take(R * L.ldW);
+  L.offWlo = take(R * L.ldW);
+  L.offVec = take((4 + kGroups) * R);
+  L.offMom = take(2 * kGroups * R * 4);  // doubles
+  L.offIdx3 = take(3 * kMaxTiles * 8);
+  L.offIdxK = take(kMaxTiles * 8);
+  L.offFlags = take(8);
+  L.bytes = static_cast<std::size_t>(off) * sizeof(float);
+  if (L.bytes > maxSharedBytes) return false;
+  out = L;
+  return true;
+}
+
+void launchInfomaxFastPass(const InfomaxPassArgs& args, const InfomaxFastLayout& layout,
+                           cudaStream_t stream) {
+  if ((args.math == InfomaxMath::Tf32) != args.dataTf32)
+    throw std::logic_error("launchInfomaxFastPass: plain TF32 expects data rounded on upload");
+  switch (layout.R / 16) {
+    case 1: return launchFastFor<1>(args, layout, stream);
+    case 2: return launchFastFor<2>(args, layout, stream);
+    case 3: return launchFastFor<3>(args, layout, stream);
+    default: return launchFastFor<4>(args, layout, stream);
+  }
+}
+
+}  // namespace modescope::cuda
