@@ -95,23 +95,26 @@ __device__ __forceinline__ float fastTanh(float x) {
 
 // Shared-memory regions of the CTA. The double buffers are two equal regions one stride apart,
 // so a buffer is base + parity * stride: an indexed array of pointers would live in local memory.
+// Every operand is read as 16 bytes per lane (rows g, columns 4t .. 4t + 3; leading dimensions
+// 16 mod 32 words, so a quarter warp covers all banks once), which serves two k-steps.
 struct Smem {
-  float* X;      // 2 x 96 x ldX, sample-major: the current block's samples and the next one's
-  float* U;      // R x ldU: U of the block (TF32-rounded in plain mode)
-  float* Y;      // R x ldU: Y' of the block (likewise)
-  float* G;      // R x ldG: G = B I + Y' U^T
-  float* P;      // 2 x R x ldW: the products' W (TF32-rounded in plain mode), this block's and the next
-  float* W;      // R x ldW: FP32 W (plain mode; in 3xTF32 mode P is FP32 and this is unused)
-  float* Wlo;    // R x ldW: Kahan compensation (true W ~ W - Wlo)
+  float* X;   // 2 x 8 (NT + 1) x ldX, sample-major: this block's samples and the next one's;
+              // rows past the block are zero (the last 8: the zero tile)
+  float* U;   // R x ldU: U of the block, sample columns (TF32-rounded in plain mode)
+  float* Y;   // R x ldU: Y' of the block (likewise)
+  float* G;   // R x ldG: G = B I + Y' U^T
+  float* P;   // 2 x R x ldP: the products' W, row-major (TF32-rounded in plain mode)
+  float* PT;  // 2 x R x ldP: the same transposed
   float *bias, *signs, *oldSigns, *oldKurt, *biasSum;  // R each, biasSum 4 x R
   double* mom;   // 4 x R x 4
-  int* idx3;     // 3 x 96: permutation entries, two blocks ahead
-  int* idxK;     // 96: kurtosis draws
+  int* idx3;     // 3 x 8 NT: permutation entries, two blocks ahead
+  int* idxK;     // 8 NT: kurtosis draws
   unsigned* maxBits;  // [2]: max |W| of the block, by parity
   int* changed;       // sign changes of the estimate
   int xStride, pStride;
   __device__ float* x(int parity) const { return X + parity * xStride; }
   __device__ float* p(int parity) const { return P + parity * pStride; }
+  __device__ float* pt(int parity) const { return PT + parity * pStride; }
 };
 
 __device__ Smem carve(float* base, const InfomaxFastLayout& L) {
@@ -122,9 +125,8 @@ __device__ Smem carve(float* base, const InfomaxFastLayout& L) {
   s.Y = base + L.offY;
   s.G = base + L.offG;
   s.P = base + L.offP0;
+  s.PT = base + L.offPT0;
   s.pStride = L.offP1 - L.offP0;
-  s.W = base + L.offW;
-  s.Wlo = base + L.offWlo;
   s.bias = base + L.offVec;
   s.signs = s.bias + L.R;
   s.oldSigns = s.signs + L.R;
@@ -147,40 +149,62 @@ __device__ __forceinline__ Operand<kX3> productOperand(float v) {
     return Operand<kX3>::rounded(v);
 }
 
-// The warp's W rows as A fragments: wa[ks] covers columns 8 ks .. 8 ks + 7.
-template <int MT, bool kX3>
-__device__ __forceinline__ void loadWFragments(Operand<kX3> (&wa)[2 * MT][4], const float* P,
-                                               int ldW, int r0, int t) {
-#pragma unroll
-  for (int ks = 0; ks < 2 * MT; ++ks) {
-    const int c = 8 * ks + t;
-    wa[ks][0] = productOperand<kX3>(P[r0 * ldW + c]);
-    wa[ks][1] = productOperand<kX3>(P[(r0 + 8) * ldW + c]);
-    wa[ks][2] = productOperand<kX3>(P[r0 * ldW + c + 4]);
-    wa[ks][3] = productOperand<kX3>(P[(r0 + 8) * ldW + c + 4]);
+__device__ __forceinline__ float4 load16(const float* p) { return *reinterpret_cast<const float4*>(p); }
+
+// The k index of the products is permuted within each 16-wide chunk so that a lane's operands
+// for two k-steps are four consecutive values q at column 16 kk + 4t: step 2 kk takes (q.x, q.y)
+// as its k = t and t + 4, step 2 kk + 1 takes (q.z, q.w). A and B use the same permutation, so
+// the sum over k is unchanged.
+template <bool kX3>
+__device__ __forceinline__ void aFragments(Operand<kX3> (&lo)[4], Operand<kX3> (&hi)[4], const float4& q0,
+                                           const float4& q1) {
+  lo[0] = productOperand<kX3>(q0.x);
+  lo[1] = productOperand<kX3>(q1.x);
+  lo[2] = productOperand<kX3>(q0.y);
+  lo[3] = productOperand<kX3>(q1.y);
+  hi[0] = productOperand<kX3>(q0.z);
+  hi[1] = productOperand<kX3>(q1.z);
+  hi[2] = productOperand<kX3>(q0.w);
+  hi[3] = productOperand<kX3>(q1.w);
+}
+
+// d += A B over one 16-wide k chunk: a the two steps' A fragments, q the lane's four B values.
+template <bool kX3, bool kRounded = !kX3>
+__device__ __forceinline__ void mma16(float (&d)[4], const Operand<kX3> (&a0)[4], const Operand<kX3> (&a1)[4],
+                                      const float4& q) {
+  if constexpr (kRounded) {
+    mma(d, a0, Operand<kX3>::rounded(q.x), Operand<kX3>::rounded(q.y));
+    mma(d, a1, Operand<kX3>::rounded(q.z), Operand<kX3>::rounded(q.w));
+  } else {
+    mma(d, a0, Operand<kX3>(q.x), Operand<kX3>(q.y));
+    mma(d, a1, Operand<kX3>(q.z), Operand<kX3>(q.w));
   }
 }
 
-// Step A: acc[j] = start + W_rows X[:, tile tile0 + j], j < 3 (tiles past the block read the
-// zeroed columns of X). kRounded: X holds TF32 values already.
+// The warp's W rows as A fragments, two k-steps per 16-byte load of each row.
+template <int MT, bool kX3>
+__device__ __forceinline__ void loadWFragments(Operand<kX3> (&wa)[2 * MT][4], const float* P,
+                                               int ldP, int r0, int t) {
+#pragma unroll
+  for (int kk = 0; kk < MT; ++kk)
+    aFragments<kX3>(wa[2 * kk], wa[2 * kk + 1], load16(P + r0 * ldP + 16 * kk + 4 * t),
+                    load16(P + (r0 + 8) * ldP + 16 * kk + 4 * t));
+}
+
+// Step A: acc[j] = start + W_rows X[:, tile tile0 + j], j < 3; tiles at or past NT read the
+// zero tile. kRounded: X holds TF32 values already.
 template <int MT, bool kX3, bool kRounded>
 __device__ __forceinline__ void productWX(float (&acc)[kTilesPerGroup][4],
                                           const Operand<kX3> (&wa)[2 * MT][4], const float* X,
-                                          int ldX, int tile0, float start0, float start1, int g,
-                                          int t) {
+                                          int ldX, int tile0, int NT, float start0, float start1,
+                                          int g, int t) {
 #pragma unroll
   for (int j = 0; j < kTilesPerGroup; ++j) {
     acc[j][0] = acc[j][1] = start0;
     acc[j][2] = acc[j][3] = start1;
-    const float* x = X + (8 * (tile0 + j) + g) * ldX + t;
+    const float* x = X + (8 * min(tile0 + j, NT) + g) * ldX + 4 * t;
 #pragma unroll
-    for (int ks = 0; ks < 2 * MT; ++ks) {
-      const float x0 = x[8 * ks], x1 = x[8 * ks + 4];
-      if constexpr (kRounded)
-        mma(acc[j], wa[ks], Operand<kX3>::rounded(x0), Operand<kX3>::rounded(x1));
-      else
-        mma(acc[j], wa[ks], Operand<kX3>(x0), Operand<kX3>(x1));
-    }
+    for (int kk = 0; kk < MT; ++kk) mma16<kX3, kRounded>(acc[j], wa[2 * kk], wa[2 * kk + 1], load16(x + 16 * kk));
   }
 }
 
@@ -197,11 +221,16 @@ __device__ __forceinline__ void storeTile(float* M, int ld, int r0, int col, con
   *reinterpret_cast<float2*>(M + (r0 + 8) * ld + col) = b;
 }
 
+template <bool kX3>
+__device__ __forceinline__ float productValue(float w) {
+  return kX3 ? w : __uint_as_float(tf32Bits(w));
+}
+
 // kRounded: the data on the device are TF32 already (plain mode, rounded on upload).
 template <int MT, bool kX3, bool kExtended, bool kRounded>
 __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
     infomaxFastKernel(InfomaxPassArgs a, InfomaxFastLayout L) {
-  constexpr int R = 16 * MT, KS = 2 * MT, GT = 2 * MT;
+  constexpr int R = 16 * MT, GT = 2 * MT;
   // Column tiles of G and GW per warp in steps C and D (groups past GT idle there).
   constexpr int CT = (GT + kGroups - 1) / kGroups;
   extern __shared__ __align__(128) float smem[];
@@ -209,21 +238,32 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int h = warp / MT, mi = warp - h * MT;
-  const int ldX = L.ldX, ldU = L.ldU, ldG = L.ldG, ldW = L.ldW;
+  const int ldX = L.ldX, ldU = L.ldU, ldG = L.ldG, ldP = L.ldP;
   const int block = a.block, r = a.components, NT = L.NT;
   const int r0 = 16 * mi + g, r1 = r0 + 8;
   const int tile0 = h * kTilesPerGroup;
   const int c0 = h * CT;  // first column tile of steps C and D
+  const bool owner = c0 < GT;
   const float lr = a.learningRate;
   const float biasStep = (kExtended ? -2.f : 1.f) * lr;
 
-  // State into shared memory.
+  // The weights this lane updates (rows r0, r1; columns 8 (c0 + c) + 2t + {0, 1}) stay in
+  // registers for the whole pass, with their Kahan compensation; shared memory holds the
+  // products' copies.
+  float wOwn[CT][4], loOwn[CT][4];
+#pragma unroll
+  for (int c = 0; c < CT; ++c)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int at = (e < 2 ? r0 : r1) * R + 8 * (c0 + c) + 2 * t + (e & 1);
+      wOwn[c][e] = owner ? a.state.w[at] : 0.f;
+      loOwn[c][e] = owner ? a.state.wlo[at] : 0.f;
+    }
   for (int e = threadIdx.x; e < R * R; e += blockDim.x) {
     const int i = e / R, j = e % R;
-    const float w = a.state.w[e];
-    s.P[i * ldW + j] = kX3 ? w : __uint_as_float(tf32Bits(w));
-    s.W[i * ldW + j] = w;
-    s.Wlo[i * ldW + j] = a.state.wlo[e];
+    const float w = productValue<kX3>(a.state.w[e]);
+    s.P[i * ldP + j] = w;
+    s.PT[j * ldP + i] = w;
   }
   for (int i = threadIdx.x; i < R; i += blockDim.x) {
     s.bias[i] = a.state.bias[i];
@@ -231,7 +271,7 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
     s.oldSigns[i] = a.state.oldSigns[i];
     s.oldKurt[i] = a.state.oldKurtosis[i];
   }
-  // X's columns past the block stay zero (tiles up to 96 samples are always computed).
+  // X's rows past the block stay zero.
   for (int e = threadIdx.x; e < 2 * s.xStride; e += blockDim.x) s.X[e] = 0.f;
   if (threadIdx.x < 2) s.maxBits[threadIdx.x] = 0u;
   long long blockNo = a.state.counters[0];
@@ -245,12 +285,13 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
   // The copy pipeline: block b's samples are in X[b & 1] before block b starts; block b + 1's
   // samples and block b + 2's permutation entries travel while block b is computed. (Slots and
   // offsets are counted, not divided: 64-bit divisions cost hundreds of instructions.)
+  const int slotSize = 8 * NT;
   if (a.blocks > 0) copyIndicesAsync(s.idx3, a.perm, block);
   __pipeline_commit();
   __pipeline_wait_prior(0);
   __syncthreads();
   if (a.blocks > 0) copySamplesAsync(s.x(0), ldX, a.data, R, s.idx3, block, block);
-  if (a.blocks > 1) copyIndicesAsync(s.idx3 + kMaxTiles * 8, a.perm + block, block);
+  if (a.blocks > 1) copyIndicesAsync(s.idx3 + slotSize, a.perm + block, block);
   __pipeline_commit();
   __pipeline_wait_prior(0);
   __syncthreads();
@@ -262,24 +303,25 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
   };
   long long nextEstimate = kExtended ? nextMultiple(blockNo, extBlocks) : -1;
 
-  Operand<kX3> wa[KS][4];
+  Operand<kX3> wa[2 * MT][4];
   for (long long b = 0; b < a.blocks; ++b) {
     const int nxt = cur ^ 1;
     if (b + 1 < a.blocks)
-      copySamplesAsync(s.x(nxt), ldX, a.data, R, s.idx3 + slotNext * kMaxTiles * 8, block, block);
+      copySamplesAsync(s.x(nxt), ldX, a.data, R, s.idx3 + slotNext * slotSize, block, block);
     if (b + 2 < a.blocks)
-      copyIndicesAsync(s.idx3 + slotAfter * kMaxTiles * 8, a.perm + (b + 2) * block, block);
+      copyIndicesAsync(s.idx3 + slotAfter * slotSize, a.perm + (b + 2) * block, block);
     __pipeline_commit();
     slotNext = slotAfter;
     slotAfter = slotAfter == 2 ? 0 : slotAfter + 1;
 
     // A: U = W X + b.
-    loadWFragments<MT, kX3>(wa, s.p(cur), ldW, r0, t);
+    loadWFragments<MT, kX3>(wa, s.p(cur), ldP, r0, t);
     float acc[kTilesPerGroup][4];
-    productWX<MT, kX3, kRounded>(acc, wa, s.x(cur), ldX, tile0, a.useBias ? s.bias[r0] : 0.f,
+    productWX<MT, kX3, kRounded>(acc, wa, s.x(cur), ldX, tile0, NT, a.useBias ? s.bias[r0] : 0.f,
                                  a.useBias ? s.bias[r1] : 0.f, g, t);
 
-    // B: the nonlinearity, the bias sums; U and Y' to shared memory.
+    // B: the nonlinearity, the bias sums; U and Y' to shared memory (tiles up to NT: tile NT,
+    // all zero Y', pads the last 16-sample chunk of step C).
     {
       const float k0 = s.signs[r0], k1 = s.signs[r1];
       float sum0 = 0.f, sum1 = 0.f;
@@ -307,8 +349,10 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
           else
             sum1 += term;
         }
-        storeTile<kX3>(s.U, ldU, r0, col, acc[j]);
-        storeTile<kX3>(s.Y, ldU, r0, col, y);
+        if (tile0 + j <= NT) {
+          storeTile<kX3>(s.U, ldU, r0, col, acc[j]);
+          storeTile<kX3>(s.Y, ldU, r0, col, y);
+        }
       }
       sum0 += __shfl_xor_sync(0xffffffffu, sum0, 1);
       sum0 += __shfl_xor_sync(0xffffffffu, sum0, 2);
@@ -322,23 +366,20 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
     __syncthreads();  // barrier 1: U, Y' and the bias sums complete
     if (threadIdx.x == 0) s.maxBits[nxt] = 0u;
 
-    // C: G = B I + Y' U^T for rows r0, r1 and column tiles c0 .. c0 + CT - 1, over all samples.
-    if (c0 < GT) {
+    // C: G = B I + Y' U^T for rows r0, r1 and column tiles c0 .. c0 + CT - 1, over the block
+    // in 16-sample chunks.
+    if (owner) {
       float gacc[CT][4];
 #pragma unroll
       for (int c = 0; c < CT; ++c) gacc[c][0] = gacc[c][1] = gacc[c][2] = gacc[c][3] = 0.f;
-      for (int j = 0; j < NT; ++j) {
-        const int k = 8 * j + t;
-        const Operand<kX3> ya[4] = {productOperand<kX3>(s.Y[r0 * ldU + k]),
-                                    productOperand<kX3>(s.Y[r1 * ldU + k]),
-                                    productOperand<kX3>(s.Y[r0 * ldU + k + 4]),
-                                    productOperand<kX3>(s.Y[r1 * ldU + k + 4])};
+      const int chunks = (NT + 1) / 2;
+      for (int jj = 0; jj < chunks; ++jj) {
+        const int k = 16 * jj + 4 * t;
+        Operand<kX3> y0[4], y1[4];
+        aFragments<kX3>(y0, y1, load16(s.Y + r0 * ldU + k), load16(s.Y + r1 * ldU + k));
 #pragma unroll
-        for (int c = 0; c < CT; ++c) {
-          const int ch = 8 * (c0 + c) + g;
-          mma(gacc[c], ya, productOperand<kX3>(s.U[ch * ldU + k]),
-              productOperand<kX3>(s.U[ch * ldU + k + 4]));
-        }
+        for (int c = 0; c < CT; ++c)
+          mma16<kX3>(gacc[c], y0, y1, load16(s.U + (8 * (c0 + c) + g) * ldU + k));
       }
       const float bI = static_cast<float>(block);
 #pragma unroll
@@ -366,52 +407,44 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
       s.bias[r1] += biasStep * b1;
     }
 
-    // D: GW = G W for rows r0, r1 and column tiles c0 .. c0 + CT - 1; W += lr GW.
+    // D: GW = G W for rows r0, r1 and column tiles c0 .. c0 + CT - 1; W += lr GW (Kahan) in the
+    // lane's registers; the products' copies of W_next into the other buffers.
     unsigned localMax = 0u;
-    if (c0 < GT) {
+    if (owner) {
       float gw[CT][4];
 #pragma unroll
       for (int c = 0; c < CT; ++c) gw[c][0] = gw[c][1] = gw[c][2] = gw[c][3] = 0.f;
-      const float* P = s.p(cur);
+      const float* PT = s.pt(cur);
 #pragma unroll
-      for (int ks = 0; ks < KS; ++ks) {
-        const int k = 8 * ks + t;
-        const Operand<kX3> ga[4] = {productOperand<kX3>(s.G[r0 * ldG + k]),
-                                    productOperand<kX3>(s.G[r1 * ldG + k]),
-                                    productOperand<kX3>(s.G[r0 * ldG + k + 4]),
-                                    productOperand<kX3>(s.G[r1 * ldG + k + 4])};
+      for (int kk = 0; kk < MT; ++kk) {
+        const int k = 16 * kk + 4 * t;
+        Operand<kX3> g0[4], g1[4];
+        aFragments<kX3>(g0, g1, load16(s.G + r0 * ldG + k), load16(s.G + r1 * ldG + k));
 #pragma unroll
-        for (int c = 0; c < CT; ++c) {
-          const int col = 8 * (c0 + c) + g;
-          mma(gw[c], ga, productOperand<kX3>(P[k * ldW + col]),
-              productOperand<kX3>(P[(k + 4) * ldW + col]));
-        }
+        for (int c = 0; c < CT; ++c)
+          mma16<kX3>(gw[c], g0, g1, load16(PT + (8 * (c0 + c) + g) * ldP + k));
       }
-      // W_next = W + lr GW (Kahan) and the largest |W|. Plain mode: FP32 W in place (only this
-      // lane touches these entries), its TF32 copy into the next products' buffer; 3xTF32:
-      // FP32 W in both products' buffers.
-      float* Wnext = s.p(nxt);
-      const float* Wold = kX3 ? P : s.W;
+      float* Pn = s.p(nxt);
+      float* PTn = s.pt(nxt);
       bool nan = false;
 #pragma unroll
       for (int c = 0; c < CT; ++c) {
         const int col = 8 * (c0 + c) + 2 * t;
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const int at = (e < 2 ? r0 : r1) * ldW + col + (e & 1);
-          const float w = Wold[at];
-          const float y = lr * gw[c][e] - s.Wlo[at];
+          const float w = wOwn[c][e];
+          const float y = lr * gw[c][e] - loOwn[c][e];
           const float sum = w + y;
-          s.Wlo[at] = (sum - w) - y;
-          if constexpr (kX3) {
-            Wnext[at] = sum;
-          } else {
-            s.W[at] = sum;
-            Wnext[at] = __uint_as_float(tf32Bits(sum));
-          }
+          loOwn[c][e] = (sum - w) - y;
+          wOwn[c][e] = sum;
           nan |= isnan(sum);
           localMax = max(localMax, __float_as_uint(fabsf(sum)));
+          PTn[(col + (e & 1)) * ldP + (e < 2 ? r0 : r1)] = productValue<kX3>(sum);
         }
+        *reinterpret_cast<float2*>(Pn + r0 * ldP + col) =
+            make_float2(productValue<kX3>(wOwn[c][0]), productValue<kX3>(wOwn[c][1]));
+        *reinterpret_cast<float2*>(Pn + r1 * ldP + col) =
+            make_float2(productValue<kX3>(wOwn[c][2]), productValue<kX3>(wOwn[c][3]));
       }
       if (nan) localMax = 0xffffffffu;
     }
@@ -431,19 +464,19 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
     }
 
     // Kurtosis estimate (extended mode) with the new W, on the draws of infomax_passes.h, in
-    // chunks of 96 samples gathered into the free X buffer.
+    // chunks of 8 NT samples gathered into the free X buffer.
     if (blockNo == nextEstimate) {
       float* XK = s.x(done);
       const long long m = min(static_cast<long long>(a.kurtosisSamples), a.n);
       for (int e = threadIdx.x; e < kGroups * R * 4; e += blockDim.x) s.mom[e] = 0.0;
       if (threadIdx.x == 0) *s.changed = 0;
-      loadWFragments<MT, kX3>(wa, s.p(cur), ldW, r0, t);
-      for (long long k0 = 0; k0 < m; k0 += kMaxTiles * 8) {
-        const int cols = static_cast<int>(min(static_cast<long long>(kMaxTiles * 8), m - k0));
+      loadWFragments<MT, kX3>(wa, s.p(cur), ldP, r0, t);
+      for (long long k0 = 0; k0 < m; k0 += slotSize) {
+        const int cols = static_cast<int>(min(static_cast<long long>(slotSize), m - k0));
         for (int j = threadIdx.x; j < cols; j += blockDim.x)
           s.idxK[j] = static_cast<int>(kurtosisSample(a, estimates, m, k0 + j));
         __syncthreads();
-        for (int e = threadIdx.x; e < kMaxTiles * 8 * (R / 4); e += blockDim.x) {
+        for (int e = threadIdx.x; e < slotSize * (R / 4); e += blockDim.x) {
           const int j = e / (R / 4), i = (e - j * (R / 4)) * 4;
           *reinterpret_cast<float4*>(XK + j * ldX + i) =
               j < cols ? __ldg(reinterpret_cast<const float4*>(a.data + static_cast<long long>(s.idxK[j]) * R + i))
@@ -451,7 +484,7 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
         }
         __syncthreads();
         float acc[kTilesPerGroup][4];
-        productWX<MT, kX3, kRounded>(acc, wa, XK, ldX, tile0, 0.f, 0.f, g, t);
+        productWX<MT, kX3, kRounded>(acc, wa, XK, ldX, tile0, NT, 0.f, 0.f, g, t);
         double m0[4] = {0, 0, 0, 0}, m1[4] = {0, 0, 0, 0};
 #pragma unroll
         for (int j = 0; j < kTilesPerGroup; ++j) {
@@ -486,8 +519,7 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
           }
         __syncthreads();  // XK and idxK are refilled next
       }
-      // The chunk's zero columns must not stay in the block buffer it borrowed: X's columns past
-      // a block are read as zeros.
+      // The borrowed block buffer must be zero past the block again.
       for (int e = threadIdx.x; e < s.xStride; e += blockDim.x) XK[e] = 0.f;
       ++estimates;
       for (int i = threadIdx.x; i < r; i += blockDim.x) {
@@ -511,11 +543,15 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
 
   __pipeline_wait_prior(0);
   // Store the state (after a blow-up W is the blown one: the driver restarts from scratch).
-  const float* Wfinal = kX3 ? s.p(cur) : s.W;
-  for (int e = threadIdx.x; e < R * R; e += blockDim.x) {
-    const int i = e / R, j = e % R;
-    a.state.w[e] = Wfinal[i * ldW + j];
-    a.state.wlo[e] = s.Wlo[i * ldW + j];
+  if (owner) {
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int at = (e < 2 ? r0 : r1) * R + 8 * (c0 + c) + 2 * t + (e & 1);
+        a.state.w[at] = wOwn[c][e];
+        a.state.wlo[at] = loOwn[c][e];
+      }
   }
   for (int i = threadIdx.x; i < R; i += blockDim.x) {
     a.state.bias[i] = s.bias[i];
@@ -569,31 +605,37 @@ bool planInfomaxFast(int R, int blockSize, InfomaxMath math, std::size_t maxShar
   L.R = R;
   L.NT = roundUp(blockSize, 8) / 8;
   L.warps = kGroups * (R / 16);
-  // Leading dimensions against bank conflicts: X, U, Y' and G are read as (row g, column t)
-  // fragments (ld = 4 mod 32); W as (row t, column g) (ld = 8 mod 32).
-  L.ldX = R + 4;
-  L.ldU = kMaxTiles * 8 + 4;
-  L.ldG = R + 4;
-  L.ldW = R + 8;
+  // Operands are read 16 bytes per lane at (row g, column 4t): leading dimensions of 16 mod 32
+  // words put a quarter warp on every bank once.
+  auto ld16 = [](int cols) {
+    int ld = cols;
+    while (ld % 32 != 16) ++ld;
+    return ld;
+  };
+  const int xRows = 8 * (L.NT + 1);  // the block's tiles and the zero tile
+  L.ldX = ld16(R);
+  L.ldU = ld16(xRows);
+  L.ldG = ld16(R);
+  L.ldP = ld16(R);
   int off = 0;
   auto take = [&off](int floats) {
     const int at = off;
     off += roundUp(floats, 8);
     return at;
   };
-  L.offX0 = take(kMaxTiles * 8 * L.ldX);
-  L.offX1 = take(kMaxTiles * 8 * L.ldX);
+  L.offX0 = take(xRows * L.ldX);
+  L.offX1 = take(xRows * L.ldX);
   L.offU = take(R * L.ldU);
   L.offY = take(R * L.ldU);
   L.offG = take(R * L.ldG);
-  L.offP0 = take(R * L.ldW);
-  L.offP1 = take(R * L.ldW);
-  L.offW = take(R * L.ldW);
-  L.offWlo = take(R * L.ldW);
+  L.offP0 = take(R * L.ldP);
+  L.offP1 = take(R * L.ldP);
+  L.offPT0 = take(R * L.ldP);
+  L.offPT1 = take(R * L.ldP);
   L.offVec = take((4 + kGroups) * R);
   L.offMom = take(2 * kGroups * R * 4);  // doubles
-  L.offIdx3 = take(3 * kMaxTiles * 8);
-  L.offIdxK = take(kMaxTiles * 8);
+  L.offIdx3 = take(3 * 8 * L.NT);
+  L.offIdxK = take(8 * L.NT);
   L.offFlags = take(8);
   L.bytes = static_cast<std::size_t>(off) * sizeof(float);
   if (L.bytes > maxSharedBytes) return false;

@@ -102,9 +102,9 @@ struct InfomaxFastLayout {
   int R = 0;        // rows of W, a multiple of 16, at most 64
   int NT = 0;       // 8-sample tiles of a block (block rounded up to 8, over 8)
   int warps = 0;
-  int ldX = 0, ldU = 0, ldG = 0, ldW = 0;
+  int ldX = 0, ldU = 0, ldG = 0, ldP = 0;
   int offX0 = 0, offX1 = 0, offU = 0, offY = 0, offG = 0;
-  int offP0 = 0, offP1 = 0, offW = 0, offWlo = 0;
+  int offP0 = 0, offP1 = 0, offPT0 = 0, offPT1 = 0;
   int offVec = 0, offMom = 0, offIdx3 = 0, offIdxK = 0, offFlags = 0;
   std::size_t bytes = 0;
 };
