@@ -208,6 +208,25 @@ __device__ __forceinline__ void productWX(float (&acc)[kTilesPerGroup][4],
   }
 }
 
+// Steps C and D: acc[c] = A B over `chunks` 16-wide k chunks for A's rows r0, r0 + 8 and B's
+// column tiles c0 .. c0 + CT - 1, with A (rows x k) and B^T (columns x k) row-major in shared
+// memory: G = Y' U^T (A = Y', B^T = U) and GW (A = G, B^T = W^T).
+template <int CT, bool kX3>
+__device__ __forceinline__ void bandProduct(float (&acc)[CT][4], const float* A, int ldA,
+                                            const float* BT, int ldB, int r0, int c0, int g, int t,
+                                            int chunks) {
+#pragma unroll
+  for (int c = 0; c < CT; ++c) acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = 0.f;
+#pragma unroll
+  for (int kk = 0; kk < chunks; ++kk) {
+    const int k = 16 * kk + 4 * t;
+    Operand<kX3> a0[4], a1[4];
+    aFragments<kX3>(a0, a1, load16(A + r0 * ldA + k), load16(A + (r0 + 8) * ldA + k));
+#pragma unroll
+    for (int c = 0; c < CT; ++c) mma16<kX3>(acc[c], a0, a1, load16(BT + (8 * (c0 + c) + g) * ldB + k));
+  }
+}
+
 // Stores a 16 x 8 accumulator tile (rows r0, r0 + 8; columns col, col + 1) at M (ld), rounded to
 // TF32 for plain-mode products.
 template <bool kX3>
@@ -370,17 +389,7 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
     // in 16-sample chunks.
     if (owner) {
       float gacc[CT][4];
-#pragma unroll
-      for (int c = 0; c < CT; ++c) gacc[c][0] = gacc[c][1] = gacc[c][2] = gacc[c][3] = 0.f;
-      const int chunks = (NT + 1) / 2;
-      for (int jj = 0; jj < chunks; ++jj) {
-        const int k = 16 * jj + 4 * t;
-        Operand<kX3> y0[4], y1[4];
-        aFragments<kX3>(y0, y1, load16(s.Y + r0 * ldU + k), load16(s.Y + r1 * ldU + k));
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-          mma16<kX3>(gacc[c], y0, y1, load16(s.U + (8 * (c0 + c) + g) * ldU + k));
-      }
+      bandProduct<CT, kX3>(gacc, s.Y, ldU, s.U, ldU, r0, c0, g, t, (NT + 1) / 2);
       const float bI = static_cast<float>(block);
 #pragma unroll
       for (int c = 0; c < CT; ++c) {
@@ -412,18 +421,7 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
     unsigned localMax = 0u;
     if (owner) {
       float gw[CT][4];
-#pragma unroll
-      for (int c = 0; c < CT; ++c) gw[c][0] = gw[c][1] = gw[c][2] = gw[c][3] = 0.f;
-      const float* PT = s.pt(cur);
-#pragma unroll
-      for (int kk = 0; kk < MT; ++kk) {
-        const int k = 16 * kk + 4 * t;
-        Operand<kX3> g0[4], g1[4];
-        aFragments<kX3>(g0, g1, load16(s.G + r0 * ldG + k), load16(s.G + r1 * ldG + k));
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-          mma16<kX3>(gw[c], g0, g1, load16(PT + (8 * (c0 + c) + g) * ldP + k));
-      }
+      bandProduct<CT, kX3>(gw, s.G, ldG, s.pt(cur), ldP, r0, c0, g, t, MT);
       float* Pn = s.p(nxt);
       float* PTn = s.pt(nxt);
       bool nan = false;
