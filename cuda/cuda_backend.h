@@ -41,7 +41,9 @@ struct CudaTestHooks {
   std::int64_t maxBatchSamples = 0;
   std::int64_t maxChunkSamples = 0;
   std::int64_t maxResidentSamples = 0;
-  int icaSlabRows = 0;  // rows of W per CTA of the Infomax cluster kernel (0 = the planner's choice); non-zero also forces that kernel where the register-resident one would run
+  // Rows of W per CTA of the Infomax cluster kernel (0 = the planner's choice); non-zero also
+  // forces that kernel where the register-resident one would run.
+  int icaSlabRows = 0;
 };
 void setCudaTestHooks(const CudaTestHooks& hooks);
 

@@ -33,7 +33,8 @@ struct ChunkPlan {
 
 // Asynchronous copies (cp.async) of `count` permutation entries into idx ...
 __device__ __forceinline__ void copyIndicesAsync(int* idx, const int* src, int count) {
-  for (int j = threadIdx.x; j < count; j += blockDim.x) __pipeline_memcpy_async(idx + j, src + j, sizeof(int));
+  for (int j = threadIdx.x; j < count; j += blockDim.x)
+    __pipeline_memcpy_async(idx + j, src + j, sizeof(int));
 }
 // ... and of the samples idx[0..cols) into X, sample-major (C x ldX: one sample's R values
 // contiguous, as in the data), 16 bytes per copy; columns cols .. C - 1 are zeroed.
@@ -65,8 +66,9 @@ __device__ inline void fetchSamples(float* X, int ldX, const float* data, int R,
 // The extended rule's sign of one component from the moments s = (sum u, u^2, u^3, u^4) of its
 // activation over m kurtosis samples: IcaSignState::apply (engine/ica/ica_sign_state.cpp).
 // Updates the momentum-smoothed kurtosis and the signs; returns whether the sign changed.
-__device__ __forceinline__ bool updateKurtosisSign(const double (&s)[4], long long m, const InfomaxPassArgs& a,
-                                          float& oldKurt, float& sign, float& oldSign) {
+__device__ __forceinline__ bool updateKurtosisSign(const double (&s)[4], long long m,
+                                                   const InfomaxPassArgs& a, float& oldKurt,
+                                                   float& sign, float& oldSign) {
   const double inv = 1.0 / static_cast<double>(m);
   double m2 = s[1] * inv, m4 = s[3] * inv;
   if (a.centredKurtosis) {
@@ -89,11 +91,12 @@ __device__ __forceinline__ bool updateKurtosisSign(const double (&s)[4], long lo
 
 // Sample index j of kurtosis estimate `estimate` (m draws from n samples, the counter-based
 // draws of engine/ica/infomax_passes.h): all samples in order when m = n.
-__device__ inline long long kurtosisSample(const InfomaxPassArgs& a, long long estimate, long long m,
-                                           long long j) {
+__device__ inline long long kurtosisSample(const InfomaxPassArgs& a, long long estimate,
+                                           long long m, long long j) {
   if (m >= a.n) return j;
   const Philox4x32 rng(a.seed);
-  const double u = rng.uniformDouble(a.kurtosisStream, static_cast<unsigned long long>(estimate * m + j));
+  const double u =
+      rng.uniformDouble(a.kurtosisStream, static_cast<unsigned long long>(estimate * m + j));
   return min(a.n - 1, static_cast<long long>(u * static_cast<double>(a.n)));
 }
 

@@ -35,8 +35,8 @@ namespace {
 
 using namespace infomax;
 
-constexpr int kGroups = 4;          // warps per 16 rows of W
-constexpr int kTilesPerGroup = 3;   // 8-sample tiles per warp in steps A and B
+constexpr int kGroups = 4;                           // warps per 16 rows of W
+constexpr int kTilesPerGroup = 3;                    // 8-sample tiles per warp in steps A and B
 constexpr int kMaxTiles = kGroups * kTilesPerGroup;  // 96 samples: blocks up to 96
 
 int roundUp(int v, int m) { return (v + m - 1) / m * m; }
@@ -67,8 +67,8 @@ struct Operand {
   }
 };
 
-__device__ __forceinline__ void mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
-                                    unsigned b0, unsigned b1) {
+__device__ __forceinline__ void mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2,
+                                    unsigned a3, unsigned b0, unsigned b1) {
   asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
       "{%0,%1,%2,%3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -77,8 +77,8 @@ __device__ __forceinline__ void mma(float (&d)[4], unsigned a0, unsigned a1, uns
 
 // d += a b with the products of kX3 (the small cross terms first).
 template <bool kX3>
-__device__ __forceinline__ void mma(float (&d)[4], const Operand<kX3> (&a)[4], const Operand<kX3>& b0,
-                                    const Operand<kX3>& b1) {
+__device__ __forceinline__ void mma(float (&d)[4], const Operand<kX3> (&a)[4],
+                                    const Operand<kX3>& b0, const Operand<kX3>& b1) {
   if constexpr (kX3) {
     mma(d, a[0].lo, a[1].lo, a[2].lo, a[3].lo, b0.hi, b1.hi);
     mma(d, a[0].hi, a[1].hi, a[2].hi, a[3].hi, b0.lo, b1.lo);
@@ -91,7 +91,6 @@ __device__ __forceinline__ float fastTanh(float x) {
   asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
-
 
 // Shared-memory regions of the CTA. The double buffers are two equal regions one stride apart,
 // so a buffer is base + parity * stride: an indexed array of pointers would live in local memory.
@@ -106,9 +105,9 @@ struct Smem {
   float* P;   // 2 x R x ldP: the products' W, row-major (TF32-rounded in plain mode)
   float* PT;  // 2 x R x ldP: the same transposed
   float *bias, *signs, *oldSigns, *oldKurt, *biasSum;  // R each, biasSum 4 x R
-  double* mom;   // 4 x R x 4
-  int* idx3;     // 3 x 8 NT: permutation entries, two blocks ahead
-  int* idxK;     // 8 NT: kurtosis draws
+  double* mom;                                         // 4 x R x 4
+  int* idx3;          // 3 x 8 NT: permutation entries, two blocks ahead
+  int* idxK;          // 8 NT: kurtosis draws
   unsigned* maxBits;  // [2]: max |W| of the block, by parity
   int* changed;       // sign changes of the estimate
   int xStride, pStride;
@@ -149,15 +148,17 @@ __device__ __forceinline__ Operand<kX3> productOperand(float v) {
     return Operand<kX3>::rounded(v);
 }
 
-__device__ __forceinline__ float4 load16(const float* p) { return *reinterpret_cast<const float4*>(p); }
+__device__ __forceinline__ float4 load16(const float* p) {
+  return *reinterpret_cast<const float4*>(p);
+}
 
 // The k index of the products is permuted within each 16-wide chunk so that a lane's operands
 // for two k-steps are four consecutive values q at column 16 kk + 4t: step 2 kk takes (q.x, q.y)
 // as its k = t and t + 4, step 2 kk + 1 takes (q.z, q.w). A and B use the same permutation, so
 // the sum over k is unchanged.
 template <bool kX3>
-__device__ __forceinline__ void aFragments(Operand<kX3> (&lo)[4], Operand<kX3> (&hi)[4], const float4& q0,
-                                           const float4& q1) {
+__device__ __forceinline__ void aFragments(Operand<kX3> (&lo)[4], Operand<kX3> (&hi)[4],
+                                           const float4& q0, const float4& q1) {
   lo[0] = productOperand<kX3>(q0.x);
   lo[1] = productOperand<kX3>(q1.x);
   lo[2] = productOperand<kX3>(q0.y);
@@ -170,8 +171,8 @@ __device__ __forceinline__ void aFragments(Operand<kX3> (&lo)[4], Operand<kX3> (
 
 // d += A B over one 16-wide k chunk: a the two steps' A fragments, q the lane's four B values.
 template <bool kX3, bool kRounded = !kX3>
-__device__ __forceinline__ void mma16(float (&d)[4], const Operand<kX3> (&a0)[4], const Operand<kX3> (&a1)[4],
-                                      const float4& q) {
+__device__ __forceinline__ void mma16(float (&d)[4], const Operand<kX3> (&a0)[4],
+                                      const Operand<kX3> (&a1)[4], const float4& q) {
   if constexpr (kRounded) {
     mma(d, a0, Operand<kX3>::rounded(q.x), Operand<kX3>::rounded(q.y));
     mma(d, a1, Operand<kX3>::rounded(q.z), Operand<kX3>::rounded(q.w));
@@ -204,7 +205,8 @@ __device__ __forceinline__ void productWX(float (&acc)[kTilesPerGroup][4],
     acc[j][2] = acc[j][3] = start1;
     const float* x = X + (8 * min(tile0 + j, NT) + g) * ldX + 4 * t;
 #pragma unroll
-    for (int kk = 0; kk < MT; ++kk) mma16<kX3, kRounded>(acc[j], wa[2 * kk], wa[2 * kk + 1], load16(x + 16 * kk));
+    for (int kk = 0; kk < MT; ++kk)
+      mma16<kX3, kRounded>(acc[j], wa[2 * kk], wa[2 * kk + 1], load16(x + 16 * kk));
   }
 }
 
@@ -223,7 +225,8 @@ __device__ __forceinline__ void bandProduct(float (&acc)[CT][4], const float* A,
     Operand<kX3> a0[4], a1[4];
     aFragments<kX3>(a0, a1, load16(A + r0 * ldA + k), load16(A + (r0 + 8) * ldA + k));
 #pragma unroll
-    for (int c = 0; c < CT; ++c) mma16<kX3>(acc[c], a0, a1, load16(BT + (8 * (c0 + c) + g) * ldB + k));
+    for (int c = 0; c < CT; ++c)
+      mma16<kX3>(acc[c], a0, a1, load16(BT + (8 * (c0 + c) + g) * ldB + k));
   }
 }
 
@@ -446,10 +449,11 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
       }
       if (nan) localMax = 0xffffffffu;
     }
-    for (int o = 16; o > 0; o >>= 1) localMax = max(localMax, __shfl_xor_sync(0xffffffffu, localMax, o));
+    for (int o = 16; o > 0; o >>= 1)
+      localMax = max(localMax, __shfl_xor_sync(0xffffffffu, localMax, o));
     if (lane == 0) atomicMax(s.maxBits + cur, localMax);
     __pipeline_wait_prior(0);  // block b + 1's samples
-    __syncthreads();  // barrier 3: W_next, the bias and the next samples complete
+    __syncthreads();           // barrier 3: W_next, the bias and the next samples complete
     ++blockNo;
     const int done = cur;  // X[done] is free until the next block's copies
     cur = nxt;
@@ -477,7 +481,8 @@ __global__ void __launch_bounds__(kGroups * 4 * 32, 1)
         for (int e = threadIdx.x; e < slotSize * (R / 4); e += blockDim.x) {
           const int j = e / (R / 4), i = (e - j * (R / 4)) * 4;
           *reinterpret_cast<float4*>(XK + j * ldX + i) =
-              j < cols ? __ldg(reinterpret_cast<const float4*>(a.data + static_cast<long long>(s.idxK[j]) * R + i))
+              j < cols ? __ldg(reinterpret_cast<const float4*>(
+                             a.data + static_cast<long long>(s.idxK[j]) * R + i))
                        : make_float4(0.f, 0.f, 0.f, 0.f);
         }
         __syncthreads();
@@ -646,10 +651,14 @@ void launchInfomaxFastPass(const InfomaxPassArgs& args, const InfomaxFastLayout&
   if ((args.math == InfomaxMath::Tf32) != args.dataTf32)
     throw std::logic_error("launchInfomaxFastPass: plain TF32 expects data rounded on upload");
   switch (layout.R / 16) {
-    case 1: return launchFastFor<1>(args, layout, stream);
-    case 2: return launchFastFor<2>(args, layout, stream);
-    case 3: return launchFastFor<3>(args, layout, stream);
-    default: return launchFastFor<4>(args, layout, stream);
+    case 1:
+      return launchFastFor<1>(args, layout, stream);
+    case 2:
+      return launchFastFor<2>(args, layout, stream);
+    case 3:
+      return launchFastFor<3>(args, layout, stream);
+    default:
+      return launchFastFor<4>(args, layout, stream);
   }
 }
 

@@ -41,7 +41,8 @@ MODESCOPE_HOST_DEVICE inline double sampEnValue(const EntropyPairCounts& c, int6
                                                 bool diagonal) {
   const int64_t self = diagonal ? n - m : 0;
   const int64_t a = c.matchesM1 - self, b = c.matchesM - self;
-  if (a <= 0 || b <= 0) return std::numeric_limits<double>::quiet_NaN();  // constexpr: fine on the device
+  if (a <= 0 || b <= 0)
+    return std::numeric_limits<double>::quiet_NaN();  // constexpr: fine on the device
   return log(static_cast<double>(b)) - log(static_cast<double>(a));
 }
 
