@@ -127,9 +127,10 @@ class ComputeBackend {
 
   // ApEn / Cross-ApEn or SampEn / cross-SampEn matrices of the block's rows (params.rows), per
   // epoch and averaged (engine/entropy/entropy_cpu.h: the procedure and the shared host steps).
-  // Both backends plan with planEntropy() and finish with assembleEntropyResult(); only the match
-  // counting differs: the CPU counts in double with threads over (epoch, pair), the CUDA backend
-  // batches epochs x ordered pairs in float. Throws InvalidParameterError, InvalidInputError,
+  // Both backends check the input with planEntropy() and average with finishEntropyResult(); the
+  // CPU counts in double with threads over (epoch, pair), the CUDA backend z-scores (bit for bit
+  // as the host), counts epochs x ordered pairs in float (the same counts) and computes the
+  // values (entropy_values.h) on the device. Throws InvalidParameterError, InvalidInputError,
   // Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
   virtual EntropyMatrixResult entropyMatrices(const SignalBlock& block,
                                               const EntropyParams& params, JobContext& ctx) = 0;

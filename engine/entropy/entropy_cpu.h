@@ -17,10 +17,11 @@
 //     boundary: one pass over (i, j) computes d_m and, from it, d_{m+1} (the seed's merged m/m+1
 //     loop), matches are d <= r (inclusive), giving an EntropyPairCounts (entropy_result.h).
 //     ApEn uses j in [0, T) for length m; SampEn uses the same T - 1 = N - m templates for both
-//     lengths. This is the only step a GPU backend replaces (it may count in float: counts can
-//     differ only for distances within float rounding of r).
-//  3. entropyFromCounts per entry, NaN for constant series, then the epoch average over finite
-//     values: assembleEntropyResult (shared host code).
+//     lengths. A GPU backend replaces this step (it may compare in float, but must give these
+//     counts), and may z-score (EntropyZScores::Deferred) and compute step 3's values itself.
+//  3. entropyFromCounts per entry (the formulas of entropy_values.h), NaN for constant series,
+//     then the epoch average over finite values: assembleEntropyResult, or finishEntropyResult
+//     from values computed elsewhere (shared host code).
 //
 // Values (N epoch length, T = N - m + 1):
 //   ApEn family: Phi^m = (1/T) sum_{i<T} ln C_i^m with C_i^m = N_i^m / T, Phi^{m+1} = (1/(T-1))

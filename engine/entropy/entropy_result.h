@@ -21,8 +21,8 @@
 namespace modescope {
 
 // Match summary of one (epoch, template channel u, target channel v): everything the final value
-// needs, and nothing that depends on the measure's log rules, so a backend that only counts
-// matches (the GPU) hands these to entropyFromCounts (entropy_cpu.h) and shares the rest.
+// needs, and nothing that depends on the measure's log rules: the value formulas
+// (entropy_values.h) turn them into values on the host or on a device alike.
 //
 // With N the epoch length, x/y the z-scored u/v epochs, T = N - m + 1 the number of m-templates,
 // d_m(i, j) = max_{k<m} |x[i+k] - y[j+k]|, d_{m+1}(i, j) = max(d_m, |x[i+m] - y[j+m]|),
