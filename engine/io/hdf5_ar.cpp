@@ -104,31 +104,6 @@ std::vector<int64_t> toInt64(const std::vector<std::size_t>& v) {
 
 const char* lengthUnitName(ArLengthUnit u) { return u == ArLengthUnit::Samples ? "samples" : "s"; }
 
-void writeChannels(H5::Group& root, const std::vector<ArFileChannel>& channels) {
-  H5::Group ct = root.createGroup("channels");
-  std::vector<int64_t> idx;
-  std::vector<std::string> name, label, type, unit;
-  std::vector<double> pos;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (const ArFileChannel& c : channels) {
-    idx.push_back(static_cast<int64_t>(c.recordingIndex));
-    name.push_back(c.name);
-    label.push_back(c.label);
-    type.push_back(c.type);
-    unit.push_back(c.unit);
-    pos.push_back(c.position ? c.position->x : nan);
-    pos.push_back(c.position ? c.position->y : nan);
-    pos.push_back(c.position ? c.position->z : nan);
-  }
-  h5::writeInt64s(ct, "recording_index", idx);
-  h5::writeStrings(ct, "name", name);
-  h5::writeStrings(ct, "label", label);
-  h5::writeStrings(ct, "type", type);
-  h5::writeStrings(ct, "unit", unit);
-  writeDoublesNd(ct, "position", pos, {channels.size(), 3});
-  describe(ct, "position", "", "x right, y nose, z up on the unit sphere; NaN rows: unknown");
-}
-
 void writeSpectra(H5::Group& root, const ArFile& f) {
   const ArSpectrumResult& s = f.spectra;
   const BurgArParams& p = s.params;
@@ -265,7 +240,7 @@ void writeArContents(H5::Group& root, const ArFile& f, JobContext& ctx) {
   h5::setAttribute(root, kSchemaAttribute, kArSchema);
   h5::setAttribute(root, "modescope_version", softwareVersion());
   h5::setAttribute(root, "input_file", f.inputFile);
-  writeChannels(root, f.channels);
+  writeChannelTable(root, f.channels, ChannelPositions::Store);
   ctx.checkpoint();
   writeSpectra(root, f);
   ctx.checkpoint();
@@ -358,25 +333,6 @@ ArLengthUnit parseLengthUnit(const h5::Reader& r, const H5::H5Object& o, const s
   if (u == "s") return ArLengthUnit::Seconds;
   if (u == "samples") return ArLengthUnit::Samples;
   r.fail(h5::childPath(o, "@" + name), "'" + u + "'", "'s' or 'samples'", kRewriteRemedy);
-}
-
-std::vector<ArFileChannel> readChannels(const h5::Reader& r, const H5::Group& root) {
-  H5::Group ct = r.group(root, "channels");
-  const std::vector<std::size_t> idx = indices(r, ct, "recording_index", -1);
-  const auto c = static_cast<int64_t>(idx.size());
-  const auto names = r.strings(ct, "name", c);
-  const auto labels = r.strings(ct, "label", c);
-  const auto types = r.strings(ct, "type", c);
-  const auto units = r.strings(ct, "unit", c);
-  const auto pos = readDoublesNd(r, ct, "position", {idx.size(), 3});
-  std::vector<ArFileChannel> out;
-  for (std::size_t i = 0; i < idx.size(); ++i) {
-    ArFileChannel ch{idx[i], names[i], labels[i], types[i], units[i], std::nullopt};
-    if (std::isfinite(pos[3 * i]))
-      ch.position = Position3{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
-    out.push_back(std::move(ch));
-  }
-  return out;
 }
 
 void readSpectra(const h5::Reader& r, const H5::Group& root, ArFile& f) {
@@ -489,7 +445,7 @@ ArFile parseArFile(const h5::Reader& r, const H5::Group& root) {
                      "'modescope-cli ar'"});
   ArFile f;
   f.inputFile = r.stringAttribute(root, "input_file", "");
-  f.channels = readChannels(r, root);
+  f.channels = readChannelTable(r, root, ChannelPositions::Store, kRewriteRemedy);
   readSpectra(r, root, f);
   if (r.hasChild(root, "spatial_filter")) f.spatialFilter = readSpatialFilter(r, root, f);
   if (r.hasChild(root, "events")) f.events = readEvents(r, root, f);

@@ -117,23 +117,7 @@ void writeRecording(H5::Group& parent, const std::string& name, const EntropyFil
   h5::setAttribute(g, "epoch_samples", r.epochSamples);
   h5::setAttribute(g, "epoch_s", static_cast<double>(r.epochSamples) / r.sampleRate);
   h5::setAttribute(g, "epochs", static_cast<int64_t>(e));
-  {
-    H5::Group ct = g.createGroup("channels");
-    std::vector<int64_t> idx;
-    std::vector<std::string> nm, label, type, unit;
-    for (const EntropyFileChannel& ch : rec.channels) {
-      idx.push_back(static_cast<int64_t>(ch.recordingIndex));
-      nm.push_back(ch.name);
-      label.push_back(ch.label);
-      type.push_back(ch.type);
-      unit.push_back(ch.unit);
-    }
-    h5::writeInt64s(ct, "recording_index", idx);
-    h5::writeStrings(ct, "name", nm);
-    h5::writeStrings(ct, "label", label);
-    h5::writeStrings(ct, "type", type);
-    h5::writeStrings(ct, "unit", unit);
-  }
+  writeChannelTable(g, rec.channels, ChannelPositions::Omit);
   writeDoubles(g, "epoch_matrices", {e, c, c}, r.epochValues,
                std::string("epochs x template channel u x target channel v; ") + kOrientation +
                    "; NaN: undefined (SampEn) or a constant channel in that epoch");
@@ -249,22 +233,13 @@ EntropyFileRecording readRecording(const h5::Reader& r, const H5::Group& g,
     r.fail(h5::childPath(g, "@epochs"),
            std::to_string(epochs) + " epochs of " + std::to_string(res.epochSamples) + " samples",
            ">= 1 epoch of >= m + 2 samples", kRewriteRemedy);
-  H5::Group ct = r.group(g, "channels");
-  const auto idx = r.int64s(ct, "recording_index");
-  const auto c = static_cast<int64_t>(idx.size());
-  if (c < 1) r.fail(h5::childPath(ct, "recording_index"), "no channels", ">= 1", kRewriteRemedy);
-  const auto names = r.strings(ct, "name", c);
-  const auto labels = r.strings(ct, "label", c);
-  const auto types = r.strings(ct, "type", c);
-  const auto units = r.strings(ct, "unit", c);
-  for (std::size_t i = 0; i < idx.size(); ++i) {
-    if (idx[i] < 0)
-      r.fail(h5::childPath(ct, "recording_index"), std::to_string(idx[i]), ">= 0", kRewriteRemedy);
-    rec.channels.push_back({static_cast<std::size_t>(idx[i]), names[i], labels[i], types[i], units[i]});
-    res.channels.push_back(static_cast<std::size_t>(idx[i]));
+  rec.channels = readChannelTable(r, g, ChannelPositions::Omit, kRewriteRemedy);
+  const auto c = static_cast<int64_t>(rec.channels.size());
+  for (std::size_t i = 0; i < rec.channels.size(); ++i) {
+    res.channels.push_back(rec.channels[i].recordingIndex);
     res.params.rows.push_back(i);
+    res.channelNames.push_back(rec.channels[i].name);
   }
-  res.channelNames = names;
   const auto uc = static_cast<hsize_t>(c), ue = static_cast<hsize_t>(epochs);
   const auto starts = r.int64s(g, "epoch_start", epochs);
   for (int64_t s : starts) res.epochStarts.push_back(s - res.firstSample);
@@ -320,9 +295,8 @@ EntropyFile parseEntropyFile(const h5::Reader& r, const H5::Group& root) {
 std::vector<EntropyFileChannel> entropyFileChannels(const Recording& rec,
                                                     const std::vector<std::size_t>& channels) {
   // The ICA file's channel table, without the positions this schema does not store.
-  std::vector<EntropyFileChannel> out;
-  for (const IcaFileChannel& c : icaFileChannels(rec, channels))
-    out.push_back({c.recordingIndex, c.name, c.label, c.type, c.unit});
+  std::vector<EntropyFileChannel> out = icaFileChannels(rec, channels);
+  for (EntropyFileChannel& c : out) c.position.reset();
   return out;
 }
 

@@ -19,17 +19,13 @@
 #include "engine/core/provenance.h"
 #include "engine/core/recording.h"
 #include "engine/entropy/entropy_result.h"
+#include "engine/io/hdf5_channel_table.h"
 
 namespace modescope {
 
-// A channel of the matrix, as a reader needs it without the recording.
-struct EntropyFileChannel {
-  std::size_t recordingIndex = 0;  // 0-based channel index in the input recording
-  std::string name;                // normalised name ("Fp1")
-  std::string label;               // as stored in the input file
-  std::string type;                // channelTypeName
-  std::string unit;
-};
+// A channel of the matrix (the shared channel table; this schema stores no positions, so
+// `position` stays empty).
+using EntropyFileChannel = ResultFileChannel;
 
 // One recording of a study. result.channelNames is parallel to `channels` (names).
 struct EntropyFileRecording {

@@ -264,26 +264,8 @@ IcaFile parseIcaFile(const h5::Reader& r, const H5::Group& root) {
   IcaFile f;
   f.inputFile = r.stringAttribute(root, "input_file", "");
 
-  H5::Group ct = r.group(root, "channels");
-  const auto idx = r.int64s(ct, "recording_index");
-  const auto c = static_cast<int64_t>(idx.size());
-  if (c < 1) r.fail(h5::childPath(ct, "recording_index"), "no channels", ">= 1", kRewriteRemedy);
-  const auto names = r.strings(ct, "name", c);
-  const auto labels = r.strings(ct, "label", c);
-  const auto types = r.strings(ct, "type", c);
-  const auto units = r.strings(ct, "unit", c);
-  const IcaMatrix pos = readMatrix(r, ct, "position", static_cast<int>(c), 3);
-  for (int64_t i = 0; i < c; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    if (idx[k] < 0) {
-      r.fail(h5::childPath(ct, "recording_index"), std::to_string(idx[k]), ">= 0", kRewriteRemedy);
-    }
-    IcaFileChannel ch{static_cast<std::size_t>(idx[k]), names[k], labels[k], types[k], units[k],
-                      std::nullopt};
-    const int row = static_cast<int>(i);
-    if (std::isfinite(pos(row, 0))) ch.position = Position3{pos(row, 0), pos(row, 1), pos(row, 2)};
-    f.channels.push_back(std::move(ch));
-  }
+  f.channels = readChannelTable(r, root, ChannelPositions::Store, kRewriteRemedy);
+  const auto c = static_cast<int64_t>(f.channels.size());
 
   H5::Group g = r.group(root, "ica");
   IcaResult& res = f.result;
@@ -358,32 +340,7 @@ void writeIcaContents(H5::Group& root, const IcaFile& f, JobContext& ctx) {
     h5::setAttribute(root, kSchemaAttribute, kIcaSchema);
     h5::setAttribute(root, "modescope_version", softwareVersion());
     h5::setAttribute(root, "input_file", f.inputFile);
-    {
-      H5::Group ct = root.createGroup("channels");
-      std::vector<int64_t> idx;
-      std::vector<std::string> name, label, type, unit;
-      IcaMatrix pos(static_cast<int>(f.channels.size()), 3);
-      for (std::size_t i = 0; i < f.channels.size(); ++i) {
-        const IcaFileChannel& c = f.channels[i];
-        idx.push_back(static_cast<int64_t>(c.recordingIndex));
-        name.push_back(c.name);
-        label.push_back(c.label);
-        type.push_back(c.type);
-        unit.push_back(c.unit);
-        const int row = static_cast<int>(i);
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        pos(row, 0) = c.position ? c.position->x : nan;
-        pos(row, 1) = c.position ? c.position->y : nan;
-        pos(row, 2) = c.position ? c.position->z : nan;
-      }
-      h5::writeInt64s(ct, "recording_index", idx);
-      h5::writeStrings(ct, "name", name);
-      h5::writeStrings(ct, "label", label);
-      h5::writeStrings(ct, "type", type);
-      h5::writeStrings(ct, "unit", unit);
-      writeMatrix(ct, "position", pos,
-                  "x right, y nose, z up on the unit sphere; NaN rows: position unknown");
-    }
+    writeChannelTable(root, f.channels, ChannelPositions::Store);
     ctx.checkpoint();
     H5::Group g = root.createGroup("ica");
     h5::setAttribute(g, "components", static_cast<int64_t>(r.components));

@@ -18,6 +18,7 @@
 #include "engine/core/provenance.h"
 #include "engine/core/recording.h"
 #include "engine/ica/ica_result.h"
+#include "engine/io/hdf5_channel_table.h"
 
 namespace H5 {
 class Group;
@@ -25,15 +26,8 @@ class Group;
 
 namespace modescope {
 
-// A channel the decomposition was computed on, as a reader needs it without the recording.
-struct IcaFileChannel {
-  std::size_t recordingIndex = 0;   // 0-based channel index in the input recording
-  std::string name;                 // normalised name ("Fp1")
-  std::string label;                // as stored in the input file ("EEG Fp1-REF")
-  std::string type;                 // channelTypeName ("EEG", "EOG", ...)
-  std::string unit;                 // physical unit ("uV")
-  std::optional<Position3> position;  // unit-sphere montage position when known
-};
+// A channel the decomposition was computed on (the shared channel table, with positions).
+using IcaFileChannel = ResultFileChannel;
 
 struct IcaFile {
   std::string inputFile;   // the recording ("" for generated data)
