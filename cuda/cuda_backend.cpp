@@ -26,6 +26,7 @@ std::atomic<std::int64_t> gMaxBatchSamples{0};
 std::atomic<std::int64_t> gMaxChunkSamples{0};
 std::atomic<std::int64_t> gMaxResidentSamples{0};
 std::atomic<int> gIcaSlabRows{0};
+std::atomic<bool> gIcaNoWarpgroupKernel{false};
 
 // See cuda_preprocess.cuh: 2^26 samples is 256 MiB of float32.
 constexpr std::int64_t kDefaultBatchSamples = std::int64_t{1} << 26;
@@ -134,6 +135,7 @@ std::int64_t batchSampleBudget() {
 std::int64_t chunkSampleLimit() { return std::max<std::int64_t>(0, gMaxChunkSamples.load()); }
 std::int64_t residentSampleLimit() { return std::max<std::int64_t>(0, gMaxResidentSamples.load()); }
 int icaSlabRows() { return gIcaSlabRows.load(); }
+bool icaNoWarpgroupKernel() { return gIcaNoWarpgroupKernel.load(); }
 
 std::size_t usableDeviceBytes() {
   std::size_t freeBytes = 0, totalBytes = 0;
@@ -200,6 +202,7 @@ void setCudaTestHooks(const CudaTestHooks& hooks) {
   gMaxChunkSamples = hooks.maxChunkSamples;
   gMaxResidentSamples = hooks.maxResidentSamples;
   gIcaSlabRows = hooks.icaSlabRows;
+  gIcaNoWarpgroupKernel = hooks.icaNoWarpgroupKernel;
 }
 
 }  // namespace modescope

@@ -44,6 +44,9 @@ struct CudaTestHooks {
   // Rows of W per CTA of the Infomax cluster kernel (0 = the planner's choice); non-zero also
   // forces that kernel where the register-resident one would run.
   int icaSlabRows = 0;
+  // Runs the register-resident mma.sync Infomax kernel where the warpgroup (wgmma) kernel would
+  // run (plain TF32 on compute capability 9.0), so both stay tested and comparable.
+  bool icaNoWarpgroupKernel = false;
 };
 void setCudaTestHooks(const CudaTestHooks& hooks);
 

@@ -1,7 +1,7 @@
 // runInfomaxGpu (cuda_ica.h): the shared Infomax driver (engine/ica) with device passes. The
 // sphered data go to the GPU once (float, sample-major); each pass uploads its permutation and
-// runs one kernel (the register-resident one up to 64 components, else the cluster kernel:
-// infomax_kernels.cuh); the driver reads W back after every pass for the change and angle
+// runs one kernel (up to 64 components the warpgroup kernel in plain TF32 on compute 9.0, else the
+// register-resident one, else the cluster kernel: infomax_kernels.cuh); the driver reads W back after every pass for the change and angle
 // (R x R floats: negligible next to the pass).
 #include <algorithm>
 #include <cmath>
@@ -44,36 +44,42 @@ float roundToTf32(float x) {
 
 class GpuInfomaxPasses final : public InfomaxPasses {
  public:
-  // `fast`: the register-resident kernel's layout when it takes the problem, else null (the
-  // cluster kernel runs).
-  GpuInfomaxPasses(const InfomaxSetup& s, const InfomaxLayout& layout, const InfomaxFastLayout* fast)
-      : setup_(s), L_(layout), r_(s.components), R_(layout.R), fast_(fast != nullptr) {
-    if (fast) fastLayout_ = *fast;
+  // `warpgroup`, `fast`: the warpgroup and register-resident kernels' layouts when they take
+  // the problem (the first one given runs), else null (the cluster kernel runs).
+  GpuInfomaxPasses(const InfomaxSetup& s, const InfomaxLayout& layout,
+                   const InfomaxWgmmaLayout* warpgroup, const InfomaxFastLayout* fast)
+      : setup_(s), L_(layout), r_(s.components), R_(layout.R), warpgroup_(warpgroup != nullptr),
+        fast_(!warpgroup_ && fast != nullptr) {
+    if (warpgroup_) warpgroupLayout_ = *warpgroup;
+    if (fast_) fastLayout_ = *fast;
     // Plain TF32 rounds every product input: round the data once, on upload.
-    dataTf32_ = fast_ && toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
+    dataTf32_ = (warpgroup_ || fast_) && toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
+    // The warpgroup kernel reads rows of 64 with its own channel order (infomax_kernels.cuh).
+    const int row = warpgroup_ ? kWgmmaDataRow : R_;
     const std::size_t n = static_cast<std::size_t>(s.samples);
-    const std::size_t dataBytes = n * static_cast<std::size_t>(R_) * sizeof(float) +
+    const std::size_t dataBytes = n * static_cast<std::size_t>(row) * sizeof(float) +
                                   n * sizeof(int);
     std::size_t freeBytes = 0, totalBytes = 0;
     MODESCOPE_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
     if (dataBytes > freeBytes)
       throw OutOfDeviceMemoryError(
           "ICA on the GPU keeps the sphered data resident: " + std::to_string(s.samples) +
-          " samples x " + std::to_string(R_) + " components need " +
+          " samples x " + std::to_string(row) + " components need " +
           mib(static_cast<double>(dataBytes)) + "; " + mib(static_cast<double>(freeBytes)) +
           " of GPU memory is free. Use a shorter time range, a lower PCA rank, or the CPU "
           "backend");
-    // Sample-major, rows padded to R with zeros (padded components never move).
-    std::vector<float> host(n * static_cast<std::size_t>(R_), 0.f);
+    // Sample-major, rows padded with zeros (padded components never move).
+    std::vector<float> host(n * static_cast<std::size_t>(row), 0.f);
     for (std::size_t t = 0; t < n; ++t)
       for (int i = 0; i < r_; ++i)
-        host[t * R_ + i] = dataTf32_ ? roundToTf32(static_cast<float>(s.sphered[t * r_ + i]))
-                                     : static_cast<float>(s.sphered[t * r_ + i]);
+        host[t * row + (warpgroup_ ? wgmmaChannelSlot(i) : i)] =
+            dataTf32_ ? roundToTf32(static_cast<float>(s.sphered[t * r_ + i]))
+                      : static_cast<float>(s.sphered[t * r_ + i]);
     data_ = DeviceBuffer<float>(host.size());
     MODESCOPE_CUDA_TRY(cudaMemcpy(data_.get(), host.data(), host.size() * sizeof(float),
                                   cudaMemcpyHostToDevice));
     perm_ = DeviceBuffer<int>(n);
-    permHost_.resize(n);
+    permHost_ = PinnedBuffer<int>(n);  // page-locked: the upload is one DMA, not a staged copy
     const std::size_t rr = static_cast<std::size_t>(R_) * R_;
     w_ = DeviceBuffer<float>(rr);
     wlo_ = DeviceBuffer<float>(rr);
@@ -90,10 +96,9 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   }
 
   bool pass(const std::vector<int64_t>& perm, double lrate) override {
-    for (std::size_t i = 0; i < perm.size(); ++i) permHost_[i] = static_cast<int>(perm[i]);
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(perm_.get(), permHost_.data(),
-                                       permHost_.size() * sizeof(int), cudaMemcpyHostToDevice,
-                                       stream_.get()));
+    for (std::size_t i = 0; i < perm.size(); ++i) permHost_.get()[i] = static_cast<int>(perm[i]);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(perm_.get(), permHost_.get(), perm.size() * sizeof(int),
+                                       cudaMemcpyHostToDevice, stream_.get()));
     InfomaxPassArgs a;
     a.data = data_.get();
     a.dataTf32 = dataTf32_;
@@ -125,7 +130,9 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     a.state.counters = counters_.get();
     a.state.extBlocks = extBlocks_.get();
     setup_.ctx->checkpoint();
-    if (fast_)
+    if (warpgroup_)
+      launchInfomaxWgmmaPass(a, warpgroupLayout_, stream_.get());
+    else if (fast_)
       launchInfomaxFastPass(a, fastLayout_, stream_.get());
     else
       launchInfomaxPass(a, L_, stream_.get());
@@ -199,12 +206,13 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   InfomaxSetup setup_;
   InfomaxLayout L_;
   int r_, R_;
-  bool fast_ = false, dataTf32_ = false;
+  bool warpgroup_ = false, fast_ = false, dataTf32_ = false;
+  InfomaxWgmmaLayout warpgroupLayout_;
   InfomaxFastLayout fastLayout_;
   Stream stream_;
   DeviceBuffer<float> data_;
   DeviceBuffer<int> perm_;
-  std::vector<int> permHost_;
+  PinnedBuffer<int> permHost_;
   DeviceBuffer<float> w_, wlo_, vectors_;
   DeviceBuffer<long long> counters_;
   DeviceBuffer<double> extBlocks_;
@@ -234,15 +242,21 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
           "components", std::to_string(s.components),
           "at most 256 on the GPU (one cluster of 8 thread blocks holds the weights)",
           "set a PCA rank of 256 or less, or run ICA on the CPU backend");
-    // The register-resident kernel where it applies (up to 64 components, runica-sized blocks),
-    // unless a test forces the cluster kernel through its slab-rows hook.
+    // The warpgroup kernel, else the register-resident one where they apply (up to 64
+    // components, runica-sized blocks), unless a test forces the cluster kernel through its
+    // slab-rows hook or holds the warpgroup kernel back.
+    const InfomaxMath math = toKernelMath(s.params.gpuMath);
+    const auto shared = static_cast<std::size_t>(optin);
+    InfomaxWgmmaLayout warpgroup;
+    const bool useWarpgroup =
+        icaSlabRows() == 0 && !icaNoWarpgroupKernel() &&
+        planInfomaxWgmma(layout.R, s.resolved.blockSize, math, props.major, props.minor, shared,
+                         warpgroup);
     InfomaxFastLayout fast;
-    const bool useFast = icaSlabRows() == 0 &&
-                         planInfomaxFast(layout.R, s.resolved.blockSize,
-                                         toKernelMath(s.params.gpuMath),
-                                         static_cast<std::size_t>(optin), fast);
-    return std::unique_ptr<InfomaxPasses>(
-        new GpuInfomaxPasses(s, layout, useFast ? &fast : nullptr));
+    const bool useFast =
+        icaSlabRows() == 0 && planInfomaxFast(layout.R, s.resolved.blockSize, math, shared, fast);
+    return std::unique_ptr<InfomaxPasses>(new GpuInfomaxPasses(
+        s, layout, useWarpgroup ? &warpgroup : nullptr, useFast ? &fast : nullptr));
   });
 }
 

@@ -119,8 +119,40 @@ bool planInfomaxFast(int R, int blockSize, InfomaxMath math, std::size_t maxShar
 void launchInfomaxFastPass(const InfomaxPassArgs& args, const InfomaxFastLayout& layout,
                            cudaStream_t stream);
 
-// The test hook's slab rows (cuda_backend.h CudaTestHooks::icaSlabRows; 0 = unset).
+// ---- The Hopper warpgroup kernel for up to 64 components in TF32 (infomax_wgmma_kernel.cu) ---
+// The register-resident kernel above still spends ~4.6 us per block update: its 16 warps issue
+// ~1,000 instructions each (mma.sync fragments loaded from shared memory by 4 warps each), and
+// the target (64 channels x 30 min in 5 s) needs ~2 us. On compute capability 9.0 one warpgroup
+// does the three products with wgmma: each product is a handful of instructions, B comes from
+// shared memory once per warpgroup, and every product's accumulators are the next product's A
+// fragments in registers, so only U and W^T are stored per update (one CTA barrier). Plain TF32
+// only (3xTF32 and FP32 keep the kernels above), blocks of 25 to 96 samples; the data rows are 64
+// floats with each 8 channels in the order 0 2 4 6 1 3 5 7 (the kernel file says why).
+struct InfomaxWgmmaLayout {
+  int R = 0;   // rows of W in the device state (the kernel pads to 64 internally)
+  int NT = 0;  // 8-sample tiles of a block
+  int offX = 0, offU = 0, offWT = 0, offIdx = 0, offIdxK = 0, offFlags = 0;  // bytes
+  std::size_t bytes = 0;
+};
+
+// Whether the warpgroup kernel takes this problem (TF32, R <= 64, compute capability exactly
+// 9.0: sm_90a code runs nowhere else; blocks of 25 to 96 samples; the shared memory fits).
+bool planInfomaxWgmma(int R, int blockSize, InfomaxMath math, int ccMajor, int ccMinor,
+                      std::size_t maxSharedBytes, InfomaxWgmmaLayout& out);
+
+// Rows of the data the warpgroup kernel reads, and the position of channel c in such a row.
+constexpr int kWgmmaDataRow = 64;
+constexpr int wgmmaChannelSlot(int c) { return (c & ~7) | ((c & 1) << 2) | ((c & 7) >> 1); }
+
+// Launches one pass of the warpgroup kernel (one CTA of 128 threads) on `stream`. The data must
+// be rounded to TF32 (args.dataTf32) and laid out as above. Throws DeviceError.
+void launchInfomaxWgmmaPass(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& layout,
+                            cudaStream_t stream);
+
+// The test hooks (cuda_backend.h CudaTestHooks): the slab rows (0 = unset), and whether the
+// warpgroup kernel is held back.
 int icaSlabRows();
+bool icaNoWarpgroupKernel();
 
 // Launches the pass kernel (one cluster) on `stream`. Throws DeviceError on a launch failure.
 void launchInfomaxPass(const InfomaxPassArgs& args, const InfomaxLayout& layout,

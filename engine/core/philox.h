@@ -191,6 +191,9 @@ class PhiloxStream {
   }
   // Uniform in [lo, hi).
   double nextUniform(double lo, double hi) { return lo + (hi - lo) * nextUniform(); }
+  // Skips `count` uniforms: the stream then continues exactly where drawing them would have left
+  // it (the draws are counter-based), so independent pieces of one stream can be drawn apart.
+  void skipUniforms(uint64_t count) { uniforms_ += count; }
 
  private:
   Philox4x32 gen_;

@@ -5,6 +5,7 @@
 // runica's documented defaults (../shared/notes/peers.md section 3, seed-000-memd-ica.md 3.2).
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <future>
 #include <cmath>
 #include <numeric>
@@ -160,15 +161,27 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   setup.ctx = &ctx;
   const std::unique_ptr<InfomaxPasses> passes = makePasses(setup);
 
-  // The permutations come from one sequential stream whatever happens (restarts included), so the
-  // next one is drawn on a helper thread while the backend runs the current pass.
-  PhiloxStream permRng(params.seed, kIcaPermutationStream);
-  auto drawPermutation = [&permRng, n] {
-    std::vector<int64_t> perm(static_cast<std::size_t>(n));
-    randomPermutation(perm, permRng);
-    return perm;
+  // The permutations come from one sequential stream whatever happens (restarts included):
+  // permutation k is that stream's uniforms k (n - 1) .. (k + 1) (n - 1) - 1. A permutation of
+  // 460,800 samples takes ~15 ms to draw, longer than a GPU pass, so kPermutationsAhead of them
+  // are drawn at once on helper threads while the backend runs the current pass.
+  constexpr int kPermutationsAhead = 3;
+  const uint64_t seed = params.seed;
+  int64_t permutationsDrawn = 0;
+  std::deque<std::future<std::vector<int64_t>>> ahead;
+  auto drawAhead = [&] {
+    while (static_cast<int>(ahead.size()) < kPermutationsAhead) {
+      const int64_t k = permutationsDrawn++;
+      ahead.push_back(std::async(std::launch::async, [seed, n, k] {
+        PhiloxStream rng(seed, kIcaPermutationStream);
+        rng.skipUniforms(static_cast<uint64_t>(k) * static_cast<uint64_t>(n - 1));
+        std::vector<int64_t> perm(static_cast<std::size_t>(n));
+        randomPermutation(perm, rng);
+        return perm;
+      }));
+    }
   };
-  std::future<std::vector<int64_t>> nextPerm = std::async(std::launch::async, drawPermutation);
+  drawAhead();
 
   MatrixXd oldWeights = MatrixXd::Identity(r, r);
   MatrixXd oldDelta = MatrixXd::Zero(r, r);
@@ -191,8 +204,9 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   MatrixXd w = oldWeights;
   while (step < maxSteps) {
     ctx.checkpoint();
-    const std::vector<int64_t> perm = nextPerm.get();
-    nextPerm = std::async(std::launch::async, drawPermutation);
+    const std::vector<int64_t> perm = ahead.front().get();
+    ahead.pop_front();
+    drawAhead();
     bool blowup = !passes->pass(perm, lrate);
     if (!blowup) w = toEigen(passes->weights());
 

@@ -14,7 +14,8 @@
 // says "scaled". The GPU is always timed in full.
 //
 // Usage: ica_bench [--quick] [--cpu-steps K] [--no-cpu] [--mne PYTHON] [--math tf32x3|tf32|fp32]
-//                  [--case C,N]   (one case only)
+//                  [--case C,N]   (one case only) [--no-warpgroup] (the mma.sync kernel for
+//                  plain TF32 on compute 9.0 instead of the warpgroup kernel)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -47,6 +48,7 @@ struct Options {
   int maxSteps = 512;   // --max-steps: a shorter fixed run (profiling)
   int extBlocks = 1;    // --ext-blocks: runica's extblocks (<= 0: fixed signs)
   int slabRows = 0;     // --slab-rows: rows of W per CTA of the GPU cluster (0 = planner)
+  bool noWarpgroup = false;  // --no-warpgroup
 };
 
 struct Case {
@@ -134,6 +136,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-steps") o.maxSteps = std::atoi(next().c_str());
     else if (a == "--ext-blocks") o.extBlocks = std::atoi(next().c_str());
     else if (a == "--slab-rows") o.slabRows = std::atoi(next().c_str());
+    else if (a == "--no-warpgroup") o.noWarpgroup = true;
     else if (a == "--case") {
       const std::string v = next();
       o.caseC = std::atoi(v.c_str());
@@ -152,7 +155,7 @@ int main(int argc, char** argv) {
 #ifdef MODESCOPE_HAVE_CUDA
   std::string reason;
   gpu = makeCudaBackend(reason);
-  setCudaTestHooks({.icaSlabRows = o.slabRows});
+  setCudaTestHooks({.icaSlabRows = o.slabRows, .icaNoWarpgroupKernel = o.noWarpgroup});
   if (!gpu) std::printf("no GPU: %s\n", reason.c_str());
 #endif
   auto cpu = makeCpuBackend(0);

@@ -46,6 +46,16 @@ inline void setHooks(bool poison, std::int64_t maxBatchSamples = 0,
 #endif
 }
 
+// Holds the Infomax warpgroup kernel back (CudaTestHooks::icaNoWarpgroupKernel) or not, with
+// poisoned allocations as in the fixture below.
+inline void holdBackWarpgroupIca(bool hold) {
+#ifdef MODESCOPE_HAVE_CUDA
+  setCudaTestHooks({.poisonAllocations = true, .icaNoWarpgroupKernel = hold});
+#else
+  (void)hold;
+#endif
+}
+
 inline std::size_t freeDeviceBytes() {
 #ifdef MODESCOPE_HAVE_CUDA
   return cudaMemoryInfo().freeBytes;
