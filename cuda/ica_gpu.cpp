@@ -95,8 +95,8 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     resetState(0);
   }
 
-  bool pass(const std::vector<int64_t>& perm, double lrate) override {
-    for (std::size_t i = 0; i < perm.size(); ++i) permHost_.get()[i] = static_cast<int>(perm[i]);
+  bool pass(const std::vector<int32_t>& perm, double lrate) override {
+    std::memcpy(permHost_.get(), perm.data(), perm.size() * sizeof(int));
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(perm_.get(), permHost_.get(), perm.size() * sizeof(int),
                                        cudaMemcpyHostToDevice, stream_.get()));
     InfomaxPassArgs a;

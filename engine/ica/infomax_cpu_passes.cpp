@@ -30,12 +30,12 @@ class CpuInfomaxPasses final : public InfomaxPasses {
     if (s.params.extended) signs_.reset(r_, s.params.ext);
   }
 
-  bool pass(const std::vector<int64_t>& perm, double lrate) override {
+  bool pass(const std::vector<int32_t>& perm, double lrate) override {
     const int64_t blocks = setup_.samples / block_;  // the last partial block is skipped
     const bool extended = setup_.params.extended, useBias = setup_.params.bias;
     for (int64_t b = 0; b < blocks; ++b) {
       if (b % kCheckpointBlocks == 0) setup_.ctx->checkpoint();
-      const int64_t* idx = perm.data() + b * block_;
+      const int32_t* idx = perm.data() + b * block_;
       for (int j = 0; j < block_; ++j) xb_.col(j) = data_.col(idx[j]);
       u_.noalias() = w_ * xb_;
       if (useBias) u_.colwise() += bias_;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <deque>
 #include <future>
+#include <limits>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -86,8 +87,8 @@ void checkSampleCount(const SignalBlock& block, int components, Diagnostics& dia
 }
 
 // In-place Fisher-Yates with uniforms from `rng`: a fresh uniform permutation of 0..n-1.
-void randomPermutation(std::vector<int64_t>& perm, PhiloxStream& rng) {
-  std::iota(perm.begin(), perm.end(), int64_t{0});
+void randomPermutation(std::vector<int32_t>& perm, PhiloxStream& rng) {
+  std::iota(perm.begin(), perm.end(), int32_t{0});
   for (int64_t i = static_cast<int64_t>(perm.size()) - 1; i > 0; --i) {
     const int64_t j = std::min<int64_t>(i, static_cast<int64_t>(rng.nextUniform() * (i + 1)));
     std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(j)]);
@@ -135,6 +136,9 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
                                 "at least " + std::to_string(icaSampleRequirement(2).minimum) +
                                     " (and r^2 for r components)",
                                 "select a longer time range");
+  if (n > std::numeric_limits<int32_t>::max())
+    throw InvalidParameterError("samples", std::to_string(n), "fewer than 2^31 (2147483648)",
+                                "select a shorter time range or decimate the recording");
 
   ctx.progress(0.0, "ICA: covariance and sphering");
   const Whitening wh = ica_detail::computeWhitening(block, params, threads, ctx, res.diagnostics);
@@ -168,14 +172,14 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   constexpr int kPermutationsAhead = 3;
   const uint64_t seed = params.seed;
   int64_t permutationsDrawn = 0;
-  std::deque<std::future<std::vector<int64_t>>> ahead;
+  std::deque<std::future<std::vector<int32_t>>> ahead;
   auto drawAhead = [&] {
     while (static_cast<int>(ahead.size()) < kPermutationsAhead) {
       const int64_t k = permutationsDrawn++;
       ahead.push_back(std::async(std::launch::async, [seed, n, k] {
         PhiloxStream rng(seed, kIcaPermutationStream);
         rng.skipUniforms(static_cast<uint64_t>(k) * static_cast<uint64_t>(n - 1));
-        std::vector<int64_t> perm(static_cast<std::size_t>(n));
+        std::vector<int32_t> perm(static_cast<std::size_t>(n));
         randomPermutation(perm, rng);
         return perm;
       }));
@@ -204,7 +208,7 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   MatrixXd w = oldWeights;
   while (step < maxSteps) {
     ctx.checkpoint();
-    const std::vector<int64_t> perm = ahead.front().get();
+    const std::vector<int32_t> perm = ahead.front().get();
     ahead.pop_front();
     drawAhead();
     bool blowup = !passes->pass(perm, lrate);

@@ -62,7 +62,9 @@ class InfomaxPasses {
   // last partial block is skipped), each followed by the update of W and b and, in extended mode,
   // every extBlocks blocks a kurtosis estimate. Returns false as soon as max|W| exceeds
   // params.maxWeight or is not finite (a blow-up; the weights are then unusable until restart()).
-  virtual bool pass(const std::vector<int64_t>& permutation, double learningRate) = 0;
+  // 32-bit entries (the driver refuses 2^31 samples or more): the GPU reads them as they are, so
+  // no conversion sits between two passes.
+  virtual bool pass(const std::vector<int32_t>& permutation, double learningRate) = 0;
   // Back to W = I, b = 0 and the signs' start values; the block counter restarts at 1 (runica).
   virtual void restart() = 0;
   virtual IcaMatrix weights() const = 0;      // r x r
