@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* const U = smem + L.offU;    // 2 buffers (b % 2)
   unsigned char* const WT = smem + L.offWT;  // 2 buffers: W^T of the update that reads it
   int* const idx = reinterpret_cast<int*>(smem + L.offIdx);    // 4 slots of 8 NT (b % 4)
-  int* const idxK = reinterpret_cast<int*>(smem + L.offIdxK);  // 8 NT kurtosis draws
+  int* const idxK = reinterpret_cast<int*>(smem + L.offIdxK);  // 2 x 8 NT kurtosis draws
   // [0], [1]: the blow-up of an update, by its parity (a flag is read by the next update while
   // the one after that may set the other); [2]: a sign changed in the kurtosis estimate.
   int* const flags = reinterpret_cast<int*>(smem + L.offFlags);
@@ -244,18 +244,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int par = static_cast<int>(b & 1);
     unsigned char* const Ub = U + par * uBytes(NT);
 
-    // P1 and the nonlinearity; the copies are issued while P1 runs.
+    // P1 and the nonlinearity.
     float acc[4 * NT];
 #pragma unroll
     for (int k = 0; k < 4 * NT; ++k) acc[k] = bias[(k >> 1) & 1];
     issueWX<NT>(acc, wf, wgmma::descriptor(X + x0 * xBytes(NT), NT * kCoreBytes, kCoreBytes));
-    if (b + 3 < a.blocks) {
-      const int x3 = (x0 + 3) & 3;
-      copyBlockAsync<NT>(X + x3 * xBytes(NT), a.data, idx + x3 * kSlot, block);
-    }
-    if (b + 6 < a.blocks)
-      copyEntriesAsync(idx + ((x0 + 2) & 3) * kSlot, a.perm + (b + 6) * block, block, tid);
-    __pipeline_commit();
     unsigned yf[NT][4];  // Y = K tanh U + U (extended) or tanh(U / 2): P2 negates it
     float sum[2] = {0.f, 0.f};
 #pragma unroll
@@ -277,6 +270,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       sum[h] += __shfl_xor_sync(0xffffffffu, sum[h], 2);
       if (a.useBias) bias[h] += biasStep * sum[h];
     }
+    // The copies are issued here, where what follows waits anyway: issued earlier, the reuse of
+    // their address registers stalled the nonlinearity (a tenth of the time in a profile).
+    if (b + 3 < a.blocks) {
+      const int x3 = (x0 + 3) & 3;
+      copyBlockAsync<NT>(X + x3 * xBytes(NT), a.data, idx + x3 * kSlot, block);
+    }
+    if (b + 6 < a.blocks)
+      copyEntriesAsync(idx + ((x0 + 2) & 3) * kSlot, a.perm + (b + 6) * block, block, tid);
+    __pipeline_commit();
     __pipeline_wait_prior(2);  // update b - 2's group: samples of b + 1, entries of b + 4
     wgmma::fenceProxyAsync();
     __syncthreads();       // U, the previous update's W^T and the next samples complete
@@ -338,36 +340,55 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (!(maxAbs <= a.maxWeight) || isnan(sum[0] + sum[1])) flags[par] = 1;
     ++blockNo;
 
-    // Kurtosis estimate (extended mode) with the new W, in chunks of 8 NT samples gathered
-    // into X[b % 3], which is free until the next update's copies.
+    // Kurtosis estimate (extended mode) with the new W, in chunks of 8 NT samples gathered by
+    // cp.async into two borrowed buffers, X[b % 4] and U[b % 2] (free until the next update's
+    // copies and stores), the next chunk's gather travelling while a chunk is computed.
     if (blockNo == nextEstimate) {
       unsigned char* const XK = X + x0 * xBytes(NT);
+      auto buf = [&](long long c) { return (c & 1) ? Ub : XK; };
       const long long m = min(static_cast<long long>(a.kurtosisSamples), a.n);
+      const long long chunks = (m + kSlot - 1) / kSlot;
       double mom[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-      __syncthreads();  // every warp is past P1 of this block
-      if (threadIdx.x == 0) flags[2] = 0;
-      for (long long k0 = 0; k0 < m; k0 += kSlot) {
-        const int cols = static_cast<int>(min(static_cast<long long>(kSlot), m - k0));
-        for (int j = threadIdx.x; j < cols; j += kThreads)
-          idxK[j] = static_cast<int>(kurtosisSample(a, estimates, m, k0 + j));
+      auto columns = [&](long long c) {
+        return static_cast<int>(min(static_cast<long long>(kSlot), m - c * kSlot));
+      };
+      // Chunk c's draws into idxK slot c % 2, then its samples into buf(c) (zeros past m).
+      auto fetch = [&](long long c) {
+        const int cols = columns(c);
+        int* const ids = idxK + (c & 1) * kSlot;
+        for (int j = tid; j < cols; j += kThreads)
+          ids[j] = static_cast<int>(kurtosisSample(a, estimates, m, c * kSlot + j));
         __syncthreads();
-        {
-          const int q = threadIdx.x & 15, j0 = threadIdx.x >> 4;
+        const int q = tid & 15, j0 = tid >> 4;
+        unsigned char* const dst = buf(c) + q * NT * kCoreBytes + 16 * j0;
 #pragma unroll
-          for (int i = 0; i < NT; ++i) {
-            const int j = j0 + 8 * i;
-            *reinterpret_cast<float4*>(XK + q * NT * kCoreBytes + 16 * j) =
-                j < cols ? __ldg(reinterpret_cast<const float4*>(
-                               a.data + static_cast<long long>(idxK[j]) * kWgmmaDataRow + 4 * q))
-                         : make_float4(0.f, 0.f, 0.f, 0.f);
-          }
+        for (int i = 0; i < NT; ++i) {
+          if (j0 + 8 * i < cols)
+            __pipeline_memcpy_async(
+                dst + 128 * i,
+                a.data + static_cast<long long>(ids[j0 + 8 * i]) * kWgmmaDataRow + 4 * q, 16);
+          else
+            *reinterpret_cast<float4*>(dst + 128 * i) = make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+        __pipeline_commit();
+      };
+      __syncthreads();  // every warp is past P2 of this block (U[b % 2] is free)
+      if (tid == 0) flags[2] = 0;
+      fetch(0);
+      for (long long c = 0; c < chunks; ++c) {
+        if (c + 1 < chunks) {
+          fetch(c + 1);
+          __pipeline_wait_prior(1);
+        } else {
+          __pipeline_wait_prior(0);
         }
         wgmma::fenceProxyAsync();
         __syncthreads();
+        const int cols = columns(c);
         float uk[4 * NT];
 #pragma unroll
         for (int k = 0; k < 4 * NT; ++k) uk[k] = 0.f;
-        productWX<NT>(uk, wf, wgmma::descriptor(XK, NT * kCoreBytes, kCoreBytes));
+        productWX<NT>(uk, wf, wgmma::descriptor(buf(c), NT * kCoreBytes, kCoreBytes));
 #pragma unroll
         for (int k = 0; k < 4 * NT; ++k) {
           if (8 * (k >> 2) + 2 * t + (k & 1) >= cols) continue;
@@ -378,7 +399,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           mh[2] += u2 * u;
           mh[3] += u2 * u2;
         }
-        __syncthreads();  // XK and idxK are refilled next
+        __syncthreads();  // buf(c) and its draws are refilled next
       }
       // The borrowed buffer must be zero past the block again.
       for (int e = threadIdx.x; e < 16 * (kSlot - block); e += kThreads) {
@@ -485,7 +506,7 @@ bool planInfomaxWgmma(int R, int blockSize, InfomaxMath math, int ccMajor, int c
   L.offU = take(2 * uBytes(NT));
   L.offWT = take(2 * kWtBytes);
   L.offIdx = take(kXBuffers * 8 * NT * 4);
-  L.offIdxK = take(8 * NT * 4);
+  L.offIdxK = take(2 * 8 * NT * 4);
   L.offFlags = take(8 * 4);
   L.bytes = static_cast<std::size_t>(off);
   if (L.bytes > maxSharedBytes) return false;
