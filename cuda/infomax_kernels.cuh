@@ -131,7 +131,7 @@ void launchInfomaxFastPass(const InfomaxPassArgs& args, const InfomaxFastLayout&
 struct InfomaxWgmmaLayout {
   int R = 0;   // rows of W in the device state (the kernel pads to 64 internally)
   int NT = 0;  // 8-sample tiles of a block
-  int offX = 0, offU = 0, offWT = 0, offIdx = 0, offIdxK = 0, offFlags = 0;  // bytes
+  int offX = 0, offU = 0, offWT = 0, offBars = 0, offIdxK = 0, offFlags = 0;  // bytes
   std::size_t bytes = 0;
 };
 

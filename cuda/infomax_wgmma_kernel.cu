@@ -31,12 +31,15 @@ namespace {
 
 using namespace infomax;
 
-constexpr int kThreads = 128;    // one warpgroup
-constexpr int kCoreBytes = 128;  // one core matrix: 8 rows x 16 bytes
+constexpr int kConsumers = 128;            // the warpgroup that computes
+constexpr int kThreads = kConsumers + 32;  // and one producer warp that gathers the samples
+constexpr int kCoreBytes = 128;            // one core matrix: 8 rows x 16 bytes
 constexpr int kMinTiles = 4, kMaxTiles = 12;
-// Sample buffers: block b + 3's samples are gathered while block b is computed. Random 256-byte
-// rows from a ~100 MB array take longer than one update (~1.7 us) to arrive; two updates of lead
-// hid them in a profile where one did not.
+// Sample buffers: the producer warp gathers up to 3 blocks ahead of the one computed. The
+// gathers are the producer's alone because fence.proxy.async, which the computing threads need
+// before every product that reads their stores, waits for all of a thread's memory operations
+// in flight: when the computing threads issued the gathers themselves, each update waited for
+// its gathers' full latency (a fifth of the time in a profile).
 constexpr int kXBuffers = 4;
 
 // Shared-memory bytes of the operand buffers for blocks of NT 8-sample tiles.
@@ -52,28 +55,81 @@ __device__ __forceinline__ float fastTanh(float x) {
   return y;
 }
 
-// Block samples into X (k = channel slot, n = sample): channel quad q of sample j at
-// q * 128 NT + 16 j bytes. Thread (q = tid % 16, j0 = tid / 16) copies samples j0, j0 + 8, ...
-template <int NT>
-__device__ __forceinline__ void copyBlockAsync(unsigned char* X, const float* data, const int* idx,
-                                               int count) {
-  const int q = threadIdx.x & 15, j0 = threadIdx.x >> 4;
-  const float* const src = data + 4 * q;
-  unsigned char* const dst = X + q * NT * kCoreBytes + 16 * j0;
-  // All entries first: one shared-memory latency instead of one per copy.
-  int at[NT];
-#pragma unroll
-  for (int i = 0; i < NT; ++i) at[i] = j0 + 8 * i < count ? idx[j0 + 8 * i] : -1;
-#pragma unroll
-  for (int i = 0; i < NT; ++i)
-    if (at[i] >= 0)
-      __pipeline_memcpy_async(dst + 128 * i, src + static_cast<long long>(at[i]) * kWgmmaDataRow,
-                              16);
+// Shared-memory mbarriers (the producer's hand-over of each sample buffer).
+__device__ __forceinline__ unsigned smemAddress(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void barrierInit(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smemAddress(bar)), "r"(count)
+               : "memory");
+}
+__device__ __forceinline__ void barrierArrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smemAddress(bar)) : "memory");
+}
+// Arrives once all of this thread's earlier cp.async copies have landed.
+__device__ __forceinline__ void barrierArriveOnCopies(unsigned long long* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smemAddress(bar))
+               : "memory");
+}
+__device__ __forceinline__ bool barrierTryWait(unsigned long long* bar, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(smemAddress(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Named barrier of the computing warpgroup (the producer never joins it).
+__device__ __forceinline__ void consumerSync() {
+  asm volatile("bar.sync 1, %0;" ::"n"(kConsumers) : "memory");
 }
 
-// Permutation entries of one block (at most 96 < 128 threads: one copy per thread).
-__device__ __forceinline__ void copyEntriesAsync(int* idx, const int* src, int count, int tid) {
-  if (tid < count) __pipeline_memcpy_async(idx + tid, src + tid, sizeof(int));
+// The producer warp: block k's samples into X[k % 4] (k = channel slot, n = sample: channel
+// quad q of sample j at q * 128 NT + 16 j bytes), once the computing warps have released the
+// buffer (empty[k % 4]); full[k % 4] completes when every lane's copies have landed. Lane
+// (q = lane % 16, h = lane / 16) copies quad q of samples h, h + 2, ...; the block's permutation
+// entries are read by the lanes (j = lane, lane + 32, lane + 64) and passed round by shuffles.
+// stop: set by the computing warps when they leave early (a blow-up), so no wait is endless.
+template <int NT>
+__device__ void produceSamples(const InfomaxPassArgs& a, unsigned char* X, unsigned long long* full,
+                               unsigned long long* empty, const volatile int* stop) {
+  const int lane = threadIdx.x & 31, q = lane & 15, h = lane >> 4;
+  const int block = a.block;
+  const float* const src = a.data + 4 * q;
+  // The entries of block k + 1 are loaded while block k's buffer is awaited and filled.
+  int e[3];
+  auto loadEntries = [&](long long k) {
+    const int* const perm = a.perm + k * block;
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+      e[r] = k < a.blocks && lane + 32 * r < block ? __ldg(perm + lane + 32 * r) : 0;
+  };
+  loadEntries(0);
+  for (long long k = 0; k < a.blocks; ++k) {
+    const int s = static_cast<int>(k & 3);
+    const int cur[3] = {e[0], e[1], e[2]};
+    loadEntries(k + 1);
+    if (k >= kXBuffers) {
+      const unsigned parity = static_cast<unsigned>(((k >> 2) - 1) & 1);
+      while (!barrierTryWait(empty + s, parity))
+        if (*stop) {
+          __pipeline_wait_prior(0);
+          return;
+        }
+    }
+    unsigned char* const dst = X + s * xBytes(NT) + q * NT * kCoreBytes;
+#pragma unroll
+    for (int i = 0; i < 4 * NT; ++i) {
+      const int j = 2 * i + h;
+      const int at = __shfl_sync(0xffffffffu, cur[(2 * i) / 32], (2 * i) % 32 + h);
+      if (j < block)
+        __pipeline_memcpy_async(dst + 16 * j, src + static_cast<long long>(at) * kWgmmaDataRow, 16);
+    }
+    barrierArriveOnCopies(full + s);
+  }
+  __pipeline_wait_prior(0);
 }
 
 // Operands kept as A fragments: f[s] is k-step s, filled from accumulator element k = 4 s + e
@@ -153,10 +209,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* const X = smem + L.offX;    // kXBuffers buffers, block b in X[b % 4]
   unsigned char* const U = smem + L.offU;    // 2 buffers (b % 2)
   unsigned char* const WT = smem + L.offWT;  // 2 buffers: W^T of the update that reads it
-  int* const idx = reinterpret_cast<int*>(smem + L.offIdx);    // 4 slots of 8 NT (b % 4)
+  // full[4], empty[4]: the sample buffers' hand-over (produceSamples).
+  auto* const bars = reinterpret_cast<unsigned long long*>(smem + L.offBars);
+  unsigned long long* const full = bars;
+  unsigned long long* const empty = bars + kXBuffers;
   int* const idxK = reinterpret_cast<int*>(smem + L.offIdxK);  // 2 x 8 NT kurtosis draws
   // [0], [1]: the blow-up of an update, by its parity (a flag is read by the next update while
-  // the one after that may set the other); [2]: a sign changed in the kurtosis estimate.
+  // the one after that may set the other); [2]: a sign changed in the kurtosis estimate;
+  // [3]: the computing warps have left the loop (the producer stops waiting).
   int* const flags = reinterpret_cast<int*>(smem + L.offFlags);
   constexpr int kSlot = 8 * NT;
 
@@ -205,33 +265,24 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Samples past the block stay zero in every X buffer (copies never write them).
   for (int e = threadIdx.x; e < kXBuffers * xBytes(NT) / 16; e += kThreads)
     reinterpret_cast<float4*>(X)[e] = make_float4(0.f, 0.f, 0.f, 0.f);
-  if (threadIdx.x < 3) flags[threadIdx.x] = 0;
-    // W^T for the first update's P3.
+  if (threadIdx.x < 4) flags[threadIdx.x] = 0;
+  if (threadIdx.x == 0)
+    for (int i = 0; i < kXBuffers; ++i) {
+      barrierInit(full + i, 32);  // one arrival per producer lane
+      barrierInit(empty + i, 1);  // one arrival from the computing warps
+    }
+  // W^T for the first update's P3 (the producer's registers hold nothing of W).
+  if (threadIdx.x < kConsumers)
 #pragma unroll
-  for (int k = 0; k < 32; ++k) storeWt(WT + wOff, k, wf[k >> 2][fragmentSlot(k & 3)]);
+    for (int k = 0; k < 32; ++k) storeWt(WT + wOff, k, wf[k >> 2][fragmentSlot(k & 3)]);
 
-  // The copy pipeline. Before block b starts its samples are in X[b % 4] and the permutation
-  // entries of blocks b + 3 .. b + 5 in idx (slot k % 4 for block k). Update b's copy group
-  // carries the samples of b + 3 and the entries of b + 6; it is waited for two updates later.
-  const int tid = threadIdx.x;
-  for (int i = 0; i < 4; ++i)
-    if (i < a.blocks) copyEntriesAsync(idx + i * kSlot, a.perm + i * block, block, tid);
-  __pipeline_commit();
-  __pipeline_wait_prior(0);
-  __syncthreads();
-  for (int i = 0; i < 3; ++i)
-    if (i < a.blocks) copyBlockAsync<NT>(X + i * xBytes(NT), a.data, idx + i * kSlot, block);
-  __pipeline_commit();
-  __pipeline_wait_prior(0);
-  __syncthreads();
-  for (int i = 4; i < 6; ++i)
-    if (i < a.blocks)
-      copyEntriesAsync(idx + (i & 3) * kSlot, a.perm + static_cast<long long>(i) * block, block,
-                       tid);
-  __pipeline_commit();
-  __pipeline_wait_prior(0);
   wgmma::fenceProxyAsync();
-  __syncthreads();
+  __syncthreads();  // zeros, flags, W^T and the barriers are ready for both roles
+  if (threadIdx.x >= kConsumers) {
+    produceSamples<NT>(a, X, full, empty, flags + 3);
+    return;
+  }
+  const int tid = threadIdx.x;
 
   auto nextMultiple = [](long long after, double ext) {
     const long long e = static_cast<long long>(ext);
@@ -240,7 +291,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   long long nextEstimate = kExtended ? nextMultiple(blockNo, extBlocks) : -1;
 
   for (long long b = 0; b < a.blocks; ++b) {
-    const int x0 = static_cast<int>(b & 3);  // this block's buffer and entry slot
+    const int x0 = static_cast<int>(b & 3);  // this block's sample buffer
+    while (!barrierTryWait(full + x0, static_cast<unsigned>((b >> 2) & 1))) {
+    }
+    wgmma::fenceProxyAsync();  // the producer's copies, for the tensor cores
     const int par = static_cast<int>(b & 1);
     unsigned char* const Ub = U + par * uBytes(NT);
 
@@ -270,19 +324,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       sum[h] += __shfl_xor_sync(0xffffffffu, sum[h], 2);
       if (a.useBias) bias[h] += biasStep * sum[h];
     }
-    // The copies are issued here, where what follows waits anyway: issued earlier, the reuse of
-    // their address registers stalled the nonlinearity (a tenth of the time in a profile).
-    if (b + 3 < a.blocks) {
-      const int x3 = (x0 + 3) & 3;
-      copyBlockAsync<NT>(X + x3 * xBytes(NT), a.data, idx + x3 * kSlot, block);
-    }
-    if (b + 6 < a.blocks)
-      copyEntriesAsync(idx + ((x0 + 2) & 3) * kSlot, a.perm + (b + 6) * block, block, tid);
-    __pipeline_commit();
-    __pipeline_wait_prior(2);  // update b - 2's group: samples of b + 1, entries of b + 4
     wgmma::fenceProxyAsync();
-    __syncthreads();       // U, the previous update's W^T and the next samples complete
-    if (flags[par ^ 1]) {  // the previous update blew up
+    consumerSync();  // U and the previous update's W^T complete; P1 of this block is done
+    if (tid == 0) barrierArrive(empty + x0);  // X[b % 4] back to the producer
+    if (flags[par ^ 1]) {                     // the previous update blew up
       blewUp = true;
       break;
     }
@@ -341,11 +386,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     ++blockNo;
 
     // Kurtosis estimate (extended mode) with the new W, in chunks of 8 NT samples gathered by
-    // cp.async into two borrowed buffers, X[b % 4] and U[b % 2] (free until the next update's
-    // copies and stores), the next chunk's gather travelling while a chunk is computed.
+    // cp.async into the two U buffers (both free until the next update's stores), the next
+    // chunk's gather travelling while a chunk is computed. The sample buffers stay the
+    // producer's.
     if (blockNo == nextEstimate) {
-      unsigned char* const XK = X + x0 * xBytes(NT);
-      auto buf = [&](long long c) { return (c & 1) ? Ub : XK; };
+      auto buf = [&](long long c) { return U + (c & 1) * uBytes(NT); };
       const long long m = min(static_cast<long long>(a.kurtosisSamples), a.n);
       const long long chunks = (m + kSlot - 1) / kSlot;
       double mom[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
@@ -356,9 +401,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       auto fetch = [&](long long c) {
         const int cols = columns(c);
         int* const ids = idxK + (c & 1) * kSlot;
-        for (int j = tid; j < cols; j += kThreads)
+        for (int j = tid; j < cols; j += kConsumers)
           ids[j] = static_cast<int>(kurtosisSample(a, estimates, m, c * kSlot + j));
-        __syncthreads();
+        consumerSync();
         const int q = tid & 15, j0 = tid >> 4;
         unsigned char* const dst = buf(c) + q * NT * kCoreBytes + 16 * j0;
 #pragma unroll
@@ -372,7 +417,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         __pipeline_commit();
       };
-      __syncthreads();  // every warp is past P2 of this block (U[b % 2] is free)
+      consumerSync();  // every warp is past P2 of this block (both U buffers are free)
       if (tid == 0) flags[2] = 0;
       fetch(0);
       for (long long c = 0; c < chunks; ++c) {
@@ -383,7 +428,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           __pipeline_wait_prior(0);
         }
         wgmma::fenceProxyAsync();
-        __syncthreads();
+        consumerSync();
         const int cols = columns(c);
         float uk[4 * NT];
 #pragma unroll
@@ -399,13 +444,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           mh[2] += u2 * u;
           mh[3] += u2 * u2;
         }
-        __syncthreads();  // buf(c) and its draws are refilled next
-      }
-      // The borrowed buffer must be zero past the block again.
-      for (int e = threadIdx.x; e < 16 * (kSlot - block); e += kThreads) {
-        const int q = e / (kSlot - block), j = block + e % (kSlot - block);
-        *reinterpret_cast<float4*>(XK + q * NT * kCoreBytes + 16 * j) =
-            make_float4(0.f, 0.f, 0.f, 0.f);
+        consumerSync();  // buf(c) and its draws are refilled next
       }
       ++estimates;
       bool changed = false;
@@ -420,7 +459,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           changed |= updateKurtosisSign(mom[h], m, a, oldKurt[h], sign[h], oldSign[h]);
       }
       if (changed) flags[2] = 1;
-      __syncthreads();
+      consumerSync();
       signCount = flags[2] ? 0 : signCount + 1;
       if (signCount >= a.signCountThreshold) {
         extBlocks = trunc(extBlocks * a.signCountStep);
@@ -431,7 +470,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 
   __pipeline_wait_prior(0);
-  __syncthreads();
+  if (tid == 0) *reinterpret_cast<volatile int*>(flags + 3) = 1;  // the producer may stop
+  consumerSync();
   if (flags[0] | flags[1]) blewUp = true;  // the last update blew up
     // The state (after a blow-up W is the blown one: the driver restarts from scratch).
 #pragma unroll
@@ -505,7 +545,7 @@ bool planInfomaxWgmma(int R, int blockSize, InfomaxMath math, int ccMajor, int c
   L.offX = take(kXBuffers * xBytes(NT));
   L.offU = take(2 * uBytes(NT));
   L.offWT = take(2 * kWtBytes);
-  L.offIdx = take(kXBuffers * 8 * NT * 4);
+  L.offBars = take(2 * kXBuffers * 8);
   L.offIdxK = take(2 * 8 * NT * 4);
   L.offFlags = take(8 * 4);
   L.bytes = static_cast<std::size_t>(off);

@@ -122,6 +122,24 @@ TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnSixtyFourSourcesOnBothTf32Kernels) {
   }
 }
 
+// The same input twice gives the same weights to the last bit: every kernel's order of
+// operations is fixed, so a difference would mean a race (the warpgroup kernel hands its sample
+// buffers between a producer warp and the computing warps; 8 sources pad W to 64 rows there).
+TEST_F(IcaParity, RepeatedTf32RunsAreBitIdentical) {
+  IcaMatrix mixing;
+  for (int sources : {8, 64}) {
+    const SignalBlock b = mixedSources(sources, 20000, seed_ % 1000, &mixing);
+    IcaParams p = twoPasses(IcaGpuMath::Tf32);
+    p.maxSteps = 4;
+    const IcaResult first = onGpu(b, p), second = onGpu(b, p);
+    ASSERT_EQ(first.unmixing.values.size(), second.unmixing.values.size());
+    long differing = 0;
+    for (std::size_t i = 0; i < first.unmixing.values.size(); ++i)
+      differing += first.unmixing.values[i] != second.unmixing.values[i];
+    EXPECT_EQ(differing, 0) << sources << " sources";
+  }
+}
+
 // The cluster path (100 components: R = 128, 4 CTAs exchanging U and W through distributed shared
 // memory) must give the same updates as the one-CTA path gives for small r.
 TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnAHundredSourcesAcrossACluster) {
