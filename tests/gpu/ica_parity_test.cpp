@@ -224,19 +224,25 @@ TEST_F(IcaParity, ConvergedComponentsMatchTheCpuOnRealEeg) {
 }
 
 // A learning rate far above runica's makes the weights blow up; the GPU passes report it and the
-// shared driver restarts with a lower rate, as on the CPU.
+// shared driver restarts with a lower rate, as on the CPU. Both one-CTA kernels: 3xTF32 (the
+// mma.sync kernel) and plain TF32 (the warpgroup kernel on compute 9.0, whose computing warps
+// leave the pass early and must release the producer warp).
 TEST_F(IcaParity, BlowUpRestartsOnTheGpuToo) {
   IcaMatrix mixing;
   const SignalBlock b = mixedSources(8, 20000, 3, &mixing);
-  IcaParams p = icaPreset("eeglab-runica");
-  p.learningRate = 0.1;
-  p.maxWeight = 50;  // a low ceiling makes the blow-up certain within the first pass
-  p.maxSteps = 20;
-  const IcaResult gpu = onGpu(b, p);
-  EXPECT_GT(gpu.restarts, 0);
-  EXPECT_LT(gpu.finalLearningRate, 0.1);
-  EXPECT_TRUE(std::any_of(gpu.diagnostics.begin(), gpu.diagnostics.end(),
-                          [](const Diagnostic& d) { return d.code == "ica.restarted"; }));
+  for (IcaGpuMath math : {IcaGpuMath::Tf32x3, IcaGpuMath::Tf32}) {
+    IcaParams p = icaPreset("eeglab-runica");
+    p.gpuMath = math;
+    p.learningRate = 0.1;
+    p.maxWeight = 50;  // a low ceiling makes the blow-up certain within the first pass
+    p.maxSteps = 20;
+    const IcaResult gpu = onGpu(b, p);
+    EXPECT_GT(gpu.restarts, 0) << icaGpuMathName(math);
+    EXPECT_LT(gpu.finalLearningRate, 0.1) << icaGpuMathName(math);
+    EXPECT_TRUE(std::any_of(gpu.diagnostics.begin(), gpu.diagnostics.end(),
+                            [](const Diagnostic& d) { return d.code == "ica.restarted"; }))
+        << icaGpuMathName(math);
+  }
 }
 
 TEST_F(IcaParity, MoreThan256ComponentsAreRefusedWithWhatToDo) {
