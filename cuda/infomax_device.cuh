@@ -89,6 +89,17 @@ __device__ __forceinline__ bool updateKurtosisSign(const double (&s)[4], long lo
   return changed;
 }
 
+// The pass's counters and extBlocks back into the device state (one thread).
+__device__ __forceinline__ void storePassCounters(const InfomaxPassArgs& a, long long blockNo,
+                                                  long long estimates, int signCount,
+                                                  bool blewUp, double extBlocks) {
+  a.state.counters[0] = blockNo;
+  a.state.counters[1] = estimates;
+  a.state.counters[2] = signCount;
+  a.state.counters[3] = blewUp ? 1 : 0;
+  *a.state.extBlocks = extBlocks;
+}
+
 // Sample index j of kurtosis estimate `estimate` (m draws from n samples, the counter-based
 // draws of engine/ica/infomax_passes.h): all samples in order when m = n.
 __device__ inline long long kurtosisSample(const InfomaxPassArgs& a, long long estimate,

@@ -493,11 +493,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       a.state.oldKurtosis[row] = oldKurt[h];
     }
   if (threadIdx.x == 0) {
-    a.state.counters[0] = blockNo;
-    a.state.counters[1] = estimates;
-    a.state.counters[2] = signCount;
-    a.state.counters[3] = blewUp ? 1 : 0;
-    *a.state.extBlocks = extBlocks;
+    storePassCounters(a, blockNo, estimates, signCount, blewUp, extBlocks);
   }
 }
 #else
