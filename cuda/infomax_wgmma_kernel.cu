@@ -2,11 +2,13 @@
 // "InfomaxWgmmaLayout", says when it runs and why it exists; wgmma_tf32.cuh has the fragment
 // layouts). Built for sm_90a only (cuda/CMakeLists.txt).
 //
-// One warpgroup, W padded to 64 x 64. Warp w, lane 4 g + t owns rows r0 = 16 w + g and r1 = r0 + 8
+// One computing warpgroup (W padded to 64 x 64) and one producer warp that gathers the samples
+// (produceSamples). Warp w, lane 4 g + t owns rows r0 = 16 w + g and r1 = r0 + 8
 // of every product, and W's elements (r0 | r1, 8 nb + 2 t + {0, 1}), the rows' bias, signs and
 // kurtosis history, all in registers. Per block update:
-//   P1  U = W X + b: W's rounded copy as A fragments, X (the block's samples, gathered by cp.async
-//       two blocks ahead) from shared memory; the bias is the accumulators' start value;
+//   P1  U = W X + b: W's rounded copy as A fragments, X (the block's samples, gathered by the
+//       producer up to three blocks ahead) from shared memory; the bias is the accumulators'
+//       start value;
 //       Y' = -(K tanh U + U) (extended) or -tanh(U / 2) (logistic) on the accumulators; U to
 //       shared memory; the bias sums by quad shuffles;                          one CTA barrier
 //   P2  P = Y' U^T: Y' as A fragments straight from P1's accumulators, U from shared memory;

@@ -72,11 +72,6 @@ __device__ __forceinline__ void pin(float* d, int n) {
 #pragma unroll
   for (int i = 0; i < n; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
-template <int kN>
-__device__ __forceinline__ void pin(unsigned (&a)[kN]) {
-#pragma unroll
-  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(a[i])::"memory");
-}
 
 // d (64 x N) = (accumulate ? d : 0) + kScaleA A B, kScaleA 1 or -1; d points at N / 2
 // consecutive accumulator registers (after unrolling: the indices must be compile-time
