@@ -144,8 +144,9 @@ bool planInfomaxWgmma(int R, int blockSize, InfomaxMath math, int ccMajor, int c
 constexpr int kWgmmaDataRow = 64;
 constexpr int wgmmaChannelSlot(int c) { return (c & ~7) | ((c & 1) << 2) | ((c & 7) >> 1); }
 
-// Launches one pass of the warpgroup kernel (one CTA: a computing warpgroup and a producer warp) on `stream`. The data must
-// be rounded to TF32 (args.dataTf32) and laid out as above. Throws DeviceError.
+// Launches one pass of the warpgroup kernel (one CTA: a computing warpgroup and a producer warp)
+// on `stream`. The data must be rounded to TF32 (args.dataTf32) and laid out as above. Throws
+// DeviceError.
 void launchInfomaxWgmmaPass(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& layout,
                             cudaStream_t stream);
 
