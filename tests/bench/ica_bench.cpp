@@ -16,6 +16,8 @@
 // Usage: ica_bench [--quick] [--cpu-steps K] [--no-cpu] [--mne PYTHON] [--math tf32x3|tf32|fp32]
 //                  [--case C,N]   (one case only) [--no-warpgroup] (the mma.sync kernel for
 //                  plain TF32 on compute 9.0 instead of the warpgroup kernel)
+//                  [--only conv|fixed] (one of the two runs: a 256-channel run takes ~9 min on
+//                  an H100, so each gets its own call) [--no-gpu] (CPU and MNE per step only)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -49,6 +51,8 @@ struct Options {
   int extBlocks = 1;    // --ext-blocks: runica's extblocks (<= 0: fixed signs)
   int slabRows = 0;     // --slab-rows: rows of W per CTA of the GPU cluster (0 = planner)
   bool noWarpgroup = false;  // --no-warpgroup
+  std::string only;          // --only conv|fixed: that run alone
+  bool gpu = true;           // --no-gpu
 };
 
 struct Case {
@@ -137,6 +141,8 @@ int main(int argc, char** argv) {
     else if (a == "--ext-blocks") o.extBlocks = std::atoi(next().c_str());
     else if (a == "--slab-rows") o.slabRows = std::atoi(next().c_str());
     else if (a == "--no-warpgroup") o.noWarpgroup = true;
+    else if (a == "--only") o.only = next();
+    else if (a == "--no-gpu") o.gpu = false;
     else if (a == "--case") {
       const std::string v = next();
       o.caseC = std::atoi(v.c_str());
@@ -157,6 +163,7 @@ int main(int argc, char** argv) {
   gpu = makeCudaBackend(reason);
   setCudaTestHooks({.icaSlabRows = o.slabRows, .icaNoWarpgroupKernel = o.noWarpgroup});
   if (!gpu) std::printf("no GPU: %s\n", reason.c_str());
+  if (!o.gpu) gpu.reset();
 #endif
   auto cpu = makeCpuBackend(0);
   std::printf("GPU: %s\nCPU: %s\nGPU math: %s\n\n", gpu ? gpu->info().describe().c_str() : "none",
@@ -189,6 +196,8 @@ int main(int argc, char** argv) {
       if (!o.python.empty()) mnePerStep = mneSecondsPerStep(o, b, o.cpuSteps);
       for (const IcaParams* p : {&conv, &fixed}) {
         if (p == &conv && o.maxSteps < 512) continue;  // a short profiling run
+        if (!o.only.empty() && o.only != (p == &conv ? "conv" : "fixed")) continue;
+        if (p == &conv && !gpu) continue;  // the step count comes from the GPU's run
         Run g;
         if (gpu) g = timeRun(*gpu, b, *p);
         const int steps = gpu ? g.steps : p->maxSteps;
@@ -206,6 +215,7 @@ int main(int argc, char** argv) {
     } else if (gpu) {
       for (const IcaParams* p : {&fixed, &conv}) {
         if (p == &conv && o.maxSteps < 512) continue;
+        if (!o.only.empty() && o.only != (p == &conv ? "conv" : "fixed")) continue;
         const Run g = timeRun(*gpu, b, *p);
         std::printf("| %s | %s | %d | %s | - | - | - | - |  (%lld kurtosis estimates)\n", c.what,
                     p == &conv ? "to convergence" : "fixed steps", g.steps, fmt(g.seconds).c_str(),
