@@ -132,6 +132,18 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
          "The same seed, data and parameters give the same components on every machine."));
   seed_->setValidator(
       new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,19}")), seed_));
+  gpuMath_ = new QComboBox(this);
+  gpuMath_->setObjectName(QStringLiteral("icaGpuMath"));
+  gpuMath_->addItem(tr("3xTF32 tensor cores (FP32 accuracy)"),
+                    static_cast<int>(IcaGpuMath::Tf32x3));
+  gpuMath_->addItem(tr("TF32 tensor cores (fastest)"), static_cast<int>(IcaGpuMath::Tf32));
+  gpuMath_->addItem(tr("FP32 (no tensor cores)"), static_cast<int>(IcaGpuMath::Fp32));
+  gpuMath_->setCurrentIndex(gpuMath_->findData(static_cast<int>(IcaParams{}.gpuMath)));
+  gpuMath_->setToolTip(
+      tr("Arithmetic of the products on the GPU (the CPU always computes in double). TF32 is "
+         "about 5x faster than 3xTF32 for up to 64 components on an H100 (64 channels x 30 min: "
+         "4.6 s instead of 22 s) and separates the same components; 3xTF32 keeps the weights "
+         "within FP32 rounding of the CPU's. Not part of a preset."));
 
   auto* paramBox = new QGroupBox(tr("Infomax"), this);
   auto* form = new QFormLayout(paramBox);
@@ -145,6 +157,7 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
   form->addRow(tr("PCA rank:"), pcaRank_);
   form->addRow(QString(), rankNote_);
   form->addRow(tr("Seed:"), seed_);
+  form->addRow(tr("GPU arithmetic:"), gpuMath_);
 
   channels_ = new ChannelChecklist(rec, selected, this);
   range_ = new RangeBackendBox(
@@ -192,6 +205,7 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
   connect(stopTolerance_, &QLineEdit::textChanged, this, changed);
   connect(pcaRank_, &QSpinBox::valueChanged, this, changed);
   connect(seed_, &QLineEdit::textChanged, this, changed);
+  connect(gpuMath_, &QComboBox::currentIndexChanged, this, changed);
   connect(channels_, &ChannelChecklist::changed, this, selectionChanged);
   connect(range_, &RangeBackendBox::changed, this, selectionChanged);
   connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -213,7 +227,12 @@ IcaParams IcaDialog::params() const {
   p.stopTolerance = QLocale::c().toDouble(stopTolerance_->text().trimmed());  // "" -> 0 = auto
   p.pcaRank = pcaRank_->value();
   p.seed = seed_->text().toULongLong();
+  p.gpuMath = currentGpuMath();
   return p;
+}
+
+IcaGpuMath IcaDialog::currentGpuMath() const {
+  return static_cast<IcaGpuMath>(gpuMath_->currentData().toInt());
 }
 
 void IcaDialog::setParams(const IcaParams& p) {
@@ -227,6 +246,7 @@ void IcaDialog::setParams(const IcaParams& p) {
                                               : QString());
   pcaRank_->setValue(p.pcaRank);
   seed_->setText(QString::number(p.seed));
+  gpuMath_->setCurrentIndex(gpuMath_->findData(static_cast<int>(p.gpuMath)));
   filling_ = wasFilling;
   onFieldChanged();
 }
@@ -235,7 +255,8 @@ bool IcaDialog::applyPreset(const QString& name) {
   for (const IcaPreset& p : icaPresets()) {
     if (QString::fromStdString(p.name) != name) continue;
     base_ = p.params;
-    setParams(p.params);
+    base_.gpuMath = currentGpuMath();  // a preset sets the algorithm, not the arithmetic
+    setParams(base_);
     return true;
   }
   return false;

@@ -62,6 +62,7 @@ class IcaDialog : public QDialog {
  private:
   void onFieldChanged();
   void validate();
+  IcaGpuMath currentGpuMath() const;
 
   std::shared_ptr<const Recording> recording_;
   BackendChoice menuBackend_;
@@ -80,6 +81,7 @@ class IcaDialog : public QDialog {
   QSpinBox* pcaRank_ = nullptr;
   QLabel* rankNote_ = nullptr;
   QLineEdit* seed_ = nullptr;
+  QComboBox* gpuMath_ = nullptr;  // IcaParams::gpuMath: not part of a preset
   ChannelChecklist* channels_ = nullptr;
   RangeBackendBox* range_ = nullptr;
   QLabel* error_ = nullptr;
