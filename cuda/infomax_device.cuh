@@ -1,6 +1,6 @@
-// Device pieces both Infomax pass kernels share (internal to cuda/; infomax_kernels.cuh gives
-// the two kernels): the pass's chunk sequence with its asynchronous copies, warp sums, and the
-// extended rule's kurtosis sign update.
+// Device pieces the Infomax pass kernels share (internal to cuda/; infomax_kernels.cuh gives
+// the three kernels): the pass's chunk sequence with its asynchronous copies, warp sums, the
+// extended rule's kurtosis sign update and draws, and the final counters.
 #pragma once
 
 #include <cuda_pipeline.h>
