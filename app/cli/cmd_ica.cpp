@@ -232,8 +232,8 @@ CommandSpec icaSpec() {
       {"threads", 0, "N", "CPU threads for the data passes (default: all cores)."},
       backendOption(),
       {"gpu-math", 0, "tf32x3|tf32|fp32",
-       "Products of the GPU passes: tf32x3 (tensor cores, FP32 accuracy; default), tf32 "
-       "(tensor cores, fastest), fp32 (CUDA cores). The CPU always computes in double."},
+       "Products of the GPU passes: tf32 (tensor cores, fastest; default), tf32x3 (tensor "
+       "cores, FP32 accuracy), fp32 (CUDA cores). The CPU always computes in double."},
       jsonOption("a summary (rank, steps, convergence, variance per component, EOG/ECG "
                  "correlations)"),
       quietOption(),

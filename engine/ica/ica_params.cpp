@@ -207,7 +207,7 @@ IcaGpuMath parseIcaGpuMath(const std::string& text) {
   for (IcaGpuMath m : {IcaGpuMath::Tf32x3, IcaGpuMath::Tf32, IcaGpuMath::Fp32})
     if (text == icaGpuMathName(m)) return m;
   throw InvalidParameterError("GPU math", "'" + text + "'", "tf32x3, tf32 or fp32",
-                              "tf32x3 (tensor cores, FP32 accuracy) is the default");
+                              "tf32 (tensor cores) is the default; tf32x3 gives FP32 accuracy");
 }
 
 std::string describeIcaParams(const IcaParams& p) {

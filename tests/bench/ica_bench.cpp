@@ -44,7 +44,7 @@ struct Options {
   bool quick = false, cpu = true;
   int cpuSteps = 3;
   std::string python;  // MNE timing when set
-  IcaGpuMath math = IcaGpuMath::Tf32x3;
+  IcaGpuMath math = IcaParams{}.gpuMath;  // --math (default: the application's)
   int caseC = 0;
   long long caseN = 0;
   int maxSteps = 512;   // --max-steps: a shorter fixed run (profiling)
