@@ -134,9 +134,9 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
       new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,19}")), seed_));
   gpuMath_ = new QComboBox(this);
   gpuMath_->setObjectName(QStringLiteral("icaGpuMath"));
+  gpuMath_->addItem(tr("TF32 tensor cores (fastest)"), static_cast<int>(IcaGpuMath::Tf32));
   gpuMath_->addItem(tr("3xTF32 tensor cores (FP32 accuracy)"),
                     static_cast<int>(IcaGpuMath::Tf32x3));
-  gpuMath_->addItem(tr("TF32 tensor cores (fastest)"), static_cast<int>(IcaGpuMath::Tf32));
   gpuMath_->addItem(tr("FP32 (no tensor cores)"), static_cast<int>(IcaGpuMath::Fp32));
   gpuMath_->setCurrentIndex(gpuMath_->findData(static_cast<int>(IcaParams{}.gpuMath)));
   gpuMath_->setToolTip(

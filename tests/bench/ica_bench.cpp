@@ -26,6 +26,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../unit/ica_test_support.h"
@@ -87,8 +88,17 @@ struct Run {
 };
 
 Run timeRun(ComputeBackend& be, const SignalBlock& b, const IcaParams& p) {
-  JobContext ctx;
   const double t0 = now();
+  // A 256-channel run takes minutes: its progress goes to stderr every 32 steps, so a run cut
+  // off by a time limit still shows how far it got and at what rate.
+  int reported = 0;
+  JobContext ctx({}, [&](double fraction, std::string_view stage) {
+    const int step = static_cast<int>(fraction * p.maxSteps + 0.5);
+    if (step < reported + 32) return;
+    reported = step;
+    std::fprintf(stderr, "  [%.1f s] %.*s\n", now() - t0, static_cast<int>(stage.size()),
+                 stage.data());
+  });
   const IcaResult r = be.infomax(b, p, ctx);
   return {now() - t0, r.steps, r.converged, r.kurtosisEstimates};
 }

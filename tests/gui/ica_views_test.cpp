@@ -212,11 +212,12 @@ class IcaViewsTest : public QObject {
     auto* math = d.findChild<QComboBox*>(QStringLiteral("icaGpuMath"));
     QVERIFY(math);
     QCOMPARE(d.params().gpuMath, IcaParams{}.gpuMath);
-    math->setCurrentIndex(math->findData(static_cast<int>(IcaGpuMath::Tf32)));
-    QCOMPARE(d.params().gpuMath, IcaGpuMath::Tf32);
+    // FP32 is never the default, so the choice below changes the field.
+    math->setCurrentIndex(math->findData(static_cast<int>(IcaGpuMath::Fp32)));
+    QCOMPARE(d.params().gpuMath, IcaGpuMath::Fp32);
     QCOMPARE(d.currentPresetName(), QStringLiteral("mne-infomax"));
     QVERIFY(d.applyPreset(QStringLiteral("eeglab-runica")));
-    QCOMPARE(d.request().params.gpuMath, IcaGpuMath::Tf32);
+    QCOMPARE(d.request().params.gpuMath, IcaGpuMath::Fp32);
     // A forced rank above the data's is refused; so is a range with fewer than r^2 samples
     // (4 components need 16; 0.1 s at 100 Hz is 10).
     d.findChild<QSpinBox*>(QStringLiteral("icaPcaRank"))->setValue(5);
