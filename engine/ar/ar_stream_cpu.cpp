@@ -3,13 +3,9 @@
 #include "engine/ar/ar_stream_cpu.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -17,102 +13,11 @@
 
 #include "engine/ar/ar_spectrum.h"
 #include "engine/ar/burg.h"
+#include "engine/compute/worker_team.h"
 #include "engine/core/error.h"
 
 namespace modescope {
 namespace {
-
-// A fixed set of threads that run one batch of items at a time. The caller takes items too, so
-// `threads` = 1 starts no thread at all. Workers sleep on a condition variable between batches:
-// waking them costs microseconds, creating them per 50 ms block costs far more (see the bench).
-class OutputPool {
- public:
-  using Task = std::function<void(int worker, std::size_t item)>;
-
-  explicit OutputPool(int threads) {
-    for (int w = 1; w < threads; ++w) threads_.emplace_back([this, w] { workerLoop(w); });
-  }
-  ~OutputPool() {
-    {
-      std::lock_guard lock(m_);
-      quit_ = true;
-    }
-    start_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
-  OutputPool(const OutputPool&) = delete;
-  OutputPool& operator=(const OutputPool&) = delete;
-
-  int size() const { return static_cast<int>(threads_.size()) + 1; }
-
-  // task(worker, i) for every i in [0, items); returns when all are done; rethrows the first
-  // error (the other items of the batch are then skipped).
-  void run(std::size_t items, const Task& task) {
-    if (threads_.empty() || items < 2) {
-      for (std::size_t i = 0; i < items; ++i) task(0, i);
-      return;
-    }
-    {
-      std::lock_guard lock(m_);
-      task_ = &task;
-      items_ = items;
-      next_.store(0);
-      error_ = nullptr;
-      active_ = static_cast<int>(threads_.size());
-      ++generation_;
-    }
-    start_.notify_all();
-    drain(0);
-    std::unique_lock lock(m_);
-    finished_.wait(lock, [this] { return active_ == 0; });
-    task_ = nullptr;
-    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
-  }
-
- private:
-  void drain(int worker) {
-    for (;;) {
-      const std::size_t i = next_.fetch_add(1);
-      if (i >= items_) return;
-      try {
-        (*task_)(worker, i);
-      } catch (...) {
-        std::lock_guard lock(m_);
-        if (!error_) error_ = std::current_exception();
-        next_.store(items_);
-      }
-    }
-  }
-
-  void workerLoop(int worker) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      {
-        std::unique_lock lock(m_);
-        start_.wait(lock, [&] { return quit_ || generation_ != seen; });
-        if (quit_) return;
-        seen = generation_;
-      }
-      drain(worker);
-      {
-        std::lock_guard lock(m_);
-        --active_;
-      }
-      finished_.notify_one();
-    }
-  }
-
-  std::vector<std::thread> threads_;
-  std::mutex m_;
-  std::condition_variable start_, finished_;
-  std::uint64_t generation_ = 0;
-  int active_ = 0;
-  bool quit_ = false;
-  const Task* task_ = nullptr;
-  std::size_t items_ = 0;
-  std::atomic<std::size_t> next_{0};
-  std::exception_ptr error_;
-};
 
 // Per-worker scratch, reused across pushes (no allocation in the steady state but arBinValues').
 struct Scratch {
@@ -280,7 +185,7 @@ class CpuArStream final : public ArStream {
   std::size_t head_ = 0;      // where the next sample goes (= the oldest sample once full)
   int64_t pushed_ = 0;
   std::vector<char> flat_, reduced_;
-  OutputPool pool_;
+  WorkerTeam pool_;  // engine/compute/worker_team.h
   std::vector<Scratch> scratch_;
 };
 

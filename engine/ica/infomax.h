@@ -30,8 +30,10 @@
 //     variance.
 //
 // Everything is double precision. Thread rules: runInfomaxCpu is re-entrant; `threads` bounds the
-// worker threads of the data passes (covariance, sphering, sorting); the block updates are
-// sequential by nature (each block uses the weights of the previous one).
+// worker threads of the data passes (covariance, sphering, sorting) and of the block updates'
+// products. The blocks are sequential (each uses the weights of the previous one), so the threads
+// share each update's products by rows of W, in pieces that depend on r alone: any thread count
+// gives the same bits.
 #pragma once
 
 #include <cstdint>

@@ -163,6 +163,7 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   setup.params = params;
   setup.resolved = rp;
   setup.ctx = &ctx;
+  setup.threads = threads;
   const std::unique_ptr<InfomaxPasses> passes = makePasses(setup);
 
   // The permutations come from one sequential stream whatever happens (restarts included):

@@ -53,6 +53,7 @@ struct InfomaxSetup {
   IcaParams params;                 // as requested (extended, bias, ext, maxWeight, seed)
   ResolvedIcaParams resolved;       // block size and the rest as resolved
   JobContext* ctx = nullptr;        // a pass calls ctx->checkpoint() every few ms of work
+  int threads = 1;                  // CPU threads a pass may use (the CUDA passes ignore it)
 };
 
 class InfomaxPasses {

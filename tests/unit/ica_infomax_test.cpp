@@ -338,6 +338,28 @@ TEST(IcaInfomax, SameSeedIsBitIdenticalAndAnotherSeedDiffers) {
   EXPECT_LT(amariIndex(ica_test::multiply(c.unmixing, m.mixing)), kAmariBound);
 }
 
+// Above 48 components the block updates' products are shared by rows of W among the threads, in
+// pieces fixed by r (8 rows at 64): one thread and three (not a divisor of the 8 pieces) must
+// give the same bits, kurtosis estimates and a blow-up-free run included. 64 sources also
+// exercise the pieces' activations, gradients and gathers against the serial first block.
+TEST(IcaInfomax, SixtyFourSourcesGiveTheSameBitsOnOneAndThreeThreads) {
+  std::vector<Source> kinds;
+  for (int k = 0; k < 64; ++k) kinds.push_back(kMixedKinds[static_cast<std::size_t>(k % 8)]);
+  const std::vector<std::vector<double>> sources = ica_test::makeSources(kinds, kSamples, 5);
+  std::vector<double> sv(64);
+  for (int k = 0; k < 64; ++k) sv[static_cast<std::size_t>(k)] = 1.0 + 7.0 * (63 - k) / 63.0;
+  const SignalBlock b = ica_test::mixToBlock(ica_test::makeMixing(64, 64, sv, 5), sources);
+  IcaParams p = icaPreset("eeglab-runica");
+  p.maxSteps = 3;
+  JobContext ctx;
+  const IcaResult one = runInfomaxCpu(b, p, 1, ctx), three = runInfomaxCpu(b, p, 3, ctx);
+  ASSERT_EQ(one.steps, 3);
+  EXPECT_GT(one.kurtosisEstimates, 0);
+  EXPECT_EQ(one.weights.values, three.weights.values);
+  EXPECT_EQ(one.signs, three.signs);
+  EXPECT_EQ(one.history.back().change, three.history.back().change);
+}
+
 TEST(IcaInfomax, RemovingComponentsZeroesTheirActivationsAndKeepsTheRest) {
   const Mixture m = mixture(kMixedKinds);
   const IcaResult r = run(m.block, icaPreset("eeglab-runica"));
