@@ -9,8 +9,8 @@ namespace {
 // Spins until done() or kSpinMicroseconds have passed; true if done() came true.
 template <typename Done>
 bool spinBriefly(Done done) {
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::microseconds(WorkerTeam::kSpinMicroseconds);
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(WorkerTeam::kSpinMicroseconds);
   for (int i = 0;; ++i) {
     if (done()) return true;
     if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) return false;
