@@ -40,18 +40,30 @@ class WorkerTeam {
   void run(std::size_t items, const Task& task);
 
  private:
-  void drain(int worker);
+  // Takes and runs items of the batch with the given generation until it has none left or a newer
+  // batch has started.
+  void takeItems(int worker, std::uint32_t generation);
   void workerLoop(int worker);
+  void finishItems(std::size_t count, std::size_t items);
+
+  // Batches alternate between two slots; a slot is rewritten two batches later, and whoever read
+  // a stale slot fails the generation check of its claim (takeItems) before running anything.
+  struct Batch {
+    std::atomic<const Task*> task{nullptr};
+    std::atomic<std::size_t> items{0};
+  };
 
   std::vector<std::thread> threads_;
   std::mutex m_;
   std::condition_variable start_, finished_;
-  std::atomic<std::uint64_t> generation_{0};  // batches started; changed under m_
-  std::atomic<int> active_{0};                // workers still in the current batch
-  bool quit_ = false;                         // under m_
-  const Task* task_ = nullptr;
-  std::size_t items_ = 0;
-  std::atomic<std::size_t> next_{0};
+  Batch batches_[2];
+  // The current batch's generation (high 32 bits) and next unclaimed item (low 32 bits): one word,
+  // so a claim succeeds only for the batch it was meant for. A worker that wakes late therefore
+  // never holds the caller up: the caller waits for items, not for every worker to check in.
+  std::atomic<std::uint64_t> ticket_{0};
+  std::atomic<std::size_t> done_{0};  // items of the current batch finished or skipped
+  std::uint32_t generation_ = 0;      // the caller's count of batches
+  bool quit_ = false;                 // under m_
   std::mutex errorMutex_;
   std::exception_ptr error_;
 };

@@ -18,6 +18,7 @@
 //                  plain TF32 on compute 9.0 instead of the warpgroup kernel)
 //                  [--only conv|fixed] (one of the two runs: a 256-channel run takes ~9 min on
 //                  an H100, so each gets its own call) [--no-gpu] (CPU and MNE per step only)
+//                  [--cpu-threads T] (the CPU backend's threads; default all cores)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -44,6 +45,7 @@ namespace {
 struct Options {
   bool quick = false, cpu = true;
   int cpuSteps = 3;
+  int cpuThreads = 0;  // --cpu-threads: the CPU backend's threads (0 = all cores)
   std::string python;  // MNE timing when set
   IcaGpuMath math = IcaParams{}.gpuMath;  // --math (default: the application's)
   int caseC = 0;
@@ -145,6 +147,7 @@ int main(int argc, char** argv) {
     if (a == "--quick") o.quick = true;
     else if (a == "--no-cpu") o.cpu = false;
     else if (a == "--cpu-steps") o.cpuSteps = std::atoi(next().c_str());
+    else if (a == "--cpu-threads") o.cpuThreads = std::atoi(next().c_str());
     else if (a == "--mne") o.python = next();
     else if (a == "--math") o.math = parseIcaGpuMath(next());
     else if (a == "--max-steps") o.maxSteps = std::atoi(next().c_str());
@@ -175,7 +178,7 @@ int main(int argc, char** argv) {
   if (!gpu) std::printf("no GPU: %s\n", reason.c_str());
   if (!o.gpu) gpu.reset();
 #endif
-  auto cpu = makeCpuBackend(0);
+  auto cpu = makeCpuBackend(o.cpuThreads);
   std::printf("GPU: %s\nCPU: %s\nGPU math: %s\n\n", gpu ? gpu->info().describe().c_str() : "none",
               cpu->info().describe().c_str(), icaGpuMathName(o.math));
   std::printf("| case | run | GPU steps | GPU s | CPU s | MNE s | CPU/GPU | MNE/GPU |\n");
