@@ -2,15 +2,12 @@
 // worker pool, the per-channel drivers of each method and their shared helpers.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "engine/compute/worker_team.h"
 #include "engine/core/job_context.h"
 #include "engine/emd/emd_params.h"
 #include "engine/emd/sifting.h"
@@ -25,9 +22,6 @@ namespace modescope::emd_detail {
 class WorkerPool {
  public:
   WorkerPool(int threads, const JobContext* context);
-  ~WorkerPool();
-  WorkerPool(const WorkerPool&) = delete;
-  WorkerPool& operator=(const WorkerPool&) = delete;
 
   int size() const { return static_cast<int>(workspaces_.size()); }
   SiftWorkspace& workspace(int worker) { return workspaces_[static_cast<std::size_t>(worker)]; }
@@ -38,19 +32,8 @@ class WorkerPool {
   void run(int64_t count, const std::function<void(int64_t item, int worker)>& fn);
 
  private:
-  void workerLoop(int worker);
-  void drain(int worker);
-
   std::vector<SiftWorkspace> workspaces_;
-  std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  const std::function<void(int64_t, int)>* fn_ = nullptr;
-  int64_t count_ = 0, next_ = 0;
-  int busy_ = 0;
-  uint64_t generation_ = 0;
-  bool quit_ = false;
-  std::exception_ptr error_;
+  WorkerTeam team_;  // engine/compute/worker_team.h
 };
 
 // Sample standard deviation (N - 1 normaliser, as MATLAB's std), two passes in double.
