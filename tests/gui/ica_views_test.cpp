@@ -212,6 +212,7 @@ class IcaViewsTest : public QObject {
     auto* math = d.findChild<QComboBox*>(QStringLiteral("icaGpuMath"));
     QVERIFY(math);
     QCOMPARE(d.params().gpuMath, IcaParams{}.gpuMath);
+    save(&d, "ica_dialog");
     // FP32 is never the default, so the choice below changes the field.
     math->setCurrentIndex(math->findData(static_cast<int>(IcaGpuMath::Fp32)));
     QCOMPARE(d.params().gpuMath, IcaGpuMath::Fp32);
