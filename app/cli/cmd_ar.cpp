@@ -571,11 +571,7 @@ int runAr(const Args& argv) {
     const double fs = checkMethodSelection(*rec, channels, sel.start);
     validateBurgArParams(q.params, fs);
 
-    std::unique_ptr<ComputeBackend> backend = q.backend == BackendChoice::Cpu
-                                                  ? makeCpuBackend(q.threads)
-                                                  : chooseBackend(q.backend, &note);
-    if (q.threads > 0 && backend->info().kind == BackendKind::Cpu)
-      backend = makeCpuBackend(q.threads);
+    std::unique_ptr<ComputeBackend> backend = chooseBackend(q.backend, &note, q.threads);
     backendText = backend->info().describe();
     onGpu = backend->info().kind == BackendKind::Cuda;
 

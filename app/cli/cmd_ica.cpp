@@ -229,7 +229,7 @@ CommandSpec icaSpec() {
       channelsOption(),
       startOption(),
       durationOption(),
-      {"threads", 0, "N", "CPU threads for the data passes (default: all cores)."},
+      {"threads", 0, "N", "CPU threads: the data passes and each block update's products (default: all cores)."},
       backendOption(),
       {"gpu-math", 0, "tf32x3|tf32|fp32",
        "Products of the GPU passes: tf32 (tensor cores, fastest; default), tf32x3 (tensor "

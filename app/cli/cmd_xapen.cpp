@@ -317,9 +317,8 @@ int runXapen(const Args& argv) {
   const JobOutcome outcome = runCliJob(
       "xapen " + entries.front().path,
       [&](JobContext& ctx) -> std::any {
-        std::unique_ptr<ComputeBackend> backend = backendChoice == BackendChoice::Cpu
-                                                      ? makeCpuBackend(threads)
-                                                      : chooseBackend(backendChoice, &backendNote);
+        std::unique_ptr<ComputeBackend> backend =
+            chooseBackend(backendChoice, &backendNote, threads);
         backendText = backend->info().describe();
         if (!backendNote.empty()) display.message(std::string(kProgram) + ": " + backendNote);
         const double count = static_cast<double>(entries.size());

@@ -14,8 +14,9 @@ GpuBackendFactory gpuFactory() {
 #endif
 }
 
-std::unique_ptr<ComputeBackend> chooseBackend(BackendChoice choice, std::string* note) {
-  return selectBackend(choice, gpuFactory(), note);
+std::unique_ptr<ComputeBackend> chooseBackend(BackendChoice choice, std::string* note,
+                                              int cpuThreads) {
+  return selectBackend(choice, gpuFactory(), note, cpuThreads);
 }
 
 }  // namespace modescope

@@ -8,7 +8,8 @@ namespace modescope {
 
 // The CUDA factory when built with CUDA, else nullptr (selectBackend then says why).
 GpuBackendFactory gpuFactory();
-// Convenience: selectBackend(choice, gpuFactory(), note).
-std::unique_ptr<ComputeBackend> chooseBackend(BackendChoice choice, std::string* note = nullptr);
+// Convenience: selectBackend(choice, gpuFactory(), note, cpuThreads).
+std::unique_ptr<ComputeBackend> chooseBackend(BackendChoice choice, std::string* note = nullptr,
+                                              int cpuThreads = 0);
 
 }  // namespace modescope

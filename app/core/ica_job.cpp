@@ -69,9 +69,7 @@ std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(
 IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, JobContext& ctx) {
   checkIcaJob(rec, spec);
   std::string note;
-  std::unique_ptr<ComputeBackend> backend = spec.backend == BackendChoice::Cpu
-                                                ? makeCpuBackend(spec.threads)
-                                                : chooseBackend(spec.backend, &note);
+  std::unique_ptr<ComputeBackend> backend = chooseBackend(spec.backend, &note, spec.threads);
   IcaJobResult out = runIcaJob(rec, spec, *backend, ctx);
   out.backendNote = note;
   return out;

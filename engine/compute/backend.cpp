@@ -51,8 +51,8 @@ void ComputeBackend::applyPipeline(SignalBlock& block, const ReferencePlan* refe
 }
 
 std::unique_ptr<ComputeBackend> selectBackend(BackendChoice choice, GpuBackendFactory gpu,
-                                              std::string* note) {
-  if (choice == BackendChoice::Cpu) return makeCpuBackend();
+                                              std::string* note, int cpuThreads) {
+  if (choice == BackendChoice::Cpu) return makeCpuBackend(cpuThreads);
   std::string reason = "this build has no CUDA backend";
   if (gpu) {
     if (auto b = gpu(reason)) return b;
@@ -62,7 +62,7 @@ std::unique_ptr<ComputeBackend> selectBackend(BackendChoice choice, GpuBackendFa
                       ". Use --backend cpu (or 'CPU' in the backend menu)");
   }
   if (note) *note = "no usable GPU (" + reason + "); computing on the CPU";
-  return makeCpuBackend();
+  return makeCpuBackend(cpuThreads);
 }
 
 BackendChoice parseBackendChoice(const std::string& text) {

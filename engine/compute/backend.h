@@ -145,8 +145,9 @@ using GpuBackendFactory = std::unique_ptr<ComputeBackend> (*)(std::string& reaso
 
 // Auto: the GPU when the factory gives one, else the CPU. Cuda: the GPU or an Error explaining
 // why not. Cpu: the CPU. `note` receives a line for the user when Auto fell back to the CPU.
+// Whenever the CPU runs it has cpuThreads threads (<= 0: all cores), also after Auto fell back.
 std::unique_ptr<ComputeBackend> selectBackend(BackendChoice choice, GpuBackendFactory gpu,
-                                              std::string* note = nullptr);
+                                              std::string* note = nullptr, int cpuThreads = 0);
 
 BackendChoice parseBackendChoice(const std::string& text);  // "auto" | "cpu" | "cuda"
 

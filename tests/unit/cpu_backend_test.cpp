@@ -281,5 +281,17 @@ TEST(CpuBackend, MatchesMnePythonFilterData) {
   std::filesystem::remove_all(dir);
 }
 
+// --threads reaches the CPU whichever way it was chosen: asked for, or Auto falling back because
+// there is no GPU (until this stop the fallback took all cores whatever the user had asked).
+TEST(CpuBackend, SelectionKeepsTheThreadCountAlsoWhenAutoFallsBack) {
+  std::string note;
+  const auto fallback = selectBackend(BackendChoice::Auto, nullptr, &note, 3);
+  EXPECT_EQ(fallback->info().kind, BackendKind::Cpu);
+  EXPECT_EQ(fallback->info().threads, 3);
+  EXPECT_NE(note.find("computing on the CPU"), std::string::npos) << note;
+  EXPECT_EQ(selectBackend(BackendChoice::Cpu, nullptr, nullptr, 5)->info().threads, 5);
+  EXPECT_THROW(selectBackend(BackendChoice::Cuda, nullptr, nullptr, 5), DeviceError);
+}
+
 }  // namespace
 }  // namespace modescope
