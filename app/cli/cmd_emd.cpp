@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
 #include "app/cli/job.h"
+#include "app/cli/param_options.h"
 #include "app/core/channel_selection.h"
 #include "app/core/emd_job.h"
 #include "app/core/imf_reconstruction.h"
@@ -49,93 +50,47 @@ std::string presetList() {
 }
 
 // The decomposition parameters: the preset (or the defaults of emd_params.h), then every option
-// given on the command line over it.
+// given on the command line over it (declared once in emdParamTable()).
 EmdParams readEmdParams(const ParsedArgs& args, std::string* presetName) {
   EmdParams p;
   if (auto v = args.value("preset")) {
     p = emdPreset(*v);
     *presetName = *v;
   }
-  if (auto v = args.value("method")) p.method = parseEmdMethod(toLower(*v));
-  if (auto v = args.value("ensemble")) {
-    p.ensembleSize = static_cast<int>(parseInteger("--ensemble", *v, 1, kEmdMaxEnsemble - 1));
-  }
-  if (auto v = args.value("noise")) {
-    p.noiseStd = parseNumber("--noise", *v);
-    if (!(p.noiseStd > 0.0)) {
-      throw InvalidParameterError("--noise", "'" + *v + "'",
-                                  "a noise amplitude > 0 (a multiple of the signal's std, "
-                                  "for example 0.2)");
-    }
-  }
-  const auto stop = args.value("stop");
-  if (stop) {
-    const std::string s = toLower(*stop);
-    if (s == "rilling")
-      p.stop.kind = StopRuleKind::Rilling;
-    else if (s == "fixed")
-      p.stop.kind = StopRuleKind::FixedSifts;
-    else if (s == "s-number" || s == "snumber")
-      p.stop.kind = StopRuleKind::SNumber;
-    else
-      throw InvalidParameterError("--stop", "'" + *stop + "'", "rilling, fixed or s-number");
-  }
-  if (auto v = args.value("sifts")) {
-    p.stop.fixedSifts = static_cast<int>(parseInteger("--sifts", *v, 1, 1000000));
-    if (!stop) p.stop.kind = StopRuleKind::FixedSifts;
-  }
-  if (auto v = args.value("s-number")) {
-    p.stop.sNumber = static_cast<int>(parseInteger("--s-number", *v, 1, 1000000));
-    if (!stop) {
-      if (args.has("sifts")) {
-        throw UsageError("--sifts (fixed sifting) and --s-number (S-number rule) choose "
-                         "different stopping rules; give one, or say which with --stop");
-      }
-      p.stop.kind = StopRuleKind::SNumber;
-    }
-  }
-  if (auto v = args.value("max-sifts")) {
-    p.stop.maxSifts = static_cast<int>(parseInteger("--max-sifts", *v, 1, 1000000));
-  }
+  // --thresholds T1,T2,A is a shorthand for --theta1, --theta2 and --alpha.
+  ParsedArgs given = args;
   if (auto v = args.value("thresholds")) {
     const std::vector<std::string> t = splitList(*v);
-    if (t.size() != 3) {
-      throw InvalidParameterError("--thresholds", "'" + *v + "'",
-                                  "three numbers THETA1,THETA2,ALPHA (Rilling's 0.05,0.5,0.05)");
+    const char* const keys[] = {"stop.threshold1", "stop.threshold2", "stop.tolerance"};
+    const char* const options[] = {"theta1", "theta2", "alpha"};
+    const std::string expected = "three numbers THETA1,THETA2,ALPHA with 0 < THETA1 <= THETA2 "
+                                 "and 0 < ALPHA < 1 (Rilling's 0.05,0.5,0.05)";
+    if (t.size() != 3) throw InvalidParameterError("--thresholds", "'" + *v + "'", expected);
+    double values[3];
+    for (int i = 0; i < 3; ++i) {
+      if (args.has(options[i])) {
+        throw UsageError(std::string("--thresholds and --") + options[i] + " both set it");
+      }
+      const ParamDecl& d = emdParamTable().find(keys[i])->decl;
+      values[i] = std::get<double>(parseValue(d, t[i], "--thresholds"));
+      given.add(options[i], t[i]);
     }
-    p.stop.threshold1 = parseNumber("--thresholds", t[0]);
-    p.stop.threshold2 = parseNumber("--thresholds", t[1]);
-    p.stop.tolerance = parseNumber("--thresholds", t[2]);
-    if (!(p.stop.threshold1 > 0.0) || p.stop.threshold2 < p.stop.threshold1 ||
-        !(p.stop.tolerance > 0.0 && p.stop.tolerance < 1.0)) {
-      throw InvalidParameterError("--thresholds", "'" + *v + "'",
-                                  "0 < THETA1 <= THETA2 and 0 < ALPHA < 1 (Rilling's "
-                                  "0.05,0.5,0.05)");
+    if (values[0] > values[1]) throw InvalidParameterError("--thresholds", "'" + *v + "'", expected);
+  }
+  applyParamOptions(given, emdParamTable(), p);
+  // --sifts and --s-number choose their rule when --stop does not say.
+  if (!args.has("stop")) {
+    if (args.has("sifts") && args.has("s-number")) {
+      throw UsageError("--sifts (fixed sifting) and --s-number (S-number rule) choose "
+                       "different stopping rules; give one, or say which with --stop");
     }
+    if (args.has("sifts")) p.stop.kind = StopRuleKind::FixedSifts;
+    if (args.has("s-number")) p.stop.kind = StopRuleKind::SNumber;
   }
-  if (auto v = args.value("max-imfs")) {
-    p.maxImfs = static_cast<int>(parseInteger("--max-imfs", *v, 0, 1000));
+  if (!args.has("noise-stop")) {
+    if (args.has("noise-sifts")) p.noiseStop.kind = StopRuleKind::FixedSifts;
+    if (args.has("noise-s-number")) p.noiseStop.kind = StopRuleKind::SNumber;
   }
-  if (auto v = args.value("noise-scaling")) {
-    const std::string s = toLower(*v);
-    if (s == "increasing")
-      p.noiseScaling = NoiseScaling::Increasing;
-    else if (s == "constant")
-      p.noiseScaling = NoiseScaling::Constant;
-    else
-      throw InvalidParameterError("--noise-scaling", "'" + *v + "'", "increasing or constant");
-  }
-  if (args.has("paired-noise")) p.pairedNoise = true;
-  if (auto v = args.value("precision")) {
-    const std::string s = toLower(*v);
-    if (s == "float" || s == "float32" || s == "single")
-      p.gpuPrecision = GpuPrecision::Float32;
-    else if (s == "double" || s == "float64")
-      p.gpuPrecision = GpuPrecision::Float64;
-    else
-      throw InvalidParameterError("--precision", "'" + *v + "'", "float or double");
-  }
-  if (auto v = args.value("seed")) p.seed = parseUnsigned("--seed", *v);
   return p;
 }
 
@@ -394,30 +349,11 @@ CommandSpec emdSpec() {
       "the sample rate most channels share.";
   s.options = {
       outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
-      {"method", 0, "emd|eemd|ceemdan|iceemdan", "The decomposition (default iceemdan)."},
+      // The decomposition's parameters come from their declarations (emdParamTable()).
       {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
-      {"ensemble", 0, "I", "Ensemble size: noisy copies averaged (ensemble methods; default 100)."},
-      {"noise", 0, "EPS",
-       "Noise amplitude epsilon_0, a multiple of the channel's standard deviation (default 0.2)."},
-      {"stop", 0, "rilling|fixed|s-number",
-       "Stopping rule of the sifting: Rilling's thresholds, a fixed number of sifts, or the "
-       "S-number rule (default rilling)."},
-      {"sifts", 0, "S", "Sifts per IMF with --stop fixed (selects it when --stop is not given)."},
-      {"max-sifts", 0, "N", "Most sifts per IMF for rilling and s-number (default 2000)."},
       {"thresholds", 0, "T1,T2,A",
-       "Rilling's thresholds theta_1, theta_2 and tolerance alpha (default 0.05,0.5,0.05)."},
-      {"s-number", 0, "K",
-       "Consecutive sifts with equal extrema and zero-crossing counts for --stop s-number "
-       "(selects it when --stop is not given; default 4)."},
-      {"max-imfs", 0, "K", "Most IMFs per channel; 0 = until the residue is monotonic (default)."},
-      {"noise-scaling", 0, "increasing|constant",
-       "ICEEMDAN's noise at stages >= 2: as the 2014 paper (increasing, default) or at constant "
-       "signal-to-noise ratio."},
-      {"paired-noise", 0, "", "EEMD: add each noise realisation with both signs (I must be even)."},
-      {"precision", 0, "float|double", "Arithmetic of the CUDA backend (default float; the CPU "
-                                        "always computes in double)."},
-      {"seed", 0, "N", "Seed of the ensemble noise (default 1); the same seed gives the same noise "
-                       "on the CPU and the GPU."},
+       "Rilling's thresholds theta_1, theta_2 and tolerance alpha at once (default "
+       "0.05,0.5,0.05)."},
       channelsOption(),
       startOption(),
       durationOption(),
@@ -444,6 +380,8 @@ CommandSpec emdSpec() {
       jsonOption("a summary (channels, IMFs, mean frequencies, energies, timing)"),
       quietOption(),
       helpOption()};
+  const std::vector<OptionSpec> params = paramOptions(emdParamTable(), EmdParams{});
+  s.options.insert(s.options.begin() + 3, params.begin(), params.end());
   s.examples =
       "  modescope-cli emd rec.edf -o rec-imfs.h5 --channels Cz --start 10 --duration 20\n"
       "  modescope-cli emd rec.edf -o imfs.h5 --preset iceemdan-colominas --ensemble 500 "

@@ -9,6 +9,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
 #include "app/cli/job.h"
+#include "app/cli/param_options.h"
 #include "app/core/channel_selection.h"
 #include "app/core/ica_cleaning.h"
 #include "app/core/ica_job.h"
@@ -28,56 +29,12 @@ std::string presetList() {
   return s;
 }
 
-// The preset (default eeglab-runica), then every option given over it.
+// The preset (default eeglab-runica), then every option given over it (declared once in
+// icaParamTable()).
 IcaParams readIcaParams(const ParsedArgs& args, std::string* presetName) {
   *presetName = args.value("preset").value_or("eeglab-runica");
   IcaParams p = icaPreset(*presetName);
-  if (args.has("extended") && args.has("no-extended")) {
-    throw UsageError("--extended and --no-extended contradict each other; give one");
-  }
-  if (args.has("extended")) p.extended = true;
-  if (args.has("no-extended")) p.extended = false;
-  if (auto v = args.value("lrate")) {
-    p.learningRate = parseNumber("--lrate", *v);
-    if (!(p.learningRate > 0.0 && p.learningRate <= 0.1)) {
-      throw InvalidParameterError("--lrate", "'" + *v + "'",
-                                  "a learning rate in (0, 0.1] (runica's maximum)");
-    }
-  }
-  if (auto v = args.value("block")) {
-    p.blockSize = static_cast<int>(parseInteger("--block", *v, 1, 100000000));
-  }
-  if (auto v = args.value("gpu-math")) p.gpuMath = parseIcaGpuMath(*v);
-  if (auto v = args.value("max-steps")) {
-    p.maxSteps = static_cast<int>(parseInteger("--max-steps", *v, 1, 1000000));
-  }
-  if (auto v = args.value("stop")) {
-    p.stopTolerance = parseNumber("--stop", *v);
-    if (!(p.stopTolerance > 0.0)) {
-      throw InvalidParameterError("--stop", "'" + *v + "'",
-                                  "a tolerance > 0 (runica: 1e-6, 1e-7 above 32 channels)");
-    }
-  }
-  if (auto v = args.value("anneal-deg")) {
-    p.annealDegrees = parseNumber("--anneal-deg", *v);
-    if (!(p.annealDegrees > 0.0 && p.annealDegrees <= 180.0)) {
-      throw InvalidParameterError("--anneal-deg", "'" + *v + "'", "an angle in (0, 180] degrees");
-    }
-  }
-  if (auto v = args.value("anneal-step")) {
-    p.annealFactor = parseNumber("--anneal-step", *v);
-    if (!(p.annealFactor > 0.0 && p.annealFactor <= 1.0)) {
-      throw InvalidParameterError("--anneal-step", "'" + *v + "'",
-                                  "a factor in (0, 1] (runica: 0.98 extended, 0.9 logistic)");
-    }
-  }
-  if (auto v = args.value("rank")) {
-    if (equalsIgnoreCase(trim(*v), "auto"))
-      p.pcaRank = 0;
-    else
-      p.pcaRank = static_cast<int>(parseInteger("--rank", *v, 1, 100000));
-  }
-  if (auto v = args.value("seed")) p.seed = parseUnsigned("--seed", *v);
+  applyParamOptions(args, icaParamTable(), p);
   validateIcaParams(p);
   return p;
 }
@@ -215,29 +172,18 @@ CommandSpec icaSpec() {
   s.options = {
       outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
       {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
-      {"extended", 0, "", "Extended Infomax (sub- and super-Gaussian sources; the presets' default)."},
-      {"no-extended", 0, "", "Logistic Infomax (super-Gaussian sources only)."},
-      {"lrate", 0, "X", "Initial learning rate (default: the preset's rule from the channel count)."},
-      {"block", 0, "N", "Samples per weight update (default: the preset's rule)."},
-      {"max-steps", 0, "N", "Most passes over the data (runica 512, MNE 200)."},
-      {"stop", 0, "TOL", "Stop when the squared weight change falls below TOL (runica 1e-6, 1e-7 "
-                          "above 32 channels)."},
-      {"anneal-deg", 0, "D", "Anneal when the weight change turns by more than D degrees (60)."},
-      {"anneal-step", 0, "F", "Learning rate factor on annealing (runica 0.98 extended, 0.9)."},
-      {"rank", 0, "N|auto", "Components: auto (the data's rank, default) or a PCA reduction to N."},
-      {"seed", 0, "N", "Seed of the per-step sample permutations (default 1)."},
       channelsOption(),
       startOption(),
       durationOption(),
       {"threads", 0, "N", "CPU threads: the data passes and each block update's products (default: all cores)."},
       backendOption(),
-      {"gpu-math", 0, "tf32x3|tf32|fp32",
-       "Products of the GPU passes: tf32 (tensor cores, fastest; default), tf32x3 (tensor "
-       "cores, FP32 accuracy), fp32 (CUDA cores). The CPU always computes in double."},
       jsonOption("a summary (rank, steps, convergence, variance per component, EOG/ECG "
                  "correlations)"),
       quietOption(),
       helpOption()};
+  // The method's parameters come from their declarations (icaParamTable()), defaults runica's.
+  const std::vector<OptionSpec> params = paramOptions(icaParamTable(), icaPreset("eeglab-runica"));
+  s.options.insert(s.options.begin() + 2, params.begin(), params.end());
   s.examples =
       "  modescope-cli ica rec.edf -o rec-ica.h5\n"
       "  modescope-cli ica rec.edf -o rec-ica.h5 --preset mne-infomax --rank 30 --seed 7 --json\n"

@@ -70,111 +70,22 @@ QComboBox* combo(QWidget* parent, const QString& name, const QString& tip) {
   return c;
 }
 
-void selectData(QComboBox* c, int value) {
-  const int i = c->findData(value);
-  if (i >= 0) c->setCurrentIndex(i);
-}
 
 }  // namespace
 
-struct DecomposeDialog::StopRuleFields {
-  QGroupBox* box = nullptr;
-  QComboBox* kind = nullptr;
-  QDoubleSpinBox* threshold1 = nullptr;
-  QDoubleSpinBox* threshold2 = nullptr;
-  QDoubleSpinBox* tolerance = nullptr;
-  QSpinBox* maxSifts = nullptr;
-  QSpinBox* fixedSifts = nullptr;
-  QSpinBox* sNumber = nullptr;
-
-  StopRule get() const {
-    StopRule r;
-    r.kind = static_cast<StopRuleKind>(kind->currentData().toInt());
-    r.threshold1 = threshold1->value();
-    r.threshold2 = threshold2->value();
-    r.tolerance = tolerance->value();
-    r.maxSifts = maxSifts->value();
-    r.fixedSifts = fixedSifts->value();
-    r.sNumber = sNumber->value();
-    return r;
-  }
-  void set(const StopRule& r) {
-    selectData(kind, static_cast<int>(r.kind));
-    threshold1->setValue(r.threshold1);
-    threshold2->setValue(r.threshold2);
-    tolerance->setValue(r.tolerance);
-    maxSifts->setValue(r.maxSifts);
-    fixedSifts->setValue(r.fixedSifts);
-    sNumber->setValue(r.sNumber);
-  }
-  void updateEnabled(bool on) {
-    box->setEnabled(on);
-    const auto k = static_cast<StopRuleKind>(kind->currentData().toInt());
-    threshold1->setEnabled(k == StopRuleKind::Rilling);
-    threshold2->setEnabled(k == StopRuleKind::Rilling);
-    tolerance->setEnabled(k == StopRuleKind::Rilling);
-    maxSifts->setEnabled(k != StopRuleKind::FixedSifts);
-    fixedSifts->setEnabled(k == StopRuleKind::FixedSifts);
-    sNumber->setEnabled(k == StopRuleKind::SNumber);
-  }
-};
-
-DecomposeDialog::StopRuleFields* DecomposeDialog::makeStopRuleFields(const QString& prefix,
-                                                                     QWidget* parent) {
-  auto* f = new StopRuleFields;
-  f->box = new QGroupBox(parent);
-  f->kind = combo(f->box, prefix + QStringLiteral("Kind"),
-                  tr("How sifting decides that a candidate is an IMF (Rilling/Flandrin emd.m's "
-                     "three modes)."));
-  f->kind->addItem(tr("Rilling thresholds"), static_cast<int>(StopRuleKind::Rilling));
-  f->kind->addItem(tr("Fixed number of sifts"), static_cast<int>(StopRuleKind::FixedSifts));
-  f->kind->addItem(tr("S-number"), static_cast<int>(StopRuleKind::SNumber));
-  f->kind->setItemData(0,
-                       tr("Rilling, Flandrin and Goncalves 2003: with sigma = |mean envelope| / "
-                          "envelope amplitude, sift while more than a fraction alpha of samples "
-                          "have sigma > theta1 or any has sigma > theta2 (emd.m default)."),
-                       Qt::ToolTipRole);
-  f->kind->setItemData(1,
-                       tr("Exactly S sifts per IMF (emd.m 'FIX'); the thesis's GPU benchmarks use "
-                          "S = 10 or 50 for a fair comparison with libeemd."),
-                       Qt::ToolTipRole);
-  f->kind->setItemData(2,
-                       tr("Huang et al. 2003 (emd.m 'FIX_H'): stop once the numbers of zero "
-                          "crossings and extrema differ by at most one for S consecutive sifts."),
-                       Qt::ToolTipRole);
-  f->threshold1 = doubleSpin(f->box, prefix + QStringLiteral("Threshold1"), 0.0, 10.0, 3, 0.01, {},
-                             tr("theta1 of Rilling et al. 2003 (emd.m default 0.05): the "
-                                "sigma most samples must stay under. Dimensionless."));
-  f->threshold2 = doubleSpin(f->box, prefix + QStringLiteral("Threshold2"), 0.0, 10.0, 3, 0.05, {},
-                             tr("theta2 of Rilling et al. 2003 (emd.m default 0.5): the "
-                                "sigma no sample may exceed. Dimensionless."));
-  f->tolerance = doubleSpin(f->box, prefix + QStringLiteral("Tolerance"), 0.0, 1.0, 3, 0.01, {},
-                            tr("alpha of Rilling et al. 2003 (emd.m default 0.05): the fraction "
-                               "of samples allowed above theta1."));
-  f->maxSifts = intSpin(f->box, prefix + QStringLiteral("MaxSifts"), 1, 1000000, tr(" sifts"),
-                        tr("Iteration cap per IMF for the Rilling and S-number rules (emd.m "
-                           "MAXITERATIONS, default 2000; iceemdan.m MaxIter)."));
-  f->fixedSifts = intSpin(f->box, prefix + QStringLiteral("FixedSifts"), 1, 100000, tr(" sifts"),
-                          tr("Sifts per IMF for the fixed rule (the thesis's S)."));
-  f->sNumber = intSpin(f->box, prefix + QStringLiteral("SNumber"), 1, 1000, tr(" sifts"),
-                       tr("Consecutive sifts the zero-crossing condition must hold (Huang et al. "
-                          "2003 recommend 3 to 5)."));
-  auto* form = new QFormLayout(f->box);
-  form->addRow(tr("Rule:"), f->kind);
+// The stop rule's fields (signal or noise EMD) in a group box, laid out as emd.m names them.
+QGroupBox* DecomposeDialog::makeStopRuleBox(const std::string& key, QWidget* parent) {
+  auto* box = new QGroupBox(parent);
+  auto* form = new QFormLayout(box);
   auto* thresholds = new QHBoxLayout;
-  thresholds->addWidget(f->threshold1);
-  thresholds->addWidget(f->threshold2);
-  thresholds->addWidget(f->tolerance);
+  for (const char* field : {".threshold1", ".threshold2", ".tolerance"})
+    thresholds->addWidget(fields_.editor(key + field));
+  form->addRow(tr("Rule:"), fields_.editor(key + ".kind"));
   form->addRow(tr("theta1 / theta2 / alpha:"), thresholds);
-  form->addRow(tr("Max sifts:"), f->maxSifts);
-  form->addRow(tr("Fixed sifts:"), f->fixedSifts);
-  form->addRow(tr("S-number:"), f->sNumber);
-  connect(f->kind, &QComboBox::currentIndexChanged, this, &DecomposeDialog::onFieldChanged);
-  for (QDoubleSpinBox* s : {f->threshold1, f->threshold2, f->tolerance})
-    connect(s, &QDoubleSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  for (QSpinBox* s : {f->maxSifts, f->fixedSifts, f->sNumber})
-    connect(s, &QSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  return f;
+  form->addRow(tr("Max sifts:"), fields_.editor(key + ".maxSifts"));
+  form->addRow(tr("Fixed sifts:"), fields_.editor(key + ".fixedSifts"));
+  form->addRow(tr("S-number:"), fields_.editor(key + ".sNumber"));
+  return box;
 }
 
 DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
@@ -189,17 +100,9 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   filling_ = true;
   const Recording& rec = *recording_;
 
-  // Method and preset.
-  method_ = combo(this, QStringLiteral("method"),
-                  tr("EMD: Huang et al. 1998, sifting of Rilling, Flandrin and Goncalves 2003.\n"
-                     "EEMD: Wu and Huang 2009 (ensemble of noisy copies, averaged IMFs).\n"
-                     "CEEMDAN: Torres et al. 2011 (one IMF at a time, averaged over the "
-                     "ensemble).\nICEEMDAN: Colominas, Schlotthauer and Torres 2014 (noise IMFs, "
-                     "local means; iceemdan.m)."));
-  method_->addItem(QStringLiteral("EMD"), static_cast<int>(EmdMethod::Emd));
-  method_->addItem(QStringLiteral("EEMD"), static_cast<int>(EmdMethod::Eemd));
-  method_->addItem(QStringLiteral("CEEMDAN"), static_cast<int>(EmdMethod::Ceemdan));
-  method_->addItem(QStringLiteral("ICEEMDAN"), static_cast<int>(EmdMethod::Iceemdan));
+  // The method's fields, produced from their declarations (emdParamTable()).
+  fields_.build(emdParamTable(), this);
+  method_ = fields_.editorAs<QComboBox>("method");
   preset_ = combo(this, QStringLiteral("preset"),
                   tr("Named parameter sets reproducing the reference codes; choosing one fills "
                      "every field. Editing a field afterwards makes the set custom."));
@@ -209,68 +112,27 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   presetNote_->setWordWrap(true);
   presetNote_->setStyleSheet(QStringLiteral("color: palette(mid)"));
 
-  // Ensemble.
-  noiseStd_ = doubleSpin(this, QStringLiteral("noiseStd"), 0.0, 10.0, 3, 0.05, tr(" \u00d7 std(x)"),
-                         tr("epsilon_0: standard deviation of the added noise relative to the "
-                            "signal's std(x) (iceemdan.m Nstd; 0.2 in Wu and Huang 2009 and in "
-                            "the reference ICEEMDAN runs). ICEEMDAN scales it per stage: beta_0 "
-                            "= eps_0 / std(E_1(w)), beta_k = eps_0 std(r_k)."));
-  ensemble_ = intSpin(this, QStringLiteral("ensembleSize"), 1, 100000, tr(" members"),
-                      tr("I: number of noise realizations averaged (iceemdan.m NR; Wu and Huang "
-                         "2009 use 100, the thesis benchmarks 100 to 500). Time grows linearly "
-                         "with it; the residual noise falls as 1/sqrt(I)."));
-  paired_ = new QCheckBox(tr("Paired noise (+w and \u2212w)"), this);
-  paired_->setObjectName(QStringLiteral("pairedNoise"));
-  paired_->setToolTip(
-      tr("EEMD only: complementary EEMD (Yeh, Shieh and Huang 2010) adds each "
-         "noise realization with both signs so it cancels exactly in the "
-         "average; the ensemble size must be even."));
-  noiseScaling_ = combo(this, QStringLiteral("noiseScaling"),
-                        tr("ICEEMDAN only (iceemdan.m SNRFlag). Increasing (1, default, the 2014 "
-                           "paper): beta_k E_k(w) with E_k not re-normalised, so the SNR grows "
-                           "with the stage. Constant (2): E_k(w) scaled to unit std first."));
-  noiseScaling_->addItem(tr("Increasing SNR (SNRFlag 1)"),
-                         static_cast<int>(NoiseScaling::Increasing));
-  noiseScaling_->addItem(tr("Constant SNR (SNRFlag 2)"), static_cast<int>(NoiseScaling::Constant));
-  seed_ = new QLineEdit(this);
-  seed_->setObjectName(QStringLiteral("seed"));
-  seed_->setValidator(
-      new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,20}")), seed_));
-  seed_->setToolTip(
-      tr("Key of the counter-based Philox-4x32-10 generator (Salmon et al. 2011): "
-         "the noise of member m, channel c, sample n depends only on (seed, c, m, "
-         "n), so CPU and GPU add the same noise and a run can be repeated exactly."));
   auto* ensembleBox = new QGroupBox(tr("Ensemble (EEMD, CEEMDAN, ICEEMDAN)"), this);
   auto* ensembleForm = new QFormLayout(ensembleBox);
-  ensembleForm->addRow(tr("Noise std:"), noiseStd_);
-  ensembleForm->addRow(tr("Ensemble size:"), ensemble_);
-  ensembleForm->addRow(QString(), paired_);
-  ensembleForm->addRow(tr("Noise scaling:"), noiseScaling_);
-  ensembleForm->addRow(tr("Seed:"), seed_);
+  ensembleForm->addRow(tr("Noise std:"), fields_.editor("noiseStd"));
+  ensembleForm->addRow(tr("Ensemble size:"), fields_.editor("ensembleSize"));
+  ensembleForm->addRow(QString(), fields_.editor("pairedNoise"));
+  ensembleForm->addRow(tr("Noise scaling:"), fields_.editor("noiseScaling"));
+  ensembleForm->addRow(tr("Seed:"), fields_.editor("seed"));
 
   // Sifting.
-  maxImfs_ = intSpin(this, QStringLiteral("maxImfs"), 0, 64, tr(" IMFs"),
-                     tr("Maximum number of IMFs (the residue is an extra row). Automatic: until "
-                        "the residue has fewer than 3 extrema or, for CEEMDAN/ICEEMDAN, is itself "
-                        "an IMF (iceemdan.m). The thesis's GPU runs use 12."));
-  maxImfs_->setSpecialValueText(tr("automatic"));
-  precision_ = combo(this, QStringLiteral("gpuPrecision"),
-                     tr("Arithmetic of the CUDA backend: float32 as the thesis's GPU code, or "
-                        "float64 as the MATLAB reference. The CPU backend always uses double."));
-  precision_->addItem(tr("float32"), static_cast<int>(GpuPrecision::Float32));
-  precision_->addItem(tr("float64"), static_cast<int>(GpuPrecision::Float64));
-  stop_ = makeStopRuleFields(QStringLiteral("stop"), this);
-  stop_->box->setTitle(tr("Sifting stop rule (signal)"));
-  noiseStop_ = makeStopRuleFields(QStringLiteral("noiseStop"), this);
-  noiseStop_->box->setTitle(tr("Stop rule for the noise EMD"));
-  noiseStop_->box->setToolTip(
+  QGroupBox* stopBox = makeStopRuleBox("stop", this);
+  stopBox->setTitle(tr("Sifting stop rule (signal)"));
+  QGroupBox* noiseStopBox = makeStopRuleBox("noiseStop", this);
+  noiseStopBox->setTitle(tr("Stop rule for the noise EMD"));
+  noiseStopBox->setToolTip(
       tr("Full EMD of every noise realization, whose IMFs E_k(w) are "
          "added at stage k. iceemdan.m uses emd.m's defaults here "
          "(Rilling, 2000 sifts) whatever MaxIter is."));
   auto* siftBox = new QGroupBox(tr("Modes"), this);
   auto* siftForm = new QFormLayout(siftBox);
-  siftForm->addRow(tr("Max IMFs:"), maxImfs_);
-  siftForm->addRow(tr("GPU precision:"), precision_);
+  siftForm->addRow(tr("Max IMFs:"), fields_.editor("maxImfs"));
+  siftForm->addRow(tr("GPU precision:"), fields_.editor("gpuPrecision"));
 
   // Channels.
   channels_ = new ChannelChecklist(*recording_, selected, this);
@@ -336,14 +198,7 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
     connect(s, &QSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
   connect(logFrequency_, &QCheckBox::toggled, this, &DecomposeDialog::onFieldChanged);
 
-  connect(method_, &QComboBox::currentIndexChanged, this, &DecomposeDialog::onFieldChanged);
-  connect(noiseStd_, &QDoubleSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  connect(ensemble_, &QSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  connect(paired_, &QCheckBox::toggled, this, &DecomposeDialog::onFieldChanged);
-  connect(noiseScaling_, &QComboBox::currentIndexChanged, this, &DecomposeDialog::onFieldChanged);
-  connect(seed_, &QLineEdit::textChanged, this, &DecomposeDialog::onFieldChanged);
-  connect(maxImfs_, &QSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  connect(precision_, &QComboBox::currentIndexChanged, this, &DecomposeDialog::onFieldChanged);
+  fields_.onChanged(this, [this] { onFieldChanged(); });
   connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
     if (filling_ || index <= 0) return;
     applyPreset(preset_->itemData(index).toString());
@@ -364,8 +219,8 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   left->addWidget(siftBox);
   left->addStretch(1);
   auto* middle = new QVBoxLayout;
-  middle->addWidget(stop_->box);
-  middle->addWidget(noiseStop_->box);
+  middle->addWidget(stopBox);
+  middle->addWidget(noiseStopBox);
   middle->addWidget(hhtBox);
   middle->addStretch(1);
   auto* right = new QVBoxLayout;
@@ -393,20 +248,7 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
   }
 }
 
-EmdParams DecomposeDialog::params() const {
-  EmdParams p;
-  p.method = static_cast<EmdMethod>(method_->currentData().toInt());
-  p.stop = stop_->get();
-  p.noiseStop = noiseStop_->get();
-  p.maxImfs = maxImfs_->value();
-  p.ensembleSize = ensemble_->value();
-  p.noiseStd = noiseStd_->value();
-  p.seed = seed_->text().toULongLong();
-  p.noiseScaling = static_cast<NoiseScaling>(noiseScaling_->currentData().toInt());
-  p.pairedNoise = paired_->isChecked();
-  p.gpuPrecision = static_cast<GpuPrecision>(precision_->currentData().toInt());
-  return p;
-}
+EmdParams DecomposeDialog::params() const { return fields_.get(); }
 
 HhtParams DecomposeDialog::hhtParams() const {
   HhtParams h;
@@ -424,16 +266,7 @@ HhtParams DecomposeDialog::hhtParams() const {
 void DecomposeDialog::setParams(const EmdParams& p) {
   const bool wasFilling = filling_;
   filling_ = true;
-  selectData(method_, static_cast<int>(p.method));
-  stop_->set(p.stop);
-  noiseStop_->set(p.noiseStop);
-  maxImfs_->setValue(p.maxImfs);
-  ensemble_->setValue(p.ensembleSize);
-  noiseStd_->setValue(p.noiseStd);
-  seed_->setText(QString::number(p.seed));
-  selectData(noiseScaling_, static_cast<int>(p.noiseScaling));
-  paired_->setChecked(p.pairedNoise);
-  selectData(precision_, static_cast<int>(p.gpuPrecision));
+  fields_.set(p);
   filling_ = wasFilling;
   onFieldChanged();
 }
@@ -460,17 +293,7 @@ void DecomposeDialog::onFieldChanged() {
   validate();
 }
 
-void DecomposeDialog::updateEnabled() {
-  const auto m = static_cast<EmdMethod>(method_->currentData().toInt());
-  const bool ensemble = m != EmdMethod::Emd;
-  for (QWidget* w : std::initializer_list<QWidget*>{noiseStd_, ensemble_, seed_})
-    w->setEnabled(ensemble);
-  paired_->setEnabled(m == EmdMethod::Eemd);
-  noiseScaling_->setEnabled(m == EmdMethod::Iceemdan);
-  stop_->updateEnabled(true);
-  // Only CEEMDAN and ICEEMDAN decompose the noise itself.
-  noiseStop_->updateEnabled(m == EmdMethod::Ceemdan || m == EmdMethod::Iceemdan);
-}
+void DecomposeDialog::updateEnabled() { fields_.enableApplicable(params()); }
 
 double DecomposeDialog::selectionSampleRate() const {
   double rate = 0;
@@ -527,7 +350,7 @@ void DecomposeDialog::validate() {
                     .arg(seconds);
     }
   }
-  if (problem.isEmpty() && seed_->text().isEmpty()) problem = tr("Enter a seed (0 or more).");
+  if (problem.isEmpty()) problem = fields_.problem(r.params);
   if (problem.isEmpty() && validator_) {
     try {
       validator_(r.params);

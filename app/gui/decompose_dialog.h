@@ -18,10 +18,12 @@
 #include "app/gui/emd_job.h"
 #include "engine/core/recording.h"
 #include "engine/emd/emd_params.h"
+#include "widgets/param_editor.h"
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -59,8 +61,7 @@ class DecomposeDialog : public QDialog {
   void accept() override;  // refuses while validationMessage() is not empty
 
  private:
-  struct StopRuleFields;
-  StopRuleFields* makeStopRuleFields(const QString& prefix, QWidget* parent);
+  QGroupBox* makeStopRuleBox(const std::string& key, QWidget* parent);
   void onFieldChanged();
   void updateEnabled();
   void validate();
@@ -75,15 +76,7 @@ class DecomposeDialog : public QDialog {
   QComboBox* method_ = nullptr;
   QComboBox* preset_ = nullptr;
   QLabel* presetNote_ = nullptr;
-  QDoubleSpinBox* noiseStd_ = nullptr;
-  QSpinBox* ensemble_ = nullptr;
-  QCheckBox* paired_ = nullptr;
-  QComboBox* noiseScaling_ = nullptr;
-  QLineEdit* seed_ = nullptr;
-  QSpinBox* maxImfs_ = nullptr;
-  QComboBox* precision_ = nullptr;
-  StopRuleFields* stop_ = nullptr;
-  StopRuleFields* noiseStop_ = nullptr;
+  ParamEditors<EmdParams> fields_;  // every EmdParams field, from emdParamTable()
   ChannelChecklist* channels_ = nullptr;
   RangeBackendBox* range_ = nullptr;  // time range and backend (app/gui/range_backend_box.h)
   QDoubleSpinBox* fMin_ = nullptr;

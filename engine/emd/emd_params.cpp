@@ -100,41 +100,6 @@ std::string knownPresetNames() {
   return s;
 }
 
-void validateStop(const StopRule& r, const std::string& prefix) {
-  auto bad = [&](const char* field, double v, const char* expected, const char* remedy) {
-    throw InvalidParameterError(prefix + "." + field, formatNumber(v), expected, remedy);
-  };
-  switch (r.kind) {
-    case StopRuleKind::Rilling:
-      if (!(std::isfinite(r.threshold1) && r.threshold1 > 0))
-        bad("threshold1", r.threshold1, "a finite number > 0",
-            "use Rilling's default 0.05");
-      if (!(std::isfinite(r.threshold2) && r.threshold2 > 0))
-        bad("threshold2", r.threshold2, "a finite number > 0", "use Rilling's default 0.5");
-      if (r.threshold1 > r.threshold2)
-        bad("threshold1", r.threshold1,
-            ("at most threshold2 (" + formatNumber(r.threshold2) + ")").c_str(),
-            "swap the two thresholds (defaults 0.05 and 0.5)");
-      if (!(r.tolerance > 0 && r.tolerance < 1))
-        bad("tolerance", r.tolerance, "a fraction in (0, 1)", "use Rilling's default 0.05");
-      if (r.maxSifts < 1)
-        bad("maxSifts", r.maxSifts, "at least 1", "use emd.m's default 2000");
-      break;
-    case StopRuleKind::FixedSifts:
-      if (r.fixedSifts < 1)
-        bad("fixedSifts", r.fixedSifts, "at least 1", "use 10 as Wu and Huang");
-      break;
-    case StopRuleKind::SNumber:
-      if (r.sNumber < 1) bad("sNumber", r.sNumber, "at least 1", "use 4 to 8 (Huang et al. 2003)");
-      if (r.maxSifts < 1)
-        bad("maxSifts", r.maxSifts, "at least 1", "use emd.m's default 2000");
-      break;
-    default:
-      throw InvalidParameterError(prefix + ".kind", std::to_string(static_cast<int>(r.kind)),
-                                  "rilling, fixed or s-number");
-  }
-}
-
 }  // namespace
 
 const std::vector<EmdPreset>& emdPresets() {
@@ -149,42 +114,7 @@ EmdParams emdPreset(const std::string& name) {
                               "pick one of the listed presets");
 }
 
-void validateEmdParams(const EmdParams& p) {
-  const bool ensemble = p.method != EmdMethod::Emd;
-  switch (p.method) {
-    case EmdMethod::Emd:
-    case EmdMethod::Eemd:
-    case EmdMethod::Ceemdan:
-    case EmdMethod::Iceemdan:
-      break;
-    default:
-      throw InvalidParameterError("method", std::to_string(static_cast<int>(p.method)),
-                                  "emd, eemd, ceemdan or iceemdan");
-  }
-  validateStop(p.stop, "stop");
-  if (p.method == EmdMethod::Ceemdan || p.method == EmdMethod::Iceemdan)
-    validateStop(p.noiseStop, "noiseStop");
-  if (p.maxImfs < 0)
-    throw InvalidParameterError("maxImfs", std::to_string(p.maxImfs),
-                                "0 (automatic) or a positive count",
-                                "use 0 to decompose until the residue is monotonic");
-  if (!ensemble) return;
-  if (p.ensembleSize < 1 || p.ensembleSize > kEmdMaxEnsemble)
-    throw InvalidParameterError("ensembleSize", std::to_string(p.ensembleSize),
-                                "1 to " + std::to_string(kEmdMaxEnsemble),
-                                "use 50 to 500 members (100 in the reference codes)");
-  if (p.method == EmdMethod::Eemd && p.pairedNoise && p.ensembleSize % 2 != 0)
-    throw InvalidParameterError("ensembleSize", std::to_string(p.ensembleSize),
-                                "an even count with pairedNoise (members come as +w/-w pairs)",
-                                "add or remove one member, or turn pairedNoise off");
-  if (!(std::isfinite(p.noiseStd) && p.noiseStd > 0))
-    throw InvalidParameterError("noiseStd", formatNumber(p.noiseStd), "a finite number > 0",
-                                "use 0.2 (the reference codes' value)");
-  if (p.method == EmdMethod::Iceemdan && p.noiseScaling != NoiseScaling::Increasing &&
-      p.noiseScaling != NoiseScaling::Constant)
-    throw InvalidParameterError("noiseScaling", std::to_string(static_cast<int>(p.noiseScaling)),
-                                "increasing or constant");
-}
+void validateEmdParams(const EmdParams& p) { emdParamTable().validate(p); }
 
 const char* emdMethodName(EmdMethod m) {
   switch (m) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/method/param_table.h"
+
 namespace modescope {
 
 enum class EmdMethod { Emd, Eemd, Ceemdan, Iceemdan };
@@ -82,10 +84,14 @@ const std::vector<EmdPreset>& emdPresets();
 // Throws InvalidParameterError naming the known presets when `name` is unknown.
 EmdParams emdPreset(const std::string& name);
 
+// Every EmdParams field declared once: key, CLI option, label, unit, range, default, help and
+// the methods it applies to (emd_param_table.cpp). Validation, provenance, the CLI and the dialog
+// are produced from it.
+const ParamTable<EmdParams>& emdParamTable();
+
 // Throws InvalidParameterError (parameter, value found, range expected, remedy) for values no
-// method can run with: ensembleSize < 1 (or odd with pairedNoise), noiseStd <= 0 or not finite
-// for ensemble methods, thresholds outside (0, inf) or threshold1 > threshold2, tolerance outside
-// (0, 1), sift counts < 1, maxImfs < 0.
+// method can run with: every applicable field outside its declared range (emdParamTable()), and
+// threshold1 > threshold2 or an odd ensemble with pairedNoise.
 void validateEmdParams(const EmdParams& p);
 
 const char* emdMethodName(EmdMethod m);  // "emd", "eemd", "ceemdan", "iceemdan"

@@ -73,13 +73,6 @@ std::string knownPresetNames() {
   return s;
 }
 
-[[noreturn]] void bad(const std::string& name, double v, const std::string& expected,
-                      const std::string& remedy) {
-  throw InvalidParameterError(name, formatNumber(v), expected, remedy);
-}
-
-bool finitePositive(double v) { return std::isfinite(v) && v > 0; }
-
 }  // namespace
 
 ResolvedIcaParams resolveIcaParams(const IcaParams& p, int channels, int components,
@@ -128,66 +121,7 @@ IcaParams icaPreset(const std::string& name) {
                               "pick one of the listed presets");
 }
 
-void validateIcaParams(const IcaParams& p) {
-  if (p.rules != IcaRules::Runica && p.rules != IcaRules::Mne)
-    bad("rules", static_cast<int>(p.rules), "runica or mne", "");
-  if (p.sphering != IcaSphering::Runica && p.sphering != IcaSphering::PcaUnit)
-    bad("sphering", static_cast<int>(p.sphering), "runica or pca-unit", "");
-  if (!(std::isfinite(p.learningRate) && p.learningRate >= 0 && p.learningRate <= 0.1))
-    bad("learningRate", p.learningRate, "0 (automatic) or a rate in (0, 0.1]",
-        "use 0: runica's 0.00065/ln(channels) is about 1.6e-4 for 64 channels");
-  if (p.blockSize < 0)
-    bad("blockSize", p.blockSize, "0 (automatic) or a positive sample count",
-        "use 0: runica's ceil(min(5 ln N, 0.3 N))");
-  if (!(std::isfinite(p.annealDegrees) && p.annealDegrees > 0 && p.annealDegrees <= 180))
-    bad("annealDegrees", p.annealDegrees, "an angle in (0, 180]", "use runica's 60");
-  if (!(std::isfinite(p.annealFactor) && p.annealFactor >= 0 && p.annealFactor <= 1))
-    bad("annealFactor", p.annealFactor, "0 (automatic) or a factor in (0, 1]",
-        "use 0: runica's 0.98 (extended) or 0.90 (logistic)");
-  if (!(std::isfinite(p.stopTolerance) && p.stopTolerance >= 0))
-    bad("stopTolerance", p.stopTolerance, "0 (automatic) or a positive weight change",
-        "use 0: runica's 1e-6, or 1e-7 above 32 components");
-  if (p.maxSteps < 1)
-    bad("maxSteps", p.maxSteps, "at least 1", "use runica's 512");
-  if (p.pcaRank < 0)
-    bad("pcaRank", p.pcaRank, "0 (automatic: the data rank) or a positive component count",
-        "use 0 to let the data rank decide");
-  if (!(std::isfinite(p.rankTolerance) && p.rankTolerance > 0 && p.rankTolerance < 1))
-    bad("rankTolerance", p.rankTolerance, "a relative eigenvalue threshold in (0, 1)",
-        "use 1e-10");
-  if (p.extended) {
-    const IcaExtendedParams& e = p.ext;
-    if (e.extBlocks <= 0 && e.subGaussian < 0)
-      bad("ext.subGaussian", e.subGaussian, "0 or more sub-Gaussian components",
-          "use runica's 1");
-    if (e.subGaussian < 0)
-      bad("ext.subGaussian", e.subGaussian, "0 or more", "use runica's 1");
-    if (e.kurtosisSamples < 2)
-      bad("ext.kurtosisSamples", e.kurtosisSamples, "at least 2 (runica warns below 2000)",
-          "use runica's 6000");
-    if (!(std::isfinite(e.kurtosisMomentum) && e.kurtosisMomentum >= 0 && e.kurtosisMomentum < 1))
-      bad("ext.kurtosisMomentum", e.kurtosisMomentum, "a weight in [0, 1)", "use runica's 0.5");
-    if (!std::isfinite(e.signsBias))
-      bad("ext.signsBias", e.signsBias, "a finite number", "use runica's 0.02");
-    if (e.signCountThreshold < 1)
-      bad("ext.signCountThreshold", e.signCountThreshold, "at least 1", "use runica's 25");
-    if (!(std::isfinite(e.signCountStep) && e.signCountStep >= 1))
-      bad("ext.signCountStep", e.signCountStep, "a factor >= 1", "use runica's 2");
-  }
-  if (!finitePositive(p.maxWeight))
-    bad("maxWeight", p.maxWeight, "a positive number", "use runica's 1e8");
-  if (!(std::isfinite(p.restartFactor) && p.restartFactor > 0 && p.restartFactor < 1))
-    bad("restartFactor", p.restartFactor, "a factor in (0, 1)", "use runica's 0.9");
-  if (!finitePositive(p.blowupChange))
-    bad("blowupChange", p.blowupChange, "a positive number", "use runica's 1e9");
-  if (!(std::isfinite(p.blowupFactor) && p.blowupFactor > 0 && p.blowupFactor <= 1))
-    bad("blowupFactor", p.blowupFactor, "a factor in (0, 1]", "use runica's 0.8");
-  if (!finitePositive(p.minLearningRate))
-    bad("minLearningRate", p.minLearningRate, "a positive number", "use runica's 1e-6");
-  if (p.maxSmallAngleSteps < 0)
-    bad("maxSmallAngleSteps", p.maxSmallAngleSteps, "0 (off) or a step count",
-        "use 0 (runica) or MNE's 20");
-}
+void validateIcaParams(const IcaParams& p) { icaParamTable().validate(p); }
 
 const char* icaRulesName(IcaRules r) { return r == IcaRules::Mne ? "mne" : "runica"; }
 const char* icaSpheringName(IcaSphering s) {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/method/param_table.h"
+
 namespace modescope {
 
 // Whose automatic values fill the fields left at 0.
@@ -137,8 +139,12 @@ const std::vector<IcaPreset>& icaPresets();
 // Throws InvalidParameterError naming the known presets when `name` is unknown.
 IcaParams icaPreset(const std::string& name);
 
+// Every IcaParams field declared once (ica_param_table.cpp): validation, provenance, the CLI and
+// the dialog are produced from it.
+const ParamTable<IcaParams>& icaParamTable();
+
 // Throws InvalidParameterError (parameter, value found, range expected, remedy) for values no run
-// can use: learning rate outside [0, 0.1], block size < 0, angles outside (0, 180], factors outside
+// can use (the ranges of icaParamTable()): learning rate outside [0, 0.1], block size < 0, angles outside (0, 180], factors outside
 // (0, 1], tolerances < 0, maxSteps < 1, pcaRank < 0, rankTolerance outside (0, 1), kurtosis
 // settings out of range, safety values not positive.
 void validateIcaParams(const IcaParams& p);

@@ -202,7 +202,7 @@ TEST_F(CliIcaTest, RejectingTheBlinkComponentRemovesTheBlinksAndNothingReproduce
 TEST_F(CliIcaTest, BadParametersBadInputAndAMissingGpu) {
   const std::string in = synth("s.h5");
   for (const auto& [opt, val] : std::vector<std::pair<std::string, std::string>>{
-           {"--lrate", "5"}, {"--block", "0"}, {"--max-steps", "0"}, {"--stop", "-1"},
+           {"--lrate", "5"}, {"--block", "-1"}, {"--max-steps", "0"}, {"--stop", "-1"},
            {"--anneal-deg", "200"}, {"--anneal-step", "1.5"}, {"--rank", "zero"},
            {"--preset", "fastica"}}) {
     const RunResult r = runCli({"ica", in, "-o", path("o.h5"), opt, val});
