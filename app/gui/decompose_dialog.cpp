@@ -70,7 +70,6 @@ QComboBox* combo(QWidget* parent, const QString& name, const QString& tip) {
   return c;
 }
 
-
 }  // namespace
 
 // The stop rule's fields (signal or noise EMD) in a group box, laid out as emd.m names them.

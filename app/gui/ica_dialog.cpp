@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <string>
+#include <utility>
 
 #include "app/gui/channel_checklist.h"
 #include "app/gui/dialog_parts.h"
@@ -26,6 +28,7 @@
 #include "engine/core/error.h"
 #include "engine/ica/ica_rank.h"
 #include "engine/ica/infomax.h"
+#include "widgets/param_editor.h"
 
 namespace modescope {
 namespace {
@@ -43,14 +46,6 @@ bool sameShownFields(const IcaParams& a, const IcaParams& b) {
   return a.extended == b.extended && a.learningRate == b.learningRate &&
          a.blockSize == b.blockSize && a.maxSteps == b.maxSteps &&
          a.stopTolerance == b.stopTolerance && a.pcaRank == b.pcaRank && a.seed == b.seed;
-}
-
-template <class Spin>
-Spin* named(Spin* s, const QString& name, const QString& tip) {
-  s->setObjectName(name);
-  s->setToolTip(tip);
-  s->setKeyboardTracking(false);
-  return s;
 }
 
 }  // namespace
@@ -75,33 +70,15 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
   presetNote_->setWordWrap(true);
   presetNote_->setForegroundRole(QPalette::PlaceholderText);
 
-  extended_ = new QCheckBox(tr("Extended Infomax (sub- and super-Gaussian sources)"), this);
-  extended_->setObjectName(QStringLiteral("icaExtended"));
-  extended_->setToolTip(
-      tr("Lee, Girolami and Sejnowski 1999: each component switches between the tanh rule "
-         "(super-Gaussian: blinks, muscle, most EEG) and the sub-Gaussian rule by the sign of "
-         "its kurtosis. Off: Bell and Sejnowski's logistic rule, which cannot separate "
-         "sub-Gaussian sources such as line noise."));
-  learningRate_ = named(new QDoubleSpinBox(this), QStringLiteral("icaLearningRate"),
-                        tr("Initial learning rate (weight change per sample and block, "
-                           "dimensionless). auto: runica 0.00065 / ln(channels), MNE 0.01 / "
-                           "ln(components^2). At most 0.1 (runica MAX_LRATE). Annealing lowers "
-                           "it during the run."));
-  learningRate_->setRange(0.0, 0.1);
-  learningRate_->setDecimals(6);
-  learningRate_->setSingleStep(0.0001);
-  learningRate_->setSpecialValueText(tr("auto"));
-  blockSize_ = named(new QSpinBox(this), QStringLiteral("icaBlockSize"),
-                     tr("Samples per weight update. auto: runica ceil(min(5 ln N, 0.3 N)), MNE "
-                        "floor(sqrt(N / 3)), N = samples."));
-  blockSize_->setRange(0, 1000000);
-  blockSize_->setSuffix(tr(" samples"));
-  blockSize_->setSpecialValueText(tr("auto"));
-  maxSteps_ = named(new QSpinBox(this), QStringLiteral("icaMaxSteps"),
-                    tr("Passes over the data before giving up (runica maxsteps 512, MNE max_iter "
-                       "200). A run that stops here is reported as not converged."));
-  maxSteps_->setRange(1, 100000);
-  maxSteps_->setSuffix(tr(" steps"));
+  // The fields come from their declarations (icaParamTable()): range, "automatic", unit, help.
+  const ParamTable<IcaParams>& table = icaParamTable();
+  auto editor = [&](const char* key) {
+    return makeParamEditor(table.find(key)->decl, this, "ica");
+  };
+  extended_ = qobject_cast<QCheckBox*>(editor("extended"));
+  learningRate_ = qobject_cast<QDoubleSpinBox*>(editor("learningRate"));
+  blockSize_ = qobject_cast<QSpinBox*>(editor("blockSize"));
+  maxSteps_ = qobject_cast<QSpinBox*>(editor("maxSteps"));
   stopTolerance_ = new QLineEdit(this);
   stopTolerance_->setObjectName(QStringLiteral("icaStopTolerance"));
   stopTolerance_->setToolTip(
@@ -113,37 +90,25 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
   tolValidator->setNotation(QDoubleValidator::ScientificNotation);
   tolValidator->setLocale(QLocale::c());
   stopTolerance_->setValidator(tolValidator);
-  pcaRank_ = named(new QSpinBox(this), QStringLiteral("icaPcaRank"),
-                   tr("Number of components. auto: the detected rank of the selected data "
-                      "(eigenvalues of the covariance above 1e-10 of the largest). "
-                      "Average-referenced or interpolated EEG is rank-deficient and is reduced "
-                      "by PCA to its rank instead of failing. A smaller number forces a PCA "
-                      "reduction (runica 'pca')."));
-  pcaRank_->setRange(0, std::max<int>(2, static_cast<int>(rec.channelCount())));
-  pcaRank_->setSuffix(tr(" components"));
-  pcaRank_->setSpecialValueText(tr("auto (detected rank)"));
+  pcaRank_ = qobject_cast<QSpinBox*>(editor("pcaRank"));
+  // Never more components than channels: the declared ceiling is for any recording.
+  pcaRank_->setMaximum(std::max<int>(2, static_cast<int>(rec.channelCount())));
+  pcaRank_->setSpecialValueText(tr("automatic (detected rank)"));
   rankNote_ = new QLabel(this);
   rankNote_->setObjectName(QStringLiteral("icaRankNote"));
   rankNote_->setWordWrap(true);
-  seed_ = new QLineEdit(this);
-  seed_->setObjectName(QStringLiteral("icaSeed"));
-  seed_->setToolTip(
-      tr("Key of the random sample order of every step and of the kurtosis samples (Philox). "
-         "The same seed, data and parameters give the same components on every machine."));
-  seed_->setValidator(
-      new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,19}")), seed_));
-  gpuMath_ = new QComboBox(this);
-  gpuMath_->setObjectName(QStringLiteral("icaGpuMath"));
-  gpuMath_->addItem(tr("TF32 tensor cores (fastest)"), static_cast<int>(IcaGpuMath::Tf32));
-  gpuMath_->addItem(tr("3xTF32 tensor cores (FP32 accuracy)"),
-                    static_cast<int>(IcaGpuMath::Tf32x3));
-  gpuMath_->addItem(tr("FP32 (no tensor cores)"), static_cast<int>(IcaGpuMath::Fp32));
-  gpuMath_->setCurrentIndex(gpuMath_->findData(static_cast<int>(IcaParams{}.gpuMath)));
+  seed_ = qobject_cast<QLineEdit*>(editor("seed"));
+  gpuMath_ = qobject_cast<QComboBox*>(editor("gpuMath"));
+  {
+    // Presets leave the arithmetic alone, so it starts at the declared default.
+    const ParamField<IcaParams>& math = *table.find("gpuMath");
+    setParamEditorValue(gpuMath_, math.decl, math.get(IcaParams{}));
+  }
   gpuMath_->setToolTip(
-      tr("Arithmetic of the products on the GPU (the CPU always computes in double). TF32 is "
-         "about 5x faster than 3xTF32 for up to 64 components on an H100 (64 channels x 30 min: "
-         "4.6 s instead of 22 s) and separates the same components; 3xTF32 keeps the weights "
-         "within FP32 rounding of the CPU's. Not part of a preset."));
+      gpuMath_->toolTip() +
+      tr("\nTF32 is about 5x faster than 3xTF32 for up to 64 components on an H100 (64 channels "
+         "x 30 min: 4.6 s instead of 22 s) and separates the same components. Not part of a "
+         "preset."));
 
   auto* paramBox = new QGroupBox(tr("Infomax"), this);
   auto* form = new QFormLayout(paramBox);
@@ -220,14 +185,12 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
 
 IcaParams IcaDialog::params() const {
   IcaParams p = base_;
-  p.extended = extended_->isChecked();
-  p.learningRate = learningRate_->value();
-  p.blockSize = blockSize_->value();
-  p.maxSteps = maxSteps_->value();
+  const ParamTable<IcaParams>& table = icaParamTable();
+  for (const auto& [key, w] : shownFields()) {
+    const ParamField<IcaParams>& f = *table.find(key);
+    f.set(p, paramEditorValue(w, f.decl));
+  }
   p.stopTolerance = QLocale::c().toDouble(stopTolerance_->text().trimmed());  // "" -> 0 = auto
-  p.pcaRank = pcaRank_->value();
-  p.seed = seed_->text().toULongLong();
-  p.gpuMath = currentGpuMath();
   return p;
 }
 
@@ -235,18 +198,22 @@ IcaGpuMath IcaDialog::currentGpuMath() const {
   return static_cast<IcaGpuMath>(gpuMath_->currentData().toInt());
 }
 
+std::vector<std::pair<std::string, QWidget*>> IcaDialog::shownFields() const {
+  return {{"extended", extended_}, {"learningRate", learningRate_}, {"blockSize", blockSize_},
+          {"maxSteps", maxSteps_}, {"pcaRank", pcaRank_},           {"seed", seed_},
+          {"gpuMath", gpuMath_}};
+}
+
 void IcaDialog::setParams(const IcaParams& p) {
   const bool wasFilling = filling_;
   filling_ = true;
-  extended_->setChecked(p.extended);
-  learningRate_->setValue(p.learningRate);
-  blockSize_->setValue(p.blockSize);
-  maxSteps_->setValue(p.maxSteps);
+  const ParamTable<IcaParams>& table = icaParamTable();
+  for (const auto& [key, w] : shownFields()) {
+    const ParamField<IcaParams>& f = *table.find(key);
+    setParamEditorValue(w, f.decl, f.get(p));
+  }
   stopTolerance_->setText(p.stopTolerance > 0 ? QString::number(p.stopTolerance, 'g', 6)
                                               : QString());
-  pcaRank_->setValue(p.pcaRank);
-  seed_->setText(QString::number(p.seed));
-  gpuMath_->setCurrentIndex(gpuMath_->findData(static_cast<int>(p.gpuMath)));
   filling_ = wasFilling;
   onFieldChanged();
 }

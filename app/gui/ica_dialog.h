@@ -15,6 +15,8 @@
 #include <QDialog>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "app/gui/ica_request.h"
@@ -82,6 +84,8 @@ class IcaDialog : public QDialog {
   QLabel* rankNote_ = nullptr;
   QLineEdit* seed_ = nullptr;
   QComboBox* gpuMath_ = nullptr;  // IcaParams::gpuMath: not part of a preset
+  // The fields shown, each an editor from icaParamTable(), by key.
+  std::vector<std::pair<std::string, QWidget*>> shownFields() const;
   ChannelChecklist* channels_ = nullptr;
   RangeBackendBox* range_ = nullptr;
   QLabel* error_ = nullptr;
