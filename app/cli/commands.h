@@ -42,6 +42,8 @@ CommandSpec backendsSpec();
 int runBackends(const Args& args);
 CommandSpec biosigImportSpec();
 int runBiosigImportCommand(const Args& args);
+CommandSpec runSpec();
+int runRun(const Args& args);
 
 // In the order the main help lists them.
 const std::vector<Command>& commands();

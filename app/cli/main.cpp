@@ -25,6 +25,7 @@ const std::vector<Command>& commands() {
       {emdSpec, runEmd, false},
       {icaSpec, runIca, false},
       {icaApplySpec, runIcaApply, false},
+      {runSpec, runRun, false},
       {arSpec, runAr, false},
       {xapenSpec, runXapen, false},
       {synthSpec, runSynth, false},

@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
   modescope::MainWindow window;
   if (!cl.screenshotPath.isEmpty()) {
     new modescope::ScreenshotTaker(&window, cl.screenshotPath, cl.screenshotTimeoutSeconds);
+  } else {
+    window.restoreLayout();  // a screenshot shows the default layout, whatever was saved
   }
   window.show();
   if (cl.file.isEmpty()) {

@@ -9,7 +9,11 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
+#include <QScreen>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
@@ -18,11 +22,12 @@
 #include <QVBoxLayout>
 #include <set>
 
-#include "app/gui/cursor_time.h"
 #include "app/gui/ar_workflow.h"
+#include "app/gui/cursor_time.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/ica_workflow.h"
+#include "app/gui/result_dock.h"
 #include "widgets/annotation_model.h"
 #include "widgets/browser_pane.h"
 #include "widgets/browser_toolbar.h"
@@ -139,6 +144,8 @@ void MainWindow::buildDocks() {
   infoDock->setWidget(info_);
 
   jobList_ = new JobListWidget;
+  // The list scrolls; it must not claim the height of all its rows from the signal browser.
+  jobList_->setMinimumHeight(60);
   auto* jobDock = new QDockWidget(tr("Jobs"), this);
   jobDock->setObjectName(QStringLiteral("jobDock"));
   jobDock->setWidget(jobList_);
@@ -371,9 +378,69 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!confirmDiscard(tr("Quit"))) {
+    event->ignore();
+    return;
+  }
+  saveLayout();
   // Running jobs stop at their next checkpoint; the engine thread is joined in the destructor.
   engine_->cancelAll();
   QMainWindow::closeEvent(event);
+}
+
+QStringList MainWindow::unsavedWork() const {
+  QStringList lost;
+  for (const Document& d : documents_) {
+    if (d.derived && !d.exported)
+      lost << tr("the derived recording \"%1\" (not exported)").arg(d.title);
+  }
+  for (const QDockWidget* dock : findChildren<QDockWidget*>()) {
+    if (!dock->property(kResultDockProperty).toBool()) continue;
+    const auto* tabs = dock->findChild<QTabWidget*>();
+    for (int i = 0; tabs && i < tabs->count(); ++i)
+      lost << tr("the result \"%1\" (%2)").arg(tabs->tabText(i), dock->windowTitle());
+  }
+  return lost;
+}
+
+bool MainWindow::confirmDiscard(const QString& action) {
+  const QStringList lost = unsavedWork();
+  if (lost.isEmpty()) return true;
+  if (discardQuestion_) return discardQuestion_(action, lost);
+  QMessageBox box(QMessageBox::Question, action,
+                  tr("%1 discards work that is not saved:").arg(action), QMessageBox::NoButton,
+                  this);
+  box.setObjectName(QStringLiteral("discardQuestion"));
+  box.setInformativeText(QStringLiteral("\u2022 ") + lost.join(QStringLiteral("\n\u2022 ")) +
+                         tr("\n\nExport derived recordings (File > Export recording) or save the "
+                            "session first to keep them."));
+  QPushButton* discard =
+      box.addButton(tr("Discard and %1").arg(action.toLower()), QMessageBox::DestructiveRole);
+  box.addButton(QMessageBox::Cancel);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == discard;
+}
+
+void MainWindow::saveLayout() const {
+  QSettings settings;
+  settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+}
+
+void MainWindow::restoreLayout() {
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+    if (dock->property(kResultDockProperty).toBool()) dock->hide();
+  }
+  // A layout saved on a larger screen must not open the window beyond this one.
+  if (const QScreen* screen = this->screen()) {
+    const QRect room = screen->availableGeometry();
+    if (width() > room.width() || height() > room.height())
+      resize(std::min(width(), room.width()), std::min(height(), room.height()));
+  }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -386,6 +453,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 void MainWindow::dropEvent(QDropEvent* event) {
   const QList<QUrl> urls = event->mimeData()->urls();
   if (urls.isEmpty() || !urls.front().isLocalFile()) return;
+  if (!confirmDiscard(tr("Open another recording"))) return;
   openFile(urls.front().toLocalFile());
   event->acceptProposedAction();
 }

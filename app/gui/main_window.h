@@ -8,6 +8,8 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QStringList>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -50,8 +52,9 @@ struct Document {
   QString path;   // file it was read from; "" for generated or derived data
   QString title;  // tab text
   bool demo = false;
-  bool derived = false;  // a job's result, not a file
-  QString origin;        // one line for the information panel ("" for a file opened as is)
+  bool derived = false;   // a job's result, not a file
+  bool exported = false;  // a derived recording written to a file (nothing lost on closing it)
+  QString origin;         // one line for the information panel ("" for a file opened as is)
   Provenance provenance;
   BrowserPane* pane = nullptr;
   bool pageDrawn = false;
@@ -77,6 +80,20 @@ class MainWindow : public QMainWindow {
   bool exportPage(const QString& path, QString* error = nullptr);
   void setBackendChoice(BackendChoice choice);
 
+  // Unsaved work that replacing the recording or quitting would discard: derived recordings not
+  // exported, and open result tabs. One line each; empty when nothing would be lost.
+  QStringList unsavedWork() const;
+  // Asks before `action` ("Quit", "Open another recording") discards unsavedWork(); true when
+  // there is none or the user agrees. The question is a message box unless a test replaced it.
+  bool confirmDiscard(const QString& action);
+  void setDiscardQuestion(std::function<bool(const QString& action, const QStringList& lost)> ask) {
+    discardQuestion_ = std::move(ask);
+  }
+  // The window's geometry and dock layout, kept across runs (QSettings "mainWindow/..."). The
+  // restored geometry is clamped to the screen; result docks start hidden (their results are gone).
+  void saveLayout() const;
+  void restoreLayout();
+
   // Parts, for the menus' helpers and for tests.
   EngineBridge* engine() const { return engine_; }
   JobListWidget* jobList() const { return jobList_; }
@@ -91,7 +108,7 @@ class MainWindow : public QMainWindow {
   InfoBar* infoBar() const { return infoBar_; }
   EmdWorkflow* emdWorkflow() const { return emd_; }  // Analysis > Decompose, its dock
   IcaWorkflow* icaWorkflow() const { return ica_; }  // Analysis > Independent components
-  ArWorkflow* arWorkflow() const { return ar_; }  // Analysis > Event-related spectra (AR)
+  ArWorkflow* arWorkflow() const { return ar_; }     // Analysis > Event-related spectra (AR)
   EntropyWorkflow* entropyWorkflow() const { return entropy_; }  // Analysis > Entropy matrices
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
@@ -189,6 +206,7 @@ class MainWindow : public QMainWindow {
   std::map<JobId, JobRecord> sessionJobs_;  // jobs of the current recording, for sessions
   Marks marks_;
   bool syncingSelection_ = false;
+  std::function<bool(const QString&, const QStringList&)> discardQuestion_;
 };
 
 }  // namespace modescope

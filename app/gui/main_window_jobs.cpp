@@ -269,7 +269,10 @@ JobId MainWindow::exportRecording(const QString& path) {
         return file;
       },
       tr("Export failed"), tr("Could not write %1.").arg(path),
-      [this, path](JobId, const JobOutcome&) {
+      [this, path, rec](JobId, const JobOutcome&) {
+        // The derived recording is now in a file: closing it loses nothing.
+        for (Document& d : documents_)
+          if (d.recording == rec) d.exported = true;
         statusBar()->showMessage(tr("Recording written to %1").arg(path), 5000);
       });
 }

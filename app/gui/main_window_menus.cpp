@@ -48,7 +48,9 @@ void MainWindow::buildMenus() {
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
-  file->addAction(tr("Open &demo recording"), this, [this] { openDemo(); });
+  file->addAction(tr("Open &demo recording"), this, [this] {
+    if (confirmDiscard(tr("Open another recording"))) openDemo();
+  });
   file->addAction(tr("New &synthetic recording..."), this, &MainWindow::askSyntheticRecording);
   file->addSeparator();
   file->addAction(tr("Open session..."), this, &MainWindow::chooseAndLoadSession);
@@ -62,8 +64,8 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   documentActions_ << file->addAction(tr("Open &ICA result..."), this,
                                       [this] { ica_->chooseAndOpenIcaFile(); });
-  QAction* saveIca = file->addAction(tr("Save ICA res&ult..."), this,
-                                     [this] { ica_->chooseAndSaveIcaFile(); });
+  QAction* saveIca =
+      file->addAction(tr("Save ICA res&ult..."), this, [this] { ica_->chooseAndSaveIcaFile(); });
   saveIca->setEnabled(false);
   // Enabled while the component browser has a tab (the current tab's decomposition is saved).
   connect(ica_->resultTabs(), &QTabWidget::currentChanged, saveIca,
@@ -147,7 +149,9 @@ void MainWindow::rebuildRecentMenu() {
     const QString& path = files[i];
     // &1..&9, &0 as keyboard accelerators for the first ten.
     const QString text = QStringLiteral("&%1 %2").arg((i + 1) % 10).arg(QFileInfo(path).fileName());
-    QAction* a = recentMenu_->addAction(text, this, [this, path] { openFile(path); });
+    QAction* a = recentMenu_->addAction(text, this, [this, path] {
+      if (confirmDiscard(tr("Open another recording"))) openFile(path);
+    });
     a->setToolTip(path);
     a->setStatusTip(path);
   }
@@ -160,6 +164,7 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::chooseAndOpenFile() {
+  if (!confirmDiscard(tr("Open another recording"))) return;
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open recording"), lastDirectory(),
                                    recordingOpenFilters().join(QStringLiteral(";;")));
@@ -169,6 +174,7 @@ void MainWindow::chooseAndOpenFile() {
 }
 
 void MainWindow::chooseAndLoadSession() {
+  if (!confirmDiscard(tr("Open a session"))) return;
   const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), lastDirectory(),
                                                     sessionFilters().join(QStringLiteral(";;")));
   if (path.isEmpty()) return;

@@ -4,6 +4,7 @@
 #include <QFileDialog>
 #include <QMainWindow>
 #include <QPointer>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <algorithm>
 
@@ -11,6 +12,12 @@
 #include "widgets/signal_browser.h"
 
 namespace modescope {
+namespace {
+
+constexpr double kMaxResultHeightFraction = 0.4;
+constexpr int kJobListHeight = 120;
+
+}  // namespace
 
 ResultDock::ResultDock(QMainWindow* window, const QString& title, const QString& name)
     : QObject(window), window_(window) {
@@ -27,7 +34,15 @@ ResultDock::ResultDock(QMainWindow* window, const QString& title, const QString&
     if (tabs_->count() == 0) dock_->hide();
     emit tabClosed();
   });
-  dock_->setWidget(tabs_);
+  // The tabs scroll inside the dock instead of imposing their pages' minimum height on the
+  // window: a tall result page must never push the window past the screen.
+  auto* scroll = new QScrollArea(dock_);
+  scroll->setObjectName(name + QStringLiteral("Scroll"));
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(tabs_);
+  dock_->setWidget(scroll);
+  dock_->setProperty(kResultDockProperty, true);
   // Above the job list, which stays a thin strip at the bottom.
   window->addDockWidget(Qt::BottomDockWidgetArea, dock_, Qt::Vertical);
   if (auto* jobs = window->findChild<QDockWidget*>(QStringLiteral("jobDock")))
@@ -41,9 +56,30 @@ void ResultDock::addResult(QWidget* page, const QString& title, const QString& t
   tabs_->setTabToolTip(index, toolTip);
   tabs_->setCurrentIndex(index);
   if (!dock_->isVisible()) {
+    // Every method's results share one area: the first result dock on screen takes the others
+    // as tabs, so they never stack up and squeeze the signal browser.
+    QDockWidget* shown = nullptr;
+    for (QDockWidget* d : window_->findChildren<QDockWidget*>()) {
+      if (d != dock_ && d->property(kResultDockProperty).toBool() && !d->isHidden()) {
+        shown = d;
+        break;
+      }
+    }
     dock_->show();
-    window_->resizeDocks({dock_}, {static_cast<int>(window_->height() * heightFraction)},
-                         Qt::Vertical);
+    if (shown) {
+      window_->tabifyDockWidget(shown, dock_);
+    } else {
+      // At most 40 % of the window: the browser above must keep showing its channels.
+      const double fraction = std::min(heightFraction, kMaxResultHeightFraction);
+      QList<QDockWidget*> docks{dock_};
+      QList<int> heights{static_cast<int>(window_->height() * fraction)};
+      // The job list stays the thin strip it was before the results came.
+      if (auto* jobs = window_->findChild<QDockWidget*>(QStringLiteral("jobDock"))) {
+        docks << jobs;
+        heights << kJobListHeight;
+      }
+      window_->resizeDocks(docks, heights, Qt::Vertical);
+    }
   }
   dock_->raise();
 }

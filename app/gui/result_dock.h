@@ -1,5 +1,6 @@
 // What the result workflows (EMD decompositions, ICA component browsers) share in the main
-// window: a bottom dock of closable result tabs above the job list, hidden while empty; the
+// window: a bottom dock of closable result tabs above the job list, hidden while empty, tabbed
+// together with the other methods' result docks and scrolling rather than growing; the
 // two-way link between a result view's time axis and a signal browser's page; and the file
 // dialog in front of a figure export.
 //
@@ -18,6 +19,10 @@ class QWidget;
 namespace modescope {
 
 class SignalBrowser;
+
+// Marks a dock as a result dock (a bool property), so result docks find each other and share
+// one tabbed area.
+inline constexpr char kResultDockProperty[] = "modescopeResultDock";
 
 class ResultDock : public QObject {
   Q_OBJECT

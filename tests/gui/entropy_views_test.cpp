@@ -135,22 +135,25 @@ class EntropyViewsTest : public QObject {
     d.show();
     QVERIFY(QTest::qWaitForWindowExposed(&d));
     save(&d, "entropy_dialog");
-    // r = 0: the engine's message, naming r; Run disabled.
+    // r = 0 cannot be entered: the r editor's range is the declaration's (r > 0, 3 decimals), so
+    // it holds its least value, 0.001.
     EntropyParams p;
     p.r = 0.0;
     d.setParams(p);
-    QVERIFY(d.validationMessage().contains(QLatin1String("r")));
-    QVERIFY(!d.findChild<QLabel*>(QStringLiteral("entropyValidationMessage"))->isHidden());
-    save(&d, "entropy_dialog_error");
-    d.accept();
-    QCOMPARE(d.result(), 0);  // refused, still open
-    // An epoch shorter than m + 2 (m = 2: 4 samples) is refused too.
+    QCOMPARE(d.request().spec.params.r, 0.001);
+    QVERIFY2(d.validationMessage().isEmpty(), qPrintable(d.validationMessage()));
+    // An epoch shorter than m + 2 (m = 2: 4 samples): the engine's message, naming the epoch; Run
+    // disabled.
     p.r = 0.2;
     p.m = 2;
     d.setParams(p);
     QVERIFY(d.validationMessage().isEmpty());
     d.setEpoch(3, EntropyEpochUnit::Samples);
     QVERIFY(d.validationMessage().contains(QLatin1String("epoch")));
+    QVERIFY(!d.findChild<QLabel*>(QStringLiteral("entropyValidationMessage"))->isHidden());
+    save(&d, "entropy_dialog_error");
+    d.accept();
+    QCOMPARE(d.result(), 0);  // refused, still open
     d.setEpoch(256, EntropyEpochUnit::Samples);
     QVERIFY(d.validationMessage().isEmpty());
   }
@@ -227,7 +230,9 @@ class EntropyViewsTest : public QObject {
       }
     const QString n0 = QString::fromStdString(rec.channels[0].name);
     const QString n1 = QString::fromStdString(rec.channels[1].name);
-    // Hovering a cell reads out both names and the value.
+    // Hovering a cell reads out both names and the value. The pointer first leaves the cell: a
+    // move to where it already is sends no event, whatever the result area's layout.
+    QTest::mouseMove(map, QPoint(1, 1));
     QTest::mouseMove(map, map->cellRect(0, 1).center().toPoint());
     QTRY_VERIFY(map->readout().contains(n0) && map->readout().contains(n1));
     QCOMPARE(map->readout(), map->readoutText(0, 1));

@@ -1,0 +1,600 @@
+// `run PIPELINE.json --input REC -o OUTDIR [--overwrite] [--backend B] [--json] [--quiet]`:
+// replays a pipeline file (app/core/pipeline.h, docs/pipelines.md) on one recording, headless.
+#include <unistd.h>
+
+#include <any>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "app/cli/common.h"
+#include "app/cli/job.h"
+#include "app/core/channel_selection.h"
+#include "app/core/emd_job.h"
+#include "app/core/gpu_backend.h"
+#include "app/core/ica_job.h"
+#include "app/core/json_writer.h"
+#include "app/core/pipeline.h"
+#include "app/core/recording_selection.h"
+#include "engine/core/provenance.h"
+#include "engine/core/text.h"
+#include "engine/dsp/preprocess.h"
+#include "engine/io/atomic_file.h"
+#include "engine/io/hdf5_emd.h"
+#include "engine/io/hdf5_ica.h"
+#include "engine/io/recording_io.h"
+
+namespace modescope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kRunSummaryName = "run.json";
+
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// What one finished step did, for the terminal, --json and run.json.
+struct StepReport {
+  std::string kind;
+  std::string input;   // the recording it read: the input, or an earlier filter step's file
+  std::string output;  // the file it wrote
+  std::string backend;
+  bool onGpu = false;
+  std::string selection;
+  std::size_t channels = 0;
+  int64_t samples = 0;
+  double sampleRate = 0.0;
+  double wallSeconds = 0.0;
+  std::vector<std::pair<std::string, std::string>> parameters;  // the provenance's
+  // emd
+  std::string method;
+  std::vector<int> imfCounts;
+  // ica
+  int components = 0, icaSteps = 0;
+  bool converged = false;
+};
+
+// A step's channels, resolved against the recording it will read.
+struct PlannedStep {
+  std::vector<std::size_t> channels;
+  std::string note;  // why the default channels leave some out ("" when none are left out)
+};
+
+std::string stripTrailingSlashes(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+BackendChoice stepBackend(const PipelineStep& step, const std::optional<BackendChoice>& option) {
+  if (option) return *option;
+  return stepSelection(step).backend.value_or(BackendChoice::Auto);
+}
+
+const char* choiceName(BackendChoice c) {
+  switch (c) {
+    case BackendChoice::Auto: return "auto";
+    case BackendChoice::Cpu: return "cpu";
+    case BackendChoice::Cuda: return "cuda";
+  }
+  return "auto";
+}
+
+EmdJobSpec emdJobSpec(const PipelineEmdStep& s, const std::vector<std::size_t>& channels,
+                      const std::string& inputFile) {
+  EmdJobSpec job;
+  job.channels = channels;
+  job.startSeconds = s.selection.start;
+  job.durationSeconds = s.selection.duration;
+  job.params = s.params;
+  job.presetName = emdStepPresetName(s);
+  if (s.hht) {
+    // The emd command's default transform: no per-sample series (--keep-instantaneous).
+    HhtParams h;
+    h.keepInstantaneous = false;
+    job.hht = h;
+  }
+  job.inputFile = inputFile;
+  return job;
+}
+
+IcaJobSpec icaJobSpec(const PipelineIcaStep& s, const std::vector<std::size_t>& channels,
+                      const std::string& inputFile, BackendChoice backend) {
+  IcaJobSpec job;
+  job.channels = channels;
+  job.startSeconds = s.selection.start;
+  job.durationSeconds = s.selection.duration;
+  job.params = s.params;
+  job.presetName = icaStepPresetName(s);
+  job.inputFile = inputFile;
+  job.backend = backend;
+  return job;
+}
+
+// Every step's selection checked against the recording it will read, before anything runs: a
+// filter step's output has the filter's channels over its range, as selectRecording() cuts them
+// (lazily: no sample is read here).
+std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& pipelinePath,
+                                   std::shared_ptr<const Recording> shape,
+                                   const std::string& input) {
+  std::vector<PlannedStep> plan;
+  for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
+    const PipelineStep& step = pipeline.steps[i];
+    const StepSelection& sel = stepSelection(step);
+    PlannedStep ps;
+    try {
+      ps.channels = sel.channels ? parseChannelSelection(*shape, sel.channelsText())
+                                 : defaultMethodChannels(*shape, &ps.note);
+      if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
+        if (ps.channels.empty()) {
+          throw InvalidParameterError("channels", "an empty selection", "at least one channel");
+        }
+        const double rate = checkMethodSelection(*shape, ps.channels, sel.start);
+        planReference(*shape, ps.channels, f->spec.reference);
+        for (const FilterSpec& spec : f->spec.filters) designFir(spec, rate);
+        shape = selectRecording(shape, ps.channels, sel.start, sel.duration);
+      } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
+        checkEmdJob(*shape, emdJobSpec(*e, ps.channels, input));
+      } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
+        checkIcaJob(*shape, icaJobSpec(*c, ps.channels, input, BackendChoice::Cpu));
+      }
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error& e) {
+      throw PipelineStepError("'" + pipelinePath + "', " + stepLabel(i, step), e);
+    }
+    plan.push_back(std::move(ps));
+  }
+  return plan;
+}
+
+// Refuses, before anything runs, an output folder that cannot be used: a file of that name, a
+// folder that cannot be created or written, outputs that exist (without --overwrite), an output
+// that would replace the input recording or the pipeline file.
+void checkOutputFolder(const std::string& outDir, const std::vector<std::string>& names,
+                       const std::vector<std::string>& protectedFiles, bool overwrite) {
+  const fs::path dir(outDir);
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) {
+      throw OutputError(outDir, "this is a file, not a folder; give the folder for the step "
+                                "outputs and run.json");
+    }
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+      throw OutputError(outDir, "no permission to create files in this folder; choose a folder "
+                                "you can write to");
+    }
+    for (const std::string& name : names) {
+      const fs::path f = dir / name;
+      if (!fs::exists(f, ec)) continue;
+      for (const std::string& keep : protectedFiles) {
+        if (fs::equivalent(f, fs::path(keep), ec)) {
+          throw InvalidParameterError("--output", "'" + outDir + "', whose " + name + " is '" +
+                                                      keep + "'",
+                                      "a folder where no output replaces the input recording or "
+                                      "the pipeline file",
+                                      "Write the run to another folder");
+        }
+      }
+      if (fs::is_directory(f, ec)) {
+        throw OutputError(f.string(), "a folder has the name of an output; remove it or choose "
+                                      "another output folder");
+      }
+      if (!overwrite) {
+        throw InvalidParameterError("--output", "'" + outDir + "', which already holds " + name,
+                                    "a folder without this pipeline's outputs",
+                                    "Add --overwrite to replace them, or choose another folder");
+      }
+    }
+    return;
+  }
+  // Created when the run starts: the nearest existing folder above it must be writable.
+  fs::path parent = dir.parent_path();
+  while (!parent.empty() && !fs::exists(parent, ec)) parent = parent.parent_path();
+  if (parent.empty()) parent = ".";
+  if (!fs::is_directory(parent, ec)) {
+    throw OutputError(outDir, "'" + parent.string() + "' is not a folder; choose another output "
+                                                      "folder");
+  }
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw OutputError(outDir, "no permission to create it in '" + parent.string() +
+                                  "'; choose a folder you can write to");
+  }
+}
+
+void createOutputFolder(const std::string& outDir) {
+  std::error_code ec;
+  fs::create_directories(outDir, ec);
+  if (ec || !fs::is_directory(outDir, ec)) {
+    throw OutputError(outDir, "the folder could not be created (" + ec.message() + ")");
+  }
+}
+
+// `text` under `path`, atomically (engine/io/atomic_file.h).
+void writeTextAtomically(const std::string& path, const std::string& text) {
+  AtomicOutput out(path);
+  {
+    std::ofstream f(out.temporaryPath(), std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) throw OutputError(path, "the run summary could not be written (disk full?)");
+  }
+  out.commit();
+}
+
+// A context whose stage texts say which step runs ("step 2/3 emd: sifting ...").
+JobContext stepContext(const JobContext& ctx, double begin, double end, std::string prefix) {
+  const JobContext parent = ctx.sub(begin, end);
+  return JobContext(ctx.stopToken(), [parent, prefix = std::move(prefix)](double f,
+                                                                         std::string_view stage) {
+    parent.progress(f, prefix + std::string(stage));
+  });
+}
+
+StepReport runFilterStep(const PipelineFilterStep& s, const std::vector<std::size_t>& channels,
+                         std::shared_ptr<const Recording>& current, std::string& currentPath,
+                         const std::string& output, ComputeBackend& backend, JobContext& ctx) {
+  StepReport r;
+  const StepSelection& sel = s.selection;
+  Provenance prov;
+  const auto t0 = Clock::now();
+  JobContext computeCtx = ctx.sub(0.0, 0.8);
+  std::shared_ptr<const Recording> result =
+      preprocess(*current, channels, sel.start, sel.duration, s.spec, backend, computeCtx, &prov);
+  const double computeSeconds = secondsSince(t0);
+  // The provenance `modescope-cli filter` writes.
+  if (prov.method.empty()) prov.method = "preprocess";
+  if (prov.parameters.empty()) {
+    prov.parameters.emplace_back("reference", describe(s.spec.reference));
+    for (const auto& f : s.spec.filters) prov.parameters.emplace_back("filter", describe(f));
+  }
+  if (prov.backend.empty()) prov.backend = backend.info().describe();
+  prov.softwareVersion = softwareVersion();
+  prov.inputFile = currentPath;
+  prov.selection = describeSelection(*current, channels, sel.start, sel.duration);
+  prov.createdAt = utcNowIso8601();
+  prov.wallSeconds = computeSeconds;
+  JobContext writeCtx = ctx.sub(0.8, 1.0);
+  writeRecording(*result, output, OutputFormat::Hdf5, prov, writeCtx);
+
+  r.input = currentPath;
+  r.backend = prov.backend;
+  r.onGpu = backend.info().kind == BackendKind::Cuda;
+  r.selection = prov.selection;
+  r.parameters = prov.parameters;
+  r.channels = result->channelCount();
+  if (!result->channels.empty()) {
+    r.samples = result->channels.front().sampleCount;
+    r.sampleRate = result->channels.front().sampleRate;
+  }
+  current = result;
+  currentPath = output;
+  return r;
+}
+
+StepReport runEmdStep(const PipelineEmdStep& s, const std::vector<std::size_t>& channels,
+                      const Recording& current, const std::string& currentPath,
+                      const std::string& output, ComputeBackend& backend, JobContext& ctx) {
+  StepReport r;
+  const EmdJobSpec job = emdJobSpec(s, channels, currentPath);
+  JobContext computeCtx = ctx.sub(0.0, 0.9);
+  const EmdJobResult result = runEmdJob(current, job, backend, computeCtx);
+  JobContext writeCtx = ctx.sub(0.9, 1.0);
+  writeEmdFile(output, current, *result.modes, result.hht.get(), writeCtx);
+
+  const EmdResult& m = *result.modes;
+  r.input = currentPath;
+  r.backend = result.backend;
+  r.onGpu = backend.info().kind == BackendKind::Cuda;
+  r.selection = m.provenance.selection;
+  r.parameters = m.provenance.parameters;
+  r.channels = m.channels.size();
+  r.samples = m.samples;
+  r.sampleRate = m.sampleRate;
+  r.method = emdMethodName(m.params.method);
+  for (const EmdChannelModes& c : m.channels) r.imfCounts.push_back(c.imfCount());
+  return r;
+}
+
+StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& channels,
+                      const Recording& current, const std::string& currentPath,
+                      const std::string& output, ComputeBackend& backend, BackendChoice choice,
+                      JobContext& ctx, ProgressDisplay& display) {
+  StepReport r;
+  const IcaJobSpec job = icaJobSpec(s, channels, currentPath, choice);
+  JobContext computeCtx = ctx.sub(0.0, 0.95);
+  const IcaJobResult result = runIcaJob(current, job, backend, computeCtx);
+  for (const Diagnostic& d : result.file->result.diagnostics) {
+    if (d.severity == Severity::Warning)
+      display.message(std::string(kProgram) + ": warning: " + d.message);
+  }
+  JobContext writeCtx = ctx.sub(0.95, 1.0);
+  writeIcaFile(output, *result.file, writeCtx);
+
+  const IcaFile& f = *result.file;
+  r.input = currentPath;
+  r.backend = result.backend;
+  r.onGpu = result.onGpu;
+  r.selection = f.provenance.selection;
+  r.parameters = f.provenance.parameters;
+  r.channels = f.channels.size();
+  r.samples = f.samples;
+  r.sampleRate = f.sampleRate;
+  r.components = f.result.components;
+  r.icaSteps = f.result.steps;
+  r.converged = f.result.converged;
+  return r;
+}
+
+std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePath,
+                        const std::string& input, const std::string& outDir,
+                        const std::optional<BackendChoice>& backendOption,
+                        const std::vector<StepReport>& steps, double wallSeconds) {
+  JsonWriter w;
+  w.beginObject();
+  w.field("modescope_run", 1);
+  w.field("pipeline", pipelinePath);
+  w.field("pipeline_version", pipeline.version);
+  w.field("description", pipeline.description);
+  w.field("input", input);
+  w.field("output_dir", outDir);
+  if (backendOption)
+    w.field("backend_option", choiceName(*backendOption));
+  else
+    w.nullField("backend_option");
+  w.field("software_version", softwareVersion());
+  w.field("finished_at", utcNowIso8601());
+  w.field("wall_s", wallSeconds);
+  w.key("steps").beginArray();
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const StepReport& s = steps[i];
+    w.beginObject();
+    w.field("step", static_cast<int64_t>(i + 1));
+    w.field("kind", s.kind);
+    w.field("input", s.input);
+    w.field("output", s.output);
+    w.field("file", fs::path(s.output).filename().string());
+    w.key("backend").beginObject();
+    w.field("kind", s.onGpu ? "cuda" : "cpu");
+    w.field("description", s.backend);
+    w.endObject();
+    w.field("selection", s.selection);
+    w.field("channels", static_cast<int64_t>(s.channels));
+    w.field("samples", s.samples);
+    w.field("sample_rate", s.sampleRate);
+    w.field("wall_s", s.wallSeconds);
+    if (s.kind == "emd") {
+      w.field("method", s.method);
+      w.key("imf_counts").beginArray();
+      for (int k : s.imfCounts) w.value(k);
+      w.endArray();
+    } else if (s.kind == "ica") {
+      w.field("components", s.components);
+      w.field("ica_steps", s.icaSteps);
+      w.field("converged", s.converged);
+    }
+    // A list, not an object: a filter step has one "filter" entry per filter.
+    w.key("parameters").beginArray();
+    for (const auto& [name, value] : s.parameters) {
+      w.beginObject();
+      w.field("name", name);
+      w.field("value", value);
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  return w.str() + "\n";
+}
+
+void printStepLine(std::size_t index, std::size_t count, const StepReport& s) {
+  std::string what = std::to_string(s.channels) + " channels x " +
+                     formatNumber(s.sampleRate > 0 ? static_cast<double>(s.samples) / s.sampleRate
+                                                   : 0.0) +
+                     " s";
+  if (s.kind == "emd") {
+    what = s.method + " of " + what;
+  } else if (s.kind == "ica") {
+    what = "ICA of " + what + ", " + std::to_string(s.components) + " components" +
+           (s.converged ? "" : " (NOT converged)");
+  } else {
+    what = "filtered " + what;
+  }
+  std::printf("step %zu/%zu %s: %s on %s in %s; wrote %s\n", index + 1, count, s.kind.c_str(),
+              what.c_str(), s.backend.c_str(), formatSeconds(s.wallSeconds).c_str(),
+              s.output.c_str());
+}
+
+}  // namespace
+
+CommandSpec runSpec() {
+  CommandSpec s;
+  s.name = "run";
+  s.usage = "PIPELINE.json --input REC -o OUTDIR [--overwrite] [--backend B] [options]";
+  s.brief = "Replay a pipeline file (filter, EMD, ICA steps) on one recording";
+  s.summary = "Run the steps of a pipeline file (docs/pipelines.md) on one recording, headless, "
+              "and write each step's result and a run summary into a folder.";
+  s.description =
+      "The pipeline file is read and checked completely before anything runs: a newer format "
+      "version, an unknown step, field or parameter, a wrong type or a value out of range stops "
+      "the run with exit code 2 and a message naming the file, the step and the field, and the "
+      "output folder is not touched. Then the recording is opened once and every step's "
+      "selection is checked against the recording it will read (a channel that is not there "
+      "stops the run with exit code 1, still before anything is written).\n\n"
+      "Steps run in order. A filter step's recording becomes the input of every later step, so "
+      "their --channels, start and duration refer to it. Each step writes NN-KIND.h5 in OUTDIR "
+      "(01-filter.h5: the filtered recording; 02-emd.h5, 03-ica.h5: the schemas of the emd and "
+      "ica commands) with the same writers and provenance as the single commands, so a step gives "
+      "the same datasets as running that command by hand with the same options. run.json, "
+      "written when every step is done, lists the pipeline, the input, each step's file, backend, "
+      "parameters and wall time.\n\n"
+      "OUTDIR is created when missing. Existing outputs are refused unless --overwrite. Every "
+      "file is written under a temporary name and renamed when complete: Ctrl-C stops the "
+      "running step and leaves no partial file (the files of completed steps stay; run.json is "
+      "not written).";
+  s.options = {
+      {"input", 0, "REC", "The recording to process (any format 'info' reads)."},
+      {"output", 'o', "OUTDIR",
+       "The folder for the step outputs (NN-KIND.h5) and run.json; created when missing."},
+      {"overwrite", 0, "", "Replace outputs of an earlier run in OUTDIR."},
+      {"backend", 0, "auto|cpu|cuda",
+       "Where every step computes, over the steps' own \"backend\" fields (default: each step's "
+       "field, else auto). --backend cpu repeats a run bit for bit."},
+      jsonOption("the run summary (the content of run.json)"),
+      quietOption(),
+      helpOption()};
+  s.examples =
+      "  modescope-cli run examples/pipelines/iceemdan-c3.json --input rec.edf -o rec-run\n"
+      "  modescope-cli run examples/pipelines/filter-ica.json --input rec.bdf -o out "
+      "--backend cpu --overwrite --json\n";
+  s.minPositionals = 1;
+  s.maxPositionals = 1;
+  return s;
+}
+
+int runRun(const Args& argv) {
+  const CommandSpec spec = runSpec();
+  const ParsedArgs args = parseArgs(spec, argv);
+  const std::string pipelinePath = args.positionals.front();
+  const auto inputArg = args.value("input");
+  if (!inputArg || inputArg->empty()) {
+    throw UsageError("'run' needs the recording to process: --input REC");
+  }
+  const std::string input = *inputArg;
+  const std::string outDir = stripTrailingSlashes(readOutputPath(args, spec));
+  const bool quiet = args.has("quiet");
+  const bool json = args.has("json");
+  const bool overwrite = args.has("overwrite");
+  std::optional<BackendChoice> backendOption;
+  if (args.has("backend")) backendOption = readBackendChoice(args);
+
+  // 1. The whole file, before anything else (exit 2 naming file, step and field).
+  std::vector<std::string> notes;
+  const Pipeline pipeline = readPipelineFile(pipelinePath, &notes);
+  if (!quiet) {
+    for (const std::string& n : notes) printWarning(n);
+  }
+
+  // 2. The output folder and every name in it.
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < pipeline.steps.size(); ++i)
+    names.push_back(stepOutputName(i, pipeline.steps[i]));
+  names.push_back(kRunSummaryName);
+  checkOutputFolder(outDir, names, {input, pipelinePath}, overwrite);
+  auto outPath = [&](const std::string& name) { return (fs::path(outDir) / name).string(); };
+
+  // 3. One backend per choice, as the single commands choose it (a missing GPU: exit 3 now).
+  std::map<BackendChoice, std::unique_ptr<ComputeBackend>> backends;
+  for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
+    const BackendChoice choice = stepBackend(pipeline.steps[i], backendOption);
+    if (backends.count(choice)) continue;
+    std::string note;
+    try {
+      backends[choice] = chooseBackend(choice, &note);
+    } catch (const Error& e) {
+      throw PipelineStepError("'" + pipelinePath + "', " + stepLabel(i, pipeline.steps[i]), e);
+    }
+    if (!note.empty() && !quiet && gpuFactory()) printNote(note);
+  }
+
+  std::vector<StepReport> reports;
+  std::string summary;
+  ProgressDisplay display(ProgressDisplay::modeFor(quiet), "run");
+  const auto started = Clock::now();
+  JobOutcome outcome = runCliJob(
+      "run " + pipelinePath,
+      [&](JobContext& ctx) -> std::any {
+        ctx.progress(0.0, "reading " + input);
+        std::shared_ptr<const Recording> current = openRecording(input);
+        ctx.checkpoint();
+        printDiagnostics(*current, display);
+        const std::vector<PlannedStep> plan = planSteps(pipeline, pipelinePath, current, input);
+        createOutputFolder(outDir);
+
+        std::string currentPath = input;
+        const std::size_t n = pipeline.steps.size();
+        const double first = 0.02, share = (1.0 - first) / static_cast<double>(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          const PipelineStep& step = pipeline.steps[i];
+          const std::string label = stepLabel(i, step);
+          const std::string output = outPath(names[i]);
+          const BackendChoice choice = stepBackend(step, backendOption);
+          ComputeBackend& backend = *backends.at(choice);
+          const PlannedStep& planned = plan[i];
+          if (!stepSelection(step).channels && !planned.note.empty())
+            display.message(std::string(kProgram) + ": " + label + ": " + planned.note);
+          JobContext stepCtx =
+              stepContext(ctx, first + share * static_cast<double>(i),
+                          first + share * static_cast<double>(i + 1),
+                          "step " + std::to_string(i + 1) + "/" + std::to_string(n) + " " +
+                              stepKind(step) + ": ");
+          const auto t0 = Clock::now();
+          StepReport report;
+          try {
+            if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
+              report = runFilterStep(*f, planned.channels, current, currentPath, output, backend,
+                                     stepCtx);
+            } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
+              report = runEmdStep(*e, planned.channels, *current, currentPath, output, backend,
+                                  stepCtx);
+            } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
+              report = runIcaStep(*c, planned.channels, *current, currentPath, output, backend,
+                                  choice, stepCtx, display);
+            }
+          } catch (const Cancelled&) {
+            throw;
+          } catch (const Error& e) {
+            throw PipelineStepError("'" + pipelinePath + "', " + label, e);
+          }
+          report.kind = stepKind(step);
+          report.output = output;
+          report.wallSeconds = secondsSince(t0);
+          reports.push_back(std::move(report));
+          ctx.checkpoint();
+        }
+        summary = summaryJson(pipeline, pipelinePath, input, outDir, backendOption, reports,
+                              secondsSince(started));
+        writeTextAtomically(outPath(kRunSummaryName), summary);
+        ctx.progress(1.0, "done");
+        return {};
+      },
+      display);
+  if (outcome.state == JobState::Cancelled && !reports.empty())
+    outcome.message = "cancelled by the user; the running step left no file";
+  const int code = reportOutcome(outcome);
+  if (code != 0) {
+    if (!reports.empty() && !quiet) {
+      std::string kept;
+      for (const StepReport& r : reports) kept += (kept.empty() ? "" : ", ") + r.output;
+      printNote("the files of the " + std::to_string(reports.size()) +
+                " completed step(s) stay: " + kept + "; " + kRunSummaryName +
+                " was not written");
+    }
+    return code;
+  }
+  if (json) {
+    std::fputs(summary.c_str(), stdout);
+  } else if (!quiet) {
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      printStepLine(i, reports.size(), reports[i]);
+    std::printf("%zu steps in %s; wrote %s\n", reports.size(),
+                formatSeconds(secondsSince(started)).c_str(), outPath(kRunSummaryName).c_str());
+  }
+  return 0;
+}
+
+}  // namespace modescope::cli

@@ -1,0 +1,140 @@
+// Versioned pipeline files (docs/pipelines.md): a list of steps (filter, EMD-family
+// decomposition, ICA) with their selections and parameters, replayed headless by
+// `modescope-cli run PIPELINE --input REC -o OUTDIR` and written from a GUI session's history.
+//
+// Every parameter is read through the method's declarations (engine/method/param_table.h), so a
+// pipeline accepts and refuses exactly what the CLI options and the dialogs do.
+//
+// Error rule: every problem found in the file itself (malformed JSON, a version other than 1, an
+// unknown step kind, field or parameter key, a wrong JSON type, a value out of range, a missing
+// required field, parameters that contradict each other) is an InvalidInputError (exit code 2)
+// whose message is
+//   'FILE', step N (KIND), field FIELD: found X, expected Y. At line L, column C. HELP
+// ("'FILE', field FIELD: ..." for the top-level fields). Problems that need the recording (a
+// channel that is not there, a range outside it, a filter edge above Nyquist) are found by
+// `run` after opening the recording and before writing anything; they keep the engine's error
+// type (InvalidParameterError, exit code 1) inside a PipelineStepError naming the file and step.
+//
+// Thread rules: plain values; every function here is pure.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/compute/backend.h"
+#include "engine/core/error.h"
+#include "engine/dsp/preprocess.h"
+#include "engine/emd/emd_params.h"
+#include "engine/ica/ica_params.h"
+
+namespace modescope {
+
+class JsonValue;
+
+// The format version this build reads and writes ("modescope_pipeline": 1).
+inline constexpr int kPipelineVersion = 1;
+
+// The selection and backend fields every step has.
+struct StepSelection {
+  // `channels` as `--channels` items: names or labels, 1-based indices ("5"), index ranges
+  // ("1-8"). Absent: the method's default channels (every non-trigger channel at the common rate).
+  std::optional<std::vector<std::string>> channels;
+  double start = 0.0;      // s from the start of the step's input recording
+  double duration = -1.0;  // s; < 0 = to the end
+  // Absent: the run's --backend (default auto).
+  std::optional<BackendChoice> backend;
+
+  // The items joined with commas: the `--channels` text (parseChannelSelection).
+  std::string channelsText() const;
+};
+
+// The step types carry a "Pipeline" prefix: engine/ica/ica_result.h already has an IcaStep (one
+// step of the Infomax iterations).
+struct PipelineFilterStep {
+  StepSelection selection;
+  PreprocessSpec spec;  // reference first, then the filters in order (as `filter`)
+};
+
+struct PipelineEmdStep {
+  StepSelection selection;
+  std::string preset;  // "" = the defaults of EmdParams (as `emd` without --preset)
+  EmdParams params;    // the preset's values with the file's params written over them
+  bool hht = true;     // the Hilbert-Huang transform too (the emd command's default)
+};
+
+struct PipelineIcaStep {
+  StepSelection selection;
+  std::string preset;  // "" = eeglab-runica (as `ica` without --preset)
+  IcaParams params;
+};
+
+using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep>;
+
+struct Pipeline {
+  int version = kPipelineVersion;
+  std::string description;
+  std::vector<PipelineStep> steps;
+};
+
+// Same steps, selections and parameter values (every declared field compared).
+bool operator==(const StepSelection& a, const StepSelection& b);
+bool operator==(const PipelineFilterStep& a, const PipelineFilterStep& b);
+bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b);
+bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b);
+bool operator==(const Pipeline& a, const Pipeline& b);
+
+// "filter", "emd", "ica".
+const char* stepKind(const PipelineStep& step);
+const StepSelection& stepSelection(const PipelineStep& step);
+// "step 2 (emd)" for the 0-based `index`.
+std::string stepLabel(std::size_t index, const PipelineStep& step);
+// The file a step writes in the output folder: "01-filter.h5", "02-emd.h5" (two digits at
+// least, the 1-based step number).
+std::string stepOutputName(std::size_t index, const PipelineStep& step);
+
+// The parameters a step starts from: the preset, else the command's default.
+EmdParams emdStepBase(const std::string& preset);
+IcaParams icaStepBase(const std::string& preset);
+// The preset name recorded in the provenance: the CLI's ("" for EMD, eeglab-runica for ICA).
+std::string emdStepPresetName(const PipelineEmdStep& step);
+std::string icaStepPresetName(const PipelineIcaStep& step);
+
+// The `--filter` / `--reference` spelling that parseFilterSpec / parseReferenceSpec read back to
+// the same spec ("bandpass:1-40", "notch:50", "average", "channel:Cz"). Throws
+// InvalidParameterError for what that syntax cannot say (a transition width, a notch without
+// harmonics).
+std::string filterSpecText(const FilterSpec& spec);
+std::string referenceSpecText(const ReferenceSpec& spec);
+
+// Reads a parsed pipeline file; `path` names it in messages. Throws InvalidInputError (see the
+// error rule above). `notes` (optional) receives one line per parameter that has no effect with
+// the step's other parameters (a stop rule field of another rule, EEMD's pairedNoise for
+// ICEEMDAN), which the methods ignore as the CLI does.
+Pipeline readPipeline(const JsonValue& root, const std::string& path,
+                      std::vector<std::string>* notes = nullptr);
+// readJsonFile(path) then readPipeline.
+Pipeline readPipelineFile(const std::string& path, std::vector<std::string>* notes = nullptr);
+
+// The file text (pretty JSON, newline-terminated) of `pipeline`: each step's parameters written
+// only where they differ from the step's base (emdStepBase / icaStepBase), numbers exactly, so
+// readPipeline(parseJson(writePipelineJson(p))) == p. Throws InvalidParameterError for a
+// filter that version 1 cannot write (filterSpecText).
+std::string writePipelineJson(const Pipeline& pipeline);
+
+// An error of one step of a run, with the file and the step in front of the cause's message
+// ("'p.json', step 2 (emd): parameter 'channels': got 'C9', ..."); the exit code is the
+// cause's.
+class PipelineStepError : public Error {
+ public:
+  PipelineStepError(const std::string& where, const Error& cause)
+      : Error(where + ": " + cause.what()), exitCode_(cause.exitCode()) {}
+  int exitCode() const noexcept override { return exitCode_; }
+
+ private:
+  int exitCode_;
+};
+
+}  // namespace modescope
