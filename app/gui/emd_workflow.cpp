@@ -13,6 +13,7 @@
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
 #include "app/gui/result_dock.h"
+#include "app/gui/session_history.h"
 #include "engine/core/error.h"
 #include "widgets/browser_pane.h"
 #include "widgets/signal_browser.h"
@@ -64,7 +65,8 @@ JobId EmdWorkflow::runDecompose(const DecomposeRequest& request) {
         return runEmdJob(*rec, toJobSpec(request, inputFile), *backend, ctx);
       },
       tr("Decomposition failed"), tr("Could not compute the %1.").arg(what),
-      [this, rec, what, pane](JobId, const JobOutcome& out) {
+      [this, rec, what, pane, request](JobId, const JobOutcome& out) {
+        window_->recordStep(historyStep(*rec, request));
         showResults(rec, std::any_cast<const EmdJobResult&>(out.result), what, pane);
       });
 }

@@ -19,9 +19,10 @@
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
 #include "app/gui/result_dock.h"
+#include "app/gui/session_history.h"
 #include "engine/core/error.h"
-#include "widgets/scalp_3d_view.h"
 #include "widgets/browser_pane.h"
+#include "widgets/scalp_3d_view.h"
 #include "widgets/signal_browser.h"
 
 namespace modescope {
@@ -112,7 +113,8 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
         return out;
       },
       tr("ICA failed"), tr("Could not compute the %1.").arg(what),
-      [this, rec, what, pane](JobId, const JobOutcome& out) {
+      [this, rec, what, pane, request](JobId, const JobOutcome& out) {
+        window_->recordStep(historyStep(*rec, request));
         showResults(rec, std::any_cast<const IcaJobOutcome&>(out.result), what, pane);
       });
 }
@@ -126,8 +128,9 @@ IcaResultsPane* IcaWorkflow::showResults(std::shared_ptr<const Recording> record
   pane->setIcaPath(icaPath);
 #if MODESCOPE_HAVE_VTK
   auto* head = new Scalp3dView;
-  pane->setThreeDView(head, [head](const std::vector<ChannelInfo>& ch, const std::vector<double>& x,
-                                   const QString& t, const QString& u) { head->setMap(ch, x, t, u); });
+  pane->setThreeDView(head,
+                      [head](const std::vector<ChannelInfo>& ch, const std::vector<double>& x,
+                             const QString& t, const QString& u) { head->setMap(ch, x, t, u); });
 #else
   pane->threeDButton()->setToolTip(scalp3dUnavailableMessage());
 #endif

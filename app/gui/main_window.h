@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "app/core/pipeline.h"
 #include "app/gui/preprocess_dialog.h"
 #include "engine/core/job_queue.h"
 #include "engine/io/session.h"
@@ -94,6 +95,19 @@ class MainWindow : public QMainWindow {
   void saveLayout() const;
   void restoreLayout();
 
+  // The steps run on the current recording (filters, decompositions, ICA), with their full
+  // parameters and seeds, as a pipeline (docs/pipelines.md). Cleared when another recording
+  // becomes the first tab; saved with the session.
+  const Pipeline& history() const { return history_; }
+  void recordStep(PipelineStep step);
+  // File > Export pipeline: the history as a pipeline file (written atomically). False with
+  // `error` set when it cannot be written.
+  bool exportPipeline(const QString& path, QString* error = nullptr);
+  // File > Apply pipeline: reads the file (false with `error` naming the file, step and field
+  // when it is not a valid pipeline) and runs its steps on the current recording one after
+  // another; pipelineApplied / pipelineFailed report the end.
+  bool applyPipeline(const QString& path, QString* error = nullptr);
+
   // Parts, for the menus' helpers and for tests.
   EngineBridge* engine() const { return engine_; }
   JobListWidget* jobList() const { return jobList_; }
@@ -125,6 +139,8 @@ class MainWindow : public QMainWindow {
   void pageDrawn();  // the first page of a newly added tab has been painted
   void sessionSaved(const QString& path);
   void sessionLoaded(const QString& path);
+  void pipelineApplied(const QString& path);
+  void pipelineFailed(const QString& path, const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -161,6 +177,8 @@ class MainWindow : public QMainWindow {
   void chooseAndLoadSession();
   void chooseAndExportPage();
   void chooseAndExportRecording();
+  void chooseAndExportPipeline();
+  void chooseAndApplyPipeline();
   void askSyntheticRecording();
   void askPreprocess();
   void showAbout();
@@ -207,6 +225,7 @@ class MainWindow : public QMainWindow {
   Marks marks_;
   bool syncingSelection_ = false;
   std::function<bool(const QString&, const QStringList&)> discardQuestion_;
+  Pipeline history_;
 };
 
 }  // namespace modescope

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <fstream>
 
 #include "app/core/gpu_backend.h"
 #include "app/gui/engine_bridge.h"
@@ -11,9 +12,13 @@
 #include "app/gui/ica_workflow.h"
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
+#include "app/gui/pipeline_player.h"
 #include "app/gui/recent_files.h"
+#include "app/gui/session_history.h"
 #include "engine/core/error.h"
+#include "engine/core/json_value.h"
 #include "engine/dsp/preprocess.h"
+#include "engine/io/atomic_file.h"
 #include "engine/io/recording_io.h"
 #include "resources/embedded_resources.h"
 #include "widgets/browser_pane.h"
@@ -116,6 +121,64 @@ JobId MainWindow::openDemo() {
 void MainWindow::startNewPrimary() {
   sessionJobs_.clear();
   marks_ = Marks{};
+  history_ = Pipeline{};
+}
+
+void MainWindow::recordStep(PipelineStep step) { history_.steps.push_back(std::move(step)); }
+
+bool MainWindow::exportPipeline(const QString& path, QString* error) {
+  try {
+    Pipeline p = history_;
+    if (p.description.empty() && !documents_.empty()) {
+      p.description = "Recorded in ModeScope " + softwareVersion() + " on " +
+                      documents_.front().title.toStdString() + ", " + utcNowIso8601();
+    }
+    const std::string text = writePipelineJson(p);
+    AtomicOutput out(nativePath(path));
+    {
+      std::ofstream f(out.temporaryPath(), std::ios::binary);
+      f << text;
+      f.close();
+      if (!f) throw OutputError(nativePath(path), "the file could not be written");
+    }
+    out.commit();
+    statusBar()->showMessage(
+        tr("Pipeline of %n step(s) written to %1", nullptr, static_cast<int>(p.steps.size()))
+            .arg(path),
+        8000);
+    return true;
+  } catch (const Error& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
+
+bool MainWindow::applyPipeline(const QString& path, QString* error) {
+  Pipeline pipeline;
+  try {
+    pipeline = readPipelineFile(nativePath(path));
+  } catch (const Error& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  if (!currentDocument()) {
+    if (error) *error = tr("open a recording first: a pipeline runs on the current recording");
+    return false;
+  }
+  auto* player = new PipelinePlayer(this, std::move(pipeline), QFileInfo(path).fileName());
+  connect(player, &PipelinePlayer::stepStarted, this, [this](int, const QString& label) {
+    statusBar()->showMessage(tr("Pipeline: %1").arg(label));
+  });
+  connect(player, &PipelinePlayer::finished, this, [this, path] {
+    statusBar()->showMessage(tr("Pipeline %1 applied").arg(QFileInfo(path).fileName()), 8000);
+    emit pipelineApplied(path);
+  });
+  connect(player, &PipelinePlayer::failed, this, [this, path](const QString& message) {
+    statusBar()->showMessage(message, 8000);
+    emit pipelineFailed(path, message);
+  });
+  player->start();
+  return true;
 }
 
 void MainWindow::onOpened(const OpenedRecording& opened) {
@@ -225,7 +288,8 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
         return result;
       },
       tr("Processing failed"), tr("Could not filter %1.").arg(source),
-      [this, source](JobId id, const JobOutcome& out) {
+      [this, source, rec, request](JobId id, const JobOutcome& out) {
+        recordStep(historyStep(*rec, request));
         onDerivedReady(id, std::any_cast<const DerivedRecording&>(out.result), source);
       });
 }
@@ -296,6 +360,13 @@ Session MainWindow::collectSession() const {
   for (const auto& [id, record] : sessionJobs_) s.jobs.push_back(record);
   s.marks = marks_;
   s.icaResults = ica_->sessionEntries();
+  try {
+    s.historyPipeline = history_.steps.empty() ? std::string() : writePipelineJson(history_);
+  } catch (const Error& e) {
+    // A step that pipeline version 1 cannot say (a filter with a custom transition width) is
+    // left out of the session's history, not the session itself.
+    qWarning("ModeScope: the session's history is not saved: %s", e.what());
+  }
   s.provenance.method = "session";
   completeProvenance(s.provenance);
   return s;
@@ -355,6 +426,14 @@ void MainWindow::onSessionLoaded(const QString& path, const LoadedSession& loade
   startNewPrimary();
   closeAllDocuments();
   marks_ = loaded.session.marks;
+  if (!loaded.session.historyPipeline.empty()) {
+    try {
+      history_ = readPipeline(parseJson(loaded.session.historyPipeline, path.toStdString()),
+                              path.toStdString());
+    } catch (const Error& e) {
+      qWarning("ModeScope: the session's history could not be read: %s", e.what());
+    }
+  }
   if (loaded.recording) {
     Document doc;
     doc.recording = loaded.recording;

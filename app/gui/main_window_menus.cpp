@@ -62,6 +62,11 @@ void MainWindow::buildMenus() {
   documentActions_ << file->addAction(tr("Export &recording (HDF5, EDF+, BDF+)..."), this,
                                       &MainWindow::chooseAndExportRecording);
   file->addSeparator();
+  documentActions_ << file->addAction(tr("E&xport pipeline (the steps run so far)..."), this,
+                                      &MainWindow::chooseAndExportPipeline);
+  documentActions_ << file->addAction(tr("&Apply pipeline..."), this,
+                                      &MainWindow::chooseAndApplyPipeline);
+  file->addSeparator();
   documentActions_ << file->addAction(tr("Open &ICA result..."), this,
                                       [this] { ica_->chooseAndOpenIcaFile(); });
   QAction* saveIca =
@@ -180,6 +185,33 @@ void MainWindow::chooseAndLoadSession() {
   if (path.isEmpty()) return;
   rememberDirectory(path);
   loadSession(path);
+}
+
+void MainWindow::chooseAndExportPipeline() {
+  if (history_.steps.empty()) {
+    showError(this, tr("Export pipeline"), tr("Nothing to export yet."),
+              tr("The pipeline records the filters, decompositions and ICA runs made on this "
+                 "recording; run one first."));
+    return;
+  }
+  QString path = QFileDialog::getSaveFileName(this, tr("Export pipeline"), lastDirectory(),
+                                              tr("Pipeline (*.json)"));
+  if (path.isEmpty()) return;
+  if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) path += QStringLiteral(".json");
+  rememberDirectory(path);
+  QString error;
+  if (!exportPipeline(path, &error))
+    showError(this, tr("Export pipeline"), tr("Could not write %1.").arg(path), error);
+}
+
+void MainWindow::chooseAndApplyPipeline() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Apply pipeline"), lastDirectory(),
+                                                    tr("Pipeline (*.json)"));
+  if (path.isEmpty()) return;
+  rememberDirectory(path);
+  QString error;
+  if (!applyPipeline(path, &error))
+    showError(this, tr("Apply pipeline"), tr("Could not apply %1.").arg(path), error);
 }
 
 void MainWindow::chooseAndSaveSession() {

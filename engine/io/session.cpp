@@ -132,6 +132,7 @@ void writeSession(const Session& s, H5::Group& root) {
     }
   }
   writeIcaResults(root, s.icaResults);
+  if (!s.historyPipeline.empty()) h5::setAttribute(root, "history_pipeline", s.historyPipeline);
   h5::writeProvenance(root, s.provenance);
 }
 
@@ -203,6 +204,7 @@ Session readSession(const h5::Reader& r, const H5::Group& root) {
     s.jobs.push_back(std::move(j));
   }
   s.icaResults = readIcaResults(r, root);
+  s.historyPipeline = r.stringAttribute(root, "history_pipeline", "");
   s.provenance = h5::readProvenance(r, root);
   return s;
 }

@@ -55,6 +55,9 @@ struct Session {
   Provenance provenance;  // who wrote the session and when
   // Added in ModeScope 0.4 (group /ica_results; older sessions have none and read as empty).
   std::vector<IcaSessionEntry> icaResults;
+  // Added in ModeScope 0.5 (root attribute "history_pipeline"; older sessions read as ""): the
+  // steps run in the GUI as a pipeline file's text (docs/pipelines.md).
+  std::string historyPipeline;
 };
 
 // Atomic (temporary name, then rename). Throws OutputError.

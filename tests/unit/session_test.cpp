@@ -181,6 +181,18 @@ TEST_F(SessionDir, EmptySessionRoundTrips) {
   EXPECT_TRUE(t.marks.userAnnotations.empty());
 }
 
+// The GUI's history travels with the session as pipeline text; sessions without it (written
+// before ModeScope 0.5, or with nothing run) read as "".
+TEST_F(SessionDir, HistoryPipelineRoundTripsAndIsOptional) {
+  const std::string path = file("history.h5");
+  Session s;
+  s.historyPipeline = "{\n  \"modescope_pipeline\": 1,\n  \"steps\": []\n}\n";
+  saveSession(s, path);
+  EXPECT_EQ(loadSession(path).historyPipeline, s.historyPipeline);
+  saveSession(Session{}, path);
+  EXPECT_EQ(loadSession(path).historyPipeline, "");
+}
+
 TEST_F(SessionDir, ARecordingFileIsNotASession) {
   const std::string path = file("rec.h5");
   JobContext ctx;

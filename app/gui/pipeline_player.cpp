@@ -1,0 +1,66 @@
+#include "app/gui/pipeline_player.h"
+
+#include <QTimer>
+
+#include "app/gui/emd_workflow.h"
+#include "app/gui/engine_bridge.h"
+#include "app/gui/ica_workflow.h"
+#include "app/gui/main_window.h"
+#include "app/gui/session_history.h"
+#include "engine/core/error.h"
+
+namespace modescope {
+
+PipelinePlayer::PipelinePlayer(MainWindow* window, Pipeline pipeline, QString name)
+    : QObject(window), window_(window), pipeline_(std::move(pipeline)), name_(std::move(name)) {
+  connect(window_->engine(), &EngineBridge::jobFinished, this, &PipelinePlayer::onJobFinished);
+}
+
+void PipelinePlayer::start() { runStep(); }
+
+void PipelinePlayer::runStep() {
+  if (next_ >= pipeline_.steps.size()) {
+    emit finished();
+    deleteLater();
+    return;
+  }
+  const Document* doc = window_->currentDocument();
+  if (!doc) return stop(tr("no recording is open"));
+  const PipelineStep& step = pipeline_.steps[next_];
+  const QString label = QString::fromStdString(stepLabel(next_, step));
+  emit stepStarted(static_cast<int>(next_), label);
+  try {
+    const Recording& rec = *doc->recording;
+    if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
+      running_ = window_->runPreprocess(preprocessRequest(rec, *f));
+    } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
+      running_ = window_->emdWorkflow()->runDecompose(decomposeRequest(rec, *e));
+    } else if (const auto* i = std::get_if<PipelineIcaStep>(&step)) {
+      running_ = window_->icaWorkflow()->runIca(icaRequest(rec, *i));
+    }
+  } catch (const Error& e) {
+    return stop(tr("%1: %2").arg(label, QString::fromUtf8(e.what())));
+  }
+  if (running_ == 0) stop(tr("%1 could not be started").arg(label));
+}
+
+void PipelinePlayer::onJobFinished(JobId id, const JobOutcome& outcome) {
+  if (id != running_ || running_ == 0) return;
+  running_ = 0;
+  const QString label = QString::fromStdString(stepLabel(next_, pipeline_.steps[next_]));
+  if (outcome.state != JobState::Succeeded) {
+    stop(tr("%1: %2").arg(label, QString::fromStdString(outcome.message)));
+    return;
+  }
+  ++next_;
+  // The window handles the outcome (a new tab, a result) in its own slot for this signal; the
+  // next step starts after it, on the document it made current.
+  QTimer::singleShot(0, this, &PipelinePlayer::runStep);
+}
+
+void PipelinePlayer::stop(const QString& message) {
+  emit failed(tr("'%1' stopped at %2").arg(name_, message));
+  deleteLater();
+}
+
+}  // namespace modescope
