@@ -113,11 +113,11 @@ JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {
       [this, source](JobId id, const JobOutcome& out) {
         const auto& derived = std::any_cast<const DerivedRecording&>(out.result);
         const QString title = tr("%1 (EMD-cleaned)").arg(source);
-        window_->sessionJobs_[id] = JobRecord{title.toStdString(),
-                                              jobStateName(JobState::Succeeded),
-                                              {},
-                                              derived.provenance,
-                                              derived.recording};
+        const JobRecord record{title.toStdString(),
+                               jobStateName(JobState::Succeeded),
+                               {},
+                               derived.provenance,
+                               derived.recording};
         Document doc;
         doc.recording = derived.recording;
         doc.title = title;
@@ -128,9 +128,12 @@ JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {
         }
         doc.origin = tr("Cleaned by IMF rejection from %1; dropped %2").arg(source, dropped);
         doc.provenance = derived.provenance;
-        const int index = window_->addDocument(std::move(doc));
+        const int index = window_->addDerivedDocument(std::move(doc), id, record,
+                                                      tr("remove IMFs (%1)").arg(dropped));
         window_->statusBar()->showMessage(
-            tr("Cleaned recording opened; File > Export recording writes it"), 8000);
+            tr("Cleaned recording opened; Edit > Undo removes it, File > Export recording writes "
+               "it"),
+            8000);
         emit cleanedRecordingOpened(index);
       });
 }

@@ -6,7 +6,7 @@
 // builds the cleaned recording (app/core/imf_reconstruction.h) and opens it as a derived tab,
 // which the File menu's export actions write like any other recording.
 //
-// Thread rules: GUI thread. MainWindow owns it (a friend, to use its job and document helpers).
+// Thread rules: GUI thread. MainWindow owns it; it uses only MainWindow's public interface.
 #pragma once
 
 #include <QObject>

@@ -30,26 +30,12 @@ namespace {
 
 std::string nativePath(const QString& path) { return QFile::encodeName(path).toStdString(); }
 
-// An undo step made of two closures (written where they have MainWindow's friendship).
-class StepCommand : public QUndoCommand {
- public:
-  StepCommand(const QString& text, std::function<void()> redo, std::function<void()> undo)
-      : redo_(std::move(redo)), undo_(std::move(undo)) {
-    setText(text);
-  }
-  void redo() override { redo_(); }
-  void undo() override { undo_(); }
-
- private:
-  std::function<void()> redo_, undo_;
-};
-
 QString hdf5Filter() { return QObject::tr("ICA result (*.h5 *.hdf5)"); }
 
 }  // namespace
 
 IcaWorkflow::IcaWorkflow(MainWindow* window) : QObject(window), window_(window) {
-  undo_ = new QUndoStack(this);
+  undo_ = window->undoStack();  // the window's one stack (Edit > Undo)
   results_ = new ResultDock(window, tr("Independent components"), QStringLiteral("ica"));
   // Mark steps of a closed browser cannot be undone any more.
   connect(results_, &ResultDock::tabClosed, undo_, &QUndoStack::clear);
@@ -73,7 +59,7 @@ void IcaWorkflow::askIca() {
   const Document* doc = window_->currentDocument();
   if (!doc) return;
   const std::vector<int> selected = defaultIcaChannels(
-      *doc->recording, doc->derived ? std::vector<std::string>{} : window_->marks_.badChannels);
+      *doc->recording, doc->derived ? std::vector<std::string>{} : window_->marks().badChannels);
   // The whole recording by default: ICA wants many samples (20-30 x components^2).
   IcaDialog dialog(doc->recording, selected, 0.0, -1.0, window_->engine()->backendChoice(),
                    window_);
@@ -188,24 +174,9 @@ JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
                                {},
                                derived.provenance,
                                derived.recording};
-        auto added = std::make_shared<QPointer<BrowserPane>>();
-        MainWindow* w = window_;
-        undo_->push(new StepCommand(
-            tr("apply ICA cleaning (%1)").arg(QString::fromStdString(describeRejected(rejected))),
-            [w, doc, record, id, added] {
-              w->sessionJobs_[id] = record;
-              const int index = w->addDocument(doc);
-              *added = w->documents_[static_cast<std::size_t>(index)].pane;
-            },
-            [w, id, added] {
-              w->sessionJobs_.erase(id);
-              for (std::size_t i = 0; i < w->documents_.size(); ++i) {
-                if (*added && w->documents_[i].pane == *added) {
-                  w->closeTab(static_cast<int>(i));
-                  break;
-                }
-              }
-            }));
+        window_->addDerivedDocument(
+            std::move(doc), id, record,
+            tr("apply ICA cleaning (%1)").arg(QString::fromStdString(describeRejected(rejected))));
         window_->statusBar()->showMessage(
             tr("Cleaned recording opened; Edit > Undo removes it, File > Export recording writes "
                "it"),
@@ -288,13 +259,13 @@ std::vector<IcaSessionEntry> IcaWorkflow::sessionEntries() const {
 
 void IcaWorkflow::restoreSession(const std::vector<IcaSessionEntry>& entries) {
   closeAll();
-  if (window_->documents_.empty()) return;
+  if (window_->documents().empty()) return;
   for (const IcaSessionEntry& e : entries) {
     if (!e.file) continue;
     // The tab the decomposition was computed on: the job records its file path, or its title for
     // a derived tab (a filtered copy restored from the same session); else the first tab.
-    const Document* source = &window_->documents_.front();
-    for (const Document& doc : window_->documents_) {
+    const Document* source = &window_->documents().front();
+    for (const Document& doc : window_->documents()) {
       const std::string name = doc.path.isEmpty() ? doc.title.toStdString() : nativePath(doc.path);
       if (name == e.file->inputFile) source = &doc;
     }

@@ -12,7 +12,7 @@
 //  - File > Open/Save ICA result read and write the ICA result file (engine/io/hdf5_ica.h);
 //  - sessions keep every decomposition with its marks (Session::icaResults).
 //
-// Thread rules: GUI thread. MainWindow owns it (a friend, to use its job and document helpers).
+// Thread rules: GUI thread. MainWindow owns it; it uses only MainWindow's public interface.
 #pragma once
 
 #include <QObject>

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
@@ -19,6 +20,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <set>
 
@@ -59,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("ModeScope"));
   setAcceptDrops(true);
   engine_ = new EngineBridge(BackendChoice::Auto, this);
+  undo_ = new QUndoStack(this);
   buildCentralArea();
   buildDocks();
   buildStatusBar();
@@ -260,6 +263,47 @@ int MainWindow::addDocument(Document doc) {
   onCurrentTabChanged(index);
   emit documentAdded(index);
   return index;
+}
+
+namespace {
+
+// An undo step made of two closures.
+class StepCommand : public QUndoCommand {
+ public:
+  StepCommand(const QString& text, std::function<void()> redo, std::function<void()> undo)
+      : redo_(std::move(redo)), undo_(std::move(undo)) {
+    setText(text);
+  }
+  void redo() override { redo_(); }
+  void undo() override { undo_(); }
+
+ private:
+  std::function<void()> redo_, undo_;
+};
+
+}  // namespace
+
+int MainWindow::addDerivedDocument(Document doc, JobId id, JobRecord record,
+                                   const QString& undoText) {
+  // The pane made by each redo, so undo closes that tab wherever it has moved.
+  auto added = std::make_shared<QPointer<BrowserPane>>();
+  undo_->push(new StepCommand(
+      undoText,
+      [this, doc, record, id, added] {
+        sessionJobs_[id] = record;
+        const int index = addDocument(doc);
+        *added = documents_[static_cast<std::size_t>(index)].pane;
+      },
+      [this, id, added] {
+        sessionJobs_.erase(id);
+        for (std::size_t i = 0; i < documents_.size(); ++i) {
+          if (*added && documents_[i].pane == *added) {
+            closeTab(static_cast<int>(i));
+            break;
+          }
+        }
+      }));
+  return tabs_->currentIndex();
 }
 
 void MainWindow::closeAllDocuments() {

@@ -26,6 +26,7 @@ class QLineEdit;
 class QMenu;
 class QTabWidget;
 class QTableView;
+class QUndoStack;
 
 namespace modescope {
 
@@ -108,6 +109,24 @@ class MainWindow : public QMainWindow {
   // another; pipelineApplied / pipelineFailed report the end.
   bool applyPipeline(const QString& path, QString* error = nullptr);
 
+  // The documents (tabs) in order, the first being the opened recording, and the marks (bad
+  // channels, user annotations) of that recording.
+  const std::vector<Document>& documents() const { return documents_; }
+  const Marks& marks() const { return marks_; }
+  // Submits a job the way every window action does: success goes to `onSuccess` (GUI thread,
+  // with the job's id), failure to an error box headed `failHeading`, cancel to the job list.
+  JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
+                        const QString& failText,
+                        std::function<void(JobId, const JobOutcome&)> onSuccess);
+
+  // The one undo stack of the window (Edit > Undo/Redo): derived recordings (filtered,
+  // re-referenced, EMD- and ICA-cleaned) and the component browser's marks. Cleared when another
+  // recording becomes the first tab.
+  QUndoStack* undoStack() const { return undo_; }
+  // Opens a job's derived recording as an undoable step `undoText` ("filter ..."): undo closes
+  // its tab and forgets its session record, redo opens it again. Returns the tab index.
+  int addDerivedDocument(Document doc, JobId id, JobRecord record, const QString& undoText);
+
   // Parts, for the menus' helpers and for tests.
   EngineBridge* engine() const { return engine_; }
   JobListWidget* jobList() const { return jobList_; }
@@ -148,11 +167,6 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
 
-  // The EMD workflow (app/gui/emd_workflow.h) submits jobs and adds documents like the
-  // actions above.
-  friend class EmdWorkflow;
-  friend class IcaWorkflow;  // the same for ICA (app/gui/ica_workflow.h)
-
  private:
   // main_window.cpp: layout, documents, docks.
   void buildCentralArea();
@@ -187,9 +201,6 @@ class MainWindow : public QMainWindow {
   // main_window_jobs.cpp: what happens when jobs finish.
   void onOpened(const OpenedRecording& opened);
   void onOpenFailed(const QString& path, const QString& message, bool demo);
-  JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
-                        const QString& failText,
-                        std::function<void(JobId, const JobOutcome&)> onSuccess);
   void onSyntheticReady(JobId id, const DerivedRecording& result, const QString& title);
   void onDerivedReady(JobId id, const DerivedRecording& result, const QString& sourceTitle);
   void onSessionLoaded(const QString& path, const LoadedSession& loaded);
@@ -226,6 +237,7 @@ class MainWindow : public QMainWindow {
   bool syncingSelection_ = false;
   std::function<bool(const QString&, const QStringList&)> discardQuestion_;
   Pipeline history_;
+  QUndoStack* undo_ = nullptr;
 };
 
 }  // namespace modescope

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUndoStack>
 #include <fstream>
 
 #include "app/core/gpu_backend.h"
@@ -119,6 +120,7 @@ JobId MainWindow::openDemo() {
 }
 
 void MainWindow::startNewPrimary() {
+  undo_->clear();  // its steps refer to the documents of the previous recording
   sessionJobs_.clear();
   marks_ = Marks{};
   history_ = Pipeline{};
@@ -301,18 +303,18 @@ void MainWindow::onDerivedReady(JobId id, const DerivedRecording& result, const 
                                          QString::fromStdString(value));
   }
   const QString title = tr("%1 (filtered)").arg(source);
-  sessionJobs_[id] = JobRecord{title.toStdString(),
-                               jobStateName(JobState::Succeeded),
-                               {},
-                               result.provenance,
-                               result.recording};
+  const JobRecord record{title.toStdString(),
+                         jobStateName(JobState::Succeeded),
+                         {},
+                         result.provenance,
+                         result.recording};
   Document doc;
   doc.recording = result.recording;
   doc.title = title;
   doc.derived = true;
   doc.origin = tr("Derived from %1: %2").arg(source, steps.join(QStringLiteral("; ")));
   doc.provenance = result.provenance;
-  addDocument(std::move(doc));
+  addDerivedDocument(std::move(doc), id, record, tr("filter and re-reference %1").arg(source));
 }
 
 JobId MainWindow::exportRecording(const QString& path) {

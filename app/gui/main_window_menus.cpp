@@ -79,9 +79,9 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  QAction* undo = ica_->undoStack()->createUndoAction(this, tr("&Undo"));
+  QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
-  QAction* redo = ica_->undoStack()->createRedoAction(this, tr("&Redo"));
+  QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
   redo->setShortcut(QKeySequence::Redo);
   edit->addAction(undo);
   edit->addAction(redo);

@@ -8,6 +8,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
+#include <QUndoStack>
 
 #include "app/gui/ar_dialog.h"
 #include "app/gui/ar_workflow.h"
@@ -17,6 +18,7 @@
 #include "app/gui/entropy_workflow.h"
 #include "app/gui/main_window.h"
 #include "demo_window_support.h"
+#include "engine/dsp/preprocess.h"
 #include "menu_dialog_support.h"
 #include "widgets/signal_browser.h"
 
@@ -148,6 +150,36 @@ class WorkspaceLayoutTest : public QObject {
     clamped.restoreLayout();
     const QRect room = QGuiApplication::primaryScreen()->availableGeometry();
     QVERIFY2(clamped.height() <= room.height(), qPrintable(QString::number(clamped.height())));
+  }
+
+  // Filtering adds a derived tab as one undoable step of the window's one undo stack; the
+  // unexported tab is unsaved work until it is exported.
+  void filteringIsUndoable() {
+    MainWindow w;
+    QSignalSpy opened(&w, &MainWindow::recordingOpened);
+    SynthParams synth;
+    synth.channels = 8;
+    synth.duration = 10.0;
+    w.newSyntheticRecording(synth);
+    QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1, 60000);
+    QSignalSpy added(&w, &MainWindow::documentAdded);
+    PreprocessRequest filter;
+    filter.spec.filters = {parseFilterSpec("highpass:1")};
+    filter.channels = {0, 1, 2, 3};
+    filter.backend = BackendChoice::Cpu;
+    QVERIFY(w.runPreprocess(filter) != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(added.count() == 1, 60000);
+    QCOMPARE(w.documentCount(), 2);
+    QCOMPARE(w.unsavedWork().size(), 1);
+    QVERIFY(w.undoStack()->canUndo());
+    QVERIFY(w.undoStack()->undoText().startsWith(QLatin1String("filter")));
+    w.undoStack()->undo();
+    QCOMPARE(w.documentCount(), 1);
+    QVERIFY(w.unsavedWork().isEmpty());
+    w.undoStack()->redo();
+    QCOMPARE(w.documentCount(), 2);
+    QVERIFY(w.documents()[1].recording != nullptr);
+    w.setDiscardQuestion([](const QString&, const QStringList&) { return true; });
   }
 
   void cleanupTestCase() { QSettings().clear(); }
