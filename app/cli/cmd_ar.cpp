@@ -19,6 +19,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
 #include "app/cli/job.h"
+#include "app/cli/param_options.h"
 #include "app/core/channel_selection.h"
 #include "app/core/gpu_backend.h"
 #include "app/core/json_writer.h"
@@ -42,53 +43,59 @@ std::string presetList() {
   return s;
 }
 
-// A length: "0.5" or "0.5s" (seconds), "250ms" (milliseconds) or "80samples" (samples).
-ArLength parseLength(const std::string& option, const std::string& raw) {
-  const std::string text = toLower(trim(raw));
+// --window / --step LENGTH: "0.5" or "0.5s" (seconds), "250ms" (milliseconds) or "80samples".
+// The number is handed on as the declared option's value, so its range errors name the option;
+// the suffix says the unit, which has no option of its own. Nothing when the option is absent.
+std::optional<ArLengthUnit> splitLength(const ParsedArgs& args, const std::string& option,
+                                        ParsedArgs& given) {
+  const auto raw = args.value(option);
+  if (!raw) return std::nullopt;
+  const std::string text = toLower(trim(*raw));
   const auto endsWith = [&](const std::string& suffix) {
     return text.size() > suffix.size() &&
            text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  const std::string expected =
-      "a length > 0: seconds (0.5 or 0.5s), milliseconds (250ms) or samples (80samples)";
-  ArLength l;
-  std::string number = text;
-  double scale = 1.0;
+  const auto before = [&](std::size_t suffix) {
+    return trim(text.substr(0, text.size() - suffix));
+  };
   if (endsWith("samples")) {
-    const std::string n = trim(text.substr(0, text.size() - 7));
-    l.unit = ArLengthUnit::Samples;
-    l.value = static_cast<double>(parseInteger(option, n, 1, 1000000000000LL));
-    return l;
+    given.add(option, before(7));
+    return ArLengthUnit::Samples;
   }
   if (endsWith("ms")) {
-    number = text.substr(0, text.size() - 2);
-    scale = 1e-3;
-  } else if (endsWith("s")) {
-    number = text.substr(0, text.size() - 1);
+    double ms = 0;
+    try {
+      ms = parseNumber("--" + option, before(2));
+    } catch (const InvalidParameterError&) {
+      throw InvalidParameterError(
+          "--" + option, "'" + *raw + "'",
+          "a length > 0: seconds (0.5 or 0.5s), milliseconds (250ms) or samples (80samples)");
+    }
+    const ParamDecl& d = burgArParamTable().find(option)->decl;
+    if (!acceptsValue(d, ms / 1000.0))
+      throw InvalidParameterError("--" + option, "'" + *raw + "'", expectedText(d) + " s", d.help);
+    given.add(option, formatValue(d, ms / 1000.0));
+    return ArLengthUnit::Seconds;
   }
-  double v = 0;
-  try {
-    v = parseNumber(option, trim(number));
-  } catch (const InvalidParameterError&) {
-    throw InvalidParameterError(option, "'" + raw + "'", expected);
-  }
-  if (!(std::isfinite(v) && v > 0)) throw InvalidParameterError(option, "'" + raw + "'", expected);
-  l.unit = ArLengthUnit::Seconds;
-  l.value = v * scale;
-  return l;
+  given.add(option, endsWith("s") ? before(1) : text);
+  return ArLengthUnit::Seconds;
 }
 
-// FIRST:LAST:WIDTH in Hz.
-void parseBins(const std::string& text, BurgArParams& p) {
-  const std::vector<std::string> parts = split(text, ':');
-  const std::string expected = "FIRST:LAST:WIDTH in Hz (bin centres and width), e.g. 0:30:3";
-  if (parts.size() != 3) throw InvalidParameterError("--bins", "'" + text + "'", expected);
-  p.firstBinCenter = parseNumber("--bins", trim(parts[0]));
-  p.lastBinCenter = parseNumber("--bins", trim(parts[1]));
-  p.binWidth = parseNumber("--bins", trim(parts[2]));
-  if (!(p.binWidth > 0) || p.firstBinCenter < 0 || p.lastBinCenter < p.firstBinCenter) {
-    throw InvalidParameterError("--bins", "'" + text + "'",
-                                "0 <= FIRST <= LAST and WIDTH > 0 (Hz)");
+// --bins FIRST:LAST:WIDTH is a shorthand for --first-bin, --last-bin and --bin-width.
+void splitBins(const ParsedArgs& args, ParsedArgs& given) {
+  const auto text = args.value("bins");
+  if (!text) return;
+  const std::vector<std::string> parts = split(*text, ':');
+  if (parts.size() != 3) {
+    throw InvalidParameterError("--bins", "'" + *text + "'",
+                                "FIRST:LAST:WIDTH in Hz (bin centres and width), e.g. 0:30:3");
+  }
+  const char* const options[] = {"first-bin", "last-bin", "bin-width"};
+  for (int i = 0; i < 3; ++i) {
+    if (args.has(options[i]))
+      throw UsageError(std::string("--bins and --") + options[i] + " both set it; give one");
+    parseValue(burgArParamTable().findCli(options[i])->decl, parts[i], "--bins");
+    given.add(options[i], trim(parts[i]));
   }
 }
 
@@ -104,24 +111,32 @@ class OptionRefusal : public Error {
   int exitCode() const noexcept override { return 1; }
 };
 
-[[noreturn]] void restateWithOption(const InvalidParameterError& e) {
-  static const std::vector<std::pair<std::string, std::string>> kOptions = {
-      {"order", "--order"},         {"window", "--window"},
-      {"step", "--step"},           {"detrend", "--detrend"},
-      {"output", "--values"},       {"binGrid", "--bin-grid"},
-      {"firstBinCenter", "--bins"}, {"lastBinCenter", "--bins"},
-      {"binWidth", "--bins"},       {"evaluationsPerBin", "--evaluations"},
-      {"preset", "--preset"},       {"class", "--classes"},
-      {"offset", "--trial-offset"}, {"length", "--trial-length"}};
-  for (const auto& [field, option] : kOptions) {
-    if (e.parameter() != field) continue;
-    std::string m = e.what();
-    const std::string quoted = "'" + field + "'";
-    const auto at = m.find(quoted);
-    if (at != std::string::npos) m.insert(at + quoted.size(), " (" + option + ")");
-    throw OptionRefusal(m);
-  }
-  throw e;
+// The option that set the engine's parameter `key`; "" when none did.
+std::string optionFor(const std::string& key, const ParsedArgs& args) {
+  const ParamTable<BurgArParams>& table = burgArParamTable();
+  const bool binField = key == "firstBinCenter" || key == "lastBinCenter" || key == "binWidth";
+  if (binField && args.has("bins")) return "--bins";
+  // "window.unit": the unit is written after the --window number.
+  const auto* f = table.find(key.substr(0, key.find('.')));
+  if (f && !f->decl.cli.empty()) return "--" + f->decl.cli;
+  static const std::vector<std::pair<std::string, std::string>> kOthers = {
+      {"preset", "--preset"},
+      {"class", "--classes"},
+      {"offset", "--trial-offset"},
+      {"length", "--trial-length"}};
+  for (const auto& [field, option] : kOthers)
+    if (key == field) return option;
+  return "";
+}
+
+[[noreturn]] void restateWithOption(const InvalidParameterError& e, const ParsedArgs& args) {
+  const std::string option = optionFor(e.parameter(), args);
+  if (option.empty()) throw e;
+  std::string m = e.what();
+  const std::string quoted = "'" + e.parameter() + "'";
+  const auto at = m.find(quoted);
+  if (at != std::string::npos) m.insert(at + quoted.size(), " (" + option + ")");
+  throw OptionRefusal(m);
 }
 
 struct ArRequest {
@@ -136,36 +151,22 @@ struct ArRequest {
   int threads = 0;
 };
 
-// The preset (default bci2000), then every option given over it. Checks what can be checked
-// without the sample rate; validateBurgArParams runs once the recording is open.
+// The preset (default bci2000), then every option given over it (declared once in
+// burgArParamTable(), with the --window/--step suffixes and --bins as shorthands). Checks what can
+// be checked without the sample rate; validateBurgArParams runs once the recording is open.
 ArRequest readRequest(const ParsedArgs& args) {
   ArRequest q;
   q.presetName = args.value("preset").value_or("bci2000");
   BurgArParams& p = q.params;
   p = burgArPreset(q.presetName);
-  if (auto v = args.value("order")) {
-    const int64_t order = parseInteger("--order", *v, std::numeric_limits<int>::min() / 2,
-                                       std::numeric_limits<int>::max() / 2);
-    if (order < 1 || order > kArMaxOrder) {
-      throw InvalidParameterError(
-          "--order", std::to_string(order),
-          "1 to " + std::to_string(kArMaxOrder) + " (the limit of this implementation)",
-          "BCI2000 uses 16 and Wilson and Williams (2009) 30; above 64 a model of a short EEG "
-          "window fits noise");
-    }
-    p.order = static_cast<int>(order);
-  }
-  if (auto v = args.value("window")) p.window = parseLength("--window", *v);
-  if (auto v = args.value("step")) p.step = parseLength("--step", *v);
-  if (auto v = args.value("detrend")) p.detrend = parseArDetrend(trim(*v));
-  if (auto v = args.value("bins")) parseBins(*v, p);
-  if (auto v = args.value("evaluations")) {
-    p.evaluationsPerBin =
-        static_cast<int>(parseInteger("--evaluations", *v, 1, kArMaxEvaluationsPerBin));
-  }
-  if (auto v = args.value("bin-grid")) p.binGrid = parseArBinGrid(trim(*v));
-  // --values, not --output: -o/--output names the file in every command.
-  if (auto v = args.value("values")) p.output = parseArOutput(trim(*v));
+  ParsedArgs given = args;
+  const std::optional<ArLengthUnit> windowUnit = splitLength(args, "window", given);
+  const std::optional<ArLengthUnit> stepUnit = splitLength(args, "step", given);
+  splitBins(args, given);
+  applyParamOptions(given, burgArParamTable(), p);
+  if (windowUnit) p.window.unit = *windowUnit;
+  if (stepUnit) p.step.unit = *stepUnit;
+  burgArParamTable().validate(p);
   if (auto v = args.value("spatial")) {
     q.spatial = trim(*v);
     if (isSpatialKeyword(toLower(q.spatial))) q.spatial = toLower(q.spatial);
@@ -490,19 +491,9 @@ CommandSpec arSpec() {
   s.options = {
       outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
       {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
-      {"order", 0, "P", "AR model order, 1 to 64 (bci2000: 16, wilson2009: 30)."},
-      {"window", 0, "LENGTH", "Window length: 0.5 / 0.5s (seconds), 250ms, or 80samples."},
-      {"step", 0, "LENGTH", "Hop between window starts, same syntax (presets: 50ms)."},
-      {"detrend", 0, "none|mean|linear", "Removed from each window before Burg (presets: none)."},
       {"bins", 0, "FIRST:LAST:WIDTH",
-       "Bin centres from FIRST to LAST Hz, WIDTH Hz wide (bci2000: 0:30:3, wilson2009: 1:29:2)."},
-      {"evaluations", 0, "E", "Spectrum evaluations per bin, 1 to 1024 (bci2000: 15)."},
-      {"bin-grid", 0, "midpoints|edge-inclusive",
-       "Where the evaluations lie in a bin: BCI2000's midpoints or the paper's edge-inclusive "
-       "grid."},
-      {"values", 0, "power|amplitude|coefficients",
-       "What each window gives: power (unit^2/Hz, default), amplitude (unit/sqrt(Hz)) or the AR "
-       "coefficients. (Named --values because -o/--output is the file.)"},
+       "Shorthand for --first-bin, --last-bin and --bin-width in Hz (bci2000: 0:30:3, "
+       "wilson2009: 1:29:2)."},
       {"spatial", 0, "FILTER",
        "Spatial filter before the spectra: none (default), car (common average reference), "
        "small-laplacian, large-laplacian (neighbours from the montage positions), or a matrix "
@@ -522,6 +513,15 @@ CommandSpec arSpec() {
       jsonOption("a summary (sizes, backend, parameters, the largest r^2)"),
       quietOption(),
       helpOption()};
+  // The method's parameters come from their declarations (burgArParamTable()), defaults
+  // bci2000's; a length also takes a unit after its number.
+  std::vector<OptionSpec> params = paramOptions(burgArParamTable(), burgArPreset("bci2000"));
+  for (OptionSpec& o : params) {
+    if (o.name != "window" && o.name != "step") continue;
+    o.valueName = "LENGTH";
+    o.help += " LENGTH is seconds (0.5 or 0.5s), milliseconds (250ms) or samples (80samples).";
+  }
+  s.options.insert(s.options.begin() + 2, params.begin(), params.end());
   s.examples =
       "  modescope-cli ar S001R03.edf -o ar.h5 --classes T1,T2 --spatial car\n"
       "  modescope-cli ar rec.edf -o ar.h5 --preset wilson2009 --channels C3,C4,Cz --detrend "
@@ -545,7 +545,7 @@ int runAr(const Args& argv) {
   try {
     q = readRequest(args);
   } catch (const InvalidParameterError& e) {
-    restateWithOption(e);
+    restateWithOption(e, args);
   }
   if (!isSpatialKeyword(q.spatial) && !std::filesystem::is_regular_file(q.spatial)) {
     throw InvalidParameterError("--spatial", "'" + q.spatial + "'",
@@ -640,7 +640,7 @@ int runAr(const Args& argv) {
         try {
           return runArJob(ctx);
         } catch (const InvalidParameterError& e) {
-          restateWithOption(e);
+          restateWithOption(e, args);
         }
       },
       display);

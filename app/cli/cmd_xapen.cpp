@@ -16,6 +16,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
 #include "app/cli/job.h"
+#include "app/cli/param_options.h"
 #include "app/core/channel_selection.h"
 #include "app/core/entropy_job.h"
 #include "app/core/gpu_backend.h"
@@ -97,9 +98,10 @@ EpochArg parseEpoch(const std::string& text) {
     const std::string s(suffix);
     if (t.size() > s.size() && t.compare(t.size() - s.size(), s.size(), s) == 0) {
       e.inSamples = true;
-      const int64_t n = parseInteger("--epoch", trim(t.substr(0, t.size() - s.size())), 1,
-                                     kEntropyMaxEpochSamples);
-      e.value = static_cast<double>(n);
+      // The declared epoch length (entropyParamTable()), with errors naming --epoch.
+      const ParamDecl& d = entropyParamTable().find("epoch")->decl;
+      e.value = static_cast<double>(
+          std::get<int64_t>(parseValue(d, trim(t.substr(0, t.size() - s.size())), "--epoch")));
       return e;
     }
   }
@@ -118,14 +120,14 @@ int64_t epochSamplesFor(const EpochArg& e, double rate) {
   return static_cast<int64_t>(n);
 }
 
-EntropyParams readEntropyParams(const ParsedArgs& args) {
+// The parameters declared once in entropyParamTable(), over the defaults; an epoch given in
+// samples is checked with them (one in seconds once each recording's rate is known).
+EntropyParams readEntropyParams(const ParsedArgs& args, const EpochArg& epoch) {
   EntropyParams p;
-  if (auto v = args.value("measure")) p.measure = parseEntropyMeasure(*v);
-  if (auto v = args.value("m")) p.m = static_cast<int>(parseInteger("-m", *v, 1, kEntropyMaxM));
-  if (auto v = args.value("r")) p.r = parseNumber("-r", *v);
-  if (auto v = args.value("bias")) p.bias = parseApEnBias(*v);
-  if (auto v = args.value("sd")) p.sd = parseSdConvention(*v);
+  applyParamOptions(args, entropyParamTable(), p);
+  if (!epoch.all && epoch.inSamples) p.epochSamples = static_cast<int64_t>(epoch.value);
   validateEntropyParams(p);
+  p.epochSamples = 0;  // set per recording (epochSamplesFor)
   return p;
 }
 
@@ -215,9 +217,10 @@ CommandSpec xapenSpec() {
   s.name = "xapen";
   s.usage = "IN... -o OUT.h5 [--study LIST] [parameters] [options]";
   s.brief = "Cross-ApEn / cross-SampEn channel matrices to HDF5";
-  s.summary = "Compute approximate entropy (ApEn) of every channel and Cross-ApEn of every ordered "
-              "channel pair (or SampEn and cross-SampEn), per epoch and averaged over epochs, for "
-              "one recording or a study, and write the matrices to HDF5.";
+  s.summary =
+      "Compute approximate entropy (ApEn) of every channel and Cross-ApEn of every ordered "
+      "channel pair (or SampEn and cross-SampEn), per epoch and averaged over epochs, for "
+      "one recording or a study, and write the matrices to HDF5.";
   s.description =
       "Each series is z-scored by its own mean and SD in every epoch, so r is in SD units; "
       "templates of m samples match when their Chebyshev distance is <= r; logs are natural; "
@@ -237,18 +240,12 @@ CommandSpec xapenSpec() {
       "used, restricted to the sample rate most channels share.";
   s.options = {
       outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
-      {"study", 0, "LIST", "A text file listing the recordings of a study (FILE or FILE<TAB>GROUP "
-                           "per line); adds to the inputs on the command line."},
-      {"measure", 0, "apen|sampen",
-       "apen: Cross-ApEn matrix with ApEn on the diagonal (default); sampen: cross-SampEn with "
-       "SampEn on the diagonal."},
-      {"m", 'm', "N", "Template length in samples (default 1, the seed's MEG study; 1-16)."},
-      {"r", 'r', "X", "Tolerance in SD units of each series (default 0.2; > 0)."},
+      {"study", 0, "LIST",
+       "A text file listing the recordings of a study (FILE or FILE<TAB>GROUP "
+       "per line); adds to the inputs on the command line."},
       {"epoch", 0, "LEN",
        "Epoch length: seconds (4, 4s) or samples (1024samples); 'all' (default) uses the whole "
        "selection as one epoch. The tail that does not fill an epoch is not used."},
-      {"bias", 0, "zero|max", "Correction of ln(0) in Cross-ApEn (default max)."},
-      {"sd", 0, "population|sample", "SD divisor N (default) or N - 1 for the z-scores."},
       channelsOption(),
       startOption(),
       durationOption(),
@@ -260,6 +257,12 @@ CommandSpec xapenSpec() {
                  "Cross-ApEn, diagnostics; groups)"),
       quietOption(),
       helpOption()};
+  // The method's parameters come from their declarations (entropyParamTable()); -m and -r are
+  // the short spellings of --m and --r.
+  std::vector<OptionSpec> params = paramOptions(entropyParamTable(), EntropyParams{});
+  for (OptionSpec& o : params)
+    if (o.name == "m" || o.name == "r") o.shortName = o.name[0];
+  s.options.insert(s.options.begin() + 2, params.begin(), params.end());
   s.examples =
       "  modescope-cli xapen rec.edf -o rec-xapen.h5 --epoch 1024samples -m 1 -r 0.2\n"
       "  modescope-cli xapen rec.edf -o x.h5 --channels Fz,Cz,Pz --range 10:70 --epoch 4 --csv "
@@ -290,16 +293,15 @@ int runXapen(const Args& argv) {
     sel.duration = end - sel.start;
   }
   // Every parameter is checked before any recording is opened (exit 1 at once).
-  const EntropyParams baseParams = readEntropyParams(args);
   const EpochArg epoch = parseEpoch(args.value("epoch").value_or("all"));
+  const EntropyParams baseParams = readEntropyParams(args, epoch);
   const BackendChoice backendChoice = readBackendChoice(args);
   const int threads = readThreads(args);
   std::vector<StudyEntry> entries;
   for (const std::string& a : args.positionals) entries.push_back(parsePositional(a));
   if (auto list = args.value("study"))
     for (StudyEntry& e : readStudyList(*list)) entries.push_back(std::move(e));
-  if (entries.empty())
-    throw UsageError("no input: give one or more recordings, or --study LIST");
+  if (entries.empty()) throw UsageError("no input: give one or more recordings, or --study LIST");
   requireHdf5Output(output, "The matrices are written to HDF5; --csv adds a CSV of the average");
   for (const StudyEntry& e : entries) checkOutputPath(output, e.path);
   const std::string csv = args.value("csv").value_or("");
@@ -333,7 +335,8 @@ int runXapen(const Args& argv) {
             ctx.progress((static_cast<double>(k) + 0.97 * f) / count, tag + std::string(stage));
           });
           std::vector<std::size_t> channels;
-          std::shared_ptr<const Recording> rec = openMethodInput(e.path, sel, recCtx, display, channels);
+          std::shared_ptr<const Recording> rec =
+              openMethodInput(e.path, sel, recCtx, display, channels);
           if (channels.empty())
             throw InvalidParameterError("channels", "none", "at least one channel");
           const double rate = checkMethodSelection(*rec, channels, sel.start);
@@ -346,8 +349,9 @@ int runXapen(const Args& argv) {
           if (!file.recordings.empty() &&
               file.recordings.front().result.params.epochSamples != params.epochSamples)
             throw InvalidParameterError(
-                "--epoch", e.path + " at " + formatNumber(rate) + " Hz gives " +
-                               std::to_string(params.epochSamples) + " samples per epoch",
+                "--epoch",
+                e.path + " at " + formatNumber(rate) + " Hz gives " +
+                    std::to_string(params.epochSamples) + " samples per epoch",
                 std::to_string(file.recordings.front().result.params.epochSamples) +
                     " samples as for " + file.recordings.front().inputFile,
                 "give the epoch in samples (e.g. 1024samples) or resample the recordings to one "
@@ -404,9 +408,8 @@ int runXapen(const Args& argv) {
       std::printf("%s%s%s: %zu channels x %zu epochs of %lld samples: mean %s %.4f, mean %s %.4f\n",
                   rec.inputFile.c_str(), rec.group.empty() ? "" : " [",
                   rec.group.empty() ? "" : (rec.group + "]").c_str(), r.channelCount(),
-                  r.epochCount(), static_cast<long long>(r.epochSamples),
-                  apen ? "ApEn" : "SampEn", meanOf(r, true), apen ? "Cross-ApEn" : "cross-SampEn",
-                  meanOf(r, false));
+                  r.epochCount(), static_cast<long long>(r.epochSamples), apen ? "ApEn" : "SampEn",
+                  meanOf(r, true), apen ? "Cross-ApEn" : "cross-SampEn", meanOf(r, false));
     }
     const EntropyParams& p = file.recordings.front().result.params;
     std::printf("%s, m = %d, r = %s SD%s on %s; wrote %s%s%s\n",

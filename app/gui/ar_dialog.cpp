@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -27,11 +26,9 @@ namespace {
 const char kDefaultPreset[] = "bci2000";
 
 bool sameParams(const BurgArParams& a, const BurgArParams& b) {
-  return a.order == b.order && a.window.value == b.window.value && a.window.unit == b.window.unit &&
-         a.step.value == b.step.value && a.step.unit == b.step.unit && a.detrend == b.detrend &&
-         a.firstBinCenter == b.firstBinCenter && a.lastBinCenter == b.lastBinCenter &&
-         a.binWidth == b.binWidth && a.evaluationsPerBin == b.evaluationsPerBin &&
-         a.binGrid == b.binGrid && a.output == b.output;
+  for (const auto& f : burgArParamTable().fields())
+    if (f.get(a) != f.get(b)) return false;
+  return true;
 }
 
 QDoubleSpinBox* spin(QWidget* parent, const char* name, const QString& tip, double lo, double hi,
@@ -42,14 +39,6 @@ QDoubleSpinBox* spin(QWidget* parent, const char* name, const QString& tip, doub
   s->setSuffix(suffix);
   s->setKeyboardTracking(false);
   return s;
-}
-
-QComboBox* unitCombo(QWidget* parent, const char* name) {
-  auto* c = new QComboBox(parent);
-  c->setObjectName(QLatin1String(name));
-  c->addItem(QObject::tr("s"), static_cast<int>(ArLengthUnit::Seconds));
-  c->addItem(QObject::tr("samples"), static_cast<int>(ArLengthUnit::Samples));
-  return c;
 }
 
 QWidget* row(QWidget* a, QWidget* b) {
@@ -99,65 +88,28 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
   presetNote_->setMinimumHeight(presetNote_->fontMetrics().lineSpacing() * 5);
   presetNote_->setMinimumWidth(260);
 
-  order_ = named(new QSpinBox(this), "arOrder",
-                 tr("Model order p of the Burg (maximum entropy) fit: 1 to %1. A window needs at "
-                    "least p + 1 samples.")
-                     .arg(kArMaxOrder));
-  order_->setRange(1, kArMaxOrder);
-  order_->setKeyboardTracking(false);
-  window_ = spin(this, "arWindow",
-                 tr("Samples per AR window (BCI2000: 0.5 s). Each trial is cut into windows "
-                    "every step; the trial's spectrum is the mean over its windows."),
-                 0.0, 1.0e6, 3, QString());
-  windowUnit_ = unitCombo(this, "arWindowUnit");
-  step_ = spin(this, "arStep", tr("Hop between window starts (seed: 50 ms)."), 0.0, 1.0e6, 3,
-               QString());
-  stepUnit_ = unitCombo(this, "arStepUnit");
-  detrend_ = named(new QComboBox(this), "arDetrend",
-                   tr("Removed from each window before Burg: none (BCI2000, the seed), the mean, "
-                      "or the least-squares line. Without it a DC offset leaks into the lowest "
-                      "bins."));
-  for (ArDetrend d : {ArDetrend::None, ArDetrend::Mean, ArDetrend::Linear})
-    detrend_->addItem(QString::fromLatin1(arDetrendName(d)), static_cast<int>(d));
-  firstBin_ =
-      spin(this, "arFirstBin", tr("Centre of the first frequency bin."), 0.0, 1.0e5, 2, tr(" Hz"));
-  lastBin_ = spin(this, "arLastBin",
-                  tr("Centre of the last bin: at most half the sample rate, a whole number of bin "
-                     "widths above the first."),
-                  0.0, 1.0e5, 2, tr(" Hz"));
-  binWidth_ = spin(this, "arBinWidth", tr("Width of each bin; bins are adjacent."), 0.01, 1.0e4, 2,
-                   tr(" Hz"));
-  evaluations_ = named(new QSpinBox(this), "arEvaluations",
-                       tr("Frequencies at which the AR spectrum is evaluated per bin; the bin "
-                          "value is their mean (BCI2000: 15)."));
-  evaluations_->setRange(1, kArMaxEvaluationsPerBin);
-  evaluations_->setKeyboardTracking(false);
-  binGrid_ = named(new QComboBox(this), "arBinGrid",
-                   tr("midpoints: BCI2000's grid of equal sub-interval midpoints; "
-                      "edge-inclusive: the seed's grid with both bin edges."));
-  for (ArBinGrid g : {ArBinGrid::Midpoints, ArBinGrid::EdgeInclusive})
-    binGrid_->addItem(QString::fromLatin1(arBinGridName(g)), static_cast<int>(g));
-  output_ = named(new QComboBox(this), "arOutput",
-                  tr("The feature per bin: power (one-sided PSD, unit^2/Hz) or amplitude (its "
-                     "square root, unit/sqrt(Hz)). AR coefficients have no bins and give no "
-                     "r^2 map."));
-  for (ArOutput o : {ArOutput::Power, ArOutput::Amplitude})
-    output_->addItem(QString::fromLatin1(arOutputName(o)), static_cast<int>(o));
+  // The AR fields come from their declarations (burgArParamTable()): range, unit, help.
+  fields_.build(burgArParamTable(), this, QStringLiteral("ar"));
+  // Coefficients have no bins and so no r^2 map (checkArJob refuses them): the dialog, whose job
+  // is the map, does not offer them. The last choice goes, so item data stays the enum's value.
+  auto* output = fields_.editorAs<QComboBox>("output");
+  output->removeItem(output->findData(static_cast<int>(ArOutput::Coefficients)));
+  const auto editor = [this](const char* key) { return fields_.editor(key); };
 
   auto* arBox = new QGroupBox(tr("Burg AR spectra"), this);
   auto* arForm = new QFormLayout(arBox);
   arForm->addRow(tr("Preset:"), preset_);
   arForm->addRow(QString(), presetNote_);
-  arForm->addRow(tr("Order:"), order_);
-  arForm->addRow(tr("Window:"), row(window_, windowUnit_));
-  arForm->addRow(tr("Step:"), row(step_, stepUnit_));
-  arForm->addRow(tr("Detrend:"), detrend_);
-  arForm->addRow(tr("First bin centre:"), firstBin_);
-  arForm->addRow(tr("Last bin centre:"), lastBin_);
-  arForm->addRow(tr("Bin width:"), binWidth_);
-  arForm->addRow(tr("Evaluations per bin:"), evaluations_);
-  arForm->addRow(tr("Bin grid:"), binGrid_);
-  arForm->addRow(tr("Output:"), output_);
+  arForm->addRow(tr("Order:"), editor("order"));
+  arForm->addRow(tr("Window:"), row(editor("window"), editor("window.unit")));
+  arForm->addRow(tr("Step:"), row(editor("step"), editor("step.unit")));
+  arForm->addRow(tr("Detrend:"), editor("detrend"));
+  arForm->addRow(tr("First bin centre:"), editor("firstBinCenter"));
+  arForm->addRow(tr("Last bin centre:"), editor("lastBinCenter"));
+  arForm->addRow(tr("Bin width:"), editor("binWidth"));
+  arForm->addRow(tr("Evaluations per bin:"), editor("evaluationsPerBin"));
+  arForm->addRow(tr("Bin grid:"), editor("binGrid"));
+  arForm->addRow(tr("Output:"), editor("output"));
 
   // Classes: every annotation text with its count.
   std::map<std::string, int> counts;
@@ -252,16 +204,7 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
   layout->addWidget(error_);
   layout->addWidget(buttons);
 
-  auto changed = [this] { onFieldChanged(); };
-  connect(order_, &QSpinBox::valueChanged, this, changed);
-  connect(window_, &QDoubleSpinBox::valueChanged, this, changed);
-  connect(step_, &QDoubleSpinBox::valueChanged, this, changed);
-  connect(firstBin_, &QDoubleSpinBox::valueChanged, this, changed);
-  connect(lastBin_, &QDoubleSpinBox::valueChanged, this, changed);
-  connect(binWidth_, &QDoubleSpinBox::valueChanged, this, changed);
-  connect(evaluations_, &QSpinBox::valueChanged, this, changed);
-  for (QComboBox* c : {windowUnit_, stepUnit_, detrend_, binGrid_, output_})
-    connect(c, &QComboBox::currentIndexChanged, this, changed);
+  fields_.onChanged(this, [this] { onFieldChanged(); });
   auto revalidate = [this] {
     if (!filling_) validate();
   };
@@ -292,37 +235,14 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
   applyPreset(QLatin1String(kDefaultPreset));
 }
 
-BurgArParams ArDialog::params() const {
-  BurgArParams p;
-  p.order = order_->value();
-  p.window = {window_->value(), static_cast<ArLengthUnit>(windowUnit_->currentData().toInt())};
-  p.step = {step_->value(), static_cast<ArLengthUnit>(stepUnit_->currentData().toInt())};
-  p.detrend = static_cast<ArDetrend>(detrend_->currentData().toInt());
-  p.firstBinCenter = firstBin_->value();
-  p.lastBinCenter = lastBin_->value();
-  p.binWidth = binWidth_->value();
-  p.evaluationsPerBin = evaluations_->value();
-  p.binGrid = static_cast<ArBinGrid>(binGrid_->currentData().toInt());
-  p.output = static_cast<ArOutput>(output_->currentData().toInt());
-  return p;
-}
+BurgArParams ArDialog::params() const { return fields_.get(); }
 
 void ArDialog::setParams(const BurgArParams& p) {
   const bool wasFilling = filling_;
   filling_ = true;
-  order_->setValue(p.order);
-  window_->setValue(p.window.value);
-  windowUnit_->setCurrentIndex(windowUnit_->findData(static_cast<int>(p.window.unit)));
-  step_->setValue(p.step.value);
-  stepUnit_->setCurrentIndex(stepUnit_->findData(static_cast<int>(p.step.unit)));
-  detrend_->setCurrentIndex(detrend_->findData(static_cast<int>(p.detrend)));
-  firstBin_->setValue(p.firstBinCenter);
-  lastBin_->setValue(p.lastBinCenter);
-  binWidth_->setValue(p.binWidth);
-  evaluations_->setValue(p.evaluationsPerBin);
-  binGrid_->setCurrentIndex(binGrid_->findData(static_cast<int>(p.binGrid)));
-  const int out = output_->findData(static_cast<int>(p.output));
-  output_->setCurrentIndex(out >= 0 ? out : 0);
+  fields_.set(p);
+  // Coefficients are not offered (see the constructor): such parameters show power.
+  if (p.output == ArOutput::Coefficients) fields_.editorAs<QComboBox>("output")->setCurrentIndex(0);
   filling_ = wasFilling;
   onFieldChanged();
 }

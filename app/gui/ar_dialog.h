@@ -1,7 +1,8 @@
 // "Analysis > Event-related spectra (AR)...": everything the event-related AR job needs
 // (app/core/ar_job.h): a Burg AR preset (bci2000, wilson2009) that fills every BurgArParams field,
 // the fields themselves (order, window and step in seconds or samples, detrending, bin range,
-// width, evaluations and grid, power or amplitude), the two classes (the recording's annotation
+// width, evaluations and grid, power or amplitude: editors produced from burgArParamTable(), so
+// their ranges, units and help are the engine's), the two classes (the recording's annotation
 // texts; T1 vs T2 on the demo), the trial offset and length (default: each annotation's own
 // duration), the spatial filter (none, common average reference, small or large surface
 // Laplacian with equal or inverse-distance weights, a user matrix file), the channels, the range
@@ -23,13 +24,13 @@
 #include "app/core/ar_job.h"
 #include "engine/compute/backend.h"
 #include "engine/core/recording.h"
+#include "widgets/param_editor.h"
 
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
-class QSpinBox;
 class QToolButton;
 
 namespace modescope {
@@ -77,18 +78,7 @@ class ArDialog : public QDialog {
 
   QComboBox* preset_ = nullptr;
   QLabel* presetNote_ = nullptr;
-  QSpinBox* order_ = nullptr;
-  QDoubleSpinBox* window_ = nullptr;
-  QComboBox* windowUnit_ = nullptr;
-  QDoubleSpinBox* step_ = nullptr;
-  QComboBox* stepUnit_ = nullptr;
-  QComboBox* detrend_ = nullptr;
-  QDoubleSpinBox* firstBin_ = nullptr;
-  QDoubleSpinBox* lastBin_ = nullptr;
-  QDoubleSpinBox* binWidth_ = nullptr;
-  QSpinBox* evaluations_ = nullptr;
-  QComboBox* binGrid_ = nullptr;
-  QComboBox* output_ = nullptr;
+  ParamEditors<BurgArParams> fields_;  // every BurgArParams field, from burgArParamTable()
   QComboBox* classA_ = nullptr;
   QComboBox* classB_ = nullptr;
   QLabel* classNote_ = nullptr;

@@ -52,16 +52,7 @@ JobId ArWorkflow::runAr(const ArRequest& request) {
   return engine->submit(
       tr("%1 in %2").arg(title, doc->title),
       [rec, spec, own, engine](JobContext& ctx) -> std::any {
-        if (own) {
-          // A per-job backend (the dialog's choice), made here on the engine thread.
-          std::unique_ptr<ComputeBackend> backend =
-              *own == BackendChoice::Cpu ? makeCpuBackend() : chooseBackend(*own);
-          return runArJob(*rec, spec, *backend, ctx);
-        }
-        // The Compute menu's backend, already started (CUDA start-up is slow).
-        const std::shared_ptr<ComputeBackend> backend = engine->backend();
-        if (!backend) throw DeviceError("no compute backend is available yet; try again");
-        return runArJob(*rec, spec, *backend, ctx);
+        return runArJob(*rec, spec, *engine->backendFor(own), ctx);
       },
       [this, rec, spec, what](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {

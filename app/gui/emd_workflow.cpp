@@ -57,12 +57,8 @@ JobId EmdWorkflow::runDecompose(const DecomposeRequest& request) {
   return window_->submitReporting(
       tr("%1 in %2").arg(what, source),
       [rec, request, engine, inputFile](JobContext& ctx) -> std::any {
-        // As the filter job: a per-job backend is made on the engine thread.
-        std::shared_ptr<ComputeBackend> backend =
-            request.backend ? std::shared_ptr<ComputeBackend>(chooseBackend(*request.backend))
-                            : engine->backend();
-        if (!backend) throw DeviceError("no compute backend is available yet; try again");
-        return runEmdJob(*rec, toJobSpec(request, inputFile), *backend, ctx);
+        return runEmdJob(*rec, toJobSpec(request, inputFile), *engine->backendFor(request.backend),
+                         ctx);
       },
       tr("Decomposition failed"), tr("Could not compute the %1.").arg(what),
       [this, rec, what, pane, request](JobId, const JobOutcome& out) {

@@ -94,6 +94,13 @@ void EngineBridge::deliverFinished(JobId id, const JobOutcome& outcome) {
   emit jobFinished(id, outcome);
 }
 
+std::shared_ptr<ComputeBackend> EngineBridge::backendFor(std::optional<BackendChoice> own) const {
+  if (own) return chooseBackend(*own);
+  std::shared_ptr<ComputeBackend> b = backend();
+  if (!b) throw DeviceError("no compute backend is available yet; try again");
+  return b;
+}
+
 std::shared_ptr<ComputeBackend> EngineBridge::backend() const {
   std::lock_guard lock(backendMutex_);
   return backend_;

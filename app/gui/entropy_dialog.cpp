@@ -41,40 +41,18 @@ EntropyDialog::EntropyDialog(std::shared_ptr<const Recording> recording,
   filling_ = true;
   const Recording& rec = *recording_;
 
-  measure_ = named(new QComboBox(this), "entropyMeasure",
-                   tr("apen: Cross-ApEn(v||u) for every ordered channel pair, ApEn on the "
-                      "diagonal (Pincus 1991; Martinez-Zarzuela et al. 2013).\nsampen: "
-                      "cross-SampEn, SampEn on the diagonal (Richman and Moorman 2000): no "
-                      "self-matches, undefined (NaN) when nothing matches."));
-  measure_->addItem(tr("ApEn / Cross-ApEn"), static_cast<int>(EntropyMeasure::ApproximateEntropy));
-  measure_->addItem(tr("SampEn / cross-SampEn"), static_cast<int>(EntropyMeasure::SampleEntropy));
-  m_ = named(new QSpinBox(this), "entropyM",
-             tr("Template length m in samples (1 to %1). The seed's MEG study: 1; Pincus "
-                "suggests 1 or 2.")
-                 .arg(kEntropyMaxM));
-  m_->setRange(1, kEntropyMaxM);
-  m_->setValue(1);
-  r_ = named(new QDoubleSpinBox(this), "entropyR",
-             tr("Tolerance r in SD units: each series is z-scored by its own mean and SD per "
-                "epoch, and two templates match when their Chebyshev distance is <= r. Seed: "
-                "0.2; Pincus: 0.1-0.25."));
-  r_->setRange(0.0, 10.0);
-  r_->setDecimals(3);
-  r_->setSingleStep(0.05);
-  r_->setValue(0.2);
-  sd_ = named(new QComboBox(this), "entropySd",
-              tr("The SD that z-scores each series: population (divide by N, default) or "
-                 "sample (N - 1)."));
-  sd_->addItem(tr("population (N)"), static_cast<int>(SdConvention::Population));
-  sd_->addItem(tr("sample (N - 1)"), static_cast<int>(SdConvention::Sample));
-  epoch_ = named(new QDoubleSpinBox(this), "entropyEpoch",
-                 tr("Epoch length N: the selection is cut into consecutive disjoint epochs; "
-                    "templates never cross an epoch boundary; a shorter tail is not used. "
-                    "Values are comparable only at equal (m, r, N). Seed: 1024 samples."));
-  epoch_->setRange(0.0, 1.0e7);
-  epoch_->setDecimals(3);
-  epoch_->setKeyboardTracking(false);
-  epoch_->setValue(kDefaultEpochSamples);
+  // The fields come from their declarations (entropyParamTable()): range, unit, help.
+  fields_.build(entropyParamTable(), this, QStringLiteral("entropy"));
+  fields_.set(EntropyParams{});
+  epoch_ = fields_.editorAs<QSpinBox>("epoch");
+  epoch_->setValue(static_cast<int>(kDefaultEpochSamples));
+  epochSeconds_ = named(new QDoubleSpinBox(this), "entropyEpochSeconds",
+                        tr("Epoch length in seconds: N = round(seconds x sample rate) of the "
+                           "selected channels, within the limits of the epoch in samples."));
+  epochSeconds_->setRange(0.001, 1.0e6);
+  epochSeconds_->setDecimals(3);
+  epochSeconds_->setKeyboardTracking(false);
+  epochSeconds_->setValue(1.0);
   epochUnit_ = new QComboBox(this);
   epochUnit_->setObjectName(QStringLiteral("entropyEpochUnit"));
   epochUnit_->addItem(tr("samples"), static_cast<int>(EntropyEpochUnit::Samples));
@@ -83,32 +61,23 @@ EntropyDialog::EntropyDialog(std::shared_ptr<const Recording> recording,
   epochCount_ = new QLabel(this);
   epochCount_->setObjectName(QStringLiteral("entropyEpochCount"));
   epochCount_->setForegroundRole(QPalette::PlaceholderText);
-  bias_ = named(new QComboBox(this), "entropyBias",
-                tr("The ln(0) correction of Cross-ApEn, when a template of u has no match in v "
-                   "(never on the diagonal, where every template matches itself):\n"
-                   "max (default): C_i^m = 0 -> 1 and C_i^(m+1) = 0 -> 1/(N-m+1): a template "
-                   "with no match counts as maximal asynchrony, ln(N-m+1).\n"
-                   "zero: C_i^m = C_i^(m+1) = 0 -> both 1 (the template contributes 0); "
-                   "C_i^(m+1) = 0 alone -> 1/(N-m).\nThe seed used both. SampEn has no "
-                   "correction: its undefined entries are NaN."));
-  bias_->addItem(tr("max"), static_cast<int>(ApEnBias::Max));
-  bias_->addItem(tr("zero"), static_cast<int>(ApEnBias::Zero));
 
   auto* epochRow = new QWidget(this);
   auto* epochLayout = new QHBoxLayout(epochRow);
   epochLayout->setContentsMargins(0, 0, 0, 0);
   epochLayout->addWidget(epoch_, 1);
+  epochLayout->addWidget(epochSeconds_, 1);
   epochLayout->addWidget(epochUnit_);
 
   auto* box = new QGroupBox(tr("Entropy"), this);
   auto* form = new QFormLayout(box);
-  form->addRow(tr("Measure:"), measure_);
-  form->addRow(tr("Template length m:"), m_);
-  form->addRow(tr("Tolerance r (SD):"), r_);
-  form->addRow(tr("SD convention:"), sd_);
+  form->addRow(tr("Measure:"), fields_.editor("measure"));
+  form->addRow(tr("Template length m:"), fields_.editor("m"));
+  form->addRow(tr("Tolerance r:"), fields_.editor("r"));
+  form->addRow(tr("SD convention:"), fields_.editor("sd"));
   form->addRow(tr("Epoch length:"), epochRow);
   form->addRow(QString(), epochCount_);
-  form->addRow(tr("Bias (ln 0):"), bias_);
+  form->addRow(tr("Bias (ln 0):"), fields_.editor("bias"));
   auto* note = new QLabel(tr("Entry [u][v] = Cross-ApEn(v||u): row = template channel u, "
                              "column = target channel v. The full ordered matrix is computed; "
                              "cost grows with epochs x channels\u00b2 x N\u00b2."),
@@ -147,11 +116,9 @@ EntropyDialog::EntropyDialog(std::shared_ptr<const Recording> recording,
   auto revalidate = [this] {
     if (!filling_) validate();
   };
-  for (QComboBox* c : {measure_, sd_, epochUnit_, bias_})
-    connect(c, &QComboBox::currentIndexChanged, this, revalidate);
-  connect(m_, &QSpinBox::valueChanged, this, revalidate);
-  connect(r_, &QDoubleSpinBox::valueChanged, this, revalidate);
-  connect(epoch_, &QDoubleSpinBox::valueChanged, this, revalidate);
+  fields_.onChanged(this, revalidate);
+  connect(epochUnit_, &QComboBox::currentIndexChanged, this, revalidate);
+  connect(epochSeconds_, &QDoubleSpinBox::valueChanged, this, revalidate);
   connect(channels_, &ChannelChecklist::changed, this, revalidate);
   connect(range_, &RangeBackendBox::changed, this, revalidate);
   filling_ = false;
@@ -165,23 +132,19 @@ int64_t EntropyDialog::epochSamples() const {
     case EntropyEpochUnit::Seconds: {
       const double fs = selectionRate(*recording_, channels_->checkedChannels());
       // At least one sample so that a tiny length is refused as too short, not as "whole".
-      return std::max<int64_t>(1, std::llround(epoch_->value() * fs));
+      return std::max<int64_t>(1, std::llround(epochSeconds_->value() * fs));
     }
     case EntropyEpochUnit::Samples:
       break;
   }
-  return std::max<int64_t>(1, std::llround(epoch_->value()));
+  return epoch_->value();
 }
 
 EntropyRequest EntropyDialog::request() const {
   EntropyRequest q;
   EntropyJobSpec& s = q.spec;
   s.channels = channels_->checkedChannels();
-  s.params.measure = static_cast<EntropyMeasure>(measure_->currentData().toInt());
-  s.params.m = m_->value();
-  s.params.r = r_->value();
-  s.params.sd = static_cast<SdConvention>(sd_->currentData().toInt());
-  s.params.bias = static_cast<ApEnBias>(bias_->currentData().toInt());
+  s.params = fields_.get();
   s.params.epochSamples = epochSamples();
   s.startSeconds = range_->startSeconds();
   s.durationSeconds = range_->durationSeconds();
@@ -191,11 +154,8 @@ EntropyRequest EntropyDialog::request() const {
 
 void EntropyDialog::setParams(const EntropyParams& p) {
   filling_ = true;
-  measure_->setCurrentIndex(measure_->findData(static_cast<int>(p.measure)));
-  m_->setValue(p.m);
-  r_->setValue(p.r);
-  sd_->setCurrentIndex(sd_->findData(static_cast<int>(p.sd)));
-  bias_->setCurrentIndex(bias_->findData(static_cast<int>(p.bias)));
+  for (const auto& f : entropyParamTable().fields())
+    if (f.decl.key != "epoch") setParamEditorValue(fields_.editor(f.decl.key), f.decl, f.get(p));
   filling_ = false;
   validate();
 }
@@ -203,7 +163,10 @@ void EntropyDialog::setParams(const EntropyParams& p) {
 void EntropyDialog::setEpoch(double value, EntropyEpochUnit unit) {
   filling_ = true;
   epochUnit_->setCurrentIndex(epochUnit_->findData(static_cast<int>(unit)));
-  epoch_->setValue(value);
+  if (unit == EntropyEpochUnit::Seconds)
+    epochSeconds_->setValue(value);
+  else if (unit == EntropyEpochUnit::Samples)
+    epoch_->setValue(static_cast<int>(std::llround(value)));
   filling_ = false;
   validate();
 }
@@ -226,8 +189,12 @@ QString EntropyDialog::epochCountText() const { return epochCount_->text(); }
 void EntropyDialog::validate() {
   const EntropyRequest q = request();
   const bool whole = q.spec.params.epochSamples == 0;
-  epoch_->setEnabled(!whole);
-  bias_->setEnabled(q.spec.params.measure == EntropyMeasure::ApproximateEntropy);
+  const bool seconds =
+      static_cast<EntropyEpochUnit>(epochUnit_->currentData().toInt()) == EntropyEpochUnit::Seconds;
+  fields_.enableApplicable(q.spec.params);  // bias for ApEn only, the epoch unless whole
+  epochSeconds_->setEnabled(!whole);
+  epoch_->setVisible(!seconds);
+  epochSeconds_->setVisible(seconds);
   // The epoch count the current fields give, with N in both units.
   const Recording& rec = *recording_;
   const double fs = selectionRate(rec, q.spec.channels);

@@ -3,7 +3,8 @@
 // cross-SampEn), the template length m, the tolerance r in SD units, the SD convention of the
 // z-scores, the epoch length in seconds or samples (or the whole selection) with the epoch count
 // it gives, the ln(0) correction of Cross-ApEn ("bias"), the channels, the time range and the
-// backend.
+// backend. The parameters' editors are produced from entropyParamTable() (range, unit, help); the
+// epoch may also be typed in seconds, converted at the selection's rate.
 //
 // Every change is checked with the job's own checks (checkEntropyJob, i.e. the engine's
 // validateEntropyParams and the selection limits); the first problem shows in red and Run stays
@@ -20,6 +21,7 @@
 #include "app/core/entropy_job.h"
 #include "engine/compute/backend.h"
 #include "engine/core/recording.h"
+#include "widgets/param_editor.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -68,14 +70,11 @@ class EntropyDialog : public QDialog {
   QString problem_;
   bool filling_ = false;
 
-  QComboBox* measure_ = nullptr;
-  QSpinBox* m_ = nullptr;
-  QDoubleSpinBox* r_ = nullptr;
-  QComboBox* sd_ = nullptr;
-  QDoubleSpinBox* epoch_ = nullptr;
+  ParamEditors<EntropyParams> fields_;      // every declared field, from entropyParamTable()
+  QSpinBox* epoch_ = nullptr;               // fields_'s epoch editor, in samples
+  QDoubleSpinBox* epochSeconds_ = nullptr;  // the same length in seconds (dialog only)
   QComboBox* epochUnit_ = nullptr;
   QLabel* epochCount_ = nullptr;
-  QComboBox* bias_ = nullptr;
   ChannelChecklist* channels_ = nullptr;
   RangeBackendBox* range_ = nullptr;
   QLabel* error_ = nullptr;

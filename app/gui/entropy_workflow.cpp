@@ -52,16 +52,7 @@ JobId EntropyWorkflow::runEntropy(const EntropyRequest& request) {
   return engine->submit(
       tr("Entropy matrices: %1 in %2").arg(what, docTitle),
       [rec, spec, own, engine](JobContext& ctx) -> std::any {
-        if (own) {
-          // A per-job backend (the dialog's choice), made here on the engine thread.
-          std::unique_ptr<ComputeBackend> backend =
-              *own == BackendChoice::Cpu ? makeCpuBackend() : chooseBackend(*own);
-          return runEntropyJob(*rec, spec, *backend, ctx);
-        }
-        // The Compute menu's backend, already started (CUDA start-up is slow).
-        const std::shared_ptr<ComputeBackend> backend = engine->backend();
-        if (!backend) throw DeviceError("no compute backend is available yet; try again");
-        return runEntropyJob(*rec, spec, *backend, ctx);
+        return runEntropyJob(*rec, spec, *engine->backendFor(own), ctx);
       },
       [this, rec, what, docTitle](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {

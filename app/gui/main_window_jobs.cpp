@@ -273,11 +273,7 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
   return submitReporting(
       tr("Filter and re-reference %1").arg(source),
       [rec, request, engine, inputFile](JobContext& ctx) -> std::any {
-        // A per-job backend choice is made here, on the engine thread (CUDA start-up is slow).
-        std::shared_ptr<ComputeBackend> backend =
-            request.backend ? std::shared_ptr<ComputeBackend>(chooseBackend(*request.backend))
-                            : engine->backend();
-        if (!backend) throw DeviceError("no compute backend is available yet; try again");
+        const std::shared_ptr<ComputeBackend> backend = engine->backendFor(request.backend);
         DerivedRecording result;
         result.recording =
             preprocess(*rec, request.channels, request.startSeconds, request.durationSeconds,

@@ -1,5 +1,6 @@
-// Presets, validation and names of the Burg AR parameters (ar_params.h). Preset values are written
-// out from the digest (sections 1.1, 1.5, 1.6); docs/ar.md tabulates them with their sources.
+// Presets, the sample-rate part of the validation and names of the Burg AR parameters
+// (ar_params.h; the fields' declarations are in ar_param_table.cpp). Preset values are written out
+// from the digest (sections 1.1, 1.5, 1.6); docs/ar.md tabulates them with their sources.
 #include "engine/ar/ar_params.h"
 
 #include <cmath>
@@ -60,7 +61,9 @@ std::string lengthText(const ArLength& l) {
   return formatNumber(l.value) + (l.unit == ArLengthUnit::Seconds ? " s" : " samples");
 }
 
-// Samples of a length at fs; validates the value itself. `what` is "window" or "step".
+// Samples of a length at fs. `what` is "window" or "step". The value's own rules (declared in
+// burgArParamTable) are checked again here because streams and replay resolve lengths without
+// validateBurgArParams; 1e12 samples is a resolved count, so it needs the rate.
 int64_t toSamples(const ArLength& l, double fs, const char* what) {
   if (l.unit != ArLengthUnit::Seconds && l.unit != ArLengthUnit::Samples)
     throw InvalidParameterError(std::string(what) + ".unit",
@@ -105,75 +108,22 @@ ArResolvedLengths resolveArLengths(const BurgArParams& p, double sampleRate) {
 }
 
 void validateBurgArParams(const BurgArParams& p, double sampleRate) {
-  if (p.order < 1 || p.order > kArMaxOrder)
-    throw InvalidParameterError(
-        "order", std::to_string(p.order),
-        "1 to " + std::to_string(kArMaxOrder) + " (the limit of this implementation)",
-        "use 16 (BCI2000) or 30 (Wilson 2009)");
+  burgArParamTable().validate(p);
   resolveArLengths(p, sampleRate);
-  switch (p.detrend) {
-    case ArDetrend::None:
-    case ArDetrend::Mean:
-    case ArDetrend::Linear:
-      break;
-    default:
-      throw InvalidParameterError("detrend", std::to_string(static_cast<int>(p.detrend)),
-                                  "none, mean or linear");
-  }
-  switch (p.output) {
-    case ArOutput::Power:
-    case ArOutput::Amplitude:
-    case ArOutput::Coefficients:
-      break;
-    default:
-      throw InvalidParameterError("output", std::to_string(static_cast<int>(p.output)),
-                                  "power, amplitude or coefficients");
-  }
-  switch (p.binGrid) {
-    case ArBinGrid::Midpoints:
-    case ArBinGrid::EdgeInclusive:
-      break;
-    default:
-      throw InvalidParameterError("binGrid", std::to_string(static_cast<int>(p.binGrid)),
-                                  "midpoints or edge-inclusive");
-  }
   const double nyquist = sampleRate / 2;
-  if (!(std::isfinite(p.binWidth) && p.binWidth > 0))
-    throw InvalidParameterError("binWidth", formatNumber(p.binWidth) + " Hz",
-                                "a finite width > 0 Hz", "use 1-5 Hz for EEG (BCI2000: 3 Hz)");
-  if (!(std::isfinite(p.firstBinCenter) && p.firstBinCenter >= 0 && p.firstBinCenter <= nyquist))
+  if (p.firstBinCenter > nyquist)
     throw InvalidParameterError("firstBinCenter", formatNumber(p.firstBinCenter) + " Hz",
                                 "0 to fs/2 = " + formatNumber(nyquist) + " Hz",
                                 "choose a centre inside the signal's band");
-  if (!(std::isfinite(p.lastBinCenter) && p.lastBinCenter >= p.firstBinCenter &&
-        p.lastBinCenter <= nyquist))
+  if (p.lastBinCenter > nyquist)
     throw InvalidParameterError(
         "lastBinCenter", formatNumber(p.lastBinCenter) + " Hz",
         formatNumber(p.firstBinCenter) + " (firstBinCenter) to fs/2 = " + formatNumber(nyquist) +
             " Hz",
-        p.lastBinCenter < p.firstBinCenter
-            ? "use at least firstBinCenter (" + formatNumber(p.firstBinCenter) + " Hz)"
-            : "use " +
-                  formatNumber(p.firstBinCenter +
-                               std::floor((nyquist - p.firstBinCenter) / p.binWidth) * p.binWidth) +
-                  " Hz, the highest centre of whole bin widths up to fs/2");
-  const double span = (p.lastBinCenter - p.firstBinCenter) / p.binWidth;
-  // Centres typed in decimal (0.1 Hz steps) are not exact in binary: 1e-6 of a bin absorbs that.
-  if (std::abs(span - std::round(span)) > 1e-6) {
-    const double below = p.firstBinCenter + std::floor(span) * p.binWidth;
-    throw InvalidParameterError(
-        "lastBinCenter", formatNumber(p.lastBinCenter) + " Hz",
-        "firstBinCenter plus a whole number of bin widths (" + formatNumber(p.binWidth) + " Hz)",
-        "use " + formatNumber(below) + " or " + formatNumber(below + p.binWidth) + " Hz");
-  }
-  if (std::round(span) + 1 > kArMaxBins)
-    throw InvalidParameterError("binWidth", formatNumber(p.binWidth) + " Hz",
-                                "at most " + std::to_string(kArMaxBins) + " bins in all",
-                                "widen the bins or narrow the range");
-  if (p.evaluationsPerBin < 1 || p.evaluationsPerBin > kArMaxEvaluationsPerBin)
-    throw InvalidParameterError("evaluationsPerBin", std::to_string(p.evaluationsPerBin),
-                                "1 to " + std::to_string(kArMaxEvaluationsPerBin),
-                                "use 11 (Wilson 2009) or 15 (BCI2000)");
+        "use " +
+            formatNumber(p.firstBinCenter +
+                         std::floor((nyquist - p.firstBinCenter) / p.binWidth) * p.binWidth) +
+            " Hz, the highest centre of whole bin widths up to fs/2");
 }
 
 std::vector<double> arBinCenters(const BurgArParams& p) {
@@ -244,23 +194,21 @@ const char* arBinGridName(ArBinGrid g) {
   return "unknown";
 }
 
-ArDetrend parseArDetrend(const std::string& text) {
-  for (ArDetrend d : {ArDetrend::None, ArDetrend::Mean, ArDetrend::Linear})
-    if (equalsIgnoreCase(arDetrendName(d), trim(text))) return d;
-  throw InvalidParameterError("detrend", "'" + text + "'", "none, mean or linear");
+namespace {
+
+// The spellings a field accepts are its declaration's (names, labels, aliases; any case).
+BurgArParams parsedField(const std::string& key, const std::string& text) {
+  const ParamField<BurgArParams>& f = *burgArParamTable().find(key);
+  BurgArParams p;
+  f.set(p, parseValue(f.decl, text, key));
+  return p;
 }
 
-ArOutput parseArOutput(const std::string& text) {
-  for (ArOutput o : {ArOutput::Power, ArOutput::Amplitude, ArOutput::Coefficients})
-    if (equalsIgnoreCase(arOutputName(o), trim(text))) return o;
-  throw InvalidParameterError("output", "'" + text + "'", "power, amplitude or coefficients");
-}
+}  // namespace
 
-ArBinGrid parseArBinGrid(const std::string& text) {
-  for (ArBinGrid g : {ArBinGrid::Midpoints, ArBinGrid::EdgeInclusive})
-    if (equalsIgnoreCase(arBinGridName(g), trim(text))) return g;
-  throw InvalidParameterError("binGrid", "'" + text + "'", "midpoints or edge-inclusive");
-}
+ArDetrend parseArDetrend(const std::string& text) { return parsedField("detrend", text).detrend; }
+ArOutput parseArOutput(const std::string& text) { return parsedField("output", text).output; }
+ArBinGrid parseArBinGrid(const std::string& text) { return parsedField("binGrid", text).binGrid; }
 
 std::string arValueUnit(ArOutput o, const std::string& signalUnit) {
   const std::string u = signalUnit.empty() ? "unit" : signalUnit;

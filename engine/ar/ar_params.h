@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/method/param_table.h"
+
 namespace modescope {
 
 // Applied to each window before Burg. Burg itself (NR memcof, BCI2000 MEMPredictor) removes
@@ -80,14 +82,22 @@ ArResolvedLengths resolveArLengths(const BurgArParams& p, double sampleRate);
 // BCI2000 likewise refuses a window that does not exceed the order).
 constexpr int64_t arMinimumWindow(int order) { return static_cast<int64_t>(order) + 1; }
 
-// Throws InvalidParameterError (parameter, value found, range expected, remedy) for: order outside
-// 1..kArMaxOrder; window or step not finite or <= 0, or resolving to fewer samples than
-// arMinimumWindow(order) / than 1; sampleRate not finite or <= 0; binWidth <= 0;
-// firstBinCenter < 0; lastBinCenter < firstBinCenter or above fs/2; lastBinCenter - firstBinCenter
-// not a whole number of bin widths; more than kArMaxBins bins; evaluationsPerBin outside
-// 1..kArMaxEvaluationsPerBin; unknown enum values. Evaluation points of a bin that fall below 0 Hz
-// or above fs/2 (BCI2000's bin centred on 0 Hz) read the mirrored spectrum, which for a real AR
-// model is exact: P(-f) = P(f) and P(fs/2 + d) = P(fs/2 - d).
+// Every BurgArParams field declared once: key, CLI option, label, unit, range, default and help
+// (ar_param_table.cpp), with the rules between fields (a whole number of samples for a length in
+// samples; lastBinCenter = firstBinCenter + k binWidth, k >= 0; at most kArMaxBins bins). The CLI
+// options and the dialog's editors are produced from it; its validate() is every check that needs
+// no sample rate.
+const ParamTable<BurgArParams>& burgArParamTable();
+
+// Throws InvalidParameterError (parameter, value found, range expected, remedy) for: any field
+// outside its declared range or a rule between fields (burgArParamTable().validate: order outside
+// 1..kArMaxOrder, window or step not > 0, binWidth <= 0, a bin centre < 0, evaluationsPerBin
+// outside 1..kArMaxEvaluationsPerBin, unknown enum values, ...); then, at `sampleRate`:
+// sampleRate not finite or <= 0; window or step resolving to fewer samples than
+// arMinimumWindow(order) / than 1, or to more than 1e12; a bin centre above fs/2. Evaluation
+// points of a bin that fall below 0 Hz or above fs/2 (BCI2000's bin centred on 0 Hz) read the
+// mirrored spectrum, which for a real AR model is exact: P(-f) = P(f) and P(fs/2 + d) =
+// P(fs/2 - d).
 void validateBurgArParams(const BurgArParams& p, double sampleRate);
 
 // The bin centres first + k W, k = 0..count-1 (Hz). Assumes valid parameters.
@@ -113,10 +123,11 @@ const std::vector<BurgArPreset>& burgArPresets();
 // Throws InvalidParameterError naming the known presets when `name` is unknown.
 BurgArParams burgArPreset(const std::string& name);
 
-const char* arDetrendName(ArDetrend d);             // "none", "mean", "linear"
-const char* arOutputName(ArOutput o);               // "power", "amplitude", "coefficients"
-const char* arBinGridName(ArBinGrid g);             // "midpoints", "edge-inclusive"
-ArDetrend parseArDetrend(const std::string& text);  // throw InvalidParameterError
+const char* arDetrendName(ArDetrend d);  // "none", "mean", "linear"
+const char* arOutputName(ArOutput o);    // "power", "amplitude", "coefficients"
+const char* arBinGridName(ArBinGrid g);  // "midpoints", "edge-inclusive"
+// The inverse: the declaration's names (any case); throw InvalidParameterError listing them.
+ArDetrend parseArDetrend(const std::string& text);
 ArOutput parseArOutput(const std::string& text);
 ArBinGrid parseArBinGrid(const std::string& text);
 

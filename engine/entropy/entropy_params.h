@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/method/param_table.h"
+
 namespace modescope {
 
 // What the matrix holds. Diagonal entries are the single-series statistic of that channel.
@@ -44,9 +46,9 @@ enum class SdConvention {
 
 struct EntropyParams {
   EntropyMeasure measure = EntropyMeasure::ApproximateEntropy;
-  int m = 1;         // template length (seed's MEG study: 1; Pincus suggests 1 or 2)
-  double r = 0.2;    // tolerance in SD units: every series is z-scored by its own mean and SD per
-                     // epoch, then matches are d <= r (Chebyshev, inclusive). Seed: 0.2.
+  int m = 1;       // template length (seed's MEG study: 1; Pincus suggests 1 or 2)
+  double r = 0.2;  // tolerance in SD units: every series is z-scored by its own mean and SD per
+                   // epoch, then matches are d <= r (Chebyshev, inclusive). Seed: 0.2.
   SdConvention sd = SdConvention::Population;
   // N, samples per epoch. 0: the whole block is one epoch. Epochs are consecutive and disjoint,
   // starting at the block's first sample; a tail shorter than N is not used (a diagnostic says
@@ -80,17 +82,24 @@ constexpr std::size_t kEntropyMaxEntries = std::size_t{1} << 27;
 // Shortest epoch for template length m: m + 2 samples.
 constexpr int64_t entropyMinimumEpoch(int m) { return static_cast<int64_t>(m) + 2; }
 
-// Throws InvalidParameterError (parameter, value found, range expected, remedy) for: m outside
-// 1..kEntropyMaxM; r not finite or <= 0; epochSamples < 0, or (when > 0) outside
-// entropyMinimumEpoch(m)..kEntropyMaxEpochSamples; unknown enum values. Block-dependent checks
-// (epoch vs block length, rows, channel count, entries) are in planEntropy (entropy_cpu.h).
+// Every user-set EntropyParams field declared once: key, CLI option, label, unit, range, default,
+// help and what it applies to (entropy_param_table.cpp); the CLI options and the dialog's editors
+// are produced from it.
+const ParamTable<EntropyParams>& entropyParamTable();
+
+// Throws InvalidParameterError (parameter, value found, range expected, remedy) for a field
+// outside its declared range (entropyParamTable()): m outside 1..kEntropyMaxM; r not finite or
+// <= 0; epochSamples (when not 0) outside entropyMinimumEpoch(1)..kEntropyMaxEpochSamples;
+// unknown enum values; and for an epoch shorter than entropyMinimumEpoch(m). Block-dependent
+// checks (epoch vs block length, rows, channel count, entries) are in planEntropy
+// (entropy_cpu.h).
 void validateEntropyParams(const EntropyParams& p);
 
 const char* entropyMeasureName(EntropyMeasure m);  // "apen", "sampen"
 const char* apEnBiasName(ApEnBias b);              // "zero", "max"
 const char* sdConventionName(SdConvention s);      // "population", "sample"
-// The inverse of the names above (case-insensitive); throw InvalidParameterError listing the
-// accepted spellings.
+// The inverse of the names above: the declaration's names, labels and aliases, any case ("xapen",
+// "n-1", "bias0"); throw InvalidParameterError listing the names.
 EntropyMeasure parseEntropyMeasure(const std::string& text);
 ApEnBias parseApEnBias(const std::string& text);
 SdConvention parseSdConvention(const std::string& text);

@@ -1,5 +1,6 @@
 // The method contract's first promise: every declared parameter is accepted and refused alike by
-// the engine (validateEmdParams / validateIcaParams), the real `modescope-cli` (a child process)
+// the engine (validateEmdParams, validateIcaParams, validateEntropyParams, and for Burg AR the
+// table's validate: the checks without a sample rate), the real `modescope-cli` (a child process)
 // and the dialog editor produced from the declaration, at every bound. The probes are each
 // bound, one display step inside and outside it, and the special value; a step is what a spin box
 // can show (10^-decimals), since a dialog cannot hold values between its steps.
@@ -13,8 +14,10 @@
 #include <memory>
 #include <set>
 
+#include "engine/ar/ar_params.h"
 #include "engine/core/error.h"
 #include "engine/emd/emd_params.h"
+#include "engine/entropy/entropy_params.h"
 #include "engine/ica/ica_params.h"
 #include "widgets/param_editor.h"
 
@@ -205,6 +208,40 @@ class ParamContractTest : public QObject {
                           validateIcaParams,
                           [](const std::string&) { return QStringList{}; }};
     checkEveryBound(ica, missing, out, &checked);
+    if (QTest::currentTestFailed()) return;
+
+    // Burg AR: the CLI checks, before it opens the input, what needs no sample rate (the
+    // table's validate); the rest (window >= order + 1 samples, centres <= fs/2) waits for the
+    // recording's rate. Lengths of 1 s hold in either unit, and 0.01 Hz bins make every probed
+    // centre a whole number of widths from the other.
+    BurgArParams ar = burgArPreset("bci2000");
+    ar.window = {1, ArLengthUnit::Seconds};
+    ar.step = {1, ArLengthUnit::Seconds};
+    ar.binWidth = 0.01;
+    Method<BurgArParams> burg{
+        "ar",
+        &burgArParamTable(),
+        {ar},
+        [](const BurgArParams& p) { burgArParamTable().validate(p); },
+        [](const std::string& probed) {
+          QStringList a{QStringLiteral("--preset"), QStringLiteral("bci2000")};
+          for (const auto& [o, v] :
+               {std::pair{"window", "1"}, std::pair{"step", "1"}, std::pair{"first-bin", "0"},
+                std::pair{"last-bin", "30"}, std::pair{"bin-width", "0.01"}})
+            if (probed != o) a << QStringLiteral("--") + o << QString::fromLatin1(v);
+          return a;
+        }};
+    checkEveryBound(burg, missing, out, &checked);
+    if (QTest::currentTestFailed()) return;
+
+    // Entropy: the epoch length applies with a fixed length (0 is the whole selection).
+    EntropyParams entropy;
+    entropy.epochSamples = 1024;
+    Method<EntropyParams> xapen{
+        "xapen", &entropyParamTable(), {entropy}, validateEntropyParams, [](const std::string&) {
+          return QStringList{};
+        }};
+    checkEveryBound(xapen, missing, out, &checked);
     QVERIFY(checked > 200);
     qInfo("%d probes agreed in the engine, the CLI and the dialog", checked);
   }
