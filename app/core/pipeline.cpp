@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "app/core/json_writer.h"
+#include "app/core/method_registry.h"
 #include "engine/core/json_value.h"
 #include "engine/core/text.h"
 #include "engine/method/param_table.h"
@@ -39,8 +40,8 @@ std::string fieldText(const Where& w, const std::string& field) {
                        const std::string& help = {}) {
   std::string remedy;
   if (at && at->line() > 0) {
-    remedy = "At line " + std::to_string(at->line()) + ", column " + std::to_string(at->column()) +
-             ".";
+    remedy =
+        "At line " + std::to_string(at->line()) + ", column " + std::to_string(at->column()) + ".";
   }
   if (!help.empty()) remedy += (remedy.empty() ? "" : " ") + help;
   throw InvalidInputError(w.path, fieldText(w, field), found, expected, remedy);
@@ -54,12 +55,18 @@ std::string shortened(const std::string& s) {
 // A value as the messages show it: 0, true, 'fixed', an array.
 std::string valueText(const JsonValue& v) {
   switch (v.kind()) {
-    case Kind::Null: return "null";
-    case Kind::Bool: return v.asBool() ? "true" : "false";
-    case Kind::Number: return v.numberText();
-    case Kind::String: return "'" + shortened(v.asString()) + "'";
-    case Kind::Array: return "an array";
-    case Kind::Object: return "an object";
+    case Kind::Null:
+      return "null";
+    case Kind::Bool:
+      return v.asBool() ? "true" : "false";
+    case Kind::Number:
+      return v.numberText();
+    case Kind::String:
+      return "'" + shortened(v.asString()) + "'";
+    case Kind::Array:
+      return "an array";
+    case Kind::Object:
+      return "an object";
   }
   return "a value";
 }
@@ -67,9 +74,12 @@ std::string valueText(const JsonValue& v) {
 // A value of the wrong JSON type: the string '50', the number 3, true, null, an object.
 std::string typeText(const JsonValue& v) {
   switch (v.kind()) {
-    case Kind::String: return "the string " + valueText(v);
-    case Kind::Number: return "the number " + valueText(v);
-    default: return valueText(v);
+    case Kind::String:
+      return "the string " + valueText(v);
+    case Kind::Number:
+      return "the number " + valueText(v);
+    default:
+      return valueText(v);
   }
 }
 
@@ -107,9 +117,12 @@ void refuseUnknownFields(const Where& w, const JsonValue& object,
 
 const char* backendChoiceName(BackendChoice c) {
   switch (c) {
-    case BackendChoice::Auto: return "auto";
-    case BackendChoice::Cpu: return "cpu";
-    case BackendChoice::Cuda: return "cuda";
+    case BackendChoice::Auto:
+      return "auto";
+    case BackendChoice::Cpu:
+      return "cpu";
+    case BackendChoice::Cuda:
+      return "cuda";
   }
   return "auto";
 }
@@ -218,13 +231,13 @@ std::string paramText(const Where& w, const std::string& field, const ParamDecl&
       if (v.kind() == Kind::Number) return v.numberText();
       if (v.kind() == Kind::String && d.special) {
         const std::string t = trim(v.asString());
-        if (equalsIgnoreCase(t, "auto") || (!d.specialText.empty() && equalsIgnoreCase(t, d.specialText)))
+        if (equalsIgnoreCase(t, "auto") ||
+            (!d.specialText.empty() && equalsIgnoreCase(t, d.specialText)))
           return t;
       }
-      const std::string how =
-          d.special && !d.specialText.empty()
-              ? " (a JSON number, or the string \"" + d.specialText + "\")"
-              : " (a JSON number)";
+      const std::string how = d.special && !d.specialText.empty()
+                                  ? " (a JSON number, or the string \"" + d.specialText + "\")"
+                                  : " (a JSON number)";
       fail(w, field, &v, typeText(v), expected + how);
     }
   }
@@ -283,7 +296,8 @@ P readParams(const Where& w, const JsonValue& step, const ParamTable<P>& table, 
   return p;
 }
 
-std::string readPreset(const Where& w, const JsonValue& step, const std::vector<std::string>& names) {
+std::string readPreset(const Where& w, const JsonValue& step,
+                       const std::vector<std::string>& names) {
   const JsonValue* v = step.find("preset");
   if (!v) return {};
   const std::string expected = "one of " + joinNames(names);
@@ -305,8 +319,9 @@ PipelineFilterStep readFilterStep(const Where& w, const JsonValue& step) {
     for (std::size_t j = 0; j < items.size(); ++j) {
       const JsonValue& e = items[j];
       const std::string field = "filters, item " + std::to_string(j + 1);
-      requireKind(w, field, e, Kind::String,
-                  "a filter spec string: bandpass:LOW-HIGH, highpass:LOW, lowpass:HIGH or notch:50");
+      requireKind(
+          w, field, e, Kind::String,
+          "a filter spec string: bandpass:LOW-HIGH, highpass:LOW, lowpass:HIGH or notch:50");
       try {
         f.spec.filters.push_back(parseFilterSpec(e.asString()));
       } catch (const InvalidParameterError& err) {
@@ -323,7 +338,7 @@ PipelineFilterStep readFilterStep(const Where& w, const JsonValue& step) {
     }
   }
   if (f.spec.filters.empty() && f.spec.reference.kind == ReferenceKind::AsRecorded) {
-    fail(w, "filters", &step, "no filter and no reference", 
+    fail(w, "filters", &step, "no filter and no reference",
          "at least one filter, or a reference other than none",
          "A filter step with nothing to do is refused, as 'modescope-cli filter' refuses it");
   }
@@ -342,9 +357,10 @@ std::vector<std::string> icaPresetNames() {
   return names;
 }
 
-PipelineEmdStep readEmdStep(const Where& w, const JsonValue& step, std::vector<std::string>* notes) {
-  refuseUnknownFields(w, step, {"step", "preset", "params", "channels", "start", "duration",
-                                "backend", "hht"});
+PipelineEmdStep readEmdStep(const Where& w, const JsonValue& step,
+                            std::vector<std::string>* notes) {
+  refuseUnknownFields(
+      w, step, {"step", "preset", "params", "channels", "start", "duration", "backend", "hht"});
   PipelineEmdStep e;
   e.selection = readSelection(w, step);
   e.preset = readPreset(w, step, emdPresetNames());
@@ -357,7 +373,8 @@ PipelineEmdStep readEmdStep(const Where& w, const JsonValue& step, std::vector<s
   return e;
 }
 
-PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step, std::vector<std::string>* notes) {
+PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
+                            std::vector<std::string>* notes) {
   refuseUnknownFields(w, step,
                       {"step", "preset", "params", "channels", "start", "duration", "backend"});
   PipelineIcaStep s;
@@ -370,14 +387,20 @@ PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step, std::vector<s
 PipelineStep readStep(const std::string& path, std::size_t index, const JsonValue& step,
                       std::vector<std::string>* notes) {
   Where w{path, "step " + std::to_string(index + 1)};
-  const std::string kinds = "one of filter, emd or ica";
+  const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
               "an object {\"step\": \"filter\" | \"emd\" | \"ica\", ...}");
   const JsonValue* kind = step.find("step");
-  if (!kind) fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
+  if (!kind)
+    fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
   requireKind(w, "step", *kind, Kind::String, kinds);
   const std::string k = kind->asString();
-  if (k != "filter" && k != "emd" && k != "ica") fail(w, "step", kind, valueText(*kind), kinds);
+  const MethodEntry* method = findMethod(k);
+  if (!method || !method->pipelineStep) {
+    fail(w, "step", kind, valueText(*kind), kinds,
+         method ? "pipeline version 1 has no " + k + " steps; run it with modescope-cli " + k
+                : std::string());
+  }
   w.step += " (" + k + ")";
   if (k == "filter") return readFilterStep(w, step);
   if (k == "emd") return readEmdStep(w, step, notes);
@@ -454,10 +477,14 @@ bool sameParams(const ParamTable<P>& table, const P& a, const P& b) {
 bool sameFilter(const FilterSpec& a, const FilterSpec& b) {
   if (a.kind != b.kind || a.transitionHz != b.transitionHz) return false;
   switch (a.kind) {
-    case FilterKind::BandPass: return a.lowHz == b.lowHz && a.highHz == b.highHz;
-    case FilterKind::HighPass: return a.lowHz == b.lowHz;
-    case FilterKind::LowPass: return a.highHz == b.highHz;
-    case FilterKind::Notch: return a.notchHz == b.notchHz && a.notchHarmonics == b.notchHarmonics;
+    case FilterKind::BandPass:
+      return a.lowHz == b.lowHz && a.highHz == b.highHz;
+    case FilterKind::HighPass:
+      return a.lowHz == b.lowHz;
+    case FilterKind::LowPass:
+      return a.highHz == b.highHz;
+    case FilterKind::Notch:
+      return a.notchHz == b.notchHz && a.notchHarmonics == b.notchHarmonics;
   }
   return false;
 }
@@ -546,8 +573,10 @@ std::string filterSpecText(const FilterSpec& spec) {
   switch (spec.kind) {
     case FilterKind::BandPass:
       return "bandpass:" + exactDecimal(spec.lowHz) + "-" + exactDecimal(spec.highHz);
-    case FilterKind::HighPass: return "highpass:" + exactDecimal(spec.lowHz);
-    case FilterKind::LowPass: return "lowpass:" + exactDecimal(spec.highHz);
+    case FilterKind::HighPass:
+      return "highpass:" + exactDecimal(spec.lowHz);
+    case FilterKind::LowPass:
+      return "lowpass:" + exactDecimal(spec.highHz);
     case FilterKind::Notch:
       if (!spec.notchHarmonics) {
         throw InvalidParameterError("filter", describe(spec), "a notch with its harmonics",
@@ -561,10 +590,14 @@ std::string filterSpecText(const FilterSpec& spec) {
 
 std::string referenceSpecText(const ReferenceSpec& spec) {
   switch (spec.kind) {
-    case ReferenceKind::AsRecorded: return "none";
-    case ReferenceKind::Average: return "average";
-    case ReferenceKind::LinkedMastoids: return "mastoids";
-    case ReferenceKind::Channel: return "channel:" + spec.channel;
+    case ReferenceKind::AsRecorded:
+      return "none";
+    case ReferenceKind::Average:
+      return "average";
+    case ReferenceKind::LinkedMastoids:
+      return "mastoids";
+    case ReferenceKind::Channel:
+      return "channel:" + spec.channel;
   }
   return "none";
 }

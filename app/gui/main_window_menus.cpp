@@ -11,7 +11,11 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <functional>
+#include <map>
+#include <string>
 
+#include "app/core/method_registry.h"
 #include "app/gui/about_dialog.h"
 #include "app/gui/ar_workflow.h"
 #include "app/gui/emd_workflow.h"
@@ -90,21 +94,31 @@ void MainWindow::buildMenus() {
   view->addAction(toolbar_->toggleViewAction());
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
-  QMenu* process = menuBar()->addMenu(tr("&Process"));
-  documentActions_ << process->addAction(tr("&Filter and re-reference..."), this,
-                                         &MainWindow::askPreprocess);
-
-  QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
-  documentActions_ << analysis->addAction(tr("&Decompose (EMD family)..."), this,
-                                          [this] { emd_->askDecompose(); });
-  documentActions_ << analysis->addAction(tr("&Independent components (Infomax ICA)..."), this,
-                                          [this] { ica_->askIca(); });
-  documentActions_ << analysis->addAction(tr("Event-related &spectra (AR)..."), this,
-                                          [this] { ar_->askAr(); });
-  documentActions_ << analysis->addAction(tr("&Live replay (AR features)..."), this,
-                                          [this] { ReplayWindow::showFor(this); });
-  documentActions_ << analysis->addAction(tr("&Entropy matrices (Cross-ApEn / SampEn)..."), this,
-                                          [this] { entropy_->askEntropy(); });
+  // The methods' actions come from the one method list (app/core/method_registry.h); each id
+  // opens its workflow's dialog.
+  const std::map<std::string, std::function<void()>> openDialog = {
+      {"filter", [this] { askPreprocess(); }},       {"emd", [this] { emd_->askDecompose(); }},
+      {"ica", [this] { ica_->askIca(); }},           {"ar", [this] { ar_->askAr(); }},
+      {"xapen", [this] { entropy_->askEntropy(); }},
+  };
+  std::map<std::string, QMenu*> methodMenus;
+  methodMenus["Process"] = menuBar()->addMenu(tr("&Process"));
+  methodMenus["Analysis"] = menuBar()->addMenu(tr("&Analysis"));
+  for (const MethodEntry& m : methodRegistry()) {
+    const auto handler = openDialog.find(m.id);
+    QMenu* menu = methodMenus[m.menu];
+    if (handler == openDialog.end() || !menu) {
+      qWarning("ModeScope: the method '%s' has no dialog in this window", m.id.c_str());
+      continue;
+    }
+    QAction* a = menu->addAction(tr(m.menuText.c_str()), this, handler->second);
+    a->setStatusTip(QString::fromStdString(m.summary));
+    a->setObjectName(QStringLiteral("method_") + QString::fromStdString(m.id));
+    documentActions_ << a;
+  }
+  // Not a method of its own: the AR pipeline replayed live.
+  documentActions_ << methodMenus["Analysis"]->addAction(tr("&Live replay (AR features)..."), this,
+                                                         [this] { ReplayWindow::showFor(this); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);

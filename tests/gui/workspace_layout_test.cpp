@@ -1,6 +1,7 @@
 // The main window as a place to work in: results of several methods open in one tabbed area that
 // never grows the window past the screen or squeezes the browser; unsaved derived recordings and
 // results are not discarded without a question; the layout is kept across runs.
+#include <QAction>
 #include <QApplication>
 #include <QDockWidget>
 #include <QScreen>
@@ -10,6 +11,7 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include "app/core/method_registry.h"
 #include "app/gui/ar_dialog.h"
 #include "app/gui/ar_workflow.h"
 #include "app/gui/decompose_dialog.h"
@@ -180,6 +182,16 @@ class WorkspaceLayoutTest : public QObject {
     QCOMPARE(w.documentCount(), 2);
     QVERIFY(w.documents()[1].recording != nullptr);
     w.setDiscardQuestion([](const QString&, const QStringList&) { return true; });
+  }
+
+  // The Process and Analysis menus are built from the one method list.
+  void everyRegisteredMethodHasAMenuAction() {
+    MainWindow w;
+    for (const MethodEntry& m : methodRegistry()) {
+      QAction* a = w.findChild<QAction*>(QStringLiteral("method_") + QString::fromStdString(m.id));
+      QVERIFY2(a, m.id.c_str());
+      QCOMPARE(a->text(), QString::fromStdString(m.menuText));
+    }
   }
 
   void cleanupTestCase() { QSettings().clear(); }

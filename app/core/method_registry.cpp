@@ -1,0 +1,39 @@
+#include "app/core/method_registry.h"
+
+namespace modescope {
+
+const std::vector<MethodEntry>& methodRegistry() {
+  static const std::vector<MethodEntry> kMethods = {
+      {"filter", "Process", "&Filter and re-reference...", true,
+       "re-reference and zero-phase FIR filters (docs/preprocessing.md)"},
+      {"emd", "Analysis", "&Decompose (EMD family)...", true,
+       "EMD, EEMD, CEEMDAN, ICEEMDAN with Hilbert-Huang spectra (docs/emd.md)"},
+      {"ica", "Analysis", "&Independent components (Infomax ICA)...", true,
+       "extended Infomax ICA as EEGLAB's runica or MNE compute it (docs/ica.md)"},
+      {"ar", "Analysis", "Event-related &spectra (AR)...", false,
+       "Burg AR spectra and the r^2 map between two event classes (docs/ar.md)"},
+      {"xapen", "Analysis", "&Entropy matrices (Cross-ApEn / SampEn)...", false,
+       "ApEn / Cross-ApEn / SampEn matrices of every channel pair (docs/entropy.md)"},
+  };
+  return kMethods;
+}
+
+const MethodEntry* findMethod(std::string_view id) {
+  for (const MethodEntry& m : methodRegistry())
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+std::string pipelineStepKinds() {
+  std::vector<std::string> kinds;
+  for (const MethodEntry& m : methodRegistry())
+    if (m.pipelineStep) kinds.push_back(m.id);
+  std::string s;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (i) s += i + 1 == kinds.size() ? " or " : ", ";
+    s += kinds[i];
+  }
+  return s;
+}
+
+}  // namespace modescope
