@@ -54,16 +54,16 @@ JobId EmdWorkflow::runDecompose(const DecomposeRequest& request) {
   const QString what = QString::fromStdString(describeDecomposition(*rec, request));
   QPointer<BrowserPane> pane = doc->pane;
   EngineBridge* engine = window_->engine();
-  return window_->submitReporting(
+  return window_->submitTyped<EmdJobResult>(
       tr("%1 in %2").arg(what, source),
-      [rec, request, engine, inputFile](JobContext& ctx) -> std::any {
+      [rec, request, engine, inputFile](JobContext& ctx) -> EmdJobResult {
         return runEmdJob(*rec, toJobSpec(request, inputFile), *engine->backendFor(request.backend),
                          ctx);
       },
       tr("Decomposition failed"), tr("Could not compute the %1.").arg(what),
-      [this, rec, what, pane, request](JobId, const JobOutcome& out) {
+      [this, rec, what, pane, request](JobId, std::shared_ptr<const EmdJobResult> result) {
         window_->recordStep(historyStep(*rec, request));
-        showResults(rec, std::any_cast<const EmdJobResult&>(out.result), what, pane);
+        showResults(rec, *result, what, pane);
       });
 }
 
@@ -96,9 +96,9 @@ JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {
   const std::shared_ptr<const EmdResult> result = pane->result();
   const DroppedRows dropped = pane->droppedRows();
   const QString source = pane->title();
-  return window_->submitReporting(
+  return window_->submitTyped<DerivedRecording>(
       tr("Clean by IMF rejection (%1)").arg(source),
-      [rec, result, dropped](JobContext& ctx) -> std::any {
+      [rec, result, dropped](JobContext& ctx) -> DerivedRecording {
         ctx.progress(0.0, "reconstructing");
         DerivedRecording derived;
         derived.recording = cleanedRecording(rec, *result, dropped);
@@ -106,8 +106,8 @@ JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {
         return derived;
       },
       tr("Cleaning failed"), tr("Could not make the cleaned recording."),
-      [this, source](JobId id, const JobOutcome& out) {
-        const auto& derived = std::any_cast<const DerivedRecording&>(out.result);
+      [this, source](JobId id, std::shared_ptr<const DerivedRecording> result) {
+        const auto& derived = *result;
         const QString title = tr("%1 (EMD-cleaned)").arg(source);
         const JobRecord record{title.toStdString(),
                                jobStateName(JobState::Succeeded),

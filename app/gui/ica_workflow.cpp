@@ -78,9 +78,9 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
   const bool ownBackend = request.backend.has_value();
   QPointer<BrowserPane> pane = doc->pane;
   EngineBridge* engine = window_->engine();
-  return window_->submitReporting(
+  return window_->submitTyped<IcaJobOutcome>(
       tr("%1 in %2").arg(what, source),
-      [rec, spec, ownBackend, engine](JobContext& ctx) -> std::any {
+      [rec, spec, ownBackend, engine](JobContext& ctx) -> IcaJobOutcome {
         IcaJobOutcome out;
         JobContext icaCtx = ctx.sub(0.0, 0.95);
         IcaJobResult job;
@@ -99,9 +99,9 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
         return out;
       },
       tr("ICA failed"), tr("Could not compute the %1.").arg(what),
-      [this, rec, what, pane, request](JobId, const JobOutcome& out) {
+      [this, rec, what, pane, request](JobId, std::shared_ptr<const IcaJobOutcome> result) {
         window_->recordStep(historyStep(*rec, request));
-        showResults(rec, std::any_cast<const IcaJobOutcome&>(out.result), what, pane);
+        showResults(rec, *result, what, pane);
       });
 }
 
@@ -149,9 +149,9 @@ JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
   const QString source = pane->title();
   const std::string icaPath =
       pane->icaPath().isEmpty() ? "(decomposition in the session)" : nativePath(pane->icaPath());
-  return window_->submitReporting(
+  return window_->submitTyped<DerivedRecording>(
       tr("Clean by ICA component rejection (%1)").arg(source),
-      [rec, file, rejected, icaPath](JobContext& ctx) -> std::any {
+      [rec, file, rejected, icaPath](JobContext& ctx) -> DerivedRecording {
         ctx.progress(0.0, "back-projecting");
         DerivedRecording derived;
         derived.recording = icaCleanedRecording(rec, *file, rejected, icaPath);
@@ -159,8 +159,8 @@ JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
         return derived;
       },
       tr("Cleaning failed"), tr("Could not make the cleaned recording."),
-      [this, source, rejected](JobId id, const JobOutcome& out) {
-        const auto& derived = std::any_cast<const DerivedRecording&>(out.result);
+      [this, source, rejected](JobId id, std::shared_ptr<const DerivedRecording> result) {
+        const auto& derived = *result;
         const QString title = tr("%1 (ICA-cleaned)").arg(source);
         Document doc;
         doc.recording = derived.recording;
@@ -212,9 +212,9 @@ JobId IcaWorkflow::openIcaFile(const QString& path) {
   const std::shared_ptr<const Recording> rec = doc->recording;
   const std::string file = nativePath(path);
   QPointer<BrowserPane> pane = doc->pane;
-  return window_->submitReporting(
+  return window_->submitTyped<IcaJobOutcome>(
       tr("Open ICA %1").arg(QFileInfo(path).fileName()),
-      [rec, file](JobContext& ctx) -> std::any {
+      [rec, file](JobContext& ctx) -> IcaJobOutcome {
         ctx.progress(0.0, "reading");
         auto f = std::make_shared<IcaFile>(readIcaFile(file));
         IcaJobOutcome out;
@@ -224,9 +224,8 @@ JobId IcaWorkflow::openIcaFile(const QString& path) {
       },
       tr("Opening the ICA result failed"),
       tr("Could not use %1 with the current recording.").arg(path),
-      [this, rec, path, pane](JobId, const JobOutcome& out) {
-        showResults(rec, std::any_cast<const IcaJobOutcome&>(out.result),
-                    tr("ICA from %1").arg(QFileInfo(path).fileName()), pane, path);
+      [this, rec, path, pane](JobId, std::shared_ptr<const IcaJobOutcome> result) {
+        showResults(rec, *result, tr("ICA from %1").arg(QFileInfo(path).fileName()), pane, path);
       });
 }
 
@@ -278,18 +277,18 @@ JobId IcaWorkflow::submitSummary(std::shared_ptr<const Recording> recording, Bro
                                  std::shared_ptr<const IcaFile> file, const QString& title,
                                  const QString& icaPath, std::vector<int> marks) {
   QPointer<BrowserPane> pane = source;
-  return window_->submitReporting(
+  return window_->submitTyped<IcaJobOutcome>(
       tr("Restore %1").arg(title),
-      [recording, file](JobContext& ctx) -> std::any {
+      [recording, file](JobContext& ctx) -> IcaJobOutcome {
         IcaJobOutcome out;
         out.summary = summariseIcaComponents(*recording, *file, ctx);
         out.file = file;
         return out;
       },
       tr("Restoring the decomposition failed"), tr("Could not show %1.").arg(title),
-      [this, recording, title, icaPath, marks, pane](JobId, const JobOutcome& out) {
-        IcaResultsPane* shown = showResults(
-            recording, std::any_cast<const IcaJobOutcome&>(out.result), title, pane, icaPath);
+      [this, recording, title, icaPath, marks, pane](JobId,
+                                                     std::shared_ptr<const IcaJobOutcome> result) {
+        IcaResultsPane* shown = showResults(recording, *result, title, pane, icaPath);
         if (shown) shown->setMarkedComponents(marks);
       });
 }

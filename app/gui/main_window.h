@@ -118,6 +118,23 @@ class MainWindow : public QMainWindow {
   JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
                         const QString& failText,
                         std::function<void(JobId, const JobOutcome&)> onSuccess);
+  // The typed form: `fn` returns the job's result T, which reaches `onSuccess` as an immutable
+  // std::shared_ptr<const T>. The engine's queue carries it type-erased; only this function
+  // looks inside.
+  template <class T>
+  JobId submitTyped(const QString& title, std::function<T(JobContext&)> fn,
+                    const QString& failHeading, const QString& failText,
+                    std::function<void(JobId, std::shared_ptr<const T>)> onSuccess) {
+    return submitReporting(
+        title,
+        [fn = std::move(fn)](JobContext& ctx) -> std::any {
+          return std::make_shared<const T>(fn(ctx));
+        },
+        failHeading, failText,
+        [onSuccess = std::move(onSuccess)](JobId id, const JobOutcome& out) {
+          onSuccess(id, std::any_cast<std::shared_ptr<const T>>(out.result));
+        });
+  }
 
   // The one undo stack of the window (Edit > Undo/Redo): derived recordings (filtered,
   // re-referenced, EMD- and ICA-cleaned) and the component browser's marks. Cleared when another

@@ -212,17 +212,17 @@ void MainWindow::onOpenFailed(const QString& path, const QString& message, bool 
 
 JobId MainWindow::newSyntheticRecording(const SynthParams& params) {
   const QString title = synthTitle(params);
-  return submitReporting(
+  return submitTyped<DerivedRecording>(
       tr("Generate %1").arg(title),
-      [params](JobContext& ctx) -> std::any {
+      [params](JobContext& ctx) -> DerivedRecording {
         DerivedRecording result;
         result.provenance = synthProvenance(params);
         result.recording = generateSyntheticEeg(params, ctx).recording;
         return result;
       },
       tr("Generation failed"), tr("Could not generate %1.").arg(title),
-      [this, title](JobId id, const JobOutcome& out) {
-        onSyntheticReady(id, std::any_cast<const DerivedRecording&>(out.result), title);
+      [this, title](JobId id, std::shared_ptr<const DerivedRecording> result) {
+        onSyntheticReady(id, *result, title);
       });
 }
 
@@ -270,9 +270,9 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
   const std::string inputFile =
       doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
   EngineBridge* engine = engine_;
-  return submitReporting(
+  return submitTyped<DerivedRecording>(
       tr("Filter and re-reference %1").arg(source),
-      [rec, request, engine, inputFile](JobContext& ctx) -> std::any {
+      [rec, request, engine, inputFile](JobContext& ctx) -> DerivedRecording {
         const std::shared_ptr<ComputeBackend> backend = engine->backendFor(request.backend);
         DerivedRecording result;
         result.recording =
@@ -286,9 +286,9 @@ JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
         return result;
       },
       tr("Processing failed"), tr("Could not filter %1.").arg(source),
-      [this, source, rec, request](JobId id, const JobOutcome& out) {
+      [this, source, rec, request](JobId id, std::shared_ptr<const DerivedRecording> result) {
         recordStep(historyStep(*rec, request));
-        onDerivedReady(id, std::any_cast<const DerivedRecording&>(out.result), source);
+        onDerivedReady(id, *result, source);
       });
 }
 
