@@ -1,10 +1,9 @@
 #include "cuda/host_thread_pool.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <exception>
+#include <thread>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -51,102 +50,14 @@ void streamingCopy(unsigned char* d, const unsigned char* s, std::size_t n) {
 
 }  // namespace
 
-// One call of run(). Workers hold it by shared_ptr, so one that wakes late (after run() has
-// returned) finds no part left and never touches `fn`, which lives on the caller's stack.
-struct HostThreadPool::Job {
-  const std::function<void(int)>* fn = nullptr;
-  int parts = 0;
-  std::atomic<int> next{0};
-  std::atomic<int> finished{0};
-  std::atomic<bool> failed{false};
-  std::mutex m;
-  std::condition_variable done;
-  std::exception_ptr error;  // guarded by m
+HostThreadPool::HostThreadPool(int threads) : threads_(std::max(1, threads)), team_(threads_) {}
 
-  void work() {
-    for (;;) {
-      const int p = next.fetch_add(1);
-      if (p >= parts) return;
-      if (!failed.load()) {
-        try {
-          (*fn)(p);
-        } catch (...) {
-          std::lock_guard lock(m);
-          if (!error) error = std::current_exception();
-          failed = true;
-        }
-      }
-      if (finished.fetch_add(1) + 1 == parts) {
-        std::lock_guard lock(m);  // the waiter checks `finished` under m: no lost wake-up
-        done.notify_all();
-      }
-    }
-  }
-};
-
-HostThreadPool::HostThreadPool(int threads) : threads_(std::max(1, threads)) {
-  try {
-    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { workerLoop(); });
-  } catch (...) {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    for (auto& t : workers_) t.join();
-    throw;
-  }
-}
-
-HostThreadPool::~HostThreadPool() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  for (auto& t : workers_) t.join();
-}
-
-void HostThreadPool::workerLoop() {
-  unsigned long long seen = 0;
-  for (;;) {
-    std::shared_ptr<Job> job;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      job = job_;
-    }
-    if (job) job->work();
-  }
-}
+HostThreadPool::~HostThreadPool() = default;
 
 void HostThreadPool::run(int parts, const std::function<void(int)>& fn) {
   if (parts <= 0) return;
-  if (parts == 1 || workers_.empty()) {
-    for (int p = 0; p < parts; ++p) fn(p);
-    return;
-  }
-  auto job = std::make_shared<Job>();
-  job->fn = &fn;
-  job->parts = parts;
-  {
-    std::lock_guard lock(mutex_);
-    job_ = job;
-    ++generation_;
-  }
-  wake_.notify_all();
-  job->work();
-  {
-    std::unique_lock lock(job->m);
-    job->done.wait(lock, [&] { return job->finished.load() == parts; });
-  }
-  {
-    std::lock_guard lock(mutex_);
-    job_.reset();
-  }
-  if (job->error) std::rethrow_exception(job->error);
+  team_->run(static_cast<std::size_t>(parts),
+             [&](int, std::size_t part) { fn(static_cast<int>(part)); });
 }
 
 void HostThreadPool::copy(void* dst, const void* src, std::size_t bytes) {

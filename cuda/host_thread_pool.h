@@ -4,17 +4,17 @@
 // the host-device link carries (~50 GB/s on PCIe 5.0 x16), so the copies are split over several
 // cores.
 //
+// The threads are a WorkerTeam (engine/parallel/worker_team.h) leased for the pool's life; this
+// class adds the split of a copy into pieces and the streaming-store copy itself.
+//
 // Thread rules: run() and copy() are called by one thread at a time (the backend's job thread),
 // which takes part in the work; they return when every part is done.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <functional>
-#include <memory>
-#include <mutex>
-#include <thread>
-#include <vector>
+
+#include "engine/parallel/worker_team.h"
 
 namespace modescope::cuda {
 
@@ -29,7 +29,8 @@ class HostThreadPool {
   int threads() const noexcept { return threads_; }
 
   // fn(part) for every part in [0, parts), spread over the pool and the caller. Rethrows the
-  // first exception a part threw (after every part has finished or been skipped).
+  // first exception a part threw (after every part has finished or been skipped: parts not yet
+  // started when it was thrown are skipped).
   void run(int parts, const std::function<void(int)>& fn);
 
   // memcpy of `bytes` (non-overlapping), split into up to threads() contiguous pieces of at least
@@ -42,16 +43,8 @@ class HostThreadPool {
   static int defaultThreads();
 
  private:
-  struct Job;
-  void workerLoop();
-
   int threads_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::shared_ptr<Job> job_;  // the current job; workers take a reference under mutex_
-  unsigned long long generation_ = 0;
-  bool stopping_ = false;
-  std::vector<std::thread> workers_;
+  TeamLease team_;
 };
 
 }  // namespace modescope::cuda

@@ -1,5 +1,5 @@
 // Spectrum images written by the GPU straight into OpenGL pixel buffer objects (CUDA-OpenGL
-// interop, DESIGN.md "GPU"): the view owns the GL buffer and passes its id; this class owns the
+// interop): the view owns the GL buffer and passes its id; this class owns the
 // CUDA registration, keeps the value grid on the device and runs the colouring kernel of
 // engine/hht/spectrum_image.h into the mapped buffer, so re-colouring (range, log scale, colour
 // map) never goes through host memory. CUDA-free header.

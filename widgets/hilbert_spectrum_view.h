@@ -5,7 +5,7 @@
 // right-click, R or Escape; a cursor read-out (time, frequency, value of the bin under it).
 //
 // Input is a value grid plus its bin edges (SpectrumGrid), not an image. Two drawing paths show
-// the same pixels (DESIGN.md, "GPU"):
+// the same pixels:
 // - OpenGL (where the platform has it): a SpectrumGlCanvas child covers the plot and draws the
 //   visible bins from a texture filled through a pixel buffer object, either by an installed
 //   SpectrumPixelWriter (the app's CUDA-OpenGL interop: coloured on the GPU, never in host

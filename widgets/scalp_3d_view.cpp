@@ -1,25 +1,12 @@
 #include "widgets/scalp_3d_view.h"
 
 // Qt's OpenGL headers first: VTK's public headers used here include no GL loader of their own.
-#include <QKeyEvent>
-#include <QMouseEvent>
-#include <QOpenGLContext>
-#include <QOpenGLExtraFunctions>
-#include <QPainter>
-#include <QSurfaceFormat>
-#include <QWheelEvent>
-#include <algorithm>
-#include <cmath>
-#include <exception>
-#include <numbers>
-#include <set>
-#include <string>
-
 #include <vtkActor.h>
 #include <vtkActor2D.h>
 #include <vtkCamera.h>
 #include <vtkCellArray.h>
 #include <vtkCommand.h>
+#include <vtkConeSource.h>
 #include <vtkCoordinate.h>
 #include <vtkDoubleArray.h>
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -41,10 +28,23 @@
 #include <vtkScalarBarActor.h>
 #include <vtkSmartPointer.h>
 #include <vtkSphereSource.h>
-#include <vtkConeSource.h>
 #include <vtkStringArray.h>
 #include <vtkTextActor.h>
 #include <vtkTextProperty.h>
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QOpenGLExtraFunctions>
+#include <QPainter>
+#include <QSurfaceFormat>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <numbers>
+#include <set>
+#include <string>
 
 #include "engine/montage/scalp_interpolation.h"
 #include "widgets/colour_map.h"
@@ -61,7 +61,8 @@ constexpr int kHeadSectors = 160;
 
 const double kTextColour[3] = {0.12, 0.12, 0.14};
 const double kHeadGrey[3] = {0.86, 0.86, 0.86};
-const double kFeatureColour[3] = {0.80, 0.76, 0.72};  // nose, ears and cap: neutral, not on the scale
+const double kFeatureColour[3] = {0.80, 0.76,
+                                  0.72};  // nose, ears and cap: neutral, not on the scale
 
 std::string utf8(const QString& s) { return s.toUtf8().toStdString(); }
 
@@ -269,7 +270,8 @@ void Scalp3dView::State::buildScene() {
   colourBar->SetWidth(0.12);
   colourBar->SetHeight(0.68);
   colourBar->SetBarRatio(0.3);
-  for (vtkTextProperty* tp : {colourBar->GetTitleTextProperty(), colourBar->GetLabelTextProperty()}) {
+  for (vtkTextProperty* tp :
+       {colourBar->GetTitleTextProperty(), colourBar->GetLabelTextProperty()}) {
     tp->SetColor(kTextColour);
     tp->ShadowOff();
     tp->ItalicOff();
@@ -489,8 +491,8 @@ void Scalp3dView::State::onWindowEvent(vtkObject*, unsigned long event, void* ca
   switch (event) {
     case vtkCommand::WindowMakeCurrentEvent: {
       // Not QOpenGLWidget::makeCurrent(): that also binds Qt's FBO, and VTK asks for the
-      // context in the middle of a render while its own FBO is bound (stack-probe pitfall 1:
-      // the widget stays black).
+      // context in the middle of a render while its own FBO is bound (it then attaches
+      // its textures to Qt's FBO and the widget stays black).
       QOpenGLContext* ctx = view->context();
       if (ctx && surface && QOpenGLContext::currentContext() != ctx) ctx->makeCurrent(surface);
       break;
@@ -518,7 +520,7 @@ Scalp3dView::Scalp3dView(QWidget* parent)
 
   State& s = *state_;
   s.window->SetReadyForRendering(false);  // no context yet: Render() is a no-op
-  s.window->SetFrameBlitModeToNoBlit();    // paintGL blits into Qt's FBO itself
+  s.window->SetFrameBlitModeToNoBlit();   // paintGL blits into Qt's FBO itself
   s.window->SetMultiSamples(0);
   s.buildScene();
   s.window->SetInteractor(s.interactor);
@@ -565,15 +567,17 @@ void Scalp3dView::setMap(const std::vector<ChannelInfo>& channels,
 
   std::vector<double> mappedValues;
   if (values.size() != channels.size()) {
-    s.message = QStringLiteral("Cannot draw the map: %1 values for %2 channels (one value per "
-                               "channel expected).")
+    s.message = QStringLiteral(
+                    "Cannot draw the map: %1 values for %2 channels (one value per "
+                    "channel expected).")
                     .arg(values.size())
                     .arg(channels.size());
   } else {
     for (std::size_t i : layout.mapped) {
       if (!std::isfinite(values[i])) {
-        s.message = QStringLiteral("Cannot draw the map: the value of channel %1 is %2 (a finite "
-                                   "number expected).")
+        s.message = QStringLiteral(
+                        "Cannot draw the map: the value of channel %1 is %2 (a finite "
+                        "number expected).")
                         .arg(QString::fromStdString(channels[i].name))
                         .arg(values[i]);
         break;
@@ -593,8 +597,8 @@ void Scalp3dView::setMap(const std::vector<ChannelInfo>& channels,
       }
       s.setHead(headCutForElectrodes(layout.positions));
       if (!s.evaluator || s.evaluatorCut != s.mesh.cutPolarDegrees) {
-        s.evaluator = std::make_unique<SphericalSpline::Evaluator>(
-            s.spline->evaluator(s.mesh.directions));
+        s.evaluator =
+            std::make_unique<SphericalSpline::Evaluator>(s.spline->evaluator(s.mesh.directions));
         s.evaluatorCut = s.mesh.cutPolarDegrees;
       }
       field = s.evaluator->evaluate(mappedValues);
@@ -744,16 +748,15 @@ void Scalp3dView::paintGL() {
   }
   const int* size = s.window->GetRenderFramebuffer()->GetLastSize();
   const qreal dpr = devicePixelRatioF();
-  s.window->BlitDisplayFramebuffer(0, 0, 0, size[0], size[1], 0, 0,
-                                   static_cast<int>(std::lround(width() * dpr)),
-                                   static_cast<int>(std::lround(height() * dpr)),
-                                   GL_COLOR_BUFFER_BIT, GL_LINEAR);
+  s.window->BlitDisplayFramebuffer(
+      0, 0, 0, size[0], size[1], 0, 0, static_cast<int>(std::lround(width() * dpr)),
+      static_cast<int>(std::lround(height() * dpr)), GL_COLOR_BUFFER_BIT, GL_LINEAR);
   if (scissor) {
     s.window->GetState()->vtkglEnable(GL_SCISSOR_TEST);
     f->glEnable(GL_SCISSOR_TEST);
   }
   // Opaque alpha: otherwise the compositor shows the widget translucent where VTK wrote alpha
-  // below 1 (stack-probe pitfall 4).
+  // below 1 (Mesa does).
   f->glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_TRUE);
   f->glClearColor(0, 0, 0, 1);
   f->glClear(GL_COLOR_BUFFER_BIT);
@@ -766,28 +769,35 @@ namespace {
 // pixels, modifiers.
 void setEventInformation(vtkGenericRenderWindowInteractor* iren, const QPointF& pos, qreal dpr,
                          Qt::KeyboardModifiers mods, int repeat = 0) {
-  iren->SetEventInformationFlipY(static_cast<int>(std::lround(pos.x() * dpr)),
-                                 static_cast<int>(std::lround(pos.y() * dpr)),
-                                 (mods & Qt::ControlModifier) ? 1 : 0,
-                                 (mods & Qt::ShiftModifier) ? 1 : 0, 0, repeat);
+  iren->SetEventInformationFlipY(
+      static_cast<int>(std::lround(pos.x() * dpr)), static_cast<int>(std::lround(pos.y() * dpr)),
+      (mods & Qt::ControlModifier) ? 1 : 0, (mods & Qt::ShiftModifier) ? 1 : 0, 0, repeat);
   iren->SetAltKey((mods & Qt::AltModifier) ? 1 : 0);
 }
 
 unsigned long pressEvent(Qt::MouseButton b) {
   switch (b) {
-    case Qt::LeftButton: return vtkCommand::LeftButtonPressEvent;
-    case Qt::MiddleButton: return vtkCommand::MiddleButtonPressEvent;
-    case Qt::RightButton: return vtkCommand::RightButtonPressEvent;
-    default: return vtkCommand::NoEvent;
+    case Qt::LeftButton:
+      return vtkCommand::LeftButtonPressEvent;
+    case Qt::MiddleButton:
+      return vtkCommand::MiddleButtonPressEvent;
+    case Qt::RightButton:
+      return vtkCommand::RightButtonPressEvent;
+    default:
+      return vtkCommand::NoEvent;
   }
 }
 
 unsigned long releaseEvent(Qt::MouseButton b) {
   switch (b) {
-    case Qt::LeftButton: return vtkCommand::LeftButtonReleaseEvent;
-    case Qt::MiddleButton: return vtkCommand::MiddleButtonReleaseEvent;
-    case Qt::RightButton: return vtkCommand::RightButtonReleaseEvent;
-    default: return vtkCommand::NoEvent;
+    case Qt::LeftButton:
+      return vtkCommand::LeftButtonReleaseEvent;
+    case Qt::MiddleButton:
+      return vtkCommand::MiddleButtonReleaseEvent;
+    case Qt::RightButton:
+      return vtkCommand::RightButtonReleaseEvent;
+    default:
+      return vtkCommand::NoEvent;
   }
 }
 

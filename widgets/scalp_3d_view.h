@@ -1,15 +1,16 @@
-// The 3-D scalp map (issue 4, item 3): the electrodes on a head-shaped surface and the field
+// The 3-D scalp map (docs/scalp-3d.md): the electrodes on a head-shaped surface and the field
 // interpolated over it by spherical splines (engine/montage/scalp_interpolation.h), rotatable and
 // zoomable with the mouse. It draws the same channel-space vectors as the 2-D ScalpMapView (a
 // column of an ICA mixing matrix, an r^2 row, a band power); the two views show the same field,
 // because the spline is evaluated at each surface vertex's unit-sphere direction.
 //
 // What is drawn: a head (an ellipsoid longer front-back than wide, flattened below the
-// nasion-inion plane, cut and capped below the lowest electrode; widgets/head_surface.h) with a nose and ears for orientation; every
-// vertex coloured by the field on a symmetric diverging scale (-max|v| .. +max|v|, blue-white-
-// red); a colour bar with the unit; the electrodes as small dark spheres; optional electrode
-// labels (only those on the side facing the camera); the title; the channels without a position
-// named at the bottom ("not shown (no position): X1, X2"), never silently dropped.
+// nasion-inion plane, cut and capped below the lowest electrode; widgets/head_surface.h) with a
+// nose and ears for orientation; every vertex coloured by the field on a symmetric diverging scale
+// (-max|v| .. +max|v|, blue-white-red); a colour bar with the unit; the electrodes as small dark
+// spheres; optional electrode labels (only those on the side facing the camera); the title; the
+// channels without a position named at the bottom ("not shown (no position): X1, X2"), never
+// silently dropped.
 //
 // Mouse: left drag rotates (trackball), right drag or the wheel zooms, middle drag pans, a
 // double click or the R / Home key resets the view (front-left, from above).

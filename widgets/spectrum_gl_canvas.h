@@ -1,4 +1,4 @@
-// The OpenGL drawing surface of the Hilbert spectrum view (DESIGN.md, "GPU": spectrogram-like
+// The OpenGL drawing surface of the Hilbert spectrum view (spectrogram-like
 // views are drawn from a GL pixel buffer the GPU can write directly).
 //
 // The canvas owns a pixel buffer object (GL_PIXEL_UNPACK_BUFFER, rows x cols x 4 bytes) and a

@@ -1,5 +1,5 @@
 // Something that colours a spectrum grid straight into an OpenGL pixel buffer object the view
-// owns (DESIGN.md, "GPU": the widget owns the GL buffer and exposes only its id; the writer, e.g.
+// owns (the widget owns the GL buffer and exposes only its id; the writer, e.g.
 // the app's CUDA-OpenGL interop adapter, owns whatever registration it needs). The view
 // (SpectrumGlCanvas) falls back to colouring on the host (renderSpectrumImage) when no writer is
 // installed, when attach() refuses, or when write() throws. No CUDA here: widgets know only this

@@ -1,5 +1,5 @@
 // Pieces every modescope-cli subcommand shares: messages, the common options (spelled the same
-// everywhere, DESIGN.md "Command line"), selections and output checks.
+// everywhere, docs/cli.md "Common options"), selections and output checks.
 #pragma once
 
 #include <cstddef>
@@ -88,9 +88,8 @@ void requireHdf5Output(const std::string& output, const std::string& remedy);
 // A method command's first step inside its job: opens `input` (progress 0, "reading IN"),
 // shows the reader's warnings, and sets `channels` to the selection, or the method's default
 // channels with a note on the display when --channels was not given.
-std::shared_ptr<const Recording> openMethodInput(const std::string& input,
-                                                 const SelectionArgs& sel, JobContext& ctx,
-                                                 ProgressDisplay& display,
+std::shared_ptr<const Recording> openMethodInput(const std::string& input, const SelectionArgs& sel,
+                                                 JobContext& ctx, ProgressDisplay& display,
                                                  std::vector<std::size_t>& channels);
 
 // The --json summaries: `"diagnostics": [{"severity", "code", "message"}, ...]` into the open

@@ -1,4 +1,4 @@
-// modescope-cli: everything the GUI runs, without a window (DESIGN.md, "Command line"). No Qt, so
+// modescope-cli: everything the GUI runs, without a window (docs/cli.md). No Qt, so
 // it runs on headless GPU servers.
 //
 // Exit codes: 0 done, 1 bad usage or parameter, 2 unreadable or invalid input (and output write

@@ -1,8 +1,8 @@
-// Live replay of a recording through the streamed BCI features (issue 5, item 4): the recording is
-// read block by block (default 50 ms), each block is pushed into an ArStream (engine/ar/
-// ar_stream.h: spatial filter, then Burg AR spectra of the latest window of every output), and
-// every block reports its replay time, the wall-clock latency of the push, the spectra and the
-// power in one band per output (e.g. 8-12 Hz mu).
+// Live replay of a recording through the streamed BCI features (docs/ar.md, "Live replay"): the
+// recording is read block by block (default 50 ms), each block is pushed into an ArStream
+// (engine/ar/ar_stream.h: spatial filter, then Burg AR spectra of the latest window of every
+// output), and every block reports its replay time, the wall-clock latency of the push, the spectra
+// and the power in one band per output (e.g. 8-12 Hz mu).
 //
 // Two layers:
 //  - ArReplay: the synchronous core (read, push, band power); no clock, no thread. The benchmark
@@ -107,9 +107,9 @@ class ArReplay {
 
 // Latency and rate statistics of a replay (Welford for mean and sd, so it runs forever).
 struct ArReplayStats {
-  int64_t blocks = 0;    // blocks processed
-  int64_t updates = 0;   // ready blocks (spectra produced)
-  int64_t late = 0;      // blocks finished after the next block was due
+  int64_t blocks = 0;   // blocks processed
+  int64_t updates = 0;  // ready blocks (spectra produced)
+  int64_t late = 0;     // blocks finished after the next block was due
   double lastMs = 0.0, meanMs = 0.0, maxMs = 0.0, sdMs = 0.0;  // push latency
   double playingSeconds = 0.0;  // wall time spent playing (pauses excluded)
   double updatesPerSecond() const {

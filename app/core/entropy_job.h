@@ -1,8 +1,8 @@
-// The entropy-matrix job of "Analysis > Entropy matrices (Cross-ApEn / SampEn)" (issue 6): the
-// selected channels over a time range, cut into epochs, and ComputeBackend::entropyMatrices on
-// them (docs/entropy.md), with the channel table, selection and provenance that the HDF5 file
-// (engine/io/hdf5_entropy.h) and the views need, so a GUI run exports exactly what
-// `modescope-cli xapen` writes.
+// The entropy-matrix job of "Analysis > Entropy matrices (Cross-ApEn / SampEn)" (docs/entropy.md,
+// "In the window"): the selected channels over a time range, cut into epochs, and
+// ComputeBackend::entropyMatrices on them (docs/entropy.md), with the channel table, selection and
+// provenance that the HDF5 file (engine/io/hdf5_entropy.h) and the views need, so a GUI run exports
+// exactly what `modescope-cli xapen` writes.
 //
 // Thread rules: plain values and re-entrant functions. runEntropyJob runs on a worker thread and
 // reads `rec` (whose source is thread-safe); the backend must not be shared with another job.

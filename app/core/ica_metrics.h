@@ -1,8 +1,8 @@
 // What the component browser shows for each independent component, to find artifacts fast
-// (issue 4, item 4): the variance it accounts for, the kurtosis of its activation (blinks and
-// other spiky artifacts are strongly super-Gaussian), its |correlation| with the EOG and ECG
-// channels (EEGLAB's and MNE's usual blink and heartbeat finders: find_bads_eog / find_bads_ecg
-// correlate the sources with those channels), and its Welch power spectrum.
+// (docs/gui.md, "Independent components"): the variance it accounts for, the kurtosis of its
+// activation (blinks and other spiky artifacts are strongly super-Gaussian), its |correlation| with
+// the EOG and ECG channels (EEGLAB's and MNE's usual blink and heartbeat finders: find_bads_eog /
+// find_bads_ecg correlate the sources with those channels), and its Welch power spectrum.
 //
 // Reference channels come from ChannelInfo::type. A recording without EOG channels (most EEG
 // files, the demo) uses the frontal sites Fp1, Fp2, AF7 and AF8 as a blink proxy: blinks are

@@ -1,5 +1,5 @@
 // Cleaning by IMF rejection: the reconstruction from the kept rows of an EMD-family
-// decomposition, and the cleaned recording built from it (issue 3, item 4). The one cleaning
+// decomposition, and the cleaned recording built from it (docs/cli.md, "emd"). The one cleaning
 // module: the GUI marks rows per channel (DroppedRows); `modescope-cli emd --drop-imfs LIST
 // --cleaned OUT` names IMF numbers for every channel (EmdCleaning, turned into DroppedRows by
 // droppedRowsFor).
@@ -59,9 +59,9 @@ std::vector<float> reconstructKeptRows(const EmdChannelModes& modes, int64_t sam
 // the kept-rows reconstruction. Samples outside that range and the other channels are read from
 // base's source on demand (nothing else is copied, so a long recording stays cheap). Metadata,
 // annotations and diagnostics are base's, plus an Info diagnostic "emd.cleaned" that says what
-// was removed where (describeDroppedRows and the range). Throws InvalidParameterError when the result does not
-// fit the recording (a channel index past its channels, a range past a channel's end, a sample
-// rate that differs from the channel's).
+// was removed where (describeDroppedRows and the range). Throws InvalidParameterError when the
+// result does not fit the recording (a channel index past its channels, a range past a channel's
+// end, a sample rate that differs from the channel's).
 std::shared_ptr<const Recording> cleanedRecording(std::shared_ptr<const Recording> base,
                                                   const EmdResult& result,
                                                   const DroppedRows& dropped);

@@ -2,8 +2,6 @@
 // ar_spectrum.h).
 #include "engine/ar/ar_spectrum.h"
 
-#include "engine/compute/parallel_for.h"
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -18,6 +16,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/parallel/parallel_for.h"
 
 namespace modescope {
 namespace {
@@ -48,7 +47,6 @@ void checkArBlock(const SignalBlock& block) {
     }
   }
 }
-
 
 double arPsdPerSample(const double* a, int order, double noiseVariance, double omega) {
   const std::complex<double> z = std::polar(1.0, -omega);
@@ -160,8 +158,8 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
   const int workers =
       threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   parallelFor(channels, workers, ctx, "AR spectra: channels", ProgressLabel::StageWithCount, [&] {
-    return [&, ws = BurgWorkspace(), x = std::vector<double>(static_cast<std::size_t>(n))](
-               std::size_t c) mutable {
+    return [&, ws = BurgWorkspace(),
+            x = std::vector<double>(static_cast<std::size_t>(n))](std::size_t c) mutable {
       const float* src = block.channel(c);
       ArChannelCounts& cc = counts[c];
       cc.minOrder = order;
@@ -195,8 +193,8 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
           for (std::size_t b = 0; b < perWindow; ++b) {
             double sum = 0.0;
             for (std::size_t e = 0; e < evals; ++e)
-              sum += arPsdPerSample(model.a.data(), order, model.noiseVariance,
-                                    omegas[b * evals + e]);
+              sum +=
+                  arPsdPerSample(model.a.data(), order, model.noiseVariance, omegas[b * evals + e]);
             const double mean = scale * sum / static_cast<double>(evals);
             out[b] =
                 static_cast<float>(params.output == ArOutput::Amplitude ? std::sqrt(mean) : mean);

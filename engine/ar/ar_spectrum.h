@@ -1,6 +1,6 @@
 // Burg AR spectra per channel over sliding windows, on the CPU (double precision, threads over
-// channels): the BCI2000 ARFilter / Wilson and Williams (2009) feature extraction. The digest
-// ../shared/notes/seeds-001-003-ar-crossapen.md (1.1, 1.6) gives the method; a GPU backend
+// channels): the BCI2000 ARFilter / Wilson and Williams (2009) feature extraction. docs/ar.md
+// ("What is computed") gives the method; a GPU backend
 // (batched over channels x windows) follows this procedure step by step:
 //
 //  1. validateBurgArParams(params, block.sampleRate); N, step = resolveArLengths(). The block must
@@ -17,11 +17,11 @@
 //     d. Power: for bin b (centres arBinCenters) and its E frequencies f_{b,e}
 //        (arEvaluationFrequencies): w = 2 pi f / fs, z = e^{-i w},
 //        A = 1 - sum_{k=1..p} a_k z^k (Horner: s = 0; for k = p..1: s = s z + a_k; s = s z;
-//        A = 1 - s), P(f) = 2 sigma^2 / (fs |A|^2)  [one-sided PSD, unit^2/Hz: the digest's Eq. 4
+//        A = 1 - s), P(f) = 2 sigma^2 / (fs |A|^2)  [one-sided PSD, unit^2/Hz: the paper's Eq. 4
 //        sigma^2/|A|^2 per sample, times 2 for one side, divided by fs for per-Hz], and the bin
 //        value is the mean over e of P(f_{b,e}) (Eq. 5: a mean, not a sum, so it does not scale
 //        with the bin width). Amplitude: sqrt of the bin mean. Coefficients: a_1..a_p.
-//        With this scaling integral_0^{fs/2} P(f) df = sigma_0^2 (Parseval, digest 1.7).
+//        With this scaling integral_0^{fs/2} P(f) df = sigma_0^2 (Parseval; the raw mean square).
 //  4. Values and sigma_p^2 are stored as float; diagnostics: "ar.flatWindows" and
 //     "ar.orderReduced" (warnings, one per affected channel, with the window count).
 //
@@ -41,8 +41,8 @@
 
 namespace modescope {
 
-// The digest's Eq. 4 in per-sample units: sigma^2 / |1 - sum a_k e^{-i w k}|^2, w in rad/sample.
-// a has `order` values a_1..a_p.
+// Wilson and Williams' Eq. 4 in per-sample units: sigma^2 / |1 - sum a_k e^{-i w k}|^2, w in
+// rad/sample. a has `order` values a_1..a_p.
 double arPsdPerSample(const double* a, int order, double noiseVariance, double omega);
 
 // One-sided physical PSD at f Hz (unit^2/Hz): 2 sigma^2 / (fs |A(e^{i 2 pi f / fs})|^2).

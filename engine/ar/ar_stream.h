@@ -1,8 +1,8 @@
-// Streamed BCI features (issue 5, items 4 and 6): blocks of new samples in, the AR spectra of the
-// latest window out, as BCI2000 and Wilson and Williams (2009, digest seeds-001-003 section 1.4,
-// "SF on S/5 samples + AR on S samples") run it. Each pushed block (e.g. 50 ms) goes through the
-// spatial filter once; the filtered samples go into a ring of the last N samples per output; Burg
-// then runs on that window of every output, and the bin values are returned.
+// Streamed BCI features (docs/ar.md, "Live replay"): blocks of new samples in, the AR spectra of
+// the latest window out, as BCI2000 and Wilson and Williams (2009, "SF on S/5 samples + AR on S
+// samples") run it. Each pushed block (e.g. 50 ms) goes through the spatial filter once; the
+// filtered samples go into a ring of the last N samples per output; Burg then runs on that window
+// of every output, and the bin values are returned.
 //
 // Procedure (every backend; the CPU in engine/ar, the GPU in cuda/):
 //  1. push(samples, count): `samples` is inputCount() rows x count values, row-major (row r =
@@ -42,11 +42,11 @@ struct ArStreamConfig {
 };
 
 struct ArStreamUpdate {
-  bool ready = false;      // a full window has been pushed; values hold its spectra
-  int64_t pushedSamples = 0;  // total samples pushed since open/reset (the window's end)
-  std::vector<float> values;         // outputs x bins, row-major (output slowest)
-  std::vector<float> noiseVariance;  // per output: sigma_p^2, 0 for a flat window
-  std::size_t flatOutputs = 0;       // outputs whose window is flat (values 0)
+  bool ready = false;                   // a full window has been pushed; values hold its spectra
+  int64_t pushedSamples = 0;            // total samples pushed since open/reset (the window's end)
+  std::vector<float> values;            // outputs x bins, row-major (output slowest)
+  std::vector<float> noiseVariance;     // per output: sigma_p^2, 0 for a flat window
+  std::size_t flatOutputs = 0;          // outputs whose window is flat (values 0)
   std::size_t reducedOrderOutputs = 0;  // outputs whose model stopped below the order
 };
 

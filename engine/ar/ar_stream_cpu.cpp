@@ -13,8 +13,8 @@
 
 #include "engine/ar/ar_spectrum.h"
 #include "engine/ar/burg.h"
-#include "engine/compute/worker_team.h"
 #include "engine/core/error.h"
+#include "engine/parallel/worker_team.h"
 
 namespace modescope {
 namespace {
@@ -43,7 +43,7 @@ class CpuArStream final : public ArStream {
     }
     binCenters_ = arBinCenters(params_);
     rings_.assign(outputs_ * static_cast<std::size_t>(window_), 0.0f);
-    scratch_.resize(static_cast<std::size_t>(pool_.size()));
+    scratch_.resize(static_cast<std::size_t>(pool_->size()));
     for (Scratch& s : scratch_) {
       s.x.resize(static_cast<std::size_t>(window_));
       s.window.resize(static_cast<std::size_t>(window_));
@@ -74,7 +74,8 @@ class CpuArStream final : public ArStream {
     const int64_t kept = std::min(count, window_);
     const int64_t firstKept = count - kept;
     const std::size_t head = head_;
-    const std::size_t newHead = static_cast<std::size_t>((static_cast<int64_t>(head_) + kept) % window_);
+    const std::size_t newHead =
+        static_cast<std::size_t>((static_cast<int64_t>(head_) + kept) % window_);
     const bool ready = pushed_ + count >= window_;
     const std::size_t bins = binCenters_.size();
 
@@ -88,7 +89,7 @@ class CpuArStream final : public ArStream {
     flat_.assign(outputs_, 0);
     reduced_.assign(outputs_, 0);
 
-    pool_.run(outputs_, [&](int worker, std::size_t o) {
+    pool_->run(outputs_, [&](int worker, std::size_t o) {
       Scratch& s = scratch_[static_cast<std::size_t>(worker)];
       float* ring = rings_.data() + o * static_cast<std::size_t>(window_);
       filterInto(o, samples, count, firstKept, kept, head, ring, s);
@@ -134,7 +135,8 @@ class CpuArStream final : public ArStream {
     const auto n = static_cast<std::size_t>(window_);
     if (matrix_.empty()) {
       const float* row = samples + o * static_cast<std::size_t>(count);
-      for (int64_t k = 0; k < kept; ++k) ring[(head + static_cast<std::size_t>(k)) % n] = row[firstKept + k];
+      for (int64_t k = 0; k < kept; ++k)
+        ring[(head + static_cast<std::size_t>(k)) % n] = row[firstKept + k];
       return;
     }
     s.accumulate.assign(static_cast<std::size_t>(kept), 0.0);
@@ -185,7 +187,7 @@ class CpuArStream final : public ArStream {
   std::size_t head_ = 0;      // where the next sample goes (= the oldest sample once full)
   int64_t pushed_ = 0;
   std::vector<char> flat_, reduced_;
-  WorkerTeam pool_;  // engine/compute/worker_team.h
+  TeamLease pool_;  // engine/parallel/worker_team.h
   std::vector<Scratch> scratch_;
 };
 

@@ -1,14 +1,14 @@
 // Burg's method (the maximum entropy method) for one window: AR coefficients and the prediction
 // error power. Wilson and Williams (2009) use it after Numerical Recipes' memcof, as BCI2000's
-// MEMPredictor does; the equations are the digest's (../shared/notes/seeds-001-003-ar-crossapen.md,
-// section 1.1, Eqs. 3 and 6-13, rebuilt there and checked against exact fractions in 1.7).
+// MEMPredictor does; the equations (the paper's Eqs. 3 and 6-13, lost in its text extraction) are
+// rebuilt from memcof and checked against exact fractions in tests/unit/burg_ar_test.cpp.
 //
 // Model (NR/BCI2000 sign): x_t = sum_{k=1..p} a_k x_{t-k} + e_t, noise power sigma^2.
 //
 // Procedure (the CPU does exactly this in double; a GPU backend follows the same steps):
 //   flat:  if all N samples are equal, return a = 0, sigma^2 = 0, flat = true (no model exists:
 //          stage 1 would give k = 1 and a spectrum 0/0).
-//   init:  sigma_0^2 = sum x^2 / N (the raw mean square, no mean removed: digest 1.6 fact 3);
+//   init:  sigma_0^2 = sum x^2 / N (the raw mean square, no mean removed, as memcof does);
 //          e_j = x_j, l_j = x_{j+1}, j = 0..N-2 ("earlier" = backward error b_{m-1}(t-1),
 //          "later" = forward error f_{m-1}(t); L = N - 1 pairs).
 //   stage m = 1..p, with L = N - m pairs (e_j, l_j):

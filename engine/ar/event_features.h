@@ -1,4 +1,4 @@
-// Event-related features from Burg AR spectra (issue 5, item 3): trials cut out of a recording at
+// Event-related features from Burg AR spectra: trials cut out of a recording at
 // its annotations, one band-power matrix (channel x bin) per trial, and the r^2 between two
 // classes per channel x bin (BCI2000's offline analysis quantity). docs/ar.md, section
 // "Event-related features and r^2", is the user-facing summary.
@@ -26,9 +26,10 @@
 //     channel) r is undefined and reported as 0. Under the null (features independent of the
 //     label, normal) r^2 ~ Beta(1/2, (n-2)/2), E[r^2] = 1/(n-1).
 //
-// Thread rules: every function is re-entrant; the spectra run on `backend` (ComputeBackend::arSpectra,
-// one call per trial), which the caller must not share with another job. Progress ("event features: trial t/T") is reported
-// per trial, checkpoint() between trials; Cancelled is thrown on a stop request.
+// Thread rules: every function is re-entrant; the spectra run on `backend`
+// (ComputeBackend::arSpectra, one call per trial), which the caller must not share with another
+// job. Progress ("event features: trial t/T") is reported per trial, checkpoint() between trials;
+// Cancelled is thrown on a stop request.
 #pragma once
 
 #include <cstddef>
@@ -53,8 +54,8 @@ struct TimeInterval {
 };
 
 struct EventFeatureOptions {
-  double offsetSeconds = 0.0;  // trial start relative to the annotation onset (may be negative)
-  double lengthSeconds = 0.0;  // trial length; <= 0: each annotation's own duration
+  double offsetSeconds = 0.0;      // trial start relative to the annotation onset (may be negative)
+  double lengthSeconds = 0.0;      // trial length; <= 0: each annotation's own duration
   std::vector<TimeInterval> gaps;  // recording gaps / excluded stretches (see step 1)
   // Applied to every trial before the spectra (ComputeBackend::filteredArSpectra); null: none.
   // It must be bound (bindSpatialFilter) and its inputs must be among `channels`; the features
@@ -112,7 +113,7 @@ struct EventR2Result {
   // One name per feature row: the selected channels' names, or the spatial filter's output
   // names when options.spatialFilter was set (then rows are filter outputs, not `channels`).
   std::vector<std::string> rowNames;
-  std::vector<double> binCenters;     // Hz
+  std::vector<double> binCenters;  // Hz
   double sampleRate = 0.0;
   ArOutput output = ArOutput::Power;  // what the features are (Power or Amplitude)
   std::size_t trialsA = 0, trialsB = 0;

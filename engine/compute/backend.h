@@ -1,7 +1,7 @@
-// The compute backend interface (DESIGN.md, "Layers"): the CPU implementation lives in the engine
-// (reference, double-precision arithmetic inside), the CUDA one in cuda/ (float32). Every method
-// that has a GPU path appears here once, so the CPU and the GPU run the same contract and parity
-// tests compare like with like.
+// The compute backend interface (docs/architecture.md, "Layers"): the CPU implementation lives in
+// the engine (reference, double-precision arithmetic inside), the CUDA one in cuda/ (float32).
+// Every method that has a GPU path appears here once, so the CPU and the GPU run the same contract
+// and parity tests compare like with like.
 //
 // Thread rules: a backend is used by one job at a time (the engine thread); info() may be called
 // from any thread.
@@ -95,8 +95,7 @@ class ComputeBackend {
   // backend's passes). The CPU computes in double; the CUDA backend runs the passes on tensor
   // cores in params.gpuMath and refuses more than 256 components (InvalidParameterError) or data
   // that do not fit in device memory (OutOfDeviceMemoryError).
-  virtual IcaResult infomax(const SignalBlock& block, const IcaParams& params,
-                            JobContext& ctx) = 0;
+  virtual IcaResult infomax(const SignalBlock& block, const IcaParams& params, JobContext& ctx) = 0;
 
   // output = B * input for a bound SpatialFilter (engine/spatial/spatial_filter.h,
   // applySpatialFilter: same contract, same errors). The CPU accumulates in double; the CUDA
@@ -132,8 +131,8 @@ class ComputeBackend {
   // as the host), counts epochs x ordered pairs in float (the same counts) and computes the
   // values (entropy_values.h) on the device. Throws InvalidParameterError, InvalidInputError,
   // Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
-  virtual EntropyMatrixResult entropyMatrices(const SignalBlock& block,
-                                              const EntropyParams& params, JobContext& ctx) = 0;
+  virtual EntropyMatrixResult entropyMatrices(const SignalBlock& block, const EntropyParams& params,
+                                              JobContext& ctx) = 0;
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

@@ -1,13 +1,4 @@
-#include "engine/compute/parallel_for.h"
-#include "engine/ica/infomax.h"
-#include "engine/ar/ar_spectrum.h"
-#include "engine/ar/ar_stream_cpu.h"
 #include "engine/compute/cpu_backend.h"
-
-#include "engine/compute/fftw_owners.h"
-#include "engine/emd/emd.h"
-#include "engine/entropy/entropy_cpu.h"
-#include "engine/hht/hht_cpu.h"
 
 #include <fftw3.h>
 
@@ -21,16 +12,19 @@
 #include <functional>
 #include <thread>
 
+#include "engine/ar/ar_spectrum.h"
+#include "engine/ar/ar_stream_cpu.h"
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/emd/emd.h"
+#include "engine/entropy/entropy_cpu.h"
+#include "engine/hht/hht_cpu.h"
+#include "engine/ica/infomax.h"
+#include "engine/parallel/fftw_owners.h"
+#include "engine/parallel/parallel_for.h"
 
 namespace modescope {
-
-std::mutex& fftwPlannerMutex() {
-  static std::mutex m;
-  return m;
-}
 
 namespace {
 
@@ -59,7 +53,8 @@ struct RealFftPair {
 // ---- validation ---------------------------------------------------------------------------------
 
 void checkBlock(const SignalBlock& block) {
-  const std::size_t expected = block.channels.size() * static_cast<std::size_t>(std::max<int64_t>(block.samples, 0));
+  const std::size_t expected =
+      block.channels.size() * static_cast<std::size_t>(std::max<int64_t>(block.samples, 0));
   if (block.samples < 0 || block.data.size() != expected) {
     throw InvalidParameterError("signal block", std::to_string(block.data.size()) + " samples",
                                 std::to_string(expected) + " (channels x samples)",
@@ -70,16 +65,18 @@ void checkBlock(const SignalBlock& block) {
 void checkPlan(const SignalBlock& block, const ReferencePlan& plan) {
   const std::size_t rows = block.channels.size();
   if (plan.sources.size() != plan.weights.size()) {
-    throw InvalidParameterError("reference plan", std::to_string(plan.sources.size()) + " sources and " +
-                                                      std::to_string(plan.weights.size()) + " weights",
+    throw InvalidParameterError("reference plan",
+                                std::to_string(plan.sources.size()) + " sources and " +
+                                    std::to_string(plan.weights.size()) + " weights",
                                 "one weight per source", "Build plans with planReference()");
   }
   for (const auto* list : {&plan.sources, &plan.targets}) {
     for (std::size_t r : *list) {
       if (r >= rows) {
-        throw InvalidParameterError("reference plan", "row " + std::to_string(r),
-                                    "a row below " + std::to_string(rows) + " (the block's channel count)",
-                                    "Build plans with planReference() for this block");
+        throw InvalidParameterError(
+            "reference plan", "row " + std::to_string(r),
+            "a row below " + std::to_string(rows) + " (the block's channel count)",
+            "Build plans with planReference() for this block");
       }
     }
   }
@@ -123,27 +120,28 @@ class CpuBackend final : public ComputeBackend {
     if (plan.targets.empty() || block.samples == 0) return;
     const std::size_t n = static_cast<std::size_t>(block.samples);
     const std::size_t chunks = (n + kReferenceChunk - 1) / kReferenceChunk;
-    parallelFor(chunks, threads_, ctx, "re-referencing", ProgressLabel::StageWithCount, [&]() -> std::function<void(std::size_t)> {
-      auto r = std::make_shared<std::vector<double>>(kReferenceChunk);
-      return [&block, &plan, r, n](std::size_t c) {
-        const std::size_t t0 = c * kReferenceChunk;
-        const std::size_t len = std::min(kReferenceChunk, n - t0);
-        double* ref = r->data();
-        std::fill(ref, ref + len, 0.0);
-        // The whole reference of the chunk first: sources may be targets too.
-        for (std::size_t k = 0; k < plan.sources.size(); ++k) {
-          const float* x = block.channel(plan.sources[k]) + t0;
-          const double w = plan.weights[k];
-          for (std::size_t t = 0; t < len; ++t) ref[t] += w * static_cast<double>(x[t]);
-        }
-        for (std::size_t row : plan.targets) {
-          float* x = block.channel(row) + t0;
-          for (std::size_t t = 0; t < len; ++t) {
-            x[t] = static_cast<float>(static_cast<double>(x[t]) - ref[t]);
-          }
-        }
-      };
-    });
+    parallelFor(chunks, threads_, ctx, "re-referencing", ProgressLabel::StageWithCount,
+                [&]() -> std::function<void(std::size_t)> {
+                  auto r = std::make_shared<std::vector<double>>(kReferenceChunk);
+                  return [&block, &plan, r, n](std::size_t c) {
+                    const std::size_t t0 = c * kReferenceChunk;
+                    const std::size_t len = std::min(kReferenceChunk, n - t0);
+                    double* ref = r->data();
+                    std::fill(ref, ref + len, 0.0);
+                    // The whole reference of the chunk first: sources may be targets too.
+                    for (std::size_t k = 0; k < plan.sources.size(); ++k) {
+                      const float* x = block.channel(plan.sources[k]) + t0;
+                      const double w = plan.weights[k];
+                      for (std::size_t t = 0; t < len; ++t) ref[t] += w * static_cast<double>(x[t]);
+                    }
+                    for (std::size_t row : plan.targets) {
+                      float* x = block.channel(row) + t0;
+                      for (std::size_t t = 0; t < len; ++t) {
+                        x[t] = static_cast<float>(static_cast<double>(x[t]) - ref[t]);
+                      }
+                    }
+                  };
+                });
   }
 
   void applyFir(SignalBlock& block, const FirKernel& fir, JobContext& ctx) override {
@@ -165,58 +163,62 @@ class CpuBackend final : public ComputeBackend {
     for (auto& v : spectrum) v *= scale;
     const RealFftPair plans(m);
 
-    parallelFor(rows, threads_, ctx, "filtering channels", ProgressLabel::StageWithCount, [&]() -> std::function<void(std::size_t)> {
-      struct Buffers {
-        Buffers(std::size_t ext, std::size_t m)
-            : ext(ext), real(fftwAlloc<double>(m)), spec(fftwAlloc<fftw_complex>(m / 2 + 1)) {}
-        std::vector<double> ext;
-        FftwBuffer<double> real;
-        FftwBuffer<fftw_complex> spec;
-      };
-      auto b = std::make_shared<Buffers>(extLength, m);
-      return [&, b](std::size_t row) {
-        float* x = block.channel(row);
-        // ext[j] holds the extended signal at index j - half.
-        double* e = b->ext.data();
-        const double first = x[0], last = x[n - 1];
-        for (std::size_t j = 0; j < extLength; ++j) {
-          const int64_t i = static_cast<int64_t>(j) - static_cast<int64_t>(half);
-          double v = 0.0;
-          if (i < 0) {
-            const std::size_t k = static_cast<std::size_t>(-i);
-            if (k <= pad) v = 2.0 * first - x[k];
-          } else if (static_cast<std::size_t>(i) < n) {
-            v = x[i];
-          } else {
-            const std::size_t k = static_cast<std::size_t>(i) - (n - 1);
-            if (k <= pad) v = 2.0 * last - x[n - 1 - k];
-          }
-          e[j] = v;
-        }
-        double* r = b->real.get();
-        fftw_complex* s = b->spec.get();
-        for (std::size_t seg = 0; seg < segments; ++seg) {
-          std::copy(e + seg * valid, e + seg * valid + m, r);
-          fftw_execute_dft_r2c(plans.forward.get(), r, s);
-          for (std::size_t f = 0; f <= m / 2; ++f) {
-            const std::complex<double> v(s[f][0], s[f][1]);
-            const auto p = v * spectrum[f];
-            s[f][0] = p.real();
-            s[f][1] = p.imag();
-          }
-          fftw_execute_dft_c2r(plans.inverse.get(), s, r);
-          // Circular wrap-around spoils the first taps - 1 outputs of each segment; the rest are
-          // the linear convolution, already aligned for zero phase by the half-length offset.
-          const std::size_t begin = seg * valid;
-          const std::size_t count = std::min(valid, n - begin);
-          for (std::size_t u = 0; u < count; ++u) x[begin + u] = static_cast<float>(r[u + taps - 1]);
-        }
-      };
-    });
+    parallelFor(rows, threads_, ctx, "filtering channels", ProgressLabel::StageWithCount,
+                [&]() -> std::function<void(std::size_t)> {
+                  struct Buffers {
+                    Buffers(std::size_t ext, std::size_t m)
+                        : ext(ext),
+                          real(fftwAlloc<double>(m)),
+                          spec(fftwAlloc<fftw_complex>(m / 2 + 1)) {}
+                    std::vector<double> ext;
+                    FftwBuffer<double> real;
+                    FftwBuffer<fftw_complex> spec;
+                  };
+                  auto b = std::make_shared<Buffers>(extLength, m);
+                  return [&, b](std::size_t row) {
+                    float* x = block.channel(row);
+                    // ext[j] holds the extended signal at index j - half.
+                    double* e = b->ext.data();
+                    const double first = x[0], last = x[n - 1];
+                    for (std::size_t j = 0; j < extLength; ++j) {
+                      const int64_t i = static_cast<int64_t>(j) - static_cast<int64_t>(half);
+                      double v = 0.0;
+                      if (i < 0) {
+                        const std::size_t k = static_cast<std::size_t>(-i);
+                        if (k <= pad) v = 2.0 * first - x[k];
+                      } else if (static_cast<std::size_t>(i) < n) {
+                        v = x[i];
+                      } else {
+                        const std::size_t k = static_cast<std::size_t>(i) - (n - 1);
+                        if (k <= pad) v = 2.0 * last - x[n - 1 - k];
+                      }
+                      e[j] = v;
+                    }
+                    double* r = b->real.get();
+                    fftw_complex* s = b->spec.get();
+                    for (std::size_t seg = 0; seg < segments; ++seg) {
+                      std::copy(e + seg * valid, e + seg * valid + m, r);
+                      fftw_execute_dft_r2c(plans.forward.get(), r, s);
+                      for (std::size_t f = 0; f <= m / 2; ++f) {
+                        const std::complex<double> v(s[f][0], s[f][1]);
+                        const auto p = v * spectrum[f];
+                        s[f][0] = p.real();
+                        s[f][1] = p.imag();
+                      }
+                      fftw_execute_dft_c2r(plans.inverse.get(), s, r);
+                      // Circular wrap-around spoils the first taps - 1 outputs of each segment; the
+                      // rest are the linear convolution, already aligned for zero phase by the
+                      // half-length offset.
+                      const std::size_t begin = seg * valid;
+                      const std::size_t count = std::min(valid, n - begin);
+                      for (std::size_t u = 0; u < count; ++u)
+                        x[begin + u] = static_cast<float>(r[u + taps - 1]);
+                    }
+                  };
+                });
   }
 
- EmdResult decompose(const SignalBlock& block, const EmdParams& params,
-                      JobContext& ctx) override {
+  EmdResult decompose(const SignalBlock& block, const EmdParams& params, JobContext& ctx) override {
     return decomposeCpu(block, params, threads_, ctx);
   }
 
@@ -255,7 +257,8 @@ class CpuBackend final : public ComputeBackend {
 
 }  // namespace
 
-std::vector<std::complex<double>> firSpectrum(const std::vector<double>& taps, std::size_t fftSize) {
+std::vector<std::complex<double>> firSpectrum(const std::vector<double>& taps,
+                                              std::size_t fftSize) {
   if (fftSize < taps.size() || fftSize % 2 != 0 || fftSize == 0) {
     throw std::logic_error("firSpectrum: the FFT size must be even and at least the tap count");
   }
@@ -264,7 +267,8 @@ std::vector<std::complex<double>> firSpectrum(const std::vector<double>& taps, s
   std::copy(taps.begin(), taps.end(), plan.real.get());
   fftw_execute(plan.forward.get());
   std::vector<std::complex<double>> out(fftSize / 2 + 1);
-  for (std::size_t f = 0; f < out.size(); ++f) out[f] = {plan.spec.get()[f][0], plan.spec.get()[f][1]};
+  for (std::size_t f = 0; f < out.size(); ++f)
+    out[f] = {plan.spec.get()[f][0], plan.spec.get()[f][1]};
   return out;
 }
 
@@ -277,9 +281,11 @@ std::size_t overlapSaveFftSize(std::size_t taps, int64_t samples) {
   double bestCost = INFINITY;
   for (std::size_t m = minM; m <= std::max(minM, kMax); m *= 2) {
     const std::size_t valid = m - taps + 1;
-    const double segments = std::ceil(static_cast<double>(std::max<int64_t>(samples, 1)) / static_cast<double>(valid));
+    const double segments =
+        std::ceil(static_cast<double>(std::max<int64_t>(samples, 1)) / static_cast<double>(valid));
     // Two real FFTs (~ m log2 m each) plus the pointwise product and copies (~ m) per segment.
-    const double cost = segments * static_cast<double>(m) * (std::log2(static_cast<double>(m)) + 2.0);
+    const double cost =
+        segments * static_cast<double>(m) * (std::log2(static_cast<double>(m)) + 2.0);
     if (cost < bestCost) {
       bestCost = cost;
       best = m;

@@ -9,21 +9,17 @@
 // (taps - 1) / 2 is removed. This equals MNE-Python's pad='reflect_limited' with phase='zero'
 // (MNE pads min(taps, n) - 1 samples; samples beyond the half-length never reach the output).
 //
-// Thread rules: FFTW's planner is not thread-safe; every FFTW plan creation or destruction in the
-// process must hold fftwPlannerMutex(). fftw_execute_* on distinct arrays is thread-safe.
+// Thread rules: FFTW plans are made and destroyed under the planner lock (fftwPlannerMutex() in
+// engine/parallel/fftw_owners.h).
 #pragma once
 
 #include <complex>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
 namespace modescope {
-
-// The one lock around FFTW's planner (plan creation and destruction) for the whole process.
-std::mutex& fftwPlannerMutex();
 
 // DFT of `taps` zero-padded to `fftSize` (even): bins 0..fftSize/2, in double. The CUDA backend
 // takes its kernel spectrum from here so both backends filter with the same spectrum.

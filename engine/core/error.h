@@ -1,6 +1,6 @@
 // Error types: one exception type per outcome the user must act on differently.
 // Messages name the file field or parameter, the value found, the value expected and a remedy
-// (DESIGN.md, "Errors"). Exit codes follow the CLI contract: 1 bad usage or parameter,
+// (docs/cli.md, "Exit codes"). Exit codes follow the CLI contract: 1 bad usage or parameter,
 // 2 unreadable or invalid input, 3 out of memory or device error, 130 cancelled.
 #pragma once
 

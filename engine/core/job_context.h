@@ -1,7 +1,7 @@
-// What every long computation receives: a stop token and a progress sink (DESIGN.md, "Engine
-// contracts"). Algorithms call checkpoint() between chunks (a chunk is ~100 ms of work at most),
-// so a cancel takes effect within a fraction of a second; checkpoint() throws Cancelled and RAII
-// releases host and device memory on the way out.
+// What every long computation receives: a stop token and a progress sink. Algorithms call
+// checkpoint() between chunks (a chunk is ~100 ms of work at most), so a cancel takes effect within
+// a fraction of a second; checkpoint() throws Cancelled and RAII releases host and device memory on
+// the way out.
 #pragma once
 
 #include <functional>

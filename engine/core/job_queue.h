@@ -1,6 +1,6 @@
-// The engine thread: one worker that runs jobs one after another (DESIGN.md, "GUI" and "Engine
-// contracts"). The GUI and the CLI both use it; the GUI forwards the events to its own thread
-// through queued signals. Events are called on the engine thread and must not block.
+// The engine thread: one worker that runs jobs one after another (docs/gui.md, "Long work never
+// freezes the window"). The GUI and the CLI both use it; the GUI forwards the events to its own
+// thread through queued signals. Events are called on the engine thread and must not block.
 #pragma once
 
 #include <any>
@@ -73,6 +73,8 @@ class JobQueue {
   std::optional<JobId> running_;
   std::stop_source runningStop_;
   JobId nextId_ = 1;
+  // The job thread itself, not a worker pool: jobs run one after another on it, and each job's
+  // data-parallel work goes to WorkerTeams (engine/parallel/worker_team.h).
   std::jthread thread_;  // last: starts after the members above exist
 };
 

@@ -4,7 +4,7 @@
 //
 // A counter-based generator is a pure function: bits = philox(counter, key). Nothing is carried
 // from one draw to the next, so any thread (CPU or CUDA) can compute draw n of stream s directly,
-// and the CPU and GPU produce the same ensemble noise (DESIGN.md, "Random numbers").
+// and the CPU and GPU produce the same ensemble noise (docs/emd.md, "Noise and reproducibility").
 //
 // Mapping used everywhere in ModeScope (change it and every seeded result changes):
 //   key     = (k0, k1) = (low 32 bits of seed, high 32 bits of seed)

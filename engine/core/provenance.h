@@ -1,4 +1,5 @@
-// Where a result came from (DESIGN.md, "Data flow"): stored with every result and output file.
+// Where a result came from: stored with every result and output file (docs/hdf5-schema.md,
+// "provenance/").
 #pragma once
 
 #include <string>
@@ -8,7 +9,7 @@
 namespace modescope {
 
 struct Provenance {
-  std::string method;   // "preprocess", "synth", "convert", ...
+  std::string method;  // "preprocess", "synth", "convert", ...
   std::vector<std::pair<std::string, std::string>> parameters;  // name -> value with unit
   std::string seed;     // "" when the method is deterministic
   std::string backend;  // "CPU, 2 threads" / "CUDA: NVIDIA H100 80GB HBM3 (79.1 GiB)"

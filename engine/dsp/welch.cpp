@@ -5,8 +5,8 @@
 #include <numbers>
 #include <string>
 
-#include "engine/compute/fftw_owners.h"
 #include "engine/core/error.h"
+#include "engine/parallel/fftw_owners.h"
 
 namespace modescope {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/compute/worker_team.h"
 #include "engine/core/job_context.h"
 #include "engine/emd/emd_params.h"
 #include "engine/emd/sifting.h"
+#include "engine/parallel/worker_team.h"
 
 namespace modescope::emd_detail {
 
@@ -33,7 +33,7 @@ class WorkerPool {
 
  private:
   std::vector<SiftWorkspace> workspaces_;
-  WorkerTeam team_;  // engine/compute/worker_team.h
+  TeamLease team_;  // engine/parallel/worker_team.h
 };
 
 // Sample standard deviation (N - 1 normaliser, as MATLAB's std), two passes in double.
@@ -49,7 +49,9 @@ struct NoiseModes {
   int64_t samples = 0;
   std::vector<std::vector<double>> rows;  // per member: modes x samples
   std::vector<std::vector<double>> stds;  // per member: std of each mode
-  int modes(int member) const { return static_cast<int>(stds[static_cast<std::size_t>(member)].size()); }
+  int modes(int member) const {
+    return static_cast<int>(stds[static_cast<std::size_t>(member)].size());
+  }
   const double* mode(int member, int k) const {  // k is 1-based, as E_k
     return rows[static_cast<std::size_t>(member)].data() +
            static_cast<std::size_t>(k - 1) * static_cast<std::size_t>(samples);

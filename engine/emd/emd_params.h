@@ -1,8 +1,8 @@
 // Parameters of the EMD family: EMD (Huang et al. 1998, with the sifting of Rilling, Flandrin and
 // Goncalves 2003), EEMD (Wu and Huang 2009), CEEMDAN (Torres et al. 2011) and ICEEMDAN
 // (Colominas, Schlotthauer and Torres 2014). Defaults and presets follow the reference MATLAB
-// codes (Rilling/Flandrin emd.m 2007, Colominas iceemdan.m 2015, Torres ceemdan.m); the digest
-// ../shared/notes/seed-000-emd-iceemdan.md lists them, docs/emd.md is the user-facing summary.
+// codes (Rilling/Flandrin emd.m 2007, Colominas iceemdan.m 2015, Torres ceemdan.m); docs/emd.md
+// ("Parameters", "Presets") lists them with their sources.
 //
 // Thread rules: plain values; validateEmdParams() and the preset functions are pure.
 #pragma once
@@ -61,9 +61,9 @@ struct EmdParams {
   // Maximum number of IMFs (the residue is extra). 0 = until the residue is monotonic (fewer
   // than 3 extrema) or, for CEEMDAN/ICEEMDAN, already an IMF (iceemdan.m's es_imf rule).
   int maxImfs = 0;
-  int ensembleSize = 100;    // I (iceemdan.m NR); ignored by EMD
-  double noiseStd = 0.2;     // epsilon_0 (iceemdan.m Nstd), relative to std(x); ignored by EMD
-  uint64_t seed = 1;         // Philox key; ensemble noise = f(seed, channel, member, sample)
+  int ensembleSize = 100;  // I (iceemdan.m NR); ignored by EMD
+  double noiseStd = 0.2;   // epsilon_0 (iceemdan.m Nstd), relative to std(x); ignored by EMD
+  uint64_t seed = 1;       // Philox key; ensemble noise = f(seed, channel, member, sample)
   NoiseScaling noiseScaling = NoiseScaling::Increasing;  // ICEEMDAN only
   // EEMD: add +w and -w as a pair (Yeh et al. 2010, "complementary EEMD") so the noise cancels
   // exactly in the average; ensembleSize must then be even.
@@ -71,10 +71,10 @@ struct EmdParams {
   GpuPrecision gpuPrecision = GpuPrecision::Float32;
 };
 
-// Named parameter sets. "iceemdan-colominas": iceemdan.m as in the reference runs (Nstd 0.2, NR 100,
-// MaxIter 5000, SNRFlag 1, automatic IMF count); "iceemdan-thesis": the thesis's GPU runs
-// (I = 100, S fixed, 12 rows); "ceemdan-torres"; "eemd-wu": Wu and Huang 2009 (noise 0.2,
-// 100 members, 10 fixed sifts); "emd-rilling": emd.m defaults. Every preset sets every field.
+// Named parameter sets. "iceemdan-colominas": iceemdan.m as in the reference runs (Nstd 0.2, NR
+// 100, MaxIter 5000, SNRFlag 1, automatic IMF count); "iceemdan-thesis": the thesis's GPU runs (I =
+// 100, S fixed, 12 rows); "ceemdan-torres"; "eemd-wu": Wu and Huang 2009 (noise 0.2, 100 members,
+// 10 fixed sifts); "emd-rilling": emd.m defaults. Every preset sets every field.
 struct EmdPreset {
   std::string name;
   std::string description;  // one line with the source
@@ -94,9 +94,9 @@ const ParamTable<EmdParams>& emdParamTable();
 // threshold1 > threshold2 or an odd ensemble with pairedNoise.
 void validateEmdParams(const EmdParams& p);
 
-const char* emdMethodName(EmdMethod m);  // "emd", "eemd", "ceemdan", "iceemdan"
+const char* emdMethodName(EmdMethod m);             // "emd", "eemd", "ceemdan", "iceemdan"
 EmdMethod parseEmdMethod(const std::string& text);  // throws InvalidParameterError
-const char* stopRuleName(StopRuleKind k);  // "rilling", "fixed", "s-number"
+const char* stopRuleName(StopRuleKind k);           // "rilling", "fixed", "s-number"
 // "rilling 0.05/0.5/0.05, at most 2000 sifts" / "10 fixed sifts" / "S-number 4, at most 2000".
 std::string describeStopRule(const StopRule& r);
 

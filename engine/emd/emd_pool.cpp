@@ -23,8 +23,8 @@ void WorkerPool::resetCapReached() {
 
 void WorkerPool::run(int64_t count, const std::function<void(int64_t, int)>& fn) {
   if (count <= 0) return;
-  team_.run(static_cast<std::size_t>(count),
-            [&](int worker, std::size_t item) { fn(static_cast<int64_t>(item), worker); });
+  team_->run(static_cast<std::size_t>(count),
+             [&](int worker, std::size_t item) { fn(static_cast<int64_t>(item), worker); });
 }
 
 }  // namespace modescope::emd_detail

@@ -2,7 +2,7 @@
 // (MODESCOPE_HOST_DEVICE: __host__ __device__ under nvcc, plain inline functions otherwise), so
 // both backends decide extrema, boundaries and splines identically and parity tests compare like
 // with like. Each function follows Rilling and Flandrin's emd.m (version 3.2007), the reference
-// the thesis validates against (../shared/notes/seed-000-emd-iceemdan.md, "facts" 4-7):
+// the thesis validates against (docs/emd.md, "Stop rules" and "Extrema, boundaries and splines"):
 //
 //   extrema      emd.m `extr`: strict local maxima/minima of the interior samples; a run of equal
 //                samples (plateau) bounded by a rise and a fall counts once, at its middle
@@ -21,7 +21,7 @@
 // The spline is solved for its slopes (as MATLAB's spline.m) with the two not-a-knot end rows
 // eliminated into their neighbours: the remaining tridiagonal system is strictly diagonally
 // dominant, so the Thomas algorithm without pivoting is stable (the raw not-a-knot rows are not
-// dominant; see the digest's fact 9).
+// dominant).
 //
 // Knot positions are sample indices (int32, mirrored ones may be negative or >= n): the spline
 // arithmetic on them is exact in float up to 2^24 samples between knots.
@@ -58,14 +58,13 @@ MODESCOPE_HOST_DEVICE inline bool startsRun(const R* x, int64_t i) {
 // run's middle) and returns j. Calling it for every run start writes every flag exactly once,
 // which lets one GPU thread per sample fill the array without races.
 template <class R>
-MODESCOPE_HOST_DEVICE inline int64_t classifyRun(const R* x, int64_t n, int64_t i,
-                                                 uint8_t* flags) {
+MODESCOPE_HOST_DEVICE inline int64_t classifyRun(const R* x, int64_t n, int64_t i, uint8_t* flags) {
   int64_t j = i;
   while (j + 1 < n && x[j + 1] == x[i]) ++j;
   for (int64_t k = i; k <= j; ++k) flags[k] = kNotExtremum;
-  if (i == 0 || j == n - 1) return j;  // touches an end: never an extremum (emd.m extr)
-  const R left = x[i] - x[i - 1];      // nonzero: i starts the run
-  const R right = x[j + 1] - x[j];     // nonzero: j ends it
+  if (i == 0 || j == n - 1) return j;      // touches an end: never an extremum (emd.m extr)
+  const R left = x[i] - x[i - 1];          // nonzero: i starts the run
+  const R right = x[j + 1] - x[j];         // nonzero: j ends it
   const int64_t middle = (i + j + 1) / 2;  // MATLAB round((i+1 + j+1) / 2) - 1, halves round up
   if (left > 0 && right < 0) flags[middle] = kMaximum;
   if (left < 0 && right > 0) flags[middle] = kMinimum;
@@ -231,7 +230,8 @@ MODESCOPE_HOST_DEVICE inline bool mirrorBoundaries(const R* x, int32_t n, const 
 
 // The not-a-knot system for the slopes (spline.m solves s * c = b; transposed):
 //   0:      dx1 s0 + x31 s1 = b0
-//   k:      dx_k s_{k-1} + 2 (dx_{k-1} + dx_k) s_k + dx_{k-1} s_{k+1} = 3 (dx_k dd_{k-1} + dx_{k-1} dd_k)
+//   k:      dx_k s_{k-1} + 2 (dx_{k-1} + dx_k) s_k + dx_{k-1} s_{k+1}
+//             = 3 (dx_k dd_{k-1} + dx_{k-1} dd_k)
 //   n-1:    xn s_{n-2} + dx_{n-3} s_{n-1} = b_{n-1}
 // Row 0 eliminated into row 1 gives (dx0 + dx1) s1 + dx0 s2 = b1 - b0, row n-1 into row n-2
 // gives dx_{n-2} s_{n-3} + (dx_{n-3} + dx_{n-2}) s_{n-2} = b_{n-2} - b_{n-1}: the reduced system
@@ -251,8 +251,8 @@ MODESCOPE_HOST_DEVICE inline SplineEnds<R> splineEnds(const int32_t* t, const R*
   e.x31 = static_cast<R>(t[2] - t[0]);
   e.xn = static_cast<R>(t[n - 1] - t[n - 3]);
   e.b0 = ((dx(0) + 2 * e.x31) * dx(1) * dd(0) + dx(0) * dx(0) * dd(1)) / e.x31;
-  e.bn = (dx(n - 2) * dx(n - 2) * dd(n - 3) + (2 * e.xn + dx(n - 2)) * dx(n - 3) * dd(n - 2)) /
-         e.xn;
+  e.bn =
+      (dx(n - 2) * dx(n - 2) * dd(n - 3) + (2 * e.xn + dx(n - 2)) * dx(n - 3) * dd(n - 2)) / e.xn;
   return e;
 }
 
@@ -394,7 +394,10 @@ MODESCOPE_HOST_DEVICE inline int splinePiece(const int32_t* t, int count, int64_
   int lo = 0, hi = count - 2;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (t[mid] <= p) lo = mid; else hi = mid - 1;
+    if (t[mid] <= p)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -402,8 +405,8 @@ MODESCOPE_HOST_DEVICE inline int splinePiece(const int32_t* t, int count, int64_
 // The quadratic and cubic coefficients of piece k (cubic Hermite form of spline.m's pp
 // coefficients): on the piece, value = y[k] + u (s[k] + u (c2 + u c3)) with u = p - t[k].
 template <class R>
-MODESCOPE_HOST_DEVICE inline void splinePieceCoefficients(const int32_t* t, const R* y,
-                                                          const R* s, int k, R& c2, R& c3) {
+MODESCOPE_HOST_DEVICE inline void splinePieceCoefficients(const int32_t* t, const R* y, const R* s,
+                                                          int k, R& c2, R& c3) {
   const R h = static_cast<R>(t[k + 1] - t[k]);
   const R d = (y[k + 1] - y[k]) / h;
   c2 = (3 * d - 2 * s[k] - s[k + 1]) / h;
@@ -456,14 +459,14 @@ MODESCOPE_HOST_DEVICE inline bool stopSifting(const SiftStats& st, int64_t n, St
                                               int sNumber, int& sCount) {
   if (st.envelopeFailed) return true;
   const int64_t extrema = st.maxima + st.minima;
-  const int64_t diff = st.zeroCrossings > extrema ? st.zeroCrossings - extrema
-                                                  : extrema - st.zeroCrossings;
+  const int64_t diff =
+      st.zeroCrossings > extrema ? st.zeroCrossings - extrema : extrema - st.zeroCrossings;
   switch (kind) {
     case StopKind::Rilling: {
-      const bool keep = (static_cast<double>(st.aboveThreshold1) / static_cast<double>(n) >
-                             threshold1Fraction ||
-                         st.aboveThreshold2 > 0) &&
-                        extrema > 2;
+      const bool keep =
+          (static_cast<double>(st.aboveThreshold1) / static_cast<double>(n) > threshold1Fraction ||
+           st.aboveThreshold2 > 0) &&
+          extrema > 2;
       return !keep && diff <= 1;
     }
     case StopKind::Fixed:

@@ -1,7 +1,5 @@
 // Entropy matrices on the CPU and the host steps all backends share (entropy_cpu.h).
 #include "engine/entropy/entropy_cpu.h"
-#include "engine/entropy/entropy_candidates.h"
-#include "engine/entropy/entropy_values.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +8,11 @@
 #include <string>
 #include <thread>
 
-#include "engine/compute/parallel_for.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/entropy/entropy_candidates.h"
+#include "engine/entropy/entropy_values.h"
+#include "engine/parallel/parallel_for.h"
 
 namespace modescope {
 namespace {
@@ -25,7 +25,8 @@ std::string channelText(const SignalBlock& block, std::size_t row) {
 std::string sampleText(const SignalBlock& block, int64_t k) {
   const int64_t s = block.firstSample + k;
   std::string t = "sample " + std::to_string(s);
-  if (block.sampleRate > 0) t += " (" + formatNumber(static_cast<double>(s) / block.sampleRate) + " s)";
+  if (block.sampleRate > 0)
+    t += " (" + formatNumber(static_cast<double>(s) / block.sampleRate) + " s)";
   return t;
 }
 
@@ -103,9 +104,9 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params,
   plan.channels = plan.params.rows.size();
   const int64_t s = block.samples;
   if (s < 0 || block.data.size() != block.channels.size() * static_cast<std::size_t>(s))
-    throw InvalidParameterError("block", std::to_string(block.data.size()) + " values",
-                                std::to_string(block.channels.size()) + " channels x " +
-                                    std::to_string(s) + " samples");
+    throw InvalidParameterError(
+        "block", std::to_string(block.data.size()) + " values",
+        std::to_string(block.channels.size()) + " channels x " + std::to_string(s) + " samples");
   const int64_t n = params.epochSamples > 0 ? params.epochSamples : s;
   const int64_t minimum = entropyMinimumEpoch(params.m);
   if (n < minimum)
@@ -131,13 +132,13 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params,
   const int64_t dropped = s - static_cast<int64_t>(e) * n;
   if (dropped > 0)
     addDiagnostic(plan.diagnostics, Severity::Info, "entropy.droppedTail",
-                  "the last " + std::to_string(dropped) +
-                      " samples do not fill an epoch of " + std::to_string(n) +
-                      " samples and were not used");
+                  "the last " + std::to_string(dropped) + " samples do not fill an epoch of " +
+                      std::to_string(n) + " samples and were not used");
 
   const std::size_t un = static_cast<std::size_t>(n);
   const bool onHost = zscores == EntropyZScores::Host;
-  if (onHost) plan.zscored.resize(e * c * un);  // every element written below, by its channel's worker
+  if (onHost)
+    plan.zscored.resize(e * c * un);  // every element written below, by its channel's worker
   plan.constant.assign(e * c, 0);
   // Channels in parallel (a 148-channel, 50,000-sample block is 7 million z-scores), then the
   // errors and diagnostics in channel order, so the message names the first bad channel.
@@ -166,8 +167,8 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params,
     const float* x = block.channel(row);
     if (const int64_t k = firstBad[ci]; k >= 0)
       throw InvalidInputError("", channelText(block, row),
-                              std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") +
-                                  " at " + sampleText(block, k),
+                              std::string(std::isnan(x[k]) ? "NaN" : "an infinite value") + " at " +
+                                  sampleText(block, k),
                               "finite samples",
                               "exclude the channel or choose a range without the gap");
     std::vector<std::size_t> flat;
@@ -254,9 +255,9 @@ EntropyMatrixResult assembleEntropyResult(const EntropyPlan& plan, const SignalB
                     for (std::size_t v = 0; v < c; ++v) {
                       const std::size_t at = (ei * c + u) * c + v;
                       if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) continue;
-                      values[at] = sampEn ? sampEnValue(counts[at], plan.epochSamples,
-                                                        plan.params.m, u == v)
-                                          : apEnValue(counts[at], templates, plan.params.bias);
+                      values[at] =
+                          sampEn ? sampEnValue(counts[at], plan.epochSamples, plan.params.m, u == v)
+                                 : apEnValue(counts[at], templates, plan.params.bias);
                     }
                 };
               });
@@ -329,20 +330,22 @@ EntropyMatrixResult computeEntropyCpu(const SignalBlock& block, const EntropyPar
   // (entropy_candidates.h: the same matches as the brute force, about 8x fewer comparisons at
   // r = 0.2).
   std::vector<SortedFirstValues> sorted(e * c);
-  parallelFor(e * c, threads, ctx, "entropy matrices: sorting", [&]() -> std::function<void(std::size_t)> {
-    return [&](std::size_t s) {
-      sorted[s] = sortFirstValues(plan.series(s / c, s % c), plan.epochSamples, plan.params.m);
-    };
-  });
-  parallelFor(e * c * c, threads, ctx, "entropy matrices", [&]() -> std::function<void(std::size_t)> {
-    return [&](std::size_t item) {
-      const std::size_t ei = item / (c * c), u = (item / c) % c, v = item % c;
-      if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) return;
-      counts[item] = countEntropyMatchesSorted(plan.series(ei, u), plan.series(ei, v),
-                                               sorted[ei * c + v], plan.epochSamples,
-                                               plan.params.m, plan.params.r, plan.params.measure);
-    };
-  });
+  parallelFor(
+      e * c, threads, ctx, "entropy matrices: sorting", [&]() -> std::function<void(std::size_t)> {
+        return [&](std::size_t s) {
+          sorted[s] = sortFirstValues(plan.series(s / c, s % c), plan.epochSamples, plan.params.m);
+        };
+      });
+  parallelFor(e * c * c, threads, ctx, "entropy matrices",
+              [&]() -> std::function<void(std::size_t)> {
+                return [&](std::size_t item) {
+                  const std::size_t ei = item / (c * c), u = (item / c) % c, v = item % c;
+                  if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) return;
+                  counts[item] = countEntropyMatchesSorted(
+                      plan.series(ei, u), plan.series(ei, v), sorted[ei * c + v], plan.epochSamples,
+                      plan.params.m, plan.params.r, plan.params.measure);
+                };
+              });
   return assembleEntropyResult(plan, block, std::move(counts));
 }
 

@@ -1,6 +1,6 @@
 // Entropy matrices (ApEn / Cross-ApEn, SampEn / cross-SampEn) on the CPU, and the host steps every
-// backend shares. The procedure (digest ../shared/notes/seeds-001-003-ar-crossapen.md 2.1, 2.6;
-// Richman and Moorman 2000 for SampEn):
+// backend shares. The procedure (Martinez-Zarzuela et al. 2013 for Cross-ApEn, docs/entropy.md
+// "What is computed"; Richman and Moorman 2000 for SampEn):
 //
 //  1. planEntropy(block, params): validateEntropyParams; rows resolved (empty -> all rows; each
 //     < block rows, no repeats, at most kEntropyMaxChannels); N = params.epochSamples or the block
@@ -51,10 +51,10 @@ namespace modescope {
 
 // Step 1's output: what every backend counts on.
 struct EntropyPlan {
-  EntropyParams params;        // rows resolved (never empty)
-  int64_t epochSamples = 0;    // N
-  std::size_t epochs = 0;      // E
-  std::size_t channels = 0;    // C = params.rows.size()
+  EntropyParams params;      // rows resolved (never empty)
+  int64_t epochSamples = 0;  // N
+  std::size_t epochs = 0;    // E
+  std::size_t channels = 0;  // C = params.rows.size()
   // E x C x N doubles, [(e * C + c) * N + k]: the z-scored epoch of matrix channel c. All zeros
   // for a constant series. Empty when planned with EntropyZScores::Deferred.
   std::vector<double> zscored;
@@ -109,7 +109,8 @@ void addTemplateCounts(EntropyPairCounts& out, int64_t cm, int64_t cm1, bool ape
 
 // Step 3 for one entry. `diagonal`: u == v in the same epoch (SampEn then removes self-pairs).
 double apEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, ApEnBias bias);
-double sampEnFromCounts(const EntropyPairCounts& c, int64_t n, int m, bool diagonal);  // NaN if A or B is 0
+double sampEnFromCounts(const EntropyPairCounts& c, int64_t n, int m,
+                        bool diagonal);  // NaN if A or B is 0
 double entropyFromCounts(const EntropyPairCounts& c, int64_t n, const EntropyParams& params,
                          bool diagonal);
 

@@ -1,5 +1,6 @@
 // The Hilbert-Huang transform of EMD modes (Huang et al. 1998, Proc. R. Soc. A 454:903; the
-// thesis only names it, see ../shared/notes/seed-000-emd-iceemdan.md section 1.4 and fact 16):
+// thesis only names it, and its Eqs. 2.13-2.14 as printed are wrong; docs/hht.md gives this
+// recipe):
 //
 //   analytic signal  z = x + i H[x] by FFT (Marple 1999): X = FFT(x) over the channel's length,
 //                    bins 1..ceil(n/2)-1 doubled, the Nyquist bin (even n) kept, negative bins
@@ -24,10 +25,10 @@
 //                    edges holds 0).
 //                    Frequency bin k (0-based, B = frequencyBins) holds edge[k] <= f < edge[k+1],
 //                    the last bin also f = fMax; k = floor(B (f - fMin) / (fMax - fMin)) (linear,
-//                    edge[k] = fMin + k (fMax - fMin) / B) or floor(B ln(f / fMin) / ln(fMax / fMin))
-//                    (logarithmic, edge[k] = fMin (fMax / fMin)^(k / B)); f outside [fMin, fMax]
-//                    falls in no bin. Time bin j (T = timeBins) holds samples
-//                    floor(j N / T) .. floor((j+1) N / T) - 1 (equal columns over the block).
+//                    edge[k] = fMin + k (fMax - fMin) / B) or floor(B ln(f / fMin) / ln(fMax /
+//                    fMin)) (logarithmic, edge[k] = fMin (fMax / fMin)^(k / B)); f outside [fMin,
+//                    fMax] falls in no bin. Time bin j (T = timeBins) holds samples floor(j N / T)
+//                    .. floor((j+1) N / T) - 1 (equal columns over the block).
 //   marginal         h(f) = sum over time of H(f, t) * (included samples of the bin) / fs
 //                    (amplitude or energy times seconds), i.e. the integral over time.
 //   per IMF          mean frequency = sum a^2 f / sum a^2 over included samples with f inside
@@ -52,11 +53,11 @@ namespace modescope {
 enum class HhtQuantity { Amplitude, Energy };
 
 struct HhtParams {
-  double fMin = 0.0;         // Hz, lower edge of the first frequency bin (> 0 when logarithmic)
-  double fMax = 0.0;         // Hz, upper edge of the last bin; 0 = Nyquist
-  int frequencyBins = 256;   // rows of the spectrum (1 .. 65536)
+  double fMin = 0.0;        // Hz, lower edge of the first frequency bin (> 0 when logarithmic)
+  double fMax = 0.0;        // Hz, upper edge of the last bin; 0 = Nyquist
+  int frequencyBins = 256;  // rows of the spectrum (1 .. 65536)
   bool logFrequency = false;
-  int timeBins = 0;          // columns (1 .. samples); 0 = min(samples, 2048)
+  int timeBins = 0;  // columns (1 .. samples); 0 = min(samples, 2048)
   HhtQuantity quantity = HhtQuantity::Amplitude;
   double edgeSeconds = 0.0;  // left out of the spectrum, marginal and IMF summaries at each end
   // IMF rows to include (0-based); empty = every IMF (the residue is never included).
@@ -69,7 +70,7 @@ struct HhtImf {
   std::vector<float> amplitude;    // per sample (empty unless keepInstantaneous), input units
   std::vector<float> frequencyHz;  // per sample (empty unless keepInstantaneous)
   double meanFrequencyHz = 0.0;
-  double energy = 0.0;             // units^2 * s
+  double energy = 0.0;  // units^2 * s
 };
 
 struct HhtChannel {
@@ -82,7 +83,7 @@ struct HhtChannel {
 };
 
 struct HhtResult {
-  HhtParams params;          // as run (fMax and timeBins resolved)
+  HhtParams params;  // as run (fMax and timeBins resolved)
   double sampleRate = 0.0;
   int64_t firstSample = 0;
   int64_t samples = 0;

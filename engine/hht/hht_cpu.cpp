@@ -6,6 +6,8 @@
 // them into the spectrum, split into fixed column chunks so that every cell is summed in the same
 // order (IMF rows ascending, samples ascending) whatever the thread count: results do not depend
 // on `threads`.
+#include "engine/hht/hht_cpu.h"
+
 #include <fftw3.h>
 
 #include <algorithm>
@@ -23,14 +25,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/compute/parallel_for.h"
-#include "engine/compute/cpu_backend.h"
 #include "engine/core/error.h"
-#include "engine/hht/hht_cpu.h"
-
-#include "engine/compute/parallel_for.h"
-
-#include "engine/compute/fftw_owners.h"
+#include "engine/parallel/fftw_owners.h"
+#include "engine/parallel/parallel_for.h"
 
 namespace modescope {
 namespace {
@@ -140,8 +137,6 @@ class HhtCpuRun {
   }
 
  private:
-
-
   void runGroup(std::size_t first, std::size_t last, const std::vector<Item>& items,
                 const JobContext& analyticCtx, const JobContext& binCtx) {
     std::vector<Staging> staging(items.size());
@@ -163,25 +158,27 @@ class HhtCpuRun {
     // Item ranges of each channel of the group within `items` (channel-major by construction).
     std::vector<std::size_t> itemBegin(channels + 1, items.size());
     for (std::size_t i = items.size(); i-- > 0;) itemBegin[items[i].channel - first] = i;
-    for (std::size_t c = channels; c-- > 0;) itemBegin[c] = std::min(itemBegin[c], itemBegin[c + 1]);
+    for (std::size_t c = channels; c-- > 0;)
+      itemBegin[c] = std::min(itemBegin[c], itemBegin[c + 1]);
     const auto bins = static_cast<std::size_t>(grid_.bins);
     std::vector<double> partial(channels * static_cast<std::size_t>(chunks) * bins, 0.0);
-    parallelFor(channels * static_cast<std::size_t>(chunks), threads_, binCtx,
-                "Hilbert spectrum", [&] {
+    parallelFor(channels * static_cast<std::size_t>(chunks), threads_, binCtx, "Hilbert spectrum",
+                [&] {
                   auto hist = std::make_shared<std::vector<double>>(bins);
                   return std::function<void(std::size_t)>([&, hist](std::size_t w) {
                     const std::size_t c = w / static_cast<std::size_t>(chunks);
                     const auto chunk = static_cast<int64_t>(w % static_cast<std::size_t>(chunks));
-                    binColumns(first + c, chunk, chunks, itemBegin[c], itemBegin[c + 1],
-                               staging, *hist, partial.data() + w * bins);
+                    binColumns(first + c, chunk, chunks, itemBegin[c], itemBegin[c + 1], staging,
+                               *hist, partial.data() + w * bins);
                   });
                 });
     // The marginal: partial sums of the chunks in chunk order, then / fs.
     for (std::size_t c = 0; c < channels; ++c) {
       auto& marginal = r_.channels[first + c].marginal;
       for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-        const double* p = partial.data() + (c * static_cast<std::size_t>(chunks) +
-                                            static_cast<std::size_t>(chunk)) * bins;
+        const double* p =
+            partial.data() +
+            (c * static_cast<std::size_t>(chunks) + static_cast<std::size_t>(chunk)) * bins;
         for (std::size_t k = 0; k < bins; ++k) marginal[k] += p[k];
       }
       for (auto& v : marginal) v /= modes_.sampleRate;
@@ -261,10 +258,9 @@ class HhtCpuRun {
   // Columns of chunk `chunk` of one channel: each cell sums its samples over the channel's IMFs
   // (rows ascending) and samples (ascending); mean per included sample into the spectrum, the
   // sums into this chunk's marginal partial.
-  void binColumns(std::size_t channel, int64_t chunk, int64_t chunks,
-                  std::size_t itemBegin, std::size_t itemEnd,
-                  const std::vector<Staging>& staging, std::vector<double>& hist,
-                  double* partial) const {
+  void binColumns(std::size_t channel, int64_t chunk, int64_t chunks, std::size_t itemBegin,
+                  std::size_t itemEnd, const std::vector<Staging>& staging,
+                  std::vector<double>& hist, double* partial) const {
     const int64_t cols = r_.params.timeBins;
     const int64_t colBegin = chunk * cols / chunks, colEnd = (chunk + 1) * cols / chunks;
     auto& spectrum = r_.channels[channel].spectrum;

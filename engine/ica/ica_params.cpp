@@ -1,6 +1,6 @@
 // Presets, automatic values and validation of the Infomax parameters (ica_params.h). The values
-// are runica.m's and MNE 1.3 infomax()'s defaults as tabulated in ../shared/notes/peers.md
-// section 3; docs/ica.md repeats them for users.
+// are runica.m's and MNE 1.3 infomax()'s defaults as docs/ica.md ("Parameters and presets")
+// tabulates them with their sources.
 #include "engine/ica/ica_params.h"
 
 #include <algorithm>
@@ -97,7 +97,8 @@ ResolvedIcaParams resolveIcaParams(const IcaParams& p, int channels, int compone
   } else {
     r.blockSize = static_cast<int>(std::floor(std::sqrt(n / 3.0)));
   }
-  r.blockSize = static_cast<int>(std::clamp<int64_t>(r.blockSize, 1, std::max<int64_t>(samples, 1)));
+  r.blockSize =
+      static_cast<int>(std::clamp<int64_t>(r.blockSize, 1, std::max<int64_t>(samples, 1)));
   if (p.annealFactor > 0)
     r.annealFactor = p.annealFactor;
   else
@@ -130,9 +131,12 @@ const char* icaSpheringName(IcaSphering s) {
 
 const char* icaGpuMathName(IcaGpuMath m) {
   switch (m) {
-    case IcaGpuMath::Tf32x3: return "tf32x3";
-    case IcaGpuMath::Tf32: return "tf32";
-    case IcaGpuMath::Fp32: return "fp32";
+    case IcaGpuMath::Tf32x3:
+      return "tf32x3";
+    case IcaGpuMath::Tf32:
+      return "tf32";
+    case IcaGpuMath::Fp32:
+      return "fp32";
   }
   return "?";
 }

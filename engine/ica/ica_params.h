@@ -1,8 +1,8 @@
 // Parameters of (extended) Infomax ICA: Bell and Sejnowski 1995 with the natural gradient (Amari
 // 1996), extended to sub-Gaussian sources by Lee, Girolami and Sejnowski 1999, run the way
 // EEGLAB's runica.m does it (the reference) or the way MNE-Python 1.3's
-// mne.preprocessing.infomax() does it. The defaults of both are tabulated in
-// ../shared/notes/peers.md section 3 and summarised for users in docs/ica.md.
+// mne.preprocessing.infomax() does it. The defaults of both are tabulated, with their
+// sources, in docs/ica.md ("Parameters and presets").
 //
 // Fields whose value 0 means "automatic" are resolved from the data by resolveIcaParams(), using
 // the rules of `rules` (runica's or MNE's), because the defaults depend on the channel and sample
@@ -58,8 +58,8 @@ struct IcaExtendedParams {
   // Estimate the kurtosis every `extBlocks` blocks (runica 'extended', N with N > 0). <= 0: the
   // signs stay fixed with `subGaussian` sub-Gaussian components (runica 'extended', -N).
   int extBlocks = 1;
-  int subGaussian = 1;        // components 1..subGaussian start with sign -1 (runica nsub)
-  int kurtosisSamples = 6000;  // runica kurtsize (binica/CUDAICA "pdfsize"); capped at N
+  int subGaussian = 1;            // components 1..subGaussian start with sign -1 (runica nsub)
+  int kurtosisSamples = 6000;     // runica kurtsize (binica/CUDAICA "pdfsize"); capped at N
   double kurtosisMomentum = 0.5;  // kk = m * kk_old + (1 - m) * kk (runica extmomentum)
   double signsBias = 0.02;        // signs = sign(kurtosis + bias): ties go super-Gaussian
   int signCountThreshold = 25;    // after this many unchanged sign vectors ...
@@ -72,8 +72,8 @@ struct IcaExtendedParams {
 struct IcaParams {
   bool extended = true;  // extended Infomax (tanh + kurtosis signs); false: logistic Infomax
   IcaRules rules = IcaRules::Runica;
-  double learningRate = 0.0;  // initial; 0 = automatic (rules); at most 0.1 (runica MAX_LRATE)
-  int blockSize = 0;          // samples per weight update; 0 = automatic (rules)
+  double learningRate = 0.0;    // initial; 0 = automatic (rules); at most 0.1 (runica MAX_LRATE)
+  int blockSize = 0;            // samples per weight update; 0 = automatic (rules)
   double annealDegrees = 60.0;  // anneal when the angle between weight changes exceeds this
   double annealFactor = 0.0;    // learning rate *= this on annealing; 0 = automatic (rules)
   double stopTolerance = 0.0;   // stop when ||W_k - W_k-1||_F^2 < this (steps > 2); 0 = automatic
@@ -88,8 +88,8 @@ struct IcaParams {
   double rankTolerance = 1e-10;
   IcaSphering sphering = IcaSphering::Runica;
   bool bias = true;  // the bias term u = W x + b of both rules
-  // The CUDA backend's products (ignored on the CPU). Plain TF32 by default: the tensor-
-  // core products, and on an H100 4.8x faster than 3xTF32 (docs/ica.md) with the same separation
+  // The CUDA backend's products (ignored on the CPU). Plain TF32 by default: tensor-core
+  // products, and on an H100 4.8x faster than 3xTF32 (docs/ica.md) with the same separation
   // in every test (Amari index, and every real-EEG component matched to the CPU's with |corr|
   // 1.0000); tf32x3 keeps FP32 accuracy for runs that must track the CPU's weights closely.
   IcaGpuMath gpuMath = IcaGpuMath::Tf32;
@@ -99,10 +99,10 @@ struct IcaParams {
 
   // Safety rules (runica: MAX_WEIGHT 1e8, DEFAULT_BLOWUP 1e9 / 0.8, DEFAULT_RESTART_FAC 0.9,
   // MIN_LRATE 1e-6; MNE: 1e8, blowup 1e4 / 0.5, 0.9, 1e-10).
-  double maxWeight = 1e8;       // max |W| above this (or a non-finite change): restart
-  double restartFactor = 0.9;   // learning rate *= this on a restart from the start weights
-  double blowupChange = 1e9;    // a change above this lowers the learning rate ...
-  double blowupFactor = 0.8;    // ... by this factor, without restarting
+  double maxWeight = 1e8;         // max |W| above this (or a non-finite change): restart
+  double restartFactor = 0.9;     // learning rate *= this on a restart from the start weights
+  double blowupChange = 1e9;      // a change above this lowers the learning rate ...
+  double blowupFactor = 0.8;      // ... by this factor, without restarting
   double minLearningRate = 1e-6;  // restarts below this give up (the weights cannot converge)
   // MNE only: stop once more than this many consecutive steps had an angle <= annealDegrees
   // (n_small_angle). 0 = off (runica).
@@ -144,14 +144,14 @@ IcaParams icaPreset(const std::string& name);
 const ParamTable<IcaParams>& icaParamTable();
 
 // Throws InvalidParameterError (parameter, value found, range expected, remedy) for values no run
-// can use (the ranges of icaParamTable()): learning rate outside [0, 0.1], block size < 0, angles outside (0, 180], factors outside
-// (0, 1], tolerances < 0, maxSteps < 1, pcaRank < 0, rankTolerance outside (0, 1), kurtosis
-// settings out of range, safety values not positive.
+// can use (the ranges of icaParamTable()): learning rate outside [0, 0.1], block size < 0, angles
+// outside (0, 180], factors outside (0, 1], tolerances < 0, maxSteps < 1, pcaRank < 0,
+// rankTolerance outside (0, 1), kurtosis settings out of range, safety values not positive.
 void validateIcaParams(const IcaParams& p);
 
-const char* icaRulesName(IcaRules r);         // "runica", "mne"
-const char* icaSpheringName(IcaSphering s);   // "runica", "pca-unit"
-const char* icaGpuMathName(IcaGpuMath m);     // "tf32x3", "tf32", "fp32"
+const char* icaRulesName(IcaRules r);        // "runica", "mne"
+const char* icaSpheringName(IcaSphering s);  // "runica", "pca-unit"
+const char* icaGpuMathName(IcaGpuMath m);    // "tf32x3", "tf32", "fp32"
 // Throws InvalidParameterError naming the accepted values.
 IcaGpuMath parseIcaGpuMath(const std::string& text);
 // One line for logs and provenance: "extended, lrate auto, block auto, ..."

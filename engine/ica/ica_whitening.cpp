@@ -3,14 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/parallel/worker_team.h"
 
 namespace modescope::ica_detail {
 namespace {
@@ -35,29 +33,18 @@ void loadCentred(const SignalBlock& block, const Eigen::VectorXd& mean, int64_t 
 
 }  // namespace
 
-void parallelRanges(int64_t count, int threads,
-                    const std::function<void(int64_t, int64_t)>& body) {
+void parallelRanges(int64_t count, int threads, const std::function<void(int64_t, int64_t)>& body) {
   if (count <= 0) return;
   const int64_t parts = std::clamp<int64_t>(threads, 1, count);
   if (parts == 1) {
     body(0, count);
     return;
   }
-  std::exception_ptr error;
-  std::mutex errorMutex;
-  auto run = [&](int64_t p) {
-    try {
-      body(count * p / parts, count * (p + 1) / parts);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(errorMutex);
-      if (!error) error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int64_t p = 1; p < parts; ++p) pool.emplace_back(run, p);
-  run(0);
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  TeamLease team(threads);
+  team->run(static_cast<std::size_t>(parts), [&](int, std::size_t i) {
+    const auto p = static_cast<int64_t>(i);
+    body(count * p / parts, count * (p + 1) / parts);
+  });
 }
 
 Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, int threads,
@@ -117,8 +104,8 @@ Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, in
   w.detectedRank = rank;
   if (rank == 0)
     throw InvalidInputError("selection", "samples",
-                            "every channel constant (the covariance is zero)",
-                            "signals that vary", "choose channels that carry signal");
+                            "every channel constant (the covariance is zero)", "signals that vary",
+                            "choose channels that carry signal");
 
   if (params.pcaRank > rank)
     throw InvalidParameterError(
@@ -136,10 +123,12 @@ Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, in
     std::string flat;
     for (int ch = 0; ch < c; ++ch)
       if (w.covariance(ch, ch) <= params.rankTolerance * largest)
-        flat += (flat.empty() ? "" : ", ") + std::to_string(block.channels[static_cast<std::size_t>(ch)]);
+        flat += (flat.empty() ? "" : ", ") +
+                std::to_string(block.channels[static_cast<std::size_t>(ch)]);
     std::string msg = "the data have rank " + std::to_string(rank) + " of " + std::to_string(c) +
                       " channels (an average reference or interpolated channels remove one "
-                      "dimension each); ICA runs on " + std::to_string(rank) +
+                      "dimension each); ICA runs on " +
+                      std::to_string(rank) +
                       " components after a PCA reduction. Set the PCA rank to force another count";
     if (!flat.empty()) msg += "; flat channels (recording indices): " + flat;
     addDiagnostic(diagnostics, Severity::Warning, "ica.rankReduced", msg);

@@ -14,8 +14,9 @@
 
 namespace modescope::ica_detail {
 
-// Runs body(begin, end) over [0, count) split into at most `threads` contiguous ranges, on
-// std::threads (the calling thread takes the first range). Exceptions propagate.
+// Runs body(begin, end) over [0, count) split into at most `threads` contiguous ranges, on a
+// leased WorkerTeam of `threads` (the calling thread takes ranges too). The first exception
+// propagates; ranges not yet started are then skipped.
 void parallelRanges(int64_t count, int threads,
                     const std::function<void(int64_t begin, int64_t end)>& body);
 
@@ -25,8 +26,8 @@ struct Whitening {
   Eigen::VectorXd eigenvalues;   // C, descending
   Eigen::MatrixXd eigenvectors;  // C x C, columns in the order of eigenvalues
   int detectedRank = 0;
-  int components = 0;            // r
-  Eigen::MatrixXd sphere;        // r x C, applied to centred data
+  int components = 0;      // r
+  Eigen::MatrixXd sphere;  // r x C, applied to centred data
 };
 
 // Mean, covariance, eigen decomposition and rank of `block` (all channels, all samples), then the

@@ -1,16 +1,16 @@
 // The CPU passes of extended Infomax (InfomaxPasses, infomax_passes.h) in double precision with
 // Eigen: the block updates of runica.m, written from the published algorithm and runica's
-// documented defaults (../shared/notes/peers.md section 3, seed-000-memd-ica.md section 3.2).
+// documented defaults (docs/ica.md: "What is computed", "Parameters and presets").
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
-#include <Eigen/Dense>
 
-#include "engine/compute/worker_team.h"
 #include "engine/core/philox.h"
 #include "engine/ica/infomax.h"
 #include "engine/ica/infomax_passes.h"
+#include "engine/parallel/worker_team.h"
 
 namespace modescope {
 namespace {
@@ -46,7 +46,11 @@ class CpuInfomaxPasses final : public InfomaxPasses {
         team_(std::min(std::max(1, s.threads), pieces_)),
         w_(MatrixXd::Identity(r_, r_)),
         bias_(VectorXd::Zero(r_)),
-        xb_(r_, block_), xbNext_(r_, block_), u_(r_, block_), y_(r_, block_), g_(r_, r_),
+        xb_(r_, block_),
+        xbNext_(r_, block_),
+        u_(r_, block_),
+        y_(r_, block_),
+        g_(r_, r_),
         gw_(r_, r_),
         blownUp_(static_cast<std::size_t>(pieces_), 0) {
     if (s.params.extended) signs_.reset(r_, s.params.ext);
@@ -66,12 +70,12 @@ class CpuInfomaxPasses final : public InfomaxPasses {
     for (int64_t b = 0; b < blocks; ++b) {
       if (b % kCheckpointBlocks == 0) setup_.ctx->checkpoint();
       const int32_t* next = b + 1 < blocks ? perm.data() + (b + 1) * block_ : nullptr;
-      team_.run(static_cast<std::size_t>(pieces_), [&](int, std::size_t p) {
+      team_->run(static_cast<std::size_t>(pieces_), [&](int, std::size_t p) {
         if (pending) addUpdate(p, lrate);
         activations(piece(p), lrate);
       });
       if (pending && blewUp()) return false;
-      team_.run(static_cast<std::size_t>(pieces_), [&](int, std::size_t p) {
+      team_->run(static_cast<std::size_t>(pieces_), [&](int, std::size_t p) {
         gradient(piece(p));
         if (next) gatherShare(next, p, xbNext_);
       });
@@ -169,8 +173,7 @@ class CpuInfomaxPasses final : public InfomaxPasses {
     return std::any_of(blownUp_.begin(), blownUp_.end(), [](char b) { return b != 0; });
   }
   bool addPendingUpdate(double lrate) {
-    team_.run(static_cast<std::size_t>(pieces_),
-              [&](int, std::size_t p) { addUpdate(p, lrate); });
+    team_->run(static_cast<std::size_t>(pieces_), [&](int, std::size_t p) { addUpdate(p, lrate); });
     return !blewUp();
   }
 
@@ -186,19 +189,18 @@ class CpuInfomaxPasses final : public InfomaxPasses {
       const Philox4x32 rng(setup_.params.seed);
       MatrixXd part(r_, m);
       const uint64_t base = static_cast<uint64_t>(signs_.estimates) * static_cast<uint64_t>(m);
-      team_.run(static_cast<std::size_t>(pieces_), [&](int, std::size_t p) {
+      team_->run(static_cast<std::size_t>(pieces_), [&](int, std::size_t p) {
         const auto [begin, end] = columnShare(p, static_cast<int>(m));
         for (int j = begin; j < end; ++j) {
-          const double u =
-              rng.uniformDouble(kIcaKurtosisStream, base + static_cast<uint64_t>(j));
+          const double u = rng.uniformDouble(kIcaKurtosisStream, base + static_cast<uint64_t>(j));
           part.col(j) = data_.col(std::min<int64_t>(n - 1, static_cast<int64_t>(u * n)));
         }
       });
-      team_.run(static_cast<std::size_t>(pieces_),
-                [&](int, std::size_t p) { kurtosisRows(part, piece(p), kurt); });
+      team_->run(static_cast<std::size_t>(pieces_),
+                 [&](int, std::size_t p) { kurtosisRows(part, piece(p), kurt); });
     } else {
-      team_.run(static_cast<std::size_t>(pieces_),
-                [&](int, std::size_t p) { kurtosisRows(data_, piece(p), kurt); });
+      team_->run(static_cast<std::size_t>(pieces_),
+                 [&](int, std::size_t p) { kurtosisRows(data_, piece(p), kurt); });
     }
     signs_.apply(kurt, e);
   }
@@ -217,7 +219,7 @@ class CpuInfomaxPasses final : public InfomaxPasses {
   int r_;
   int block_;
   int pieceRows_, pieces_;
-  WorkerTeam team_;
+  TeamLease team_;  // engine/parallel/worker_team.h
   MatrixXd w_;
   VectorXd bias_;
   IcaSignState signs_;

@@ -2,13 +2,13 @@
 // per-step permutations, change and angle, annealing, blow-up restarts, stopping and the sorted
 // outputs of runica.m (steps 1-3, 5 and 6 of the procedure in infomax.h). The passes over the data
 // (step 4) come from the backend's InfomaxPasses. Written from the published algorithm and
-// runica's documented defaults (../shared/notes/peers.md section 3, seed-000-memd-ica.md 3.2).
+// runica's documented defaults (docs/ica.md: "What is computed", "Parameters and presets").
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <future>
 #include <limits>
-#include <cmath>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -36,9 +36,9 @@ std::string blockChannelName(const SignalBlock& block, std::size_t row) {
 void checkInput(const SignalBlock& block) {
   const std::size_t c = block.channels.size();
   if (block.samples < 0 || block.data.size() != c * static_cast<std::size_t>(block.samples))
-    throw InvalidParameterError("block", std::to_string(block.data.size()) + " samples in all",
-                                std::to_string(c) + " channels x " +
-                                    std::to_string(block.samples) + " samples");
+    throw InvalidParameterError(
+        "block", std::to_string(block.data.size()) + " samples in all",
+        std::to_string(c) + " channels x " + std::to_string(block.samples) + " samples");
   if (c < 2)
     throw InvalidParameterError("channels", std::to_string(c), "at least 2 channels",
                                 "select the channels to unmix (ICA separates mixtures of "
@@ -64,8 +64,8 @@ void checkSampleCount(const SignalBlock& block, int components, Diagnostics& dia
   const IcaSampleRequirement need = icaSampleRequirement(components);
   auto duration = [&](int64_t samples) {
     if (block.sampleRate <= 0) return std::string();
-    return " (" + formatNumber(std::round(static_cast<double>(samples) / block.sampleRate * 10) /
-                               10) +
+    return " (" +
+           formatNumber(std::round(static_cast<double>(samples) / block.sampleRate * 10) / 10) +
            " s at " + formatNumber(block.sampleRate) + " Hz)";
   };
   const std::string r = std::to_string(components);
@@ -74,8 +74,7 @@ void checkSampleCount(const SignalBlock& block, int components, Diagnostics& dia
         "samples", std::to_string(block.samples) + duration(block.samples),
         "at least " + std::to_string(need.minimum) + duration(need.minimum) + " for " + r +
             " components (one sample per unmixing weight, r^2); " +
-            std::to_string(need.recommended) + duration(need.recommended) +
-            " recommended (20 r^2)",
+            std::to_string(need.recommended) + duration(need.recommended) + " recommended (20 r^2)",
         "select a longer time range, or fewer components (PCA rank)");
   if (block.samples < need.recommended)
     addDiagnostic(diagnostics, Severity::Warning, "ica.fewSamples",
@@ -150,7 +149,8 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   res.resolved = rp;
   res.components = r;
   res.detectedRank = wh.detectedRank;
-  if (params.extended && params.ext.extBlocks > 0 && std::min<int64_t>(params.ext.kurtosisSamples, n) < 2000)
+  if (params.extended && params.ext.extBlocks > 0 &&
+      std::min<int64_t>(params.ext.kurtosisSamples, n) < 2000)
     addDiagnostic(res.diagnostics, Severity::Info, "ica.smallKurtosisSample",
                   "the kurtosis that picks sub- or super-Gaussian rules is estimated on only " +
                       std::to_string(std::min<int64_t>(params.ext.kurtosisSamples, n)) +
@@ -169,7 +169,10 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   // The permutations come from one sequential stream whatever happens (restarts included):
   // permutation k is that stream's uniforms k (n - 1) .. (k + 1) (n - 1) - 1. A permutation of
   // 460,800 samples takes ~15 ms to draw, longer than a GPU pass, so kPermutationsAhead of them
-  // are drawn at once on helper threads while the backend runs the current pass.
+  // are drawn at once on helper threads while the backend runs the current pass. These stay
+  // std::async tasks rather than WorkerTeam items: they must run in the background while this
+  // thread runs the pass (WorkerTeam::run returns only when its batch is done), and the CPU passes
+  // use a team of their own meanwhile; one thread start per step is noise beside a 15 ms draw.
   constexpr int kPermutationsAhead = 3;
   const uint64_t seed = params.seed;
   int64_t permutationsDrawn = 0;
@@ -244,8 +247,8 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
       oldDelta.setZero();
       oldChange = 0.0;
       smallAngle = 0;
-      ctx.progress(0.0, "ICA: weights blew up, restarting with learning rate " +
-                            formatNumber(lrate));
+      ctx.progress(0.0,
+                   "ICA: weights blew up, restarting with learning rate " + formatNumber(lrate));
       continue;
     }
 
@@ -302,11 +305,12 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
 
   if (res.restarts > 0)
     addDiagnostic(res.diagnostics, Severity::Warning, "ica.restarted",
-                  "the weights blew up " + std::to_string(res.restarts) + " time(s) (first at step " +
-                      std::to_string(firstRestartStep) +
+                  "the weights blew up " + std::to_string(res.restarts) +
+                      " time(s) (first at step " + std::to_string(firstRestartStep) +
                       "); each time the run restarted from the identity with the learning rate "
-                      "lowered by " + formatNumber(params.restartFactor) + ", finally " +
-                      formatNumber(lrate) + " (runica does the same)");
+                      "lowered by " +
+                      formatNumber(params.restartFactor) + ", finally " + formatNumber(lrate) +
+                      " (runica does the same)");
   if (lowered > 0)
     addDiagnostic(res.diagnostics, Severity::Info, "ica.learningRateLowered",
                   "a weight change above " + formatNumber(params.blowupChange) +

@@ -12,14 +12,14 @@
 namespace modescope {
 
 struct ViewState {
-  double pageStart = 0.0;        // s
-  double pageLength = 10.0;      // s
+  double pageStart = 0.0;               // s
+  double pageLength = 10.0;             // s
   double microvoltsPerDivision = 50.0;  // amplitude scale: one channel spacing in uV
   int firstVisibleChannel = 0;
   int visibleChannelCount = 32;
   std::vector<std::string> selectedChannels;  // normalised names
-  std::string montage = "as recorded";        // "as recorded", "average", "linked mastoids", "ref:Cz"
-  std::string displayFilter = "none";         // e.g. "bandpass 1-40 Hz", "notch 50 Hz"
+  std::string montage = "as recorded";  // "as recorded", "average", "linked mastoids", "ref:Cz"
+  std::string displayFilter = "none";   // e.g. "bandpass 1-40 Hz", "notch 50 Hz"
 };
 
 struct JobRecord {
@@ -32,19 +32,19 @@ struct JobRecord {
 };
 
 struct Marks {
-  std::vector<std::string> badChannels;      // normalised names
-  std::vector<Annotation> userAnnotations;   // added in the GUI, kept apart from the file's
+  std::vector<std::string> badChannels;     // normalised names
+  std::vector<Annotation> userAnnotations;  // added in the GUI, kept apart from the file's
 };
 
 struct IcaFile;  // engine/io/hdf5_ica.h
 
-// An ICA decomposition shown in the component browser, with the user's marks (DESIGN.md: marks
-// belong to the session, not to the result).
+// An ICA decomposition shown in the component browser, with the user's marks (marks
+// belong to the session, not to the result, which stays immutable).
 struct IcaSessionEntry {
-  std::string title;                     // the component browser's tab
-  std::shared_ptr<const IcaFile> file;   // the decomposition (never null in a saved session)
-  std::vector<int> rejected;             // components marked as artifacts, 0-based, ascending
-  std::string icaPath;                   // the ICA file it was opened from or saved to, or ""
+  std::string title;                    // the component browser's tab
+  std::shared_ptr<const IcaFile> file;  // the decomposition (never null in a saved session)
+  std::vector<int> rejected;            // components marked as artifacts, 0-based, ascending
+  std::string icaPath;                  // the ICA file it was opened from or saved to, or ""
 };
 
 struct Session {

@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/parallel/worker_team.h"
 
 namespace modescope {
 
@@ -67,8 +68,8 @@ std::vector<double> kernelFactors(int order, int terms) {
   return f;
 }
 
-// sum_{n>=1} factors[n] P_n(x), P_n by Bonnet's recurrence (n P_n = (2n-1) x P_{n-1} - (n-1) P_{n-2}),
-// which is stable for |x| <= 1.
+// sum_{n>=1} factors[n] P_n(x), P_n by Bonnet's recurrence (n P_n = (2n-1) x P_{n-1} - (n-1)
+// P_{n-2}), which is stable for |x| <= 1.
 double kernelSum(double x, const std::vector<double>& factors) {
   x = std::clamp(x, -1.0, 1.0);
   const std::size_t terms = factors.size() - 1;
@@ -114,24 +115,20 @@ void kernelSums(const double* x, std::size_t count, const std::vector<double>& f
   }
 }
 
-// Runs body(begin, end) over [0, count) on up to hardware_concurrency threads when the work is
-// large enough to pay for them.
+// Runs body(begin, end) over contiguous ranges of [0, count) on a leased team of
+// hardware_concurrency threads when the work is large enough to pay for them.
 template <class Body>
-void parallelFor(std::size_t count, double workPerItem, Body body) {
+void parallelRanges(std::size_t count, double workPerItem, const Body& body) {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t parts = std::min<std::size_t>(
-      {static_cast<std::size_t>(hw), count,
-       static_cast<std::size_t>(count * workPerItem / 2e6) + 1});
+  const std::size_t parts =
+      std::min<std::size_t>({static_cast<std::size_t>(hw), count,
+                             static_cast<std::size_t>(count * workPerItem / 2e6) + 1});
   if (parts <= 1) {
     body(std::size_t{0}, count);
     return;
   }
-  std::vector<std::thread> pool;
-  for (std::size_t p = 1; p < parts; ++p) {
-    pool.emplace_back(body, count * p / parts, count * (p + 1) / parts);
-  }
-  body(std::size_t{0}, count / parts);
-  for (auto& t : pool) t.join();
+  TeamLease team(static_cast<int>(hw));
+  team->run(parts, [&](int, std::size_t p) { body(count * p / parts, count * (p + 1) / parts); });
 }
 
 void checkOptions(const SphericalSplineOptions& o) {
@@ -154,8 +151,7 @@ void checkOptions(const SphericalSplineOptions& o) {
 double sphericalSplineKernel(double cosine, int order, int terms) {
   if (order < 1 || terms < 1) {
     throw InvalidParameterError("spherical spline kernel order/terms",
-                                std::to_string(order) + "/" + std::to_string(terms),
-                                "both >= 1");
+                                std::to_string(order) + "/" + std::to_string(terms), "both >= 1");
   }
   return kernelSum(cosine, kernelFactors(order, terms));
 }
@@ -168,7 +164,8 @@ struct SphericalSpline::Fit {
   Eigen::MatrixXd solution;  // (n + 1) x n: [c; c0] = solution * v
 };
 
-SphericalSpline::SphericalSpline(std::vector<Position3> electrodes, SphericalSplineOptions options) {
+SphericalSpline::SphericalSpline(std::vector<Position3> electrodes,
+                                 SphericalSplineOptions options) {
   checkOptions(options);
   const std::size_t n = electrodes.size();
   if (n < 3) {
@@ -183,8 +180,7 @@ SphericalSpline::SphericalSpline(std::vector<Position3> electrodes, SphericalSpl
   for (std::size_t i = 0; i < n; ++i) {
     if (!unit(electrodes[i], &fit->electrodes[i])) {
       throw InvalidParameterError("scalp map electrode " + std::to_string(i + 1) + " position",
-                                  positionText(electrodes[i]),
-                                  "a finite, non-zero direction",
+                                  positionText(electrodes[i]), "a finite, non-zero direction",
                                   "check the channel's position (montage or position file)");
     }
   }
@@ -281,23 +277,23 @@ SphericalSpline::Evaluator SphericalSpline::evaluator(const std::vector<Position
   RowMatrix kernel(points, m + 1);
   // The bodies only write their own rows and flags (vector<bool> packs bits: use a char buffer).
   std::vector<char> valid(at.size(), 0);
-  parallelFor(at.size(), static_cast<double>(n) * fit_->options.terms,
-              [&](std::size_t begin, std::size_t end) {
-                std::vector<double> cosines(n);
-                for (std::size_t p = begin; p < end; ++p) {
-                  const Eigen::Index row = static_cast<Eigen::Index>(p);
-                  Position3 u;
-                  if (!unit(at[p], &u)) {
-                    kernel.row(row).setZero();
-                    kernel(row, m) = 1.0;
-                    continue;
-                  }
-                  valid[p] = 1;
-                  for (std::size_t i = 0; i < n; ++i) cosines[i] = dot(u, fit_->electrodes[i]);
-                  kernelSums(cosines.data(), n, fit_->factors, &kernel(row, 0));
-                  kernel(row, m) = 1.0;
-                }
-              });
+  parallelRanges(at.size(), static_cast<double>(n) * fit_->options.terms,
+                 [&](std::size_t begin, std::size_t end) {
+                   std::vector<double> cosines(n);
+                   for (std::size_t p = begin; p < end; ++p) {
+                     const Eigen::Index row = static_cast<Eigen::Index>(p);
+                     Position3 u;
+                     if (!unit(at[p], &u)) {
+                       kernel.row(row).setZero();
+                       kernel(row, m) = 1.0;
+                       continue;
+                     }
+                     valid[p] = 1;
+                     for (std::size_t i = 0; i < n; ++i) cosines[i] = dot(u, fit_->electrodes[i]);
+                     kernelSums(cosines.data(), n, fit_->factors, &kernel(row, 0));
+                     kernel(row, m) = 1.0;
+                   }
+                 });
   for (std::size_t p = 0; p < at.size(); ++p) e.valid_[p] = valid[p] != 0;
   RowMatrix weights = kernel * fit_->solution;
   e.weights_.assign(weights.data(), weights.data() + weights.size());
@@ -320,9 +316,9 @@ std::vector<double> SphericalSpline::Evaluator::evaluateMany(
   for (Eigen::Index r = 0; r < k; ++r) {
     const auto& row = vectors[static_cast<std::size_t>(r)];
     if (row.size() != electrodes_) {
-      throw InvalidParameterError(
-          "scalp map value vector " + std::to_string(r + 1),
-          std::to_string(row.size()) + " value(s)", std::to_string(electrodes_) + " (one per electrode)");
+      throw InvalidParameterError("scalp map value vector " + std::to_string(r + 1),
+                                  std::to_string(row.size()) + " value(s)",
+                                  std::to_string(electrodes_) + " (one per electrode)");
     }
     for (Eigen::Index c = 0; c < m; ++c) v(r, c) = row[static_cast<std::size_t>(c)];
   }
@@ -336,8 +332,8 @@ std::vector<double> SphericalSpline::Evaluator::evaluateColumns(const std::vecto
                                                                 int columns) const {
   if (columns < 0 || matrix.size() != electrodes_ * static_cast<std::size_t>(columns)) {
     throw InvalidParameterError(
-        "scalp map value matrix", std::to_string(matrix.size()) + " value(s) for " +
-                                      std::to_string(columns) + " column(s)",
+        "scalp map value matrix",
+        std::to_string(matrix.size()) + " value(s) for " + std::to_string(columns) + " column(s)",
         std::to_string(electrodes_) + " rows (one per electrode) x the column count");
   }
   const Eigen::Index m = static_cast<Eigen::Index>(electrodes_);
@@ -378,7 +374,8 @@ ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels) {
   return scalpLayout(channels, std::vector<bool>(channels.size(), false));
 }
 
-ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels, const std::vector<bool>& noValue) {
+ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels,
+                        const std::vector<bool>& noValue) {
   ScalpLayout layout;
   double ringPolar = 0.0;
   int ringSites = 0;
@@ -412,10 +409,9 @@ ScalpGridInterpolator::ScalpGridInterpolator(const SphericalSpline& spline,
                                 "use 67 (EEGLAB's default grid)");
   }
   if (positions.size() != spline.electrodeCount()) {
-    throw InvalidParameterError("scalp grid positions",
-                                std::to_string(positions.size()) + " position(s)",
-                                std::to_string(spline.electrodeCount()) +
-                                    " (the spline's electrodes, in the same order)");
+    throw InvalidParameterError(
+        "scalp grid positions", std::to_string(positions.size()) + " position(s)",
+        std::to_string(spline.electrodeCount()) + " (the spline's electrodes, in the same order)");
   }
   double outermost = 0.0;
   for (const Position3& p : positions) {
@@ -492,7 +488,8 @@ std::vector<ScalpGrid> ScalpGridInterpolator::gridsForColumns(const std::vector<
   return grids;
 }
 
-ScalpGrid interpolateScalpGrid(const SphericalSpline& spline, const std::vector<Position3>& positions,
+ScalpGrid interpolateScalpGrid(const SphericalSpline& spline,
+                               const std::vector<Position3>& positions,
                                const std::vector<double>& values, int size) {
   return ScalpGridInterpolator(spline, positions, size).grid(values);
 }

@@ -1,11 +1,12 @@
 // Spatial filters as one dense matrix: output = B * input, B of size C_out x C_in (Wilson and
-// Williams 2009, Eq. 1-2; digest seeds-001-003 section 1.1, fact 5). Common average reference,
-// small and large surface Laplacians and user matrices are all just particular matrices, so the
-// CPU path here and the later GPU path (one cuBLAS GEMM) apply the same SpatialFilter.
+// Williams 2009, Eq. 1-2: C_out may be below C_in, and every input feeds every output). Common
+// average reference, small and large surface Laplacians and user matrices are all just particular
+// matrices, so the CPU path here and the later GPU path (one cuBLAS GEMM) apply the same
+// SpatialFilter.
 //
-// Laplacian neighbours come from the channels' montage positions (ChannelInfo::position, unit-sphere
-// directions, x right, y nose, z up); the rule is documented at laplacianNeighbours() and in
-// docs/spatial-filters.md.
+// Laplacian neighbours come from the channels' montage positions (ChannelInfo::position,
+// unit-sphere directions, x right, y nose, z up); the rule is documented at laplacianNeighbours()
+// and in docs/spatial-filters.md.
 //
 // Thread rules: plain values and free functions without shared state; safe from any thread.
 #pragma once
@@ -37,8 +38,9 @@ struct SpatialFilter {
 
 // Common average reference over `selection` (indices into `channels`): B = I - (1/C) 1 1^T, so
 // every output is its channel minus the mean of all selected channels. Rows sum to zero, outputs
-// sum to zero at every sample, B*B = B (digest 1.7). Throws InvalidParameterError for an empty
-// selection, a repeated index or an index out of range. One channel gives the zero filter.
+// sum to zero at every sample, B*B = B (tests/unit/spatial_filter_test.cpp). Throws
+// InvalidParameterError for an empty selection, a repeated index or an index out of range. One
+// channel gives the zero filter.
 SpatialFilter commonAverageReference(const std::vector<ChannelInfo>& channels,
                                      const std::vector<std::size_t>& selection);
 

@@ -23,7 +23,8 @@ constexpr double kMaxSampleRate = 100000.0;
 // an hour, and still leaves room on an 8 GiB laptop.
 constexpr double kMaxGeneratedBytes = 2.0 * 1024 * 1024 * 1024;
 // A chunk of channels between checkpoints: up to 8 channels, fewer for long recordings so one
-// chunk stays near 1M samples (~0.1-0.3 s with the pink background, DESIGN.md's chunk size).
+// chunk stays near 1M samples (~0.1-0.3 s with the pink background: the ~100 ms chunk of
+// engine/core/job_context.h).
 constexpr std::size_t kMaxChannelsPerChunk = 8;
 constexpr double kSamplesPerChunk = 1e6;
 

@@ -1,5 +1,5 @@
-// BCI feature extraction benchmark (issue 5, item 6): the seed's configuration (Wilson and
-// Williams 2009; digest seeds-001-003 section 1.4) of 250 ms windows at 4800 Hz (1200 samples),
+// BCI feature extraction benchmark (docs/ar.md, "Benchmark"): the configuration of Wilson and
+// Williams (2009) of 250 ms windows at 4800 Hz (1200 samples),
 // order 30, 2 Hz bins with 11 evaluations, a dense C x C spatial filter, for 1000 channels, plus
 // 64 and 256 channels.
 //
@@ -108,7 +108,8 @@ Timing timeStream(ComputeBackend& backend, const std::shared_ptr<SpatialFilter>&
   const auto stream = backend.openArStream(cfg);
   const std::vector<float> x = signal(c, kBlock * 8, rng);
   // Blocks are rows x 240 slices of the 8-block signal, cycled.
-  std::vector<std::vector<float>> slices(8, std::vector<float>(static_cast<std::size_t>(c) * kBlock));
+  std::vector<std::vector<float>> slices(8,
+                                         std::vector<float>(static_cast<std::size_t>(c) * kBlock));
   for (int k = 0; k < 8; ++k)
     for (int ch = 0; ch < c; ++ch)
       std::copy_n(x.data() + static_cast<std::size_t>(ch) * kBlock * 8 + k * kBlock, kBlock,
@@ -157,10 +158,14 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--threads") o.threads = std::stoi(next());
-    else if (a == "--blocks") o.blocks = std::stoi(next());
-    else if (a == "--cpu-blocks") o.cpuBlocks = std::stoi(next());
-    else if (a == "--no-cpu") o.cpu = false;
+    if (a == "--threads")
+      o.threads = std::stoi(next());
+    else if (a == "--blocks")
+      o.blocks = std::stoi(next());
+    else if (a == "--cpu-blocks")
+      o.cpuBlocks = std::stoi(next());
+    else if (a == "--no-cpu")
+      o.cpu = false;
     else if (a == "--channels") {
       o.channels.clear();
       std::string list = next();
@@ -170,7 +175,9 @@ int main(int argc, char** argv) {
         p = q == std::string::npos ? list.size() : q + 1;
       }
     } else {
-      std::fprintf(stderr, "usage: ar_bench [--threads T] [--blocks B] [--cpu-blocks B] [--no-cpu] [--channels C,...]\n");
+      std::fprintf(stderr,
+                   "usage: ar_bench [--threads T] [--blocks B] [--cpu-blocks B] [--no-cpu] "
+                   "[--channels C,...]\n");
       return 2;
     }
   }
@@ -181,8 +188,10 @@ int main(int argc, char** argv) {
   gpu = makeCudaBackend(reason);
 #endif
   const auto cpu = makeCpuBackend(o.threads);
-  std::printf("Burg AR features, seed configuration: 4800 Hz, 1200-sample windows (250 ms), order 30,\n"
-              "2 Hz bins x 11 evaluations (1-29 Hz), dense C x C spatial filter; 50 ms blocks (240 samples)\n");
+  std::printf(
+      "Burg AR features, seed configuration: 4800 Hz, 1200-sample windows (250 ms), order 30,\n"
+      "2 Hz bins x 11 evaluations (1-29 Hz), dense C x C spatial filter; 50 ms blocks (240 "
+      "samples)\n");
   std::printf("GPU: %s\nCPU: %s\n", gpu ? gpu->info().describe().c_str() : reason.c_str(),
               cpu->info().describe().c_str());
   std::printf("\n%-7s %-7s | %-22s | %-22s | %s\n", "mode", "chans", "GPU ms/block med (p95)",
@@ -194,8 +203,11 @@ int main(int argc, char** argv) {
         const auto f = denseFilter(c, rng);
         const bool stream = std::string(mode) == "stream";
         Timing g{}, h{};
-        if (gpu) g = stream ? timeStream(*gpu, f, c, o.blocks, rng) : timeWhole(*gpu, f, c, o.blocks, rng);
-        if (o.cpu) h = stream ? timeStream(*cpu, f, c, o.cpuBlocks, rng) : timeWhole(*cpu, f, c, o.cpuBlocks, rng);
+        if (gpu)
+          g = stream ? timeStream(*gpu, f, c, o.blocks, rng) : timeWhole(*gpu, f, c, o.blocks, rng);
+        if (o.cpu)
+          h = stream ? timeStream(*cpu, f, c, o.cpuBlocks, rng)
+                     : timeWhole(*cpu, f, c, o.cpuBlocks, rng);
         char gs[64] = "-", cs[64] = "-", ratio[32] = "-";
         if (gpu) std::snprintf(gs, sizeof gs, "%.3f (%.3f)", g.median, g.p95);
         if (o.cpu) std::snprintf(cs, sizeof cs, "%.3f (%.3f)", h.median, h.p95);
@@ -208,7 +220,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ar_bench: %s\n", e.what());
     return 1;
   }
-  std::printf("\nTarget (issue 5): at most 1 ms per 1000-channel block on an H100, transfers included.\n"
-              "Seed anchors (8800 GT, 2009): 32 ms GPU, 933 ms single-threaded CPU per 1000-channel block.\n");
+  std::printf(
+      "\nTarget: at most 1 ms per 1000-channel block on an H100, transfers included.\n"
+      "Seed anchors (8800 GT, 2009): 32 ms GPU, 933 ms single-threaded CPU per 1000-channel "
+      "block.\n");
   return 0;
 }

@@ -1,13 +1,14 @@
-// Live replay benchmark (issue 5, item 4): how many AR feature updates per second the replay
-// driver (app/core/ar_replay.h) sustains, and the per-block push latency, for
+// Live replay benchmark (docs/ar.md, "Live replay"): how many AR feature updates per second the
+// replay driver (app/core/ar_replay.h) sustains, and the per-block push latency, for
 //  - the 64-channel demo (PhysioNet S001R03, 160 Hz), BCI2000 preset, CAR, 50 ms blocks;
 //  - a synthetic 256-channel recording (AR(2) noise with a 10 Hz resonance, 160 Hz), CAR.
 // Rows: "max" runs ArReplay::step() back to back (no pacing: the throughput ceiling, reads
 // included); "4x" and "1x" run ArReplayRunner against the wall clock for a few seconds (the rate
 // there is the block rate times the speed as long as no block is late). A last row per dataset
 // replaces the stream by the offline call per block (backend.filteredArSpectra on the latest
-// window, whose parallelFor starts its threads on every call) to show what the persistent stream
-// saves. It prints a table; it asserts nothing (DESIGN.md: benchmarks are programs).
+// window, whose parallelFor leases a team and wakes its threads on every call) to show what the
+// persistent stream saves. It prints a table; it asserts nothing (benchmarks are programs,
+// not tests).
 //
 // Usage: ar_replay_bench [--backend cpu|cuda|auto] [--threads N] [--seconds S] [--data FILE]
 #include <algorithm>
@@ -150,7 +151,7 @@ Row runPaced(const std::string& name, std::shared_ptr<const Recording> rec, Comp
 }
 
 // The offline path per block: filter + AR spectra of the latest window through the backend's
-// batch call (threads started per call by parallelFor).
+// batch call (parallelFor leases a team and wakes its threads on every call).
 Row runOfflinePerBlock(const std::string& name, std::shared_ptr<const Recording> rec,
                        ComputeBackend& backend, int blocks) {
   const ArReplayConfig cfg = carConfig(*rec);
@@ -166,7 +167,8 @@ Row runOfflinePerBlock(const std::string& name, std::shared_ptr<const Recording>
         extractBlock(*rec, cfg.filter->inputChannels, static_cast<double>(end - n) / fs,
                      static_cast<double>(n) / fs);
     const Clock::time_point a = Clock::now();
-    const ArSpectrumResult res = backend.filteredArSpectra(cfg.filter.get(), block, cfg.params, ctx);
+    const ArSpectrumResult res =
+        backend.filteredArSpectra(cfg.filter.get(), block, cfg.params, ctx);
     lat.push_back(1e3 * std::chrono::duration<double>(Clock::now() - a).count());
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -194,10 +196,14 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--backend") o.backend = value();
-    else if (a == "--threads") o.threads = std::stoi(value());
-    else if (a == "--seconds") o.seconds = std::stod(value());
-    else if (a == "--data") o.data = value();
+    if (a == "--backend")
+      o.backend = value();
+    else if (a == "--threads")
+      o.threads = std::stoi(value());
+    else if (a == "--seconds")
+      o.seconds = std::stod(value());
+    else if (a == "--data")
+      o.data = value();
     else {
       std::fprintf(stderr,
                    "usage: ar_replay_bench [--backend cpu|cuda|auto] [--threads N] [--seconds S] "
@@ -213,15 +219,16 @@ int main(int argc, char** argv) {
     if (!note.empty()) std::printf("note: %s\n", note.c_str());
     std::printf("backend: %s; hardware threads: %u\n", backend->info().describe().c_str(),
                 std::thread::hardware_concurrency());
-    std::printf("config: BCI2000 preset (order 16, 0.5 s window, 11 bins 0-30 Hz x 15 evaluations), "
-                "CAR, 50 ms blocks; paced rows run %.1f s\n\n",
-                o.seconds);
+    std::printf(
+        "config: BCI2000 preset (order 16, 0.5 s window, 11 bins 0-30 Hz x 15 evaluations), "
+        "CAR, 50 ms blocks; paced rows run %.1f s\n\n",
+        o.seconds);
 
     const auto demo = openRecording(o.data);
     const auto wide = synthetic(256, 160.0, 60.0);
     std::vector<Row> rows;
-    for (const auto& [name, rec] :
-         {std::pair{std::string("demo 160 Hz"), demo}, std::pair{std::string("synthetic 160 Hz"), wide}}) {
+    for (const auto& [name, rec] : {std::pair{std::string("demo 160 Hz"), demo},
+                                    std::pair{std::string("synthetic 160 Hz"), wide}}) {
       rows.push_back(runMax(name, rec, *backend));
       rows.push_back(runPaced(name, rec, *backend, 4.0, o.seconds));
       rows.push_back(runPaced(name, rec, *backend, 1.0, o.seconds));
@@ -232,8 +239,8 @@ int main(int argc, char** argv) {
     for (const Row& r : rows)
       std::printf("%-17s %-14s %8zu %8.0f %6s %9lld %9.1f %8.3f %8.3f %8.3f %5lld\n",
                   r.dataset.c_str(), r.path.c_str(), r.channels, r.blockMs, r.speed.c_str(),
-                  static_cast<long long>(r.updates), r.updatesPerSecond, r.meanMs, r.p95Ms,
-                  r.maxMs, static_cast<long long>(r.late));
+                  static_cast<long long>(r.updates), r.updatesPerSecond, r.meanMs, r.p95Ms, r.maxMs,
+                  static_cast<long long>(r.late));
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return e.exitCode();

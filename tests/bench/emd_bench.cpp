@@ -1,4 +1,4 @@
-// ICEEMDAN benchmark on the thesis's grid (Wang 2025, ch. 3; issue 3): one channel of
+// ICEEMDAN benchmark on the thesis's grid (Wang 2025, ch. 3): one channel of
 // N in {10241, 102401, 358401} samples, ensemble I in {100, 500}, fixed sift count S in {10, 50},
 // 12 IMFs (+ the residue); and 64 channels of N = 102401 with I = 100. End to end through
 // ComputeBackend::decompose(): input on the host to IMFs on the host, the noise-mode stage (full
@@ -122,16 +122,22 @@ std::string fmt(double s) {
 int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) o.quick = true;
-    else if (!std::strcmp(argv[i], "--cpu-only")) o.cpuOnly = true;
-    else if (!std::strcmp(argv[i], "--gpu-only")) o.gpuOnly = true;
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) o.runs = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--cpu-budget") && i + 1 < argc) o.cpuBudget = std::atof(argv[++i]);
+    if (!std::strcmp(argv[i], "--quick"))
+      o.quick = true;
+    else if (!std::strcmp(argv[i], "--cpu-only"))
+      o.cpuOnly = true;
+    else if (!std::strcmp(argv[i], "--gpu-only"))
+      o.gpuOnly = true;
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      o.runs = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--cpu-budget") && i + 1 < argc)
+      o.cpuBudget = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--case") && i + 1 < argc &&
              std::sscanf(argv[++i], "%d,%lld,%d,%d", &o.caseC, &o.caseN, &o.caseI, &o.caseS) == 4) {
-    }
-    else {
-      std::fprintf(stderr, "usage: emd_bench [--quick] [--runs N] [--cpu-budget S] [--cpu-only] [--gpu-only] [--case C,N,I,S]\n");
+    } else {
+      std::fprintf(stderr,
+                   "usage: emd_bench [--quick] [--runs N] [--cpu-budget S] [--cpu-only] "
+                   "[--gpu-only] [--case C,N,I,S]\n");
       return 1;
     }
   }
@@ -143,13 +149,15 @@ int main(int argc, char** argv) {
   if (!o.cpuOnly) {
     std::string reason;
     gpu = makeCudaBackend(reason);
-    if (!gpu) std::printf("no GPU: %s\n", reason.c_str());
-    else bandwidth = measureDeviceBandwidth(std::size_t{1} << 30);
+    if (!gpu)
+      std::printf("no GPU: %s\n", reason.c_str());
+    else
+      bandwidth = measureDeviceBandwidth(std::size_t{1} << 30);
   }
 #endif
   std::vector<Case> cases;
-  const std::vector<int64_t> lengths = o.quick ? std::vector<int64_t>{10241, 102401}
-                                               : std::vector<int64_t>{10241, 102401, 358401};
+  const std::vector<int64_t> lengths =
+      o.quick ? std::vector<int64_t>{10241, 102401} : std::vector<int64_t>{10241, 102401, 358401};
   for (int64_t n : lengths)
     for (int members : {100, 500})
       for (int sifts : {10, 50}) cases.push_back({1, n, members, sifts});
@@ -157,14 +165,16 @@ int main(int argc, char** argv) {
   cases.push_back({1, 102401, 500, 10, GpuPrecision::Float64});
   if (o.caseC > 0) cases = {{o.caseC, o.caseN, o.caseI, o.caseS}};
 
-  std::printf("ICEEMDAN, %d IMFs + residue, fixed sifts S for signal and noise stages, end to end\n",
-              kImfs);
+  std::printf(
+      "ICEEMDAN, %d IMFs + residue, fixed sifts S for signal and noise stages, end to end\n",
+      kImfs);
   std::printf("CPU: %s, %d threads (double)\n", cpu->info().deviceName.c_str(), threads);
   if (gpu) {
     std::printf("GPU: %s; device memory bandwidth (D2D copy) %.0f GB/s\n",
                 gpu->info().deviceName.c_str(), bandwidth);
   }
-  std::printf("\n| C | N | I | S | GPU precision | CPU s | CPU how | GPU s | CPU/GPU | of floor |\n");
+  std::printf(
+      "\n| C | N | I | S | GPU precision | CPU s | CPU how | GPU s | CPU/GPU | of floor |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Case& k : cases) {
     const SignalBlock block = eegLike(k.channels, k.samples);
@@ -206,7 +216,8 @@ int main(int argc, char** argv) {
                               static_cast<double>(k.samples) * k.channels * 3 * rBytes;
     const double floorSeconds = bandwidth > 0 ? floorBytes / (bandwidth * 1e9) : -1;
     char ratio[32] = "-", frac[32] = "-";
-    if (cpuSeconds > 0 && gpuSeconds > 0) std::snprintf(ratio, sizeof ratio, "%.0f", cpuSeconds / gpuSeconds);
+    if (cpuSeconds > 0 && gpuSeconds > 0)
+      std::snprintf(ratio, sizeof ratio, "%.0f", cpuSeconds / gpuSeconds);
     if (floorSeconds > 0 && gpuSeconds > 0)
       std::snprintf(frac, sizeof frac, "%.0f %%", 100.0 * floorSeconds / gpuSeconds);
     std::printf("| %d | %lld | %d | %d | %s | %s | %s | %s | %s | %s |\n", k.channels,

@@ -1,7 +1,7 @@
-// Extended Infomax benchmark (issue 4): 64 channels x 30 min at 256 Hz (460,800 samples) and
-// 256 channels x 10 min at 1 kHz (600,000 samples), runica's defaults (eeglab-runica preset),
-// to convergence and for a fixed 512 steps. Columns: GPU (ComputeBackend::infomax on the CUDA
-// backend, end to end from a host block: whitening, upload, passes, sorting), CPU (the CPU
+// Extended Infomax benchmark (docs/ica.md, "Benchmark"): 64 channels x 30 min at 256 Hz (460,800
+// samples) and 256 channels x 10 min at 1 kHz (600,000 samples), runica's defaults (eeglab-runica
+// preset), to convergence and for a fixed 512 steps. Columns: GPU (ComputeBackend::infomax on the
+// CUDA backend, end to end from a host block: whitening, upload, passes, sorting), CPU (the CPU
 // backend: double, Eigen; the passes are sequential by nature), MNE-Python's infomax fed the
 // same sphered data and runica's settings (tests/tools/mne_infomax_runica.py), and the ratios.
 //
@@ -50,9 +50,9 @@ struct Options {
   IcaGpuMath math = IcaParams{}.gpuMath;  // --math (default: the application's)
   int caseC = 0;
   long long caseN = 0;
-  int maxSteps = 512;   // --max-steps: a shorter fixed run (profiling)
-  int extBlocks = 1;    // --ext-blocks: runica's extblocks (<= 0: fixed signs)
-  int slabRows = 0;     // --slab-rows: rows of W per CTA of the GPU cluster (0 = planner)
+  int maxSteps = 512;        // --max-steps: a shorter fixed run (profiling)
+  int extBlocks = 1;         // --ext-blocks: runica's extblocks (<= 0: fixed signs)
+  int slabRows = 0;          // --slab-rows: rows of W per CTA of the GPU cluster (0 = planner)
   bool noWarpgroup = false;  // --no-warpgroup
   std::string only;          // --only conv|fixed: that run alone
   bool gpu = true;           // --no-gpu
@@ -117,10 +117,10 @@ double mneSecondsPerStep(const Options& o, const SignalBlock& b, int steps) {
             static_cast<std::streamsize>(b.data.size() * sizeof(float)));
   }
   const int c = static_cast<int>(b.channels.size());
-  const std::string cmd = o.python + " " + MODESCOPE_SOURCE_DIR +
-                          "/tests/tools/mne_infomax_runica.py " + data.string() + " " +
-                          std::to_string(c) + " " + std::to_string(b.samples) + " " +
-                          std::to_string(c) + " 1 " + out.string() + " " + std::to_string(steps) + " > /dev/null";
+  const std::string cmd =
+      o.python + " " + MODESCOPE_SOURCE_DIR + "/tests/tools/mne_infomax_runica.py " +
+      data.string() + " " + std::to_string(c) + " " + std::to_string(b.samples) + " " +
+      std::to_string(c) + " 1 " + out.string() + " " + std::to_string(steps) + " > /dev/null";
   if (std::system(cmd.c_str()) != 0) return -1;
   std::ifstream in(out);
   int ran = 0;
@@ -144,18 +144,30 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--quick") o.quick = true;
-    else if (a == "--no-cpu") o.cpu = false;
-    else if (a == "--cpu-steps") o.cpuSteps = std::atoi(next().c_str());
-    else if (a == "--cpu-threads") o.cpuThreads = std::atoi(next().c_str());
-    else if (a == "--mne") o.python = next();
-    else if (a == "--math") o.math = parseIcaGpuMath(next());
-    else if (a == "--max-steps") o.maxSteps = std::atoi(next().c_str());
-    else if (a == "--ext-blocks") o.extBlocks = std::atoi(next().c_str());
-    else if (a == "--slab-rows") o.slabRows = std::atoi(next().c_str());
-    else if (a == "--no-warpgroup") o.noWarpgroup = true;
-    else if (a == "--only") o.only = next();
-    else if (a == "--no-gpu") o.gpu = false;
+    if (a == "--quick")
+      o.quick = true;
+    else if (a == "--no-cpu")
+      o.cpu = false;
+    else if (a == "--cpu-steps")
+      o.cpuSteps = std::atoi(next().c_str());
+    else if (a == "--cpu-threads")
+      o.cpuThreads = std::atoi(next().c_str());
+    else if (a == "--mne")
+      o.python = next();
+    else if (a == "--math")
+      o.math = parseIcaGpuMath(next());
+    else if (a == "--max-steps")
+      o.maxSteps = std::atoi(next().c_str());
+    else if (a == "--ext-blocks")
+      o.extBlocks = std::atoi(next().c_str());
+    else if (a == "--slab-rows")
+      o.slabRows = std::atoi(next().c_str());
+    else if (a == "--no-warpgroup")
+      o.noWarpgroup = true;
+    else if (a == "--only")
+      o.only = next();
+    else if (a == "--no-gpu")
+      o.gpu = false;
     else if (a == "--case") {
       const std::string v = next();
       o.caseC = std::atoi(v.c_str());

@@ -1,5 +1,5 @@
-// Cross-ApEn matrix benchmark (issue 6, item 5): the seed's workload (Martinez-Zarzuela et al.
-// 2013; digest seeds-001-003 section 2.4): 148 channels x 49 epochs x 1024 samples, m = 1,
+// Cross-ApEn matrix benchmark (docs/entropy.md, "Benchmark"): the workload of Martinez-Zarzuela
+// et al. (2013): 148 channels x 49 epochs x 1024 samples, m = 1,
 // r = 0.2, the full ordered 148 x 148 matrix, per subject and for 30 subjects; and the 64
 // channels of the demo recording (PhysioNet S001R03, 160 Hz, every whole 1024-sample epoch).
 //
@@ -90,12 +90,17 @@ int main(int argc, char** argv) {
   bool cpu = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (a == "--subjects" && i + 1 < argc) subjects = std::atoi(argv[++i]);
-    else if (a == "--cpu-epochs" && i + 1 < argc) cpuEpochs = std::atoi(argv[++i]);
-    else if (a == "--no-cpu") cpu = false;
+    if (a == "--threads" && i + 1 < argc)
+      threads = std::atoi(argv[++i]);
+    else if (a == "--subjects" && i + 1 < argc)
+      subjects = std::atoi(argv[++i]);
+    else if (a == "--cpu-epochs" && i + 1 < argc)
+      cpuEpochs = std::atoi(argv[++i]);
+    else if (a == "--no-cpu")
+      cpu = false;
     else {
-      std::fprintf(stderr, "usage: xapen_bench [--threads T] [--subjects S] [--cpu-epochs E] [--no-cpu]\n");
+      std::fprintf(stderr,
+                   "usage: xapen_bench [--threads T] [--subjects S] [--cpu-epochs E] [--no-cpu]\n");
       return 2;
     }
   }
@@ -105,7 +110,8 @@ int main(int argc, char** argv) {
   gpu = makeCudaBackend(reason);
 #endif
   const auto cpuBackend = makeCpuBackend(threads);
-  std::printf("Cross-ApEn matrices: m = 1, r = 0.2, bias max, full ordered matrix per epoch, averaged\n");
+  std::printf(
+      "Cross-ApEn matrices: m = 1, r = 0.2, bias max, full ordered matrix per epoch, averaged\n");
   std::printf("GPU: %s\nCPU: %s\n\n", gpu ? gpu->info().describe().c_str() : reason.c_str(),
               cpuBackend->info().describe().c_str());
   std::printf("%-44s | %-12s | %-22s | %s\n", "workload", "GPU s", "CPU s", "CPU/GPU");
@@ -138,7 +144,8 @@ int main(int argc, char** argv) {
       std::snprintf(r1, sizeof r1, "%.0fx", cpuSubject / (gpuTotal / subjects));
       std::snprintf(r30, sizeof r30, "%.0fx", cpuSubject * subjects / gpuTotal);
     }
-    std::printf("%-44s | %-12s | %-22s | %s\n", "1 subject: 148 ch x 49 epochs x 1024 (mean)", g1, c1, r1);
+    std::printf("%-44s | %-12s | %-22s | %s\n", "1 subject: 148 ch x 49 epochs x 1024 (mean)", g1,
+                c1, r1);
     char label[64];
     std::snprintf(label, sizeof label, "%d subjects (sum of per-subject calls)", subjects);
     std::printf("%-44s | %-12s | %-22s | %s\n", label, g30, c30, r30);
@@ -167,7 +174,8 @@ int main(int argc, char** argv) {
     }
 
     // The demo: 64 channels, every whole 1024-sample epoch.
-    const auto rec = openRecording(std::string(MODESCOPE_SOURCE_DIR) + "/tests/data/physionet_S001R03_64ch.h5");
+    const auto rec =
+        openRecording(std::string(MODESCOPE_SOURCE_DIR) + "/tests/data/physionet_S001R03_64ch.h5");
     std::vector<std::size_t> all(rec->channels.size());
     for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
     const SignalBlock demo = extractBlock(*rec, all, 0.0, -1.0);
@@ -181,8 +189,10 @@ int main(int argc, char** argv) {
     if (gpu && cpu) std::snprintf(rds, sizeof rds, "%.0fx", cd / gd);
     std::snprintf(label, sizeof label, "demo: 64 ch x %d epochs x 1024", demoEpochs);
     std::printf("%-44s | %-12s | %-22s | %s\n", label, gds, cds, rds);
-    std::printf("\nSeed anchors (GTX 580, 2013): about 1 min per subject, 30 min for 30 subjects on the GPU;\n"
-                "5 days on 6 CPU cores. Target (issue 6): 30 subjects in at most 5 s on an H100.\n");
+    std::printf(
+        "\nSeed anchors (GTX 580, 2013): about 1 min per subject, 30 min for 30 subjects on the "
+        "GPU;\n"
+        "5 days on 6 CPU cores. Target: 30 subjects in at most 5 s on an H100.\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "xapen_bench: %s\n", e.what());
     return 1;

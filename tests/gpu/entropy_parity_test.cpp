@@ -5,7 +5,7 @@
 // distances within float rounding of r to the host's double z-scores (cuda/entropy_kernels.cuh),
 // so every match count must equal the CPU's exactly. The values then differ only by the order in
 // which the GPU sums the logs of the counts (a block reduction): 1e-9 covers ~1000 terms of ~5.
-// The digest's oracles (seeds-001-003 section 2.7) are checked on the GPU too.
+// The closed-form oracles of tests/unit/entropy_test.cpp are checked on the GPU too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -66,7 +66,8 @@ EntropyParams params(EntropyMeasure measure, int m, double r, int64_t epoch, ApE
   return p;
 }
 
-void expectParity(const EntropyMatrixResult& g, const EntropyMatrixResult& c, const std::string& what) {
+void expectParity(const EntropyMatrixResult& g, const EntropyMatrixResult& c,
+                  const std::string& what) {
   ASSERT_EQ(g.epochValues.size(), c.epochValues.size()) << what;
   ASSERT_EQ(g.counts.size(), c.counts.size()) << what;
   long long countDiff = 0, total = 0;
@@ -97,7 +98,8 @@ void expectParity(const EntropyMatrixResult& g, const EntropyMatrixResult& c, co
 
 TEST_F(EntropyParity, CountsAndValuesMatchForBothMeasuresAndTemplateLengths) {
   const SignalBlock b = gaussianBlock(7, 3 * 300 + 17, seed_);
-  for (EntropyMeasure measure : {EntropyMeasure::ApproximateEntropy, EntropyMeasure::SampleEntropy}) {
+  for (EntropyMeasure measure :
+       {EntropyMeasure::ApproximateEntropy, EntropyMeasure::SampleEntropy}) {
     for (int m : {1, 2, 3}) {
       for (ApEnBias bias : {ApEnBias::Zero, ApEnBias::Max}) {
         if (measure == EntropyMeasure::SampleEntropy && bias == ApEnBias::Zero) continue;
@@ -136,8 +138,9 @@ TEST_F(EntropyParity, DeviceZScoresEqualTheHostsBitForBit) {
     int64_t epoch;
     SdConvention sd;
   };
-  for (const Case& c : {Case{&b, {5, 0, 4, 2}, 500, SdConvention::Population},
-                        Case{&b, {}, 500, SdConvention::Sample}, Case{&demo, {}, 1024, SdConvention::Population}}) {
+  for (const Case& c :
+       {Case{&b, {5, 0, 4, 2}, 500, SdConvention::Population},
+        Case{&b, {}, 500, SdConvention::Sample}, Case{&demo, {}, 1024, SdConvention::Population}}) {
     EntropyParams p = params(EntropyMeasure::ApproximateEntropy, 1, 0.2, c.epoch, ApEnBias::Max);
     p.rows = c.rows;
     p.sd = c.sd;
@@ -164,16 +167,18 @@ TEST_F(EntropyParity, OraclesHoldOnTheGpu) {
   // Diagonal = ApEn, affine invariance: channel 1 = 3 * channel 0 + 5.
   SignalBlock b = gaussianBlock(2, 300, seed_ + 2);
   for (int64_t t = 0; t < 300; ++t) b.channel(1)[t] = 3.0f * b.channel(0)[t] + 5.0f;
-  const EntropyMatrixResult r = onGpu(b, params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 0, ApEnBias::Zero));
+  const EntropyMatrixResult r =
+      onGpu(b, params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 0, ApEnBias::Zero));
   EXPECT_NEAR(r.averageAt(0, 1), r.averageAt(0, 0), 1e-5);
   EXPECT_NEAR(r.averageAt(1, 0), r.averageAt(1, 1), 1e-5);
-  // Alternating 0,1,0,1 (N = 10): ApEn = -0.006185604 (digest closed form).
+  // Alternating 0,1,0,1 (N = 10): ApEn = -0.006185604 (closed form).
   SignalBlock alt;
   alt.sampleRate = 1.0;
   alt.samples = 10;
   alt.channels = {0};
   for (int t = 0; t < 10; ++t) alt.data.push_back(static_cast<float>(t % 2));
-  EXPECT_NEAR(onGpu(alt, params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 0, ApEnBias::Max)).averageAt(0, 0),
+  EXPECT_NEAR(onGpu(alt, params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 0, ApEnBias::Max))
+                  .averageAt(0, 0),
               -0.006185604, 1e-7);
   // u = 1..6, v = 6..1: bias 0 gives ln(5/6), bias max gives 0.
   SignalBlock ramps;
@@ -182,9 +187,11 @@ TEST_F(EntropyParity, OraclesHoldOnTheGpu) {
   ramps.channels = {0, 1};
   for (int t = 0; t < 6; ++t) ramps.data.push_back(static_cast<float>(t + 1));
   for (int t = 0; t < 6; ++t) ramps.data.push_back(static_cast<float>(6 - t));
-  EXPECT_NEAR(onGpu(ramps, params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 0, ApEnBias::Zero)).averageAt(0, 1),
+  EXPECT_NEAR(onGpu(ramps, params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 0, ApEnBias::Zero))
+                  .averageAt(0, 1),
               std::log(5.0 / 6.0), 1e-7);
-  EXPECT_NEAR(onGpu(ramps, params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 0, ApEnBias::Max)).averageAt(0, 1),
+  EXPECT_NEAR(onGpu(ramps, params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 0, ApEnBias::Max))
+                  .averageAt(0, 1),
               0.0, 1e-7);
 }
 
@@ -220,8 +227,9 @@ TEST_F(EntropyParity, RejectsWhatTheCpuRejects) {
   const EntropyParams p = params(EntropyMeasure::ApproximateEntropy, 1, 0.2, 200, ApEnBias::Max);
   EXPECT_EQ(message(*gpu_, b, p), message(*cpu_, b, p));
   b.channel(1)[123] = 0.0f;
-  EXPECT_EQ(message(*gpu_, b, params(EntropyMeasure::ApproximateEntropy, 1, -0.2, 200, ApEnBias::Max)),
-            message(*cpu_, b, params(EntropyMeasure::ApproximateEntropy, 1, -0.2, 200, ApEnBias::Max)));
+  EXPECT_EQ(
+      message(*gpu_, b, params(EntropyMeasure::ApproximateEntropy, 1, -0.2, 200, ApEnBias::Max)),
+      message(*cpu_, b, params(EntropyMeasure::ApproximateEntropy, 1, -0.2, 200, ApEnBias::Max)));
   std::fill_n(b.channel(2), 600, 4.0f);
   EXPECT_EQ(message(*gpu_, b, p), message(*cpu_, b, p));
 }

@@ -22,8 +22,8 @@
 #include "../unit/ica_test_support.h"
 #include "engine/core/error.h"
 #include "engine/dsp/preprocess.h"
-#include "engine/io/recording_io.h"
 #include "engine/ica/infomax.h"
+#include "engine/io/recording_io.h"
 #include "gpu_test_support.h"
 
 namespace modescope {
@@ -48,7 +48,8 @@ SignalBlock mixedSources(int n, int64_t samples, uint64_t seed, IcaMatrix* mixin
   for (int k = 0; k < n; ++k)
     kinds.push_back(k % 4 == 1 ? Source::Uniform : k % 4 == 3 ? Source::Sine : Source::Laplace);
   std::vector<double> sv(static_cast<std::size_t>(n));
-  for (int k = 0; k < n; ++k) sv[static_cast<std::size_t>(k)] = 1.0 + 7.0 * (n - 1 - k) / std::max(1, n - 1);
+  for (int k = 0; k < n; ++k)
+    sv[static_cast<std::size_t>(k)] = 1.0 + 7.0 * (n - 1 - k) / std::max(1, n - 1);
   const auto sources = ica_test::makeSources(kinds, samples, seed);
   *mixing = ica_test::makeMixing(n, n, sv, seed);
   return ica_test::mixToBlock(*mixing, sources);
@@ -112,9 +113,10 @@ TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnSixtyFourSourcesOnBothTf32Kernels) {
     const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
     long signDiffs = 0;
     for (std::size_t k = 0; k < cpu.signs.size(); ++k) signDiffs += gpu.signs[k] != cpu.signs[k];
-    std::printf("%s kernel: unmixing after 2 passes differs by %.2e (relative), %ld signs differ, "
-                "%.3f s\n", holdBack ? "mma.sync" : "warpgroup (where available)", d, signDiffs,
-                gpu.seconds);
+    std::printf(
+        "%s kernel: unmixing after 2 passes differs by %.2e (relative), %ld signs differ, "
+        "%.3f s\n",
+        holdBack ? "mma.sync" : "warpgroup (where available)", d, signDiffs, gpu.seconds);
     EXPECT_LT(d, 3e-2);
     EXPECT_NEAR(gpu.history.back().change, cpu.history.back().change,
                 0.3 * cpu.history.back().change);
@@ -184,7 +186,7 @@ TEST_F(IcaParity, ConvergedClusterRunSeparatesAHundredSources) {
 
 // Real EEG (PhysioNet S001R03, 64 channels, first 60 s, 1 Hz high-pass) converged on both
 // backends: every one of the 20 components with the most variance has a partner on the other
-// side with |corr| >= 0.95 (the criterion against MNE, applied to CPU vs GPU).
+// side with |corr| >= 0.95 (the criterion used against MNE, applied to CPU vs GPU).
 TEST_F(IcaParity, ConvergedComponentsMatchTheCpuOnRealEeg) {
   const auto raw = openRecording(std::string(MODESCOPE_TEST_DATA) + "/physionet_S001R03_64ch.h5");
   std::vector<std::size_t> channels(64);
@@ -208,16 +210,17 @@ TEST_F(IcaParity, ConvergedComponentsMatchTheCpuOnRealEeg) {
     for (int k = 0; k < r; ++k) {
       double best = 0;
       for (int j = 0; j < r; ++j)
-        best = std::max(best, std::fabs(ica_test::correlation(
-                                  a.data() + static_cast<std::size_t>(k) * block.samples,
-                                  c.data() + static_cast<std::size_t>(j) * block.samples,
-                                  block.samples)));
+        best = std::max(
+            best, std::fabs(ica_test::correlation(
+                      a.data() + static_cast<std::size_t>(k) * block.samples,
+                      c.data() + static_cast<std::size_t>(j) * block.samples, block.samples)));
       if (k < 20) worst = std::min(worst, best);
       mean += best / r;
     }
-    std::printf("real EEG, %s: GPU %d steps %.2f s, CPU %d steps %.2f s; top-20 worst |corr| "
-                "%.4f, mean %.4f\n", icaGpuMathName(math), gpu.steps, gpu.seconds, cpu.steps,
-                cpu.seconds, worst, mean);
+    std::printf(
+        "real EEG, %s: GPU %d steps %.2f s, CPU %d steps %.2f s; top-20 worst |corr| "
+        "%.4f, mean %.4f\n",
+        icaGpuMathName(math), gpu.steps, gpu.seconds, cpu.steps, cpu.seconds, worst, mean);
     EXPECT_GE(worst, 0.95) << icaGpuMathName(math);
     EXPECT_GE(mean, 0.95) << icaGpuMathName(math);
   }

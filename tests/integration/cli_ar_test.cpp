@@ -1,8 +1,8 @@
-// End-to-end tests of `modescope-cli ar` (issue 5, items 5 and 7): the PhysioNet motor-task
-// recording with T1 vs T2 and a common average reference, checked by an independent reader
-// (h5py through tests/tools/h5py_reads_ar_schema.py, which also recomputes r^2 from the stored
-// trial features with numpy) and against the engine's own computeEventR2 and filteredArSpectra
-// on the recording read here; the bad inputs of item 7; Ctrl-C.
+// End-to-end tests of `modescope-cli ar` (docs/ar.md, "Command line" and "HDF5 file"): the
+// PhysioNet motor-task recording with T1 vs T2 and a common average reference, checked by an
+// independent reader (h5py through tests/tools/h5py_reads_ar_schema.py, which also recomputes r^2
+// from the stored trial features with numpy) and against the engine's own computeEventR2 and
+// filteredArSpectra on the recording read here; bad inputs and their exit codes; Ctrl-C.
 #include <gtest/gtest.h>
 
 #include <algorithm>

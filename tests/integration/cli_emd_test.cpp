@@ -1,7 +1,7 @@
 // `modescope-cli emd` end to end: the binary at MODESCOPE_CLI decomposes small recordings that
 // the test writes itself (so the input is known exactly), and h5py (/usr/bin/python3) reads the
 // result using only docs/hdf5-schema.md. Oracles nobody here computed:
-//   - completeness: the rows of every channel sum to the input samples (issue 3, item 2);
+//   - completeness: the rows of every channel sum to the input samples;
 //   - closed forms: a pure 10 Hz sine of amplitude A has one dominant IMF with mean frequency
 //     10 Hz and energy A^2 / 2 * T (T: seconds summed, edges left out);
 //   - the thesis's signal (sin(2 pi 0.065 n) plus a burst sin(2 pi 0.255 n) on samples 501-750)
@@ -57,10 +57,10 @@ bool havePythonH5py(std::string* why) {
   return r.exitCode == 0;
 }
 
-#define REQUIRE_H5PY()                                                                 \
-  do {                                                                                 \
-    std::string why_;                                                                  \
-    if (!havePythonH5py(&why_))                                                        \
+#define REQUIRE_H5PY()                                                                   \
+  do {                                                                                   \
+    std::string why_;                                                                    \
+    if (!havePythonH5py(&why_))                                                          \
       GTEST_SKIP() << "SKIPPED LOUDLY: the EMD output is not checked by h5py: " << why_; \
   } while (0)
 
@@ -136,8 +136,9 @@ class CliEmdTest : public cli_support::TempDirTest {
   // The input: the thesis signal, a 10 Hz sine of amplitude 50 uV, and noise, 1000 samples each.
   std::string standardInput() {
     const std::string in = path("in.h5");
-    writeInput(in, {{"thesis", thesisSignal()}, {"alpha", sine(10.0, 50.0, 1000)},
-                    {"noise", noise(1000, 7)}});
+    writeInput(
+        in,
+        {{"thesis", thesisSignal()}, {"alpha", sine(10.0, 50.0, 1000)}, {"noise", noise(1000, 7)}});
     return in;
   }
 };
@@ -220,9 +221,9 @@ print("CHECK OK" if not bad else "%d problem(s)" % len(bad))
 TEST_F(CliEmdTest, DecomposesWritesSpectraAndASummaryThatMatchesTheFile) {
   REQUIRE_H5PY();
   const std::string in = standardInput();
-  const RunResult r = runCli({"emd", in, "-o", path("out.h5"), "--method", "iceemdan",
-                              "--ensemble", "50", "--seed", "3", "--edge", "0.1", "--fmax", "200",
-                              "--freq-bins", "100", "--backend", "cpu", "--json"});
+  const RunResult r = runCli({"emd", in, "-o", path("out.h5"), "--method", "iceemdan", "--ensemble",
+                              "50", "--seed", "3", "--edge", "0.1", "--fmax", "200", "--freq-bins",
+                              "100", "--backend", "cpu", "--json"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   std::ofstream(path("summary.json")) << r.out;
   const RunResult c = python(kCheckOutput, {path("out.h5"), path("summary.json"), in});
@@ -329,9 +330,9 @@ TEST_F(CliEmdTest, BadParametersExitWithOneNamingTheParameterAndWriteNothing) {
       {{"--log-freq"}, "--fmin"},
       {{"--fmin", "50", "--fmax", "20"}, "--fmin"},
       {{"--edge", "-1"}, "--edge"},
-      {{"--fmax", "800"}, "fMax"},           // above Nyquist (500 Hz), found once the file is open
-      {{"--edge", "0.5"}, "edgeSeconds"},    // nothing left of the 1 s range
-      {{"--duration", "0.005"}, "duration"}, // 5 samples
+      {{"--fmax", "800"}, "fMax"},            // above Nyquist (500 Hz), found once the file is open
+      {{"--edge", "0.5"}, "edgeSeconds"},     // nothing left of the 1 s range
+      {{"--duration", "0.005"}, "duration"},  // 5 samples
       {{"--channels", "nosuch"}, "nosuch"},
       {{"--no-hht", "--fmax", "30"}, "--fmax"},
       {{"--drop-imfs", "1"}, "--cleaned"},
@@ -350,8 +351,8 @@ TEST_F(CliEmdTest, BadParametersExitWithOneNamingTheParameterAndWriteNothing) {
     for (const auto& a : c.args) line += a + " ";
     EXPECT_EQ(r.exitCode, 1) << line << describe(r);
     EXPECT_NE(r.err.find("modescope-cli: error: "), std::string::npos) << line << r.err;
-    EXPECT_NE(r.err.find(c.named), std::string::npos) << line << ": should name " << c.named
-                                                      << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.named), std::string::npos) << line << ": should name " << c.named << "\n"
+                                                      << r.err;
   }
   // The modes go to HDF5 only.
   const RunResult edf = runCli({"emd", in, "-o", path("out.edf")});
@@ -406,8 +407,8 @@ TEST_F(CliEmdTest, CleanedRecordingRemovesTheDroppedModesOnlyWhereDecomposed) {
   REQUIRE_H5PY();
   const std::string in = standardInput();
   const RunResult r = runCli({"emd", in, "-o", path("out.h5"), "--method", "emd", "--channels",
-                              "thesis", "--start", "0.1", "--duration", "0.6", "--drop-imfs",
-                              "1", "--cleaned", path("clean.h5"), "--no-hht", "--backend", "cpu"});
+                              "thesis", "--start", "0.1", "--duration", "0.6", "--drop-imfs", "1",
+                              "--cleaned", path("clean.h5"), "--no-hht", "--backend", "cpu"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   // Inside the range the cleaned channel is the input minus IMF 1 (float rows summed: 1e-5 of
   // the signal's scale); outside it, and on every other channel, the samples are the input's,
@@ -434,8 +435,8 @@ with h5py.File(sys.argv[1], "r") as r, h5py.File(sys.argv[2], "r") as m, h5py.Fi
                              {in, path("out.h5"), path("clean.h5")});
   EXPECT_NE(c.out.find("CLEAN OK"), std::string::npos) << describe(c);
   // Both outputs or neither: a cleaned path in a missing folder stops the run before any work.
-  const RunResult bad = runCli({"emd", in, "-o", path("out2.h5"), "--drop-imfs", "1",
-                                "--cleaned", path("none/clean.h5"), "--method", "emd"});
+  const RunResult bad = runCli({"emd", in, "-o", path("out2.h5"), "--drop-imfs", "1", "--cleaned",
+                                path("none/clean.h5"), "--method", "emd"});
   EXPECT_EQ(bad.exitCode, 2) << describe(bad);
   EXPECT_EQ(listDir(), (std::vector<std::string>{"clean.h5", "in.h5", "out.h5"}));
 }
@@ -456,7 +457,8 @@ TEST_F(CliEmdTest, InterruptExitsWith130AndLeavesNoOutput) {
   // 8 channels x 60 s at 1000 Hz with 200-member ICEEMDAN: minutes of work on 2 cores, so the
   // signal arrives while the decomposition runs.
   std::vector<std::pair<std::string, std::vector<float>>> channels;
-  for (int c = 0; c < 8; ++c) channels.emplace_back("E" + std::to_string(c + 1), noise(60000, c + 1));
+  for (int c = 0; c < 8; ++c)
+    channels.emplace_back("E" + std::to_string(c + 1), noise(60000, c + 1));
   writeInput(path("long.h5"), channels);
   Child child({"emd", path("long.h5"), "-o", path("out.h5"), "--ensemble", "200", "--backend",
                "cpu", "--drop-imfs", "1", "--cleaned", path("clean.h5")});
@@ -475,9 +477,9 @@ TEST_F(CliEmdTest, InterruptExitsWith130AndLeavesNoOutput) {
 TEST_F(CliEmdTest, HelpDescribesTheCommand) {
   const RunResult r = runCli({"emd", "--help"});
   EXPECT_EQ(r.exitCode, 0) << describe(r);
-  for (const char* o : {"--method", "--preset", "--ensemble", "--noise", "--stop", "--sifts",
-                        "--thresholds", "--max-imfs", "--seed", "--no-hht", "--fmax",
-                        "--drop-imfs", "--cleaned", "--json"}) {
+  for (const char* o :
+       {"--method", "--preset", "--ensemble", "--noise", "--stop", "--sifts", "--thresholds",
+        "--max-imfs", "--seed", "--no-hht", "--fmax", "--drop-imfs", "--cleaned", "--json"}) {
     EXPECT_NE(r.out.find(o), std::string::npos) << o;
   }
   const RunResult main = runCli({"--help"});

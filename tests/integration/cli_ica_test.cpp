@@ -1,5 +1,5 @@
-// End-to-end tests of `modescope-cli ica` and `ica-apply` (issue 4, items 5 and 7): the file's
-// matrices against their definitions on the selected data, blink removal on a synthetic
+// End-to-end tests of `modescope-cli ica` and `ica-apply` (docs/cli.md, "ica" and "ica-apply"): the
+// file's matrices against their definitions on the selected data, blink removal on a synthetic
 // recording whose blinks are annotated (the ground truth), the identity of an empty rejection,
 // and the exit codes of docs/cli.md.
 #include <gtest/gtest.h>
@@ -30,8 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 using cli_support::Child;
 using cli_support::describe;
-using cli_support::RunResult;
 using cli_support::runCli;
+using cli_support::RunResult;
 
 class CliIcaTest : public cli_support::TempDirTest {
  protected:
@@ -174,8 +174,8 @@ TEST_F(CliIcaTest, RejectingTheBlinkComponentRemovesTheBlinksAndNothingReproduce
   EXPECT_LT(after, before / 10.0) << rec->channels[frontal].name << ": " << before << " -> "
                                   << after;
 
-  r = runCli({"ica-apply", in, "--ica", path("ica.h5"), "--reject", "none", "-o",
-              path("same.h5"), "-q"});
+  r = runCli(
+      {"ica-apply", in, "--ica", path("ica.h5"), "--reject", "none", "-o", path("same.h5"), "-q"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   const auto same = openRecording(path("same.h5"));
   const SignalBlock a = extractBlock(*rec, allChannelsOf(*rec), 0.0, -1.0);
@@ -186,8 +186,8 @@ TEST_F(CliIcaTest, RejectingTheBlinkComponentRemovesTheBlinksAndNothingReproduce
     ASSERT_NEAR(z.data[i], a.data[i], 1e-5f * (1.0f + std::fabs(a.data[i]))) << i;
 
   // A recording the file was not computed on is refused, naming --ica.
-  const RunResult s2 = runCli({"synth", "-o", path("other.h5"), "--channels", "8", "--rate",
-                               "128", "--duration", "30", "-q"});
+  const RunResult s2 = runCli({"synth", "-o", path("other.h5"), "--channels", "8", "--rate", "128",
+                               "--duration", "30", "-q"});
   ASSERT_EQ(s2.exitCode, 0);
   r = runCli({"ica-apply", path("other.h5"), "--ica", path("ica.h5"), "--reject", "1", "-o",
               path("bad.h5")});
@@ -201,10 +201,15 @@ TEST_F(CliIcaTest, RejectingTheBlinkComponentRemovesTheBlinksAndNothingReproduce
 
 TEST_F(CliIcaTest, BadParametersBadInputAndAMissingGpu) {
   const std::string in = synth("s.h5");
-  for (const auto& [opt, val] : std::vector<std::pair<std::string, std::string>>{
-           {"--lrate", "5"}, {"--block", "-1"}, {"--max-steps", "0"}, {"--stop", "-1"},
-           {"--anneal-deg", "200"}, {"--anneal-step", "1.5"}, {"--rank", "zero"},
-           {"--preset", "fastica"}}) {
+  for (const auto& [opt, val] :
+       std::vector<std::pair<std::string, std::string>>{{"--lrate", "5"},
+                                                        {"--block", "-1"},
+                                                        {"--max-steps", "0"},
+                                                        {"--stop", "-1"},
+                                                        {"--anneal-deg", "200"},
+                                                        {"--anneal-step", "1.5"},
+                                                        {"--rank", "zero"},
+                                                        {"--preset", "fastica"}}) {
     const RunResult r = runCli({"ica", in, "-o", path("o.h5"), opt, val});
     EXPECT_EQ(r.exitCode, 1) << opt << " " << describe(r);
     EXPECT_NE(r.err.find(opt == "--preset" ? "preset" : opt), std::string::npos) << r.err;

@@ -1,8 +1,8 @@
-// End-to-end tests of `modescope-cli xapen` (issue 6, items 4 and 6): the HDF5 file and the CSV
-// export on the PhysioNet 64-channel recording, read back by h5py with values recomputed there by
-// numpy from the source samples (tests/tools/h5py_reads_entropy_schema.py); a study of two
-// recordings with group labels; the refusals of bad input with their exit codes; Ctrl-C leaving
-// no file.
+// End-to-end tests of `modescope-cli xapen` (docs/entropy.md, "Command line" and "File schema"):
+// the HDF5 file and the CSV export on the PhysioNet 64-channel recording, read back by h5py with
+// values recomputed there by numpy from the source samples
+// (tests/tools/h5py_reads_entropy_schema.py); a study of two recordings with group labels; the
+// refusals of bad input with their exit codes; Ctrl-C leaving no file.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,8 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 using cli_support::Child;
 using cli_support::describe;
-using cli_support::RunResult;
 using cli_support::runCli;
+using cli_support::RunResult;
 
 const std::string kH5 = std::string(MODESCOPE_TEST_DATA) + "/physionet_S001R03_64ch.h5";
 const std::string kEdf = std::string(MODESCOPE_TEST_DATA) + "/physionet_eegmmidb_S001R03.edf";
@@ -60,8 +60,8 @@ TEST_F(CliXapenTest, Hdf5AndCsvMatchAnIndependentRecomputation) {
                               "320samples", "--bias", "zero", "--csv", path("x.csv")});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   EXPECT_NE(r.out.find("64 channels x 3 epochs of 320 samples"), std::string::npos) << r.out;
-  const RunResult c = check({path("x.h5"), "--source", kH5, "--csv", path("x.csv"),
-                             "--recordings", "1"});
+  const RunResult c =
+      check({path("x.h5"), "--source", kH5, "--csv", path("x.csv"), "--recordings", "1"});
   EXPECT_EQ(c.exitCode, 0) << describe(c);
   const EntropyFile f = readEntropyFile(path("x.h5"));
   ASSERT_EQ(f.recordings.size(), 1u);
@@ -69,7 +69,8 @@ TEST_F(CliXapenTest, Hdf5AndCsvMatchAnIndependentRecomputation) {
   ASSERT_EQ(m.channelCount(), 64u);
   EXPECT_EQ(m.channelNames.front(), "FC5");
   EXPECT_EQ(m.params.bias, ApEnBias::Zero);
-  // The ordered matrix is not symmetric on real EEG (the digest: never mirror half of it).
+  // The ordered matrix is not symmetric on real EEG (Cross-ApEn(v||u) != Cross-ApEn(u||v): never
+  // mirror half of it).
   double largest = 0;
   for (std::size_t u = 0; u < 64; ++u)
     for (std::size_t v = 0; v < 64; ++v)
@@ -83,10 +84,12 @@ TEST_F(CliXapenTest, CheckerDetectsAWrongValue) {
                     "--channels", "Fc5,C3,Cz,C4", "-q"})
                 .exitCode,
             0);
-  const RunResult tamper = cli_support::Child(
-      {"-c", "import h5py; f = h5py.File('" + path("x.h5") +
-                 "', 'r+'); d = f['recordings/0000/epoch_matrices']; d[0, 0, 1] += 1e-6"},
-      "/usr/bin/python3").finish();
+  const RunResult tamper =
+      cli_support::Child(
+          {"-c", "import h5py; f = h5py.File('" + path("x.h5") +
+                     "', 'r+'); d = f['recordings/0000/epoch_matrices']; d[0, 0, 1] += 1e-6"},
+          "/usr/bin/python3")
+          .finish();
   ASSERT_EQ(tamper.exitCode, 0) << describe(tamper);
   const RunResult c = check({path("x.h5"), "--source", kH5});
   EXPECT_EQ(c.exitCode, 1) << describe(c);
@@ -95,22 +98,24 @@ TEST_F(CliXapenTest, CheckerDetectsAWrongValue) {
 
 TEST_F(CliXapenTest, StudyOfTwoRecordingsWithGroups) {
   // The EDF and its HDF5 copy hold the same samples: two readers, one matrix.
-  std::ofstream(path("study.txt")) << "# subjects\n" << kH5 << "\tcopy\n\n" << kEdf << "\toriginal\n";
-  RunResult r = runCli({"xapen", "--study", path("study.txt"), "-o", path("s.h5"), "--range",
-                        "0:4", "--epoch", "2", "--channels", "Fc5,C3,Cz,C4,Pz", "--measure",
-                        "sampen", "-m", "2", "-r", "0.25", "--json"});
+  std::ofstream(path("study.txt")) << "# subjects\n"
+                                   << kH5 << "\tcopy\n\n"
+                                   << kEdf << "\toriginal\n";
+  RunResult r = runCli({"xapen", "--study", path("study.txt"), "-o", path("s.h5"), "--range", "0:4",
+                        "--epoch", "2", "--channels", "Fc5,C3,Cz,C4,Pz", "--measure", "sampen",
+                        "-m", "2", "-r", "0.25", "--json"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   EXPECT_NE(r.out.find("\"label\": \"copy\""), std::string::npos) << r.out;
-  RunResult c = check({path("s.h5"), "--source", kH5, "--groups", "copy=1,original=1",
-                       "--recordings", "2"});
+  RunResult c =
+      check({path("s.h5"), "--source", kH5, "--groups", "copy=1,original=1", "--recordings", "2"});
   EXPECT_EQ(c.exitCode, 0) << describe(c);
   const EntropyFile f = readEntropyFile(path("s.h5"));
   ASSERT_EQ(f.recordings.size(), 2u);
   EXPECT_EQ(f.recordings[0].result.epochValues, f.recordings[1].result.epochValues);
   EXPECT_EQ(f.recordings[0].result.params.measure, EntropyMeasure::SampleEntropy);
   // Both on the command line in one group: the group mean is their (equal) average.
-  r = runCli({"xapen", "all=" + kH5, "all=" + kEdf, "-o", path("t.h5"), "--range", "0:4",
-              "--epoch", "2", "--channels", "Fc5,C3,Cz,C4,Pz", "-q"});
+  r = runCli({"xapen", "all=" + kH5, "all=" + kEdf, "-o", path("t.h5"), "--range", "0:4", "--epoch",
+              "2", "--channels", "Fc5,C3,Cz,C4,Pz", "-q"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   c = check({path("t.h5"), "--groups", "all=2"});
   EXPECT_EQ(c.exitCode, 0) << describe(c);
@@ -151,16 +156,15 @@ TEST_F(CliXapenTest, BadInputIsRefusedWithClearMessages) {
   EXPECT_EQ(r.exitCode, 1) << describe(r);
   EXPECT_NE(r.err.find("channel FC1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("constant"), std::string::npos) << r.err;
-  const std::string nan =
-      edited("nan.h5", std::numeric_limits<float>::quiet_NaN(), 170, 1);
+  const std::string nan = edited("nan.h5", std::numeric_limits<float>::quiet_NaN(), 170, 1);
   r = runCli({"xapen", nan, "-o", path("o.h5"), "--range", "0:4"});
   EXPECT_EQ(r.exitCode, 2) << describe(r);
   EXPECT_NE(r.err.find("FC1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("NaN at sample 170"), std::string::npos) << r.err;
   // Constant in one epoch only: computed, with NaN there and a warning.
   const std::string part = edited("part.h5", 3.0f, 320, 320);
-  r = runCli({"xapen", part, "-o", path("p.h5"), "--range", "0:6", "--epoch", "2",
-              "--channels", "Fc5,Fc3,Fc1"});
+  r = runCli({"xapen", part, "-o", path("p.h5"), "--range", "0:6", "--epoch", "2", "--channels",
+              "Fc5,Fc3,Fc1"});
   EXPECT_EQ(r.exitCode, 0) << describe(r);
   EXPECT_NE(r.err.find("constant (SD = 0) in epoch(s) 2"), std::string::npos) << r.err;
   const EntropyFile f = readEntropyFile(path("p.h5"));
@@ -171,8 +175,8 @@ TEST_F(CliXapenTest, BadInputIsRefusedWithClearMessages) {
 
 TEST_F(CliXapenTest, InterruptExitsWith130AndLeavesNoOutput) {
   // All 64 channels over the whole 125 s as one epoch: ~1.6e12 distance checks, hours on 2 cores.
-  Child child({"xapen", kH5, "-o", path("out.h5"), "--csv", path("out.csv"), "--epoch",
-               "20000samples"});
+  Child child(
+      {"xapen", kH5, "-o", path("out.h5"), "--csv", path("out.csv"), "--epoch", "20000samples"});
   ASSERT_TRUE(child.waitForStderr("entropy matrices")) << child.stderrSoFar();
   double stopSeconds = 0;
   const RunResult r = child.interrupt(&stopSeconds);

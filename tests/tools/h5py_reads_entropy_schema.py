@@ -41,7 +41,7 @@ def zscore(x, sd):
 
 
 def xapen(u, v, m, r, bias):
-    """Cross-ApEn(v||u): templates from u searched in v (digest 2.7 pseudocode)."""
+    """Cross-ApEn(v||u): templates from u searched in v (docs/entropy.md, "What is computed")."""
     n = len(u)
 
     def counts(length, t):

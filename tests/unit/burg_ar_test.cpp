@@ -1,8 +1,8 @@
-// Burg AR spectra (engine/ar): the closed-form oracles of the digest
-// (../shared/notes/seeds-001-003-ar-crossapen.md, section 1.7: exact fractions for small windows,
-// the known AR(2) spectrum and its peak, the Parseval identity), statistical recovery of known AR
-// models with tolerances from the estimator's asymptotic variance, presets against the digest's
-// values (1.1, 1.6), and the refusals of bad parameters.
+// Burg AR spectra (engine/ar): closed-form oracles (exact fractions for small windows, computed
+// independently with an NR-style Burg in rational arithmetic; the known AR(2) spectrum and its
+// peak; the Parseval identity), statistical recovery of known AR models with tolerances from the
+// estimator's asymptotic variance, presets against BCI2000's and Wilson and Williams' (2009)
+// values, and the refusals of bad parameters.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "error_message_support.h"
 #include "engine/ar/ar_params.h"
 #include "engine/ar/ar_spectrum.h"
 #include "engine/ar/burg.h"
 #include "engine/core/error.h"
+#include "error_message_support.h"
 
 namespace modescope {
 namespace {
@@ -65,7 +65,7 @@ std::vector<double> simulateAr(const std::vector<double>& a, double sigma, std::
   return {x.begin() + static_cast<std::ptrdiff_t>(burn), x.end()};
 }
 
-// --- Exact fractions (digest 1.7) -------------------------------------------------------------
+// --- Exact fractions -------------------------------------------------------------------------
 
 TEST(BurgAr, Order1OnOneToFourGivesTheDigestFractions) {
   const BurgModel m = burg({1, 2, 3, 4}, 1);
@@ -87,7 +87,7 @@ TEST(BurgAr, Order2OnOneToFiveGivesTheDigestFractions) {
   expectRel(m.a[1], -647.0 / 676.0, kExact, "a2");
   expectRel(m.noiseVariance, 39237.0 / 456976.0, kExact, "sigma2^2");
   expectRel(perSample(m, 0.0), 13079.0 / 1323.0, kExact, "P(0)");
-  // The digest gives P(pi) ~ 0.00588094; exactly sigma^2 / (1 + a1 - a2)^2 = 319/54243.
+  // An independent Burg gives P(pi) ~ 0.00588094; exactly sigma^2 / (1 + a1 - a2)^2 = 319/54243.
   expectRel(perSample(m, kPi), 319.0 / 54243.0, kExact, "P(pi)");
   EXPECT_NEAR(perSample(m, kPi), 0.00588094, 5e-9);
 }
@@ -103,7 +103,7 @@ TEST(BurgAr, Order2OnAlternatingWindowGivesTheDigestFractions) {
   expectRel(perSample(m, kPi), 33.0 / 19.0, kExact, "P(pi)");
 }
 
-// --- The known AR(2) spectrum (digest 1.7) ----------------------------------------------------
+// --- The known AR(2) spectrum ----------------------------------------------------------------
 
 TEST(BurgAr, KnownAr2SpectrumAndPeakAt25877HzForFs512) {
   BurgModel m;
@@ -117,7 +117,7 @@ TEST(BurgAr, KnownAr2SpectrumAndPeakAt25877HzForFs512) {
 
   // Find the peak of the physical spectrum numerically (golden section on 20-30 Hz; P is
   // unimodal there) and compare with the closed form acos(0.95) fs / (2 pi);
-  // the digest quotes 25.877 Hz to three decimals.
+  // that is 25.877 Hz to three decimals.
   const double fs = 512.0;
   double lo = 20.0, hi = 30.0;
   const double g = (std::sqrt(5.0) - 1.0) / 2.0;
@@ -137,10 +137,11 @@ TEST(BurgAr, KnownAr2SpectrumAndPeakAt25877HzForFs512) {
   expectRel(arPsd(m, peak, fs), 2.0 * 1000.0 / fs, 1e-9, "one-sided peak density");
 }
 
-// --- Parseval (digest 1.7) --------------------------------------------------------------------
+// --- Parseval ---------------------------------------------------------------------------------
 
 TEST(BurgAr, IntegratedPsdEqualsTheWindowsMeanSquare) {
-  // The digest's check: order 16, N = 128, a 10 Hz sine plus noise at fs 512 (10 uV, 2 uV).
+  // A check worked out independently: order 16, N = 128, a 10 Hz sine plus noise at fs 512 (10 uV,
+  // 2 uV).
   const double fs = 512.0;
   std::mt19937_64 rng(7);
   std::normal_distribution<double> noise(0.0, 2.0);
@@ -264,8 +265,8 @@ TEST(BurgAr, LinearDetrendRemovesARampExactlyAndMeanRemovesAnOffset) {
   EXPECT_NEAR(s1, 0.0, 1e-8);
 
   // Through the driver: a 10 Hz sine in noise, with and without a steep ramp. Undetrended, the
-  // ramp's power piles into the 0 Hz bin (digest 1.6 fact 3); linearly detrended, the spectrum is
-  // that of the window without the ramp. (Not exactly: the float samples of sine + ramp, up to
+  // ramp's power piles into the 0 Hz bin (Burg removes no mean); linearly detrended, the spectrum
+  // is that of the window without the ramp. (Not exactly: the float samples of sine + ramp, up to
   // ~420, are rounded to 2^-16 ~ 1.5e-5, perturbing the detrended window by ~1e-6 of its size;
   // the spectrum's sensitivity near its peak lets that grow to ~1e-4, so 1e-3 relative.)
   const double fs = 160.0;
@@ -300,12 +301,12 @@ TEST(BurgAr, LinearDetrendRemovesARampExactlyAndMeanRemovesAnOffset) {
 // --- Driver -----------------------------------------------------------------------------------
 
 TEST(BurgAr, PaperTestSignalPeaksInTheBinHolding10Hz) {
-  // Digest 1.1/1.7: a 10 Hz, 10 uV sine in 2 uV white noise; 250 ms windows with the Wilson 2009
-  // preset; the largest bin must contain 10 Hz (bins 8-10 and 10-12 share the 10 Hz edge on the
-  // edge-inclusive grid, so either qualifies). The digest claims this at 512, 2400 and 4800 Hz;
-  // at 4800 Hz it does not hold for Burg: 1200 samples are 2.5 cycles at 0.013 rad/sample and
-  // the order-30 model puts two real poles at 0 Hz instead of a pair at 10 Hz, so the 0-2 Hz bin
-  // is the largest (measured here and with an independent numpy Burg; docs/ar.md). Checked at
+  // Wilson and Williams' test signal: a 10 Hz, 10 uV sine in 2 uV white noise; 250 ms windows with
+  // the Wilson 2009 preset; the largest bin must contain 10 Hz (bins 8-10 and 10-12 share the 10 Hz
+  // edge on the edge-inclusive grid, so either qualifies). The paper claims this at 512, 2400 and
+  // 4800 Hz; at 4800 Hz it does not hold for Burg: 1200 samples are 2.5 cycles at 0.013 rad/sample
+  // and the order-30 model puts two real poles at 0 Hz instead of a pair at 10 Hz, so the 0-2 Hz
+  // bin is the largest (measured here and with an independent numpy Burg; docs/ar.md). Checked at
   // 512 and 2400 Hz.
   for (double fs : {512.0, 2400.0}) {
     std::mt19937_64 rng(static_cast<uint64_t>(fs));
@@ -482,10 +483,10 @@ TEST(BurgAr, ProgressIsReportedAndEndsAtOne) {
   EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
 }
 
-// --- Presets (digest 1.1, 1.6) ----------------------------------------------------------------
+// --- Presets ---------------------------------------------------------------------------------
 
 TEST(BurgArParams, PresetsCarryTheDigestsValues) {
-  // BCI2000 (digest 1.1 [external]: ModelOrder 16, BinWidth 3 Hz, bins centred 0-30 Hz,
+  // BCI2000 (its ARFilter defaults: ModelOrder 16, BinWidth 3 Hz, bins centred 0-30 Hz,
   // EvaluationsPerBin 15, WindowLength 0.5 s, Detrend none; TransferSpectrum's midpoint grid).
   const BurgArParams b = burgArPreset("bci2000");
   EXPECT_EQ(b.order, 16);
@@ -498,9 +499,8 @@ TEST(BurgArParams, PresetsCarryTheDigestsValues) {
   EXPECT_EQ(b.binGrid, ArBinGrid::Midpoints);
   EXPECT_EQ(b.detrend, ArDetrend::None);
   EXPECT_EQ(arBinCenters(b).size(), 11u);
-  // Wilson 2009 (digest 1.1: order 30 in every example, 250 ms buffer recomputed every 50 ms
-  // block, a 2 Hz bin with 11 evaluations 0.2 Hz apart, edges included; 1.6 fact 3: no mean
-  // removal).
+  // Wilson 2009 (order 30 in every example, 250 ms buffer recomputed every 50 ms block, a 2 Hz
+  // bin with 11 evaluations 0.2 Hz apart, edges included; no mean removal, as memcof).
   const BurgArParams w = burgArPreset(" Wilson2009 ");
   EXPECT_EQ(w.order, 30);
   EXPECT_EQ(w.window.value, 0.25);
@@ -514,7 +514,7 @@ TEST(BurgArParams, PresetsCarryTheDigestsValues) {
   const std::vector<double> f = arEvaluationFrequencies(w, 11.0);
   ASSERT_EQ(f.size(), 11u);
   for (std::size_t i = 0; i < f.size(); ++i) EXPECT_NEAR(f[i], 10.0 + 0.2 * i, 1e-12);
-  // At the seed's rates 250 ms is 128, 600 and 1200 samples (digest 1.1).
+  // At the paper's rates 250 ms is 128, 600 and 1200 samples.
   EXPECT_EQ(resolveArLengths(w, 512).windowSamples, 128);
   EXPECT_EQ(resolveArLengths(w, 2400).windowSamples, 600);
   EXPECT_EQ(resolveArLengths(w, 4800).windowSamples, 1200);
@@ -533,7 +533,8 @@ TEST(BurgArParams, BadParametersAreRefusedWithTheParameterTheValueAndARemedy) {
   BurgArParams p = burgArPreset("bci2000");
   // Order 16 needs 17 samples; 0.1 s at 160 Hz is 16.
   p.window = {0.1, ArLengthUnit::Seconds};
-  std::string m = test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(p, 160.0); });
+  std::string m =
+      test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(p, 160.0); });
   EXPECT_NE(m.find("'window'"), std::string::npos) << m;
   EXPECT_NE(m.find("16 samples"), std::string::npos) << m;
   EXPECT_NE(m.find("at least 17 samples"), std::string::npos) << m;
@@ -563,7 +564,8 @@ TEST(BurgArParams, BadParametersAreRefusedWithTheParameterTheValueAndARemedy) {
   const auto refused = [&](auto mutate, const char* name) {
     BurgArParams q = burgArPreset("bci2000");
     mutate(q);
-    const std::string msg = test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(q, 160.0); });
+    const std::string msg =
+        test_support::messageOf<InvalidParameterError>([&] { validateBurgArParams(q, 160.0); });
     EXPECT_NE(msg.find(std::string("'") + name + "'"), std::string::npos) << msg;
   };
   refused([](BurgArParams& q) { q.binWidth = 0; }, "binWidth");
@@ -596,7 +598,8 @@ TEST(BurgArParams, BadBlocksAreRefused) {
   JobContext ctx;
   const BurgArParams p = burgArPreset("bci2000");  // 80 samples at 160 Hz
   SignalBlock shortBlock = makeBlock({std::vector<double>(79, 1.0)}, 160.0);
-  const std::string m = test_support::messageOf<InvalidParameterError>([&] { computeArSpectraCpu(shortBlock, p, 1, ctx); });
+  const std::string m = test_support::messageOf<InvalidParameterError>(
+      [&] { computeArSpectraCpu(shortBlock, p, 1, ctx); });
   EXPECT_NE(m.find("'window'"), std::string::npos) << m;
   EXPECT_NE(m.find("79 samples"), std::string::npos) << m;
 

@@ -1,5 +1,6 @@
-// Channel label normalisation, type guessing and standard positions, on the examples and
-// on the labels of the real files in tests/data (read straight from their EDF/BDF headers).
+// Channel label normalisation, type guessing and standard positions, on hand-picked labels (such
+// as "EEG Fp1-REF", "Fc5." and "fp1-le") and on the labels of the real files in tests/data (read
+// straight from their EDF/BDF headers).
 #include "engine/montage/channel_names.h"
 
 #include <gtest/gtest.h>

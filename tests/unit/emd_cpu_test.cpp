@@ -1,8 +1,6 @@
 // The CPU reference of the EMD family (engine/emd/emd.h): completeness of every method, the
 // thesis's synthetic separation, a real EEG channel, determinism across seeds and thread counts,
 // and the errors for bad input and cancellation.
-#include "engine/emd/emd.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/emd/emd.h"
 #include "engine/emd/emd_params.h"
 #include "tests/unit/correlation_support.h"
 
@@ -162,7 +161,7 @@ TEST(EmdCpu, IceemdanSeparatesTheThesisBurstFromTheTone) {
   // The thesis's synthetic signal (section 3.3.2): N = 1000, s2 = sin(2 pi 0.065 (n - 1)) on all
   // samples, s1 = sin(2 pi 0.255 (n - 501)) on 1-based n = 501..750, else 0. The reference run
   // (iceemdan.m, Nstd 0.2, NR 100, MaxIter 5000) returned 2 rows with correlations 0.997 (burst)
-  // and 0.999 (tone); the thesis reports 99.63 % / 99.95 %. 0.99 is the bar.
+  // and 0.999 (tone); the thesis reports 99.63 % / 99.95 %. The bar here is 0.99.
   const int n = 1000;
   std::vector<double> s1(n, 0.0), s2(n), x(n);
   for (int i = 1; i <= n; ++i) {
@@ -230,9 +229,8 @@ TEST(EmdCpu, IceemdanOnRealEegGivesOctaveSpacedModes) {
   // over the first five modes allow for the ensemble's noise (a different generator from MATLAB)
   // and for EEG not being white.
   double rate = 0;
-  const std::vector<double> x =
-      readEdfSignal(std::string(MODESCOPE_TEST_DATA) + "/physionet_eegmmidb_S001R03.edf", 0, 20,
-                    rate);
+  const std::vector<double> x = readEdfSignal(
+      std::string(MODESCOPE_TEST_DATA) + "/physionet_eegmmidb_S001R03.edf", 0, 20, rate);
   ASSERT_EQ(rate, 160.0);
   ASSERT_EQ(x.size(), 3200u);
   const SignalBlock b = makeBlock({x}, {0}, rate);
@@ -337,8 +335,8 @@ TEST(EmdCpu, TooShortIsRefused) {
 }
 
 TEST(EmdCpu, NonFiniteSamplesAreRefusedWithChannelAndSample) {
-  for (double bad : {std::numeric_limits<double>::quiet_NaN(),
-                     std::numeric_limits<double>::infinity()}) {
+  for (double bad :
+       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     std::vector<double> x = testSignal(200, 2);
     x[137] = bad;
     const SignalBlock b = makeBlock({testSignal(200, 1), x}, {3, 4}, 50.0);
@@ -434,7 +432,8 @@ TEST(EmdCpu, ProgressRisesAndNamesTheStage) {
   for (std::size_t i = 1; i < fractions.size(); ++i) EXPECT_GE(fractions[i], fractions[i - 1]);
   EXPECT_EQ(fractions.back(), 1.0);
   bool sawMode = false;
-  for (const auto& s : stages) sawMode |= s.find("ICEEMDAN channel 2/2, mode 2") != std::string::npos;
+  for (const auto& s : stages)
+    sawMode |= s.find("ICEEMDAN channel 2/2, mode 2") != std::string::npos;
   EXPECT_TRUE(sawMode);
 }
 

@@ -1,6 +1,6 @@
-// EMD-family parameters: the presets carry the reference codes' values (written out here from the
-// digest and the brief, not read back from the code), validation names the parameter, names
-// round-trip.
+// EMD-family parameters: the presets carry the reference codes' values (written out here from
+// emd.m, iceemdan.m and ceemdan.m, not read back from the code), validation names the parameter,
+// names round-trip.
 #include "engine/emd/emd_params.h"
 
 #include <gtest/gtest.h>

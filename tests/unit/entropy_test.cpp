@@ -1,10 +1,9 @@
-// Entropy matrices (engine/entropy): the oracles of the digest
-// ../shared/notes/seeds-001-003-ar-crossapen.md section 2.7 (closed forms, limits, the white-noise
+// Entropy matrices (engine/entropy): closed-form oracles (closed forms, limits, the white-noise
 // value, which this test also derives itself by numerical integration), an independent
-// straightforward Cross-ApEn written here from the digest's pseudocode (per-template C arrays and
-// the bias rules applied literally, nothing shared with the engine's count summaries), SampEn and
-// cross-SampEn by hand and by brute force (Richman and Moorman 2000), batch invariance, and the
-// refusals of bad input.
+// straightforward Cross-ApEn written here from the definition in docs/entropy.md (per-template C
+// arrays and the bias rules applied literally, nothing shared with the engine's count summaries),
+// SampEn and cross-SampEn by hand and by brute force (Richman and Moorman 2000), batch invariance,
+// and the refusals of bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "error_message_support.h"
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/entropy/entropy_cpu.h"
 #include "engine/entropy/entropy_params.h"
+#include "error_message_support.h"
 
 namespace modescope {
 namespace {
@@ -70,7 +69,7 @@ EntropyMatrixResult run(const SignalBlock& b, const EntropyParams& p) {
   return computeEntropyCpu(b, p, 2, ctx);
 }
 
-// ---- the independent references, written from the digest's pseudocode ----
+// ---- the independent references, written from the definition ----
 
 std::vector<double> zscorePopulation(const std::vector<double>& x) {
   std::vector<float> f(x.begin(), x.end());
@@ -85,7 +84,7 @@ std::vector<double> zscorePopulation(const std::vector<double>& x) {
   return z;
 }
 
-// Cross-ApEn(m, r, N)(v||u): templates from u, searched in v (digest 2.7, "Compact reference").
+// Cross-ApEn(m, r, N)(v||u): templates from u, searched in v (docs/entropy.md, "What is computed").
 double referenceXApEn(const std::vector<double>& uRaw, const std::vector<double>& vRaw, int m,
                       double r, ApEnBias bias) {
   const std::vector<double> u = zscorePopulation(uRaw), v = zscorePopulation(vRaw);
@@ -146,7 +145,7 @@ double referenceSampEn(const std::vector<double>& uRaw, const std::vector<double
   return -std::log(static_cast<double>(a) / static_cast<double>(b));
 }
 
-// ---- digest 2.7 oracles ----
+// ---- closed-form oracles ----
 
 TEST(EntropyOracles, DiagonalEqualsApEnAndCrossApEnOfACopy) {
   const std::vector<double> u = gaussian(300, 1);
@@ -172,11 +171,12 @@ TEST(EntropyOracles, AffineInvariance) {
 
 double alternatingClosedForm(int n) {
   const double h = n / 2.0;
-  return std::log(0.5) - (h * std::log(h / (n - 1)) + (h - 1) * std::log((h - 1) / (n - 1))) / (n - 1);
+  return std::log(0.5) -
+         (h * std::log(h / (n - 1)) + (h - 1) * std::log((h - 1) / (n - 1))) / (n - 1);
 }
 
 TEST(EntropyOracles, AlternatingSeriesClosedForm) {
-  // The digest's printed value for N = 10 and its closed form (checked for the formula too).
+  // The closed form's value for N = 10 (-0.006185604, negative) and the closed form itself.
   EXPECT_NEAR(alternatingClosedForm(10), -0.006185604, 1e-9);
   for (int n : {10, 100, 1000}) {
     std::vector<double> x(n);
@@ -186,7 +186,7 @@ TEST(EntropyOracles, AlternatingSeriesClosedForm) {
       EXPECT_NEAR(res.channelEntropy(0), alternatingClosedForm(n), kClosedForm) << n;
     }
   }
-  // Negative, and not clamped (digest 2.6, fact 8).
+  // Negative, and not clamped (ApEn of a short, regular series can be below 0).
   std::vector<double> x(10);
   for (int i = 0; i < 10; ++i) x[i] = i % 2;
   EXPECT_LT(run(makeBlock({x}), apen()).channelEntropy(0), 0.0);
@@ -226,7 +226,8 @@ TEST(EntropyOracles, ReversedRampHandCase) {
 
 TEST(EntropyOracles, HugeToleranceGivesZero) {
   const std::vector<double> u = gaussian(128, 3), v = gaussian(128, 4);
-  for (const EntropyParams& p : {apen(1e6, ApEnBias::Zero), apen(1e6, ApEnBias::Max), sampen(1e6)}) {
+  for (const EntropyParams& p :
+       {apen(1e6, ApEnBias::Zero), apen(1e6, ApEnBias::Max), sampen(1e6)}) {
     const EntropyMatrixResult res = run(makeBlock({u, v}), p);
     for (double x : res.epochValues) EXPECT_NEAR(x, 0.0, kClosedForm);
   }
@@ -238,7 +239,8 @@ TEST(EntropyOracles, HugeToleranceGivesZero) {
 // round to 0 far out.
 double whiteNoiseLimit(double r) {
   auto f = [&](double x) {
-    const double p = 0.5 * (std::erfc((x - r) / std::sqrt(2.0)) - std::erfc((x + r) / std::sqrt(2.0)));
+    const double p =
+        0.5 * (std::erfc((x - r) / std::sqrt(2.0)) - std::erfc((x + r) / std::sqrt(2.0)));
     return -std::exp(-x * x / 2) / std::sqrt(2 * M_PI) * std::log(p);
   };
   const int steps = 12000;
@@ -250,15 +252,15 @@ double whiteNoiseLimit(double r) {
 
 TEST(EntropyOracles, WhiteNoiseNearItsLimit) {
   const double limit = whiteNoiseLimit(0.2);
-  EXPECT_NEAR(limit, 2.335273, 2e-6);  // the digest's number, derived independently here
+  EXPECT_NEAR(limit, 2.335273, 2e-6);  // -E[ln(Phi(X + r) - Phi(X - r))], X ~ N(0, 1)
   for (ApEnBias bias : {ApEnBias::Zero, ApEnBias::Max}) {
     const std::vector<double> u = gaussian(1024, 30), v = gaussian(1024, 31);
     const EntropyMatrixResult res = run(makeBlock({u, v}), apen(0.2, bias));
-    // The digest's four N = 1024 runs span 2.326-2.355 (spread about +-0.015 around 2.34, finite-N
+    // Four independent N = 1024 runs span 2.326-2.355 (spread about +-0.015 around 2.34, finite-N
     // bias included): 0.05 is over three times that spread.
     EXPECT_NEAR(res.averageAt(0, 1), limit, 0.05);
     EXPECT_NEAR(res.averageAt(1, 0), limit, 0.05);
-    // The diagonal is lower (self-match bias): the digest's 2.21-2.24 at N = 1024, widened alike.
+    // The diagonal is lower (self-match bias): 2.21-2.24 at N = 1024, widened alike.
     EXPECT_GT(res.averageAt(0, 0), 2.16);
     EXPECT_LT(res.averageAt(0, 0), 2.29);
     EXPECT_LT(res.averageAt(0, 0), res.averageAt(0, 1));
@@ -274,7 +276,8 @@ TEST(EntropyOracles, AsymmetryMatchesTheStraightforwardReference) {
     // Row = template channel u, column = target v: [0][1] = Cross-ApEn(v||u).
     EXPECT_NEAR(res.averageAt(0, 1), referenceXApEn(u, v, 1, 0.2, bias), 1e-12);
     EXPECT_NEAR(res.averageAt(1, 0), referenceXApEn(v, u, 1, 0.2, bias), 1e-12);
-    // The digest's own pair differs by 0.15; any such pair differs by far more than rounding.
+    // An independent pair (2.0839 vs 2.2312) differs by 0.15; any such pair differs by far more
+    // than rounding.
     EXPECT_GT(std::abs(res.averageAt(0, 1) - res.averageAt(1, 0)), 0.01);
   }
 }
@@ -347,7 +350,8 @@ TEST(EntropyEpochs, BatchInvarianceAndBoundaries) {
   const int n = 64, epochs = 3;
   std::vector<std::vector<double>> ch;
   for (int c = 0; c < 4; ++c) ch.push_back(gaussian(n * epochs + 10, 40 + c));  // 10-sample tail
-  for (const EntropyParams& base : {apen(0.3, ApEnBias::Zero), apen(0.3, ApEnBias::Max), sampen(0.3)}) {
+  for (const EntropyParams& base :
+       {apen(0.3, ApEnBias::Zero), apen(0.3, ApEnBias::Max), sampen(0.3)}) {
     EntropyParams p = base;
     p.epochSamples = n;
     p.rows = {3, 0, 2, 1};  // a channel order other than the block's
@@ -392,7 +396,8 @@ TEST(EntropyEpochs, ConstantEpochIsNaNAndSkippedInTheAverage) {
   EXPECT_EQ(res.constantEpochs[1 * 2 + 1], 1);
   bool found = false;
   for (const Diagnostic& d : res.diagnostics)
-    found |= d.code == "entropy.constantEpochs" && d.message.find("epoch(s) 2") != std::string::npos;
+    found |=
+        d.code == "entropy.constantEpochs" && d.message.find("epoch(s) 2") != std::string::npos;
   EXPECT_TRUE(found);
 }
 
@@ -430,8 +435,9 @@ TEST(EntropyBadInput, ParametersAreRefusedWithTheirNames) {
     const std::string msg = messageOf<InvalidParameterError>([&] { run(b, apen(r)); });
     EXPECT_NE(msg.find("r"), std::string::npos) << msg;
   }
-  EXPECT_NE(messageOf<InvalidParameterError>([&] { run(b, apen(0.2, ApEnBias::Max, 0)); }).find("m"),
-            std::string::npos);
+  EXPECT_NE(
+      messageOf<InvalidParameterError>([&] { run(b, apen(0.2, ApEnBias::Max, 0)); }).find("m"),
+      std::string::npos);
   EXPECT_THROW(run(b, apen(0.2, ApEnBias::Max, kEntropyMaxM + 1)), InvalidParameterError);
   EntropyParams shortEpoch = apen(0.2, ApEnBias::Max, 2);
   shortEpoch.epochSamples = 3;  // m + 2 = 4
@@ -466,7 +472,9 @@ TEST(EntropyBadInput, NonFiniteSamplesNameChannelAndSample) {
 
 TEST(EntropyBadInput, ConstantChannelIsRefusedByName) {
   const std::vector<double> a = gaussian(100, 92), flat(100, 0.1);
-  const std::string msg = messageOf<InvalidParameterError>([&] { run(makeBlock({a, flat}), apen()); });
+  const std::string msg = messageOf<InvalidParameterError>([&] {
+    run(makeBlock({a, flat}), apen());
+  });
   EXPECT_NE(msg.find("channel #2"), std::string::npos) << msg;
   EXPECT_NE(msg.find("constant"), std::string::npos) << msg;
 }
@@ -475,7 +483,8 @@ TEST(EntropyZscore, ConventionsAndExactConstants) {
   const std::vector<float> x{1, 2, 3, 4};
   std::vector<double> z(4);
   // Population SD of 1..4 is sqrt(1.25); sample SD sqrt(5/3).
-  EXPECT_NEAR(zscoreSeries(x.data(), 4, SdConvention::Population, z.data()), std::sqrt(1.25), 1e-15);
+  EXPECT_NEAR(zscoreSeries(x.data(), 4, SdConvention::Population, z.data()), std::sqrt(1.25),
+              1e-15);
   EXPECT_NEAR(z[0], -1.5 / std::sqrt(1.25), 1e-15);
   EXPECT_NEAR(zscoreSeries(x.data(), 4, SdConvention::Sample, z.data()), std::sqrt(5.0 / 3), 1e-15);
   // 0.1f summed 1000 times rounds in double; a constant series must still give exactly 0.

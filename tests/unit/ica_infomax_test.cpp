@@ -26,7 +26,7 @@ constexpr int64_t kSamples = 20000;
 const std::vector<Source> kMixedKinds = {Source::Laplace, Source::Uniform, Source::Laplace,
                                          Source::Sine,    Source::Laplace, Source::Uniform,
                                          Source::Sine,    Source::Laplace};
-// Singular values 1..8: condition number 8 ("well-conditioned"; cond < 100 as the digest asks).
+// Singular values 1..8: condition number 8 ("well-conditioned": cond < 100).
 const std::vector<double> kSingularValues = {8, 7, 6, 5, 4, 3, 2, 1};
 
 struct Mixture {
@@ -39,9 +39,8 @@ Mixture mixture(const std::vector<Source>& kinds, uint64_t seed = 7) {
   Mixture m;
   const int n = static_cast<int>(kinds.size());
   m.sources = ica_test::makeSources(kinds, kSamples, seed);
-  m.mixing = ica_test::makeMixing(n, n, std::vector<double>(kSingularValues.begin(),
-                                                            kSingularValues.begin() + n),
-                                  seed);
+  m.mixing = ica_test::makeMixing(
+      n, n, std::vector<double>(kSingularValues.begin(), kSingularValues.begin() + n), seed);
   m.block = ica_test::mixToBlock(m.mixing, m.sources);
   return m;
 }
@@ -63,8 +62,8 @@ std::string diagnosticText(const IcaResult& r, const std::string& code) {
 
 // Sampling error of an unmixing row estimated from N samples is O(1/sqrt(N)) relative to the
 // diagonal: with N = 20000 that is ~0.007 per off-diagonal entry, and the Amari index averages
-// such ratios, so a good separation lands near 0.01 (runica reached 0.0067 on its own 8-source case,
-// notes/reference-behaviour). One pair of sources left mixed at 45 degrees adds 4 / (2 n (n - 1))
+// such ratios, so a good separation lands near 0.01 (runica.m reached 0.0067 on an 8-source
+// synthetic mixture). One pair of sources left mixed at 45 degrees adds 4 / (2 n (n - 1))
 // = 0.036 on its own (n = 8). The bound 0.02 therefore admits sampling error and fails when even
 // one pair is not separated.
 constexpr double kAmariBound = 0.02;
@@ -220,7 +219,8 @@ TEST(IcaInfomax, ComponentsAreSortedByBackProjectedVariance) {
     // runica's meanvar from the activations computed separately.
     double a2 = 0, s2 = 0;
     for (int i = 0; i < c; ++i) a2 += r.mixing(i, k) * r.mixing(i, k);
-    for (int64_t t = 0; t < kSamples; ++t) s2 += double(act[k * kSamples + t]) * act[k * kSamples + t];
+    for (int64_t t = 0; t < kSamples; ++t)
+      s2 += double(act[k * kSamples + t]) * act[k * kSamples + t];
     EXPECT_NEAR(r.backProjectedVariance[k], a2 * s2 / (c * kSamples - 1.0),
                 1e-5 * r.backProjectedVariance[k]);
     EXPECT_NEAR(r.varianceFraction[k], a2 * s2 / total, 1e-5 * r.varianceFraction[k]);
@@ -242,7 +242,8 @@ SignalBlock averageReferenced(const SignalBlock& in) {
   for (int64_t t = 0; t < b.samples; ++t) {
     double s = 0;
     for (std::size_t i = 0; i < c; ++i) s += b.channel(i)[t];
-    for (std::size_t i = 0; i < c; ++i) b.channel(i)[t] = static_cast<float>(b.channel(i)[t] - s / c);
+    for (std::size_t i = 0; i < c; ++i)
+      b.channel(i)[t] = static_cast<float>(b.channel(i)[t] - s / c);
   }
   return b;
 }
@@ -502,9 +503,10 @@ TEST(IcaInfomax, CancelStopsTheRunAndProgressNamesStepAndChange) {
                            return s.find("ICA step 1, change ") != std::string::npos;
                          }),
             stages.end());
-  EXPECT_EQ(std::count_if(stages.begin(), stages.end(),
-                          [](const std::string& s) { return s.find("step 4,") != std::string::npos; }),
-            0);
+  EXPECT_EQ(
+      std::count_if(stages.begin(), stages.end(),
+                    [](const std::string& s) { return s.find("step 4,") != std::string::npos; }),
+      0);
 }
 
 TEST(IcaInfomax, AmariIndexIsZeroForScaledPermutationsAndOneForUniformRows) {

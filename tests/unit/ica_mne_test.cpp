@@ -1,8 +1,8 @@
 // Our extended Infomax against an independent implementation, MNE-Python's
 // mne.preprocessing.infomax, on a real recording: the PhysioNet EEG Motor Movement/Imagery run
 // S001R03 (64 EEG channels, 160 Hz, 125 s; tests/data), 1 Hz high-passed through
-// engine/dsp/preprocess as in the reference run of notes/reference-behaviour.md. Both sides use
-// runica's settings (tests/tools/mne_infomax_runica.py); the notes found MNE and runica then agree
+// engine/dsp/preprocess. Both sides use runica's settings (tests/tools/mne_infomax_runica.py); on
+// this recording runica.m (run in GNU Octave) and MNE then agree
 // at mean |correlation| 0.9994, every component above 0.99, and two runica runs from different
 // random states at 0.999. The random permutations differ between the two implementations, so
 // components are compared by the correlation of their activations, never element-wise.
@@ -18,9 +18,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <future>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,8 +71,8 @@ TEST(IcaMne, ComponentsMatchMneInfomaxWithRunicaSettingsOnRealEeg) {
   ASSERT_EQ(block.samples, static_cast<int64_t>(std::min(seconds, 125.0) * 160));
 
   // The same samples to MNE, which runs in a child process while ours computes.
-  const fs::path dir = fs::temp_directory_path() /
-                       ("modescope-ica-mne-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("modescope-ica-mne-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path data = dir / "data.f32", out = dir / "unmixing.txt";
   {
@@ -84,10 +84,9 @@ TEST(IcaMne, ComponentsMatchMneInfomaxWithRunicaSettingsOnRealEeg) {
   const int components = 64;
   auto mneRun = std::async(std::launch::async, [&] {
     return test_support::runCommand(
-        std::string(kPython) + " " + MODESCOPE_SOURCE_DIR +
-        "/tests/tools/mne_infomax_runica.py " + test_support::shellQuote(data.string()) + " 64 " +
-        std::to_string(block.samples) + " " + std::to_string(components) + " 5 " +
-        test_support::shellQuote(out.string()));
+        std::string(kPython) + " " + MODESCOPE_SOURCE_DIR + "/tests/tools/mne_infomax_runica.py " +
+        test_support::shellQuote(data.string()) + " 64 " + std::to_string(block.samples) + " " +
+        std::to_string(components) + " 5 " + test_support::shellQuote(out.string()));
   });
 
   IcaParams p = icaPreset("eeglab-runica");
@@ -131,7 +130,7 @@ TEST(IcaMne, ComponentsMatchMneInfomaxWithRunicaSettingsOnRealEeg) {
     low = std::min(low, best[i]);
   }
   std::printf("best |corr| per component: mean %.4f, min %.4f\n", mean, low);
-  // All components, as a whole: the notes saw 0.9994 for runica vs MNE on the full recording.
+  // All components, as a whole: runica.m vs MNE gave 0.9994 on the full recording.
   EXPECT_GE(mean, 0.97);
 
   // The components carrying most variance: the top 20 by our back-projected variance (together
@@ -143,8 +142,8 @@ TEST(IcaMne, ComponentsMatchMneInfomaxWithRunicaSettingsOnRealEeg) {
   std::printf("top %d components: back-projected share %.2f\n", top, share);
   std::vector<int> used;
   for (int i = 0; i < top; ++i) {
-    EXPECT_GE(best[i], 0.95) << "component " << i << " (variance share "
-                             << ours.varianceFraction[i] << ")";
+    EXPECT_GE(best[i], 0.95) << "component " << i << " (variance share " << ours.varianceFraction[i]
+                             << ")";
     EXPECT_EQ(std::count(used.begin(), used.end(), match[i]), 0)
         << "component " << i << " matches MNE component " << match[i] << " twice";
     used.push_back(match[i]);

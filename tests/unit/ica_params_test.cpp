@@ -1,13 +1,14 @@
 // ICA parameters (engine/ica/ica_params.h): the presets carry runica's and MNE 1.3's documented
-// defaults (notes/peers.md section 3), the automatic rules give their formulas' values, and
-// validation names the parameter.
+// defaults (docs/ica.md, "Parameters and presets"), the automatic rules give their formulas'
+// values, and validation names the parameter.
+#include "engine/ica/ica_params.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
 #include "engine/core/error.h"
-#include "engine/ica/ica_params.h"
 
 namespace modescope {
 namespace {
@@ -37,7 +38,7 @@ TEST(IcaParams, RunicaPresetHasRunicasDefaults) {
 
 TEST(IcaParams, RunicaRulesGiveRunicasFormulas) {
   IcaParams p = icaPreset("eeglab-runica");
-  // EEGLAB's sample data: 32 channels, 30504 frames -> block 52 (digest's worked example).
+  // EEGLAB's sample data: 32 channels, 30504 frames -> block 52 (ceil(min(5 ln N, 0.3 N))).
   ResolvedIcaParams r = resolveIcaParams(p, 32, 32, 30504);
   EXPECT_EQ(r.blockSize, 52);
   EXPECT_DOUBLE_EQ(r.learningRate, 0.00065 / std::log(32.0));

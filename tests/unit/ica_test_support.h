@@ -3,15 +3,16 @@
 // Header-only; no Eigen (the engine links it privately).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
 #include <thread>
 #include <vector>
 
 #include "engine/core/philox.h"
 #include "engine/core/recording.h"
 #include "engine/ica/ica_result.h"
+#include "engine/parallel/worker_team.h"
 
 namespace modescope::ica_test {
 
@@ -99,7 +100,7 @@ inline SignalBlock mixToBlock(const IcaMatrix& a, const std::vector<std::vector<
   b.sampleRate = sampleRate;
   for (int i = 0; i < a.rows; ++i) b.channels.push_back(static_cast<std::size_t>(i));
   b.data.resize(static_cast<std::size_t>(a.rows) * n);
-  // One thread per group of rows: the benchmark mixes 256 sources x 600000 samples.
+  // One worker per group of rows: the benchmark mixes 256 sources x 600000 samples.
   auto rows = [&](int first, int step) {
     for (int i = first; i < a.rows; i += step)
       for (int64_t t = 0; t < n; ++t) {
@@ -109,10 +110,9 @@ inline SignalBlock mixToBlock(const IcaMatrix& a, const std::vector<std::vector<
       }
   };
   const int threads = std::max(1, std::min<int>(a.rows, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (int w = 1; w < threads; ++w) pool.emplace_back(rows, w, threads);
-  rows(0, threads);
-  for (auto& th : pool) th.join();
+  TeamLease team(threads);
+  team->run(static_cast<std::size_t>(threads),
+            [&](int, std::size_t w) { rows(static_cast<int>(w), threads); });
   return b;
 }
 

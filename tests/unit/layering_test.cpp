@@ -1,6 +1,6 @@
-// The dependency direction of DESIGN.md ("Layers"): engine knows neither Qt nor CUDA, cuda/ knows
-// no Qt, widgets/ know no CUDA. Checked on the sources (includes) and on the link graph that CMake
-// computed (written next to the test binary at configure time).
+// The dependency direction of docs/architecture.md ("Layers"): engine knows neither Qt nor CUDA,
+// cuda/ knows no Qt, widgets/ know no CUDA. Checked on the sources (includes) and on the link graph
+// that CMake computed (written next to the test binary at configure time).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -86,13 +86,13 @@ TEST(Layering, LinkGraphIsHonest) {
     ASSERT_NE(colon, std::string::npos) << line;
     const std::string target = line.substr(0, colon);
     const std::string libs = line.substr(colon + 1);
-    if (target == "modescope_engine" || target == "modescope_io" ||
-        target == "modescope_appcore") {
+    if (target == "modescope_engine" || target == "modescope_io" || target == "modescope_appcore") {
       EXPECT_EQ(libs.find("Qt6::"), std::string::npos) << target << " links Qt: " << libs;
     }
     if (target == "modescope_engine" || target == "modescope_io" || target == "modescope_widgets") {
       EXPECT_EQ(libs.find("CUDA::"), std::string::npos) << target << " links CUDA: " << libs;
-      EXPECT_EQ(libs.find("modescope_cuda"), std::string::npos) << target << " links cuda/: " << libs;
+      EXPECT_EQ(libs.find("modescope_cuda"), std::string::npos)
+          << target << " links cuda/: " << libs;
     }
     ++checked;
   }

@@ -1,13 +1,13 @@
-// Spatial filters against closed forms: the CAR identities of the digest (seeds-001-003 section
-// 1.7: rows and outputs sum to zero, B*B = B, a common signal vanishes), the matrix product against
+// Spatial filters against closed forms: the CAR identities (rows and
+// outputs sum to zero, B*B = B, a common signal vanishes), the matrix product against
 // a naive double loop, Laplacian neighbour sets of known 10-10 sites (the textbook sets, McFarland
 // et al. 1997), a constant field giving zero, a linear field on an exactly symmetric ring giving
-// (1 - cos theta) v(centre), user-matrix files read, written and refused with their line and column,
-// and missing positions refused with the channel names.
-#include "error_message_support.h"
+// (1 - cos theta) v(centre), user-matrix files read, written and refused with their line and
+// column, and missing positions refused with the channel names.
 #include "engine/spatial/spatial_filter.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,10 +18,9 @@
 #include <set>
 #include <string>
 
-#include <unistd.h>
-
 #include "engine/core/error.h"
 #include "engine/montage/position_files.h"
+#include "error_message_support.h"
 
 namespace modescope {
 namespace {
@@ -287,8 +286,8 @@ TEST(SpatialFilter, LaplacianOfALinearFieldOnASymmetricRing) {
   in.samples = 1;
   in.channels = all(channels);
   for (const auto& c : channels) {
-    in.data.push_back(static_cast<float>(a[0] * c.position->x + a[1] * c.position->y +
-                                         a[2] * c.position->z));
+    in.data.push_back(
+        static_cast<float>(a[0] * c.position->x + a[1] * c.position->y + a[2] * c.position->z));
   }
   const double vp = a[0] * p[0] + a[1] * p[1] + a[2] * p[2];
   for (auto w : {LaplacianWeighting::Equal, LaplacianWeighting::InverseDistance}) {
@@ -315,7 +314,8 @@ TEST(SpatialFilter, LaplacianOfXAtCzIsZeroOnTheMirrorSymmetricMontage) {
   const std::size_t cz = indexOf(channels, "Cz");
   for (auto size : {LaplacianSize::Small, LaplacianSize::Large}) {
     for (auto w : {LaplacianWeighting::Equal, LaplacianWeighting::InverseDistance}) {
-      const SignalBlock out = applySpatialFilter(surfaceLaplacian(channels, all(channels), size, w), in);
+      const SignalBlock out =
+          applySpatialFilter(surfaceLaplacian(channels, all(channels), size, w), in);
       EXPECT_NEAR(out.data[cz], 0.0, 1e-4);
     }
   }
@@ -365,8 +365,8 @@ TEST(SpatialFilter, UserMatrixRoundTripsExactly) {
   for (const char* n : {"FC3", "C5", "C3", "C1", "CP3", "Cz", "F3", "P3", "T7"}) {
     sel.push_back(indexOf(channels, n));
   }
-  const SpatialFilter lap = surfaceLaplacian(channels, sel, LaplacianSize::Small,
-                                             LaplacianWeighting::InverseDistance);
+  const SpatialFilter lap =
+      surfaceLaplacian(channels, sel, LaplacianSize::Small, LaplacianWeighting::InverseDistance);
   const std::string path = tempPath("roundtrip.tsv");
   saveSpatialFilter(lap, path);
   SpatialFilter back = loadSpatialFilter(path);
@@ -417,7 +417,9 @@ TEST(SpatialFilter, BadUserMatricesAreRefusedWithLineAndColumn) {
     std::vector<std::string> inMessage;
   };
   const std::vector<Case> cases = {
-      {"bad_number.csv", "output,C3,C4\nlap,1,-0.5\nx,0.5,abc\n", {"line 3, column 3", "'abc'", "C4"}},
+      {"bad_number.csv",
+       "output,C3,C4\nlap,1,-0.5\nx,0.5,abc\n",
+       {"line 3, column 3", "'abc'", "C4"}},
       {"short_row.csv", "output,C3,C4\nlap,1,-0.5\nx,0.5\n", {"line 3", "2 cells", "3 cells"}},
       {"plain_ragged.txt", "1 2 3\n4 5\n", {"line 2", "2 cells"}},
       {"nan.tsv", "output\tC3\nlap\tnan\n", {"line 2, column 2", "finite"}},
@@ -429,9 +431,11 @@ TEST(SpatialFilter, BadUserMatricesAreRefusedWithLineAndColumn) {
   };
   for (const auto& c : cases) {
     const std::string path = writeText(c.name, c.text);
-    const std::string m = test_support::messageOf<InvalidInputError>([&] { loadSpatialFilter(path); });
+    const std::string m =
+        test_support::messageOf<InvalidInputError>([&] { loadSpatialFilter(path); });
     EXPECT_NE(m.find(c.name), std::string::npos) << m;
-    for (const auto& part : c.inMessage) EXPECT_NE(m.find(part), std::string::npos) << c.name << ": " << m;
+    for (const auto& part : c.inMessage)
+      EXPECT_NE(m.find(part), std::string::npos) << c.name << ": " << m;
     std::remove(path.c_str());
   }
   EXPECT_THROW(loadSpatialFilter(tempPath("does_not_exist.csv")), InvalidInputError);
@@ -441,7 +445,8 @@ TEST(SpatialFilter, BadUserMatricesAreRefusedWithLineAndColumn) {
   f.inputNames = {"C3", "Xyz", "Q9"};
   f.outputNames = {"o"};
   f.matrix = {1, 0, 0};
-  const std::string m = test_support::messageOf<InvalidInputError>([&] { bindSpatialFilter(f, montage1010()); });
+  const std::string m =
+      test_support::messageOf<InvalidInputError>([&] { bindSpatialFilter(f, montage1010()); });
   EXPECT_NE(m.find("Xyz, Q9"), std::string::npos) << m;
 }
 

@@ -1,8 +1,10 @@
-// WorkerTeam (engine/compute/worker_team.h): every item of every batch runs exactly once, on a
+// WorkerTeam (engine/parallel/worker_team.h): every item of every batch runs exactly once, on a
 // worker id in range, batch after batch (the block-update loop runs thousands in a row, often
 // within the workers' spinning window, sometimes after they went to sleep); an error reaches the
-// caller and the team keeps working; a team of one runs on the caller's thread.
-#include "engine/compute/worker_team.h"
+// caller and the team keeps working; a team of one runs on the caller's thread; the watch of a
+// watched batch runs on the caller's thread only, and its error ends the batch; leases reuse idle
+// teams and give concurrent holders different teams.
+#include "engine/parallel/worker_team.h"
 
 #include <gtest/gtest.h>
 
@@ -54,6 +56,68 @@ TEST(WorkerTeam, ATeamOfOneRunsOnTheCallersThread) {
     elsewhere = elsewhere || worker != 0 || std::this_thread::get_id() != caller;
   });
   EXPECT_FALSE(elsewhere);
+}
+
+TEST(WorkerTeam, TheWatchRunsOnTheCallersThreadWhileItemsRun) {
+  WorkerTeam team(3);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> ran{0};
+  int watched = 0;
+  bool elsewhere = false;
+  team.run(
+      12,
+      [&](int, std::size_t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        ran.fetch_add(1);
+      },
+      std::chrono::milliseconds(1),
+      [&] {
+        ++watched;
+        elsewhere = elsewhere || std::this_thread::get_id() != caller;
+      });
+  EXPECT_EQ(ran.load(), 12);
+  EXPECT_GE(watched, 2);
+  EXPECT_FALSE(elsewhere);
+}
+
+TEST(WorkerTeam, AnErrorOfTheWatchEndsTheBatchAndReachesTheCaller) {
+  WorkerTeam team(2);
+  std::atomic<int> ran{0};
+  EXPECT_THROW(team.run(
+                   1000,
+                   [&](int, std::size_t) {
+                     std::this_thread::sleep_for(std::chrono::microseconds(200));
+                     ran.fetch_add(1);
+                   },
+                   std::chrono::milliseconds(1), [] { throw std::runtime_error("watch"); }),
+               std::runtime_error);
+  EXPECT_LT(ran.load(), 1000);
+  std::atomic<int> count{0};
+  team.run(20, [&](int, std::size_t) { count.fetch_add(1); });
+  EXPECT_EQ(count.load(), 20);
+}
+
+TEST(TeamLease, AnEndedLeaseIsReusedAndConcurrentLeasesDiffer) {
+  const WorkerTeam* first = nullptr;
+  {
+    TeamLease lease(3);
+    EXPECT_EQ(lease->size(), 3);
+    first = &*lease;
+  }
+  TeamLease again(3);
+  EXPECT_EQ(&*again, first);
+  TeamLease other(3);
+  EXPECT_NE(&*other, &*again);
+  TeamLease alone(0);
+  EXPECT_EQ(alone->size(), 1);
+  // Leases used at once from different threads each run their own batches.
+  std::atomic<int> total{0};
+  std::thread t([&] {
+    for (int i = 0; i < 200; ++i) other->run(7, [&](int, std::size_t) { total.fetch_add(1); });
+  });
+  for (int i = 0; i < 200; ++i) again->run(5, [&](int, std::size_t) { total.fetch_add(1); });
+  t.join();
+  EXPECT_EQ(total.load(), 200 * 12);
 }
 
 }  // namespace

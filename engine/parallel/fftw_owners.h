@@ -1,6 +1,9 @@
-// RAII owners for FFTW memory and plans, shared by the CPU backend's filters and the CPU
-// Hilbert transform (engine-internal). Plans are destroyed under fftwPlannerMutex() because
-// FFTW's planner is not thread-safe (cpu_backend.h).
+// The FFTW planner lock and RAII owners for FFTW memory and plans, shared by the CPU backend's
+// filters, the CPU Hilbert transform and the Welch spectra (engine-internal).
+//
+// Thread rules: FFTW's planner is not thread-safe; every FFTW plan creation or destruction in the
+// process must hold fftwPlannerMutex() (FftwPlan destroys its plan under it). fftw_execute_* on
+// distinct arrays is thread-safe.
 #pragma once
 
 #include <fftw3.h>
@@ -12,10 +15,12 @@
 #include <new>
 #include <string>
 
-#include "engine/compute/cpu_backend.h"
 #include "engine/core/error.h"
 
 namespace modescope {
+
+// The one lock around FFTW's planner (plan creation and destruction) for the whole process.
+std::mutex& fftwPlannerMutex();
 
 struct FftwFree {
   void operator()(void* p) const noexcept { fftw_free(p); }
