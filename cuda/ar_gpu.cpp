@@ -114,7 +114,8 @@ ArSpectrumResult arSpectraGpu(const SpatialFilter* filter, const SignalBlock& bl
   DeviceBuffer<float> dValues(items * perWindow), dNoise(items);
   DeviceBuffer<int> dReached(items);
   const std::size_t shared = optinSharedBytes();
-  const bool scratchNeeded = burgNeedsScratch(static_cast<int>(r.windowSamples), params.order, shared);
+  const bool scratchNeeded =
+      burgNeedsScratch(static_cast<int>(r.windowSamples), params.order, shared);
   DeviceBuffer<float> scratch(scratchNeeded ? std::size_t{kScratchSlots} * 2 * r.windowSamples : 0);
   StreamDrain drain(stream);
   if (!cosW.empty()) {
@@ -151,9 +152,9 @@ ArSpectrumResult arSpectraGpu(const SpatialFilter* filter, const SignalBlock& bl
     b.orderReached = dReached.get() + row0 * windows;
     launchBurgWindows(b, shared, stream.get());
     stream.synchronize();
-    ctx.progress(static_cast<double>(row0 + count) / rows,
-                 "AR spectra: " + std::to_string(row0 + count) + "/" + std::to_string(rows) +
-                     " channels");
+    ctx.progress(
+        static_cast<double>(row0 + count) / rows,
+        "AR spectra: " + std::to_string(row0 + count) + "/" + std::to_string(rows) + " channels");
     ctx.checkpoint();
   }
 

@@ -1,10 +1,9 @@
 // Burg AR per window on the device: one warp per (row, window). ar_kernels.cuh describes the
 // layout; engine/ar/burg.h and ar_spectrum.h the procedure.
-#include "cuda/ar_kernels.cuh"
-
 #include <algorithm>
 #include <climits>
 
+#include "cuda/ar_kernels.cuh"
 #include "cuda/cuda_check.cuh"
 
 namespace modescope::cuda {
@@ -37,7 +36,8 @@ struct WindowReader {
 __device__ void writeOutputs(const BurgBatch& b, const double* a, int order, double sigma2,
                              float* out, int lane) {
   if (b.output == 2) {
-    for (int k = lane; k < b.order; k += kWarp) out[k] = static_cast<float>(k < order ? a[k + 1] : 0.0);
+    for (int k = lane; k < b.order; k += kWarp)
+      out[k] = static_cast<float>(k < order ? a[k + 1] : 0.0);
     return;
   }
   for (int bin = 0; bin < b.bins; ++bin) {
@@ -73,7 +73,8 @@ __global__ void burgWindowsKernel(BurgBatch b) {
   double* a;
   float *e, *l;
   if (b.scratch == nullptr) {
-    unsigned char* base = sharedBytes + warpInBlock * (aBytes + 2 * static_cast<std::size_t>(b.n) * sizeof(float));
+    unsigned char* base =
+        sharedBytes + warpInBlock * (aBytes + 2 * static_cast<std::size_t>(b.n) * sizeof(float));
     a = reinterpret_cast<double*>(base);
     e = reinterpret_cast<float*>(base + aBytes);
   } else {
@@ -237,7 +238,8 @@ void launchBurgWindows(const BurgBatch& b, std::size_t maxSharedPerBlock, cudaSt
   std::int64_t blocks;
   if (b.scratch == nullptr) {
     const std::size_t perWarp = burgSharedBytesPerWarp(b.n, b.order);
-    warps = static_cast<int>(std::clamp<std::size_t>(maxSharedPerBlock / perWarp, 1, kMaxWarpsPerBlock));
+    warps = static_cast<int>(
+        std::clamp<std::size_t>(maxSharedPerBlock / perWarp, 1, kMaxWarpsPerBlock));
     shared = perWarp * warps;
     blocks = std::min<std::int64_t>((items + warps - 1) / warps, INT_MAX);
   } else {
@@ -246,9 +248,8 @@ void launchBurgWindows(const BurgBatch& b, std::size_t maxSharedPerBlock, cudaSt
     blocks = std::min<std::int64_t>(b.scratchSlots, items);
   }
   if (shared > 48 * 1024) {
-    MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(burgWindowsKernel,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared)));
+    MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(
+        burgWindowsKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   }
   burgWindowsKernel<<<static_cast<unsigned>(blocks), warps * kWarp, shared, stream>>>(b);
   MODESCOPE_CUDA_CHECK_LAUNCH("burgWindowsKernel", stream);

@@ -29,8 +29,8 @@ struct BurgBatch {
   std::int64_t step = 0;
   int rows = 0;
   int windows = 0;
-  int n = 0;      // window samples N (>= order + 1)
-  int order = 0;  // p, 1..64
+  int n = 0;        // window samples N (>= order + 1)
+  int order = 0;    // p, 1..64
   int detrend = 0;  // 0 none, 1 mean, 2 linear (ArDetrend order)
   int output = 0;   // 0 power, 1 amplitude, 2 coefficients (ArOutput order)
   // Evaluation angles of the bins, bin-major (bins x evals): cos w and sin w.

@@ -30,11 +30,13 @@ class GpuArStream final : public ArStream {
     validateArStreamConfig(config_);
     MODESCOPE_CUDA_TRY(cudaGetDevice(&device_));
     int optin = 0;
-    MODESCOPE_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
+    MODESCOPE_CUDA_TRY(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
     maxShared_ = static_cast<std::size_t>(optin);
     const ArResolvedLengths len = resolveArLengths(config_.params, config_.sampleRate);
     n_ = len.windowSamples;
-    if (n_ > INT_MAX) throw InvalidParameterError("window", std::to_string(n_) + " samples", "at most 2^31 - 1");
+    if (n_ > INT_MAX)
+      throw InvalidParameterError("window", std::to_string(n_) + " samples", "at most 2^31 - 1");
     inputs_ = config_.filter ? config_.filter->inputCount() : config_.channels;
     outputs_ = config_.filter ? config_.filter->outputCount() : config_.channels;
     bins_ = arBinCenters(config_.params);
@@ -46,12 +48,15 @@ class GpuArStream final : public ArStream {
     }
     cos_ = DeviceBuffer<double>(c.size());
     sin_ = DeviceBuffer<double>(s.size());
-    MODESCOPE_CUDA_TRY(cudaMemcpy(cos_.get(), c.data(), c.size() * sizeof(double), cudaMemcpyHostToDevice));
-    MODESCOPE_CUDA_TRY(cudaMemcpy(sin_.get(), s.data(), s.size() * sizeof(double), cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(cos_.get(), c.data(), c.size() * sizeof(double), cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(sin_.get(), s.data(), s.size() * sizeof(double), cudaMemcpyHostToDevice));
     if (config_.filter) {
       const std::vector<float> w(config_.filter->matrix.begin(), config_.filter->matrix.end());
       matrix_ = DeviceBuffer<float>(w.size());
-      MODESCOPE_CUDA_TRY(cudaMemcpy(matrix_.get(), w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+      MODESCOPE_CUDA_TRY(
+          cudaMemcpy(matrix_.get(), w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
     }
     ring_ = DeviceBuffer<float>(outputs_ * static_cast<std::size_t>(n_));
     values_ = DeviceBuffer<float>(outputs_ * bins_.size());
@@ -82,7 +87,8 @@ class GpuArStream final : public ArStream {
 
   ArStreamUpdate push(const float* samples, int64_t count) override {
     if (samples == nullptr || count < 1)
-      throw InvalidParameterError("block", count < 1 ? std::to_string(count) + " samples" : "no samples",
+      throw InvalidParameterError("block",
+                                  count < 1 ? std::to_string(count) + " samples" : "no samples",
                                   "at least 1 sample per input row");
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
     const auto cnt = static_cast<std::size_t>(count);
@@ -93,7 +99,8 @@ class GpuArStream final : public ArStream {
     *hostBad_.get() = ULLONG_MAX;
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(firstBad_.get(), hostBad_.get(), sizeof(unsigned long long),
                                        cudaMemcpyHostToDevice, stream_.get()));
-    launchFindNonFinite(in_.get(), static_cast<int>(inputs_), count, count, firstBad_.get(), stream_.get());
+    launchFindNonFinite(in_.get(), static_cast<int>(inputs_), count, count, firstBad_.get(),
+                        stream_.get());
 
     // Only the last N samples can reach the window: filter those into the ring at head_.
     const int64_t keep = std::min<int64_t>(count, n_);
@@ -144,7 +151,8 @@ class GpuArStream final : public ArStream {
     stream_.synchronize();
     const unsigned long long bad = *hostBad_.get();
     if (bad != ULLONG_MAX) {
-      const std::size_t row = static_cast<std::size_t>(bad / cnt), sample = static_cast<std::size_t>(bad % cnt);
+      const std::size_t row = static_cast<std::size_t>(bad / cnt),
+                        sample = static_cast<std::size_t>(bad % cnt);
       const float v = samples[row * cnt + sample];
       const int64_t streamSample = pushed_ - count + static_cast<int64_t>(sample);
       reset();  // the contract: the next push starts a fresh window
@@ -163,15 +171,18 @@ class GpuArStream final : public ArStream {
     u.noiseVariance.assign(hostNoise_.get(), hostNoise_.get() + outputs_);
     for (std::size_t o = 0; o < outputs_; ++o) {
       const int got = hostReached_.get()[o];
-      if (got < 0) ++u.flatOutputs;
-      else if (got < config_.params.order) ++u.reducedOrderOutputs;
+      if (got < 0)
+        ++u.flatOutputs;
+      else if (got < config_.params.order)
+        ++u.reducedOrderOutputs;
     }
     return u;
   }
 
  private:
   std::string inputName(std::size_t row) const {
-    if (config_.filter && row < config_.filter->inputNames.size() && !config_.filter->inputNames[row].empty())
+    if (config_.filter && row < config_.filter->inputNames.size() &&
+        !config_.filter->inputNames[row].empty())
       return " (" + config_.filter->inputNames[row] + ")";
     return "";
   }

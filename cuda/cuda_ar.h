@@ -14,7 +14,8 @@
 namespace modescope::cuda {
 
 // applySpatialFilter on the current device: one cuBLAS SGEMM (FP32 accumulation). Same errors.
-SignalBlock spatialFilterGpu(const SpatialFilter& filter, const SignalBlock& block, JobContext& ctx);
+SignalBlock spatialFilterGpu(const SpatialFilter& filter, const SignalBlock& block,
+                             JobContext& ctx);
 
 // computeArSpectraCpu's procedure on the current device in float, batched over channels x
 // windows; `filter` (may be null) is applied on the device first, so the block crosses the

@@ -61,8 +61,7 @@ class CudaBackend final : public ComputeBackend {
     run(block, reference, firs, ctx);
   }
 
- EmdResult decompose(const SignalBlock& block, const EmdParams& params,
-                      JobContext& ctx) override {
+  EmdResult decompose(const SignalBlock& block, const EmdParams& params, JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
     return cuda::decomposeGpu(block, params, ctx);
   }

@@ -60,8 +60,8 @@ EmdResult decomposeGpu(const SignalBlock& block, const EmdParams& params, JobCon
                 : "Use a shorter time range, float32 precision, or the CPU backend.";
     throw OutOfDeviceMemoryError(what);
   }
-  const int perBatch = std::max(
-      1, std::min(channels, static_cast<int>(budget / static_cast<double>(perChannel))));
+  const int perBatch =
+      std::max(1, std::min(channels, static_cast<int>(budget / static_cast<double>(perChannel))));
 
   EmdResult result;
   result.params = params;

@@ -1,9 +1,8 @@
 // EMD, EEMD, CEEMDAN and ICEEMDAN for a batch of channels on the device (emd_methods.cuh), step
 // for step the procedure in engine/emd/emd.h.
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 #include <cmath>
+#include <cub/block/block_reduce.cuh>
 #include <string>
 
 #include "cuda/device_ops.cuh"
@@ -15,7 +14,6 @@
 
 namespace modescope::cuda {
 namespace {
-
 
 constexpr int kThreads = 256;
 
@@ -74,9 +72,9 @@ __global__ void rowStatsKernel(const R* base, std::size_t stride, std::int64_t n
 // Philox noise (paired: members 2j, 2j+1 share stream j with signs +, -). base may be null (0),
 // scale may be null (1).
 template <class R>
-__global__ void noiseKernel(R* out, const R* base, const double* scale, std::int64_t n,
-                            int signals, int members, const std::uint64_t* channelIds,
-                            std::uint64_t seed, bool paired) {
+__global__ void noiseKernel(R* out, const R* base, const double* scale, std::int64_t n, int signals,
+                            int members, const std::uint64_t* channelIds, std::uint64_t seed,
+                            bool paired) {
   const Philox4x32 gen(seed);
   for (int b = blockIdx.y; b < signals; b += gridDim.y) {
     const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -192,8 +190,8 @@ __global__ void divideRowsKernel(R* rows, const double* divisor, std::int64_t n,
 
 // EMD: row out[c] = IMF (or 0), residue -= IMF, next input = residue.
 template <class R>
-__global__ void emdStepKernel(R* out, R* residue, R* nextInput, R* const* imfs,
-                              const int* status, std::int64_t n, int signals) {
+__global__ void emdStepKernel(R* out, R* residue, R* nextInput, R* const* imfs, const int* status,
+                              std::int64_t n, int signals) {
   for (int b = blockIdx.y; b < signals; b += gridDim.y) {
     const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
     if (t >= n) continue;
@@ -269,8 +267,8 @@ class BatchRun {
     upload(channelIds_.get(), ids.data(), C_);
     // Input rows to the device in R.
     DeviceBuffer<float> staging(rowsC());
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(staging.get(), block_.channel(first_), rowsC() * sizeof(float),
-                                       cudaMemcpyHostToDevice, stream_));
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(staging.get(), block_.channel(first_),
+                                       rowsC() * sizeof(float), cudaMemcpyHostToDevice, stream_));
     convertKernel<<<blocksFor(rowsC()), kThreads, 0, stream_>>>(staging.get(), x_.get(), rowsC());
     MODESCOPE_CUDA_CHECK_LAUNCH("convertKernel", stream_);
     MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));  // staging is freed on return
@@ -280,10 +278,18 @@ class BatchRun {
 
   std::vector<EmdChannelModes> run(Diagnostics& diagnostics) {
     switch (p_.method) {
-      case EmdMethod::Emd: runEmd(); break;
-      case EmdMethod::Eemd: runEemd(); break;
-      case EmdMethod::Ceemdan: runCeemdan(); break;
-      case EmdMethod::Iceemdan: runIceemdan(); break;
+      case EmdMethod::Emd:
+        runEmd();
+        break;
+      case EmdMethod::Eemd:
+        runEemd();
+        break;
+      case EmdMethod::Ceemdan:
+        runCeemdan();
+        break;
+      case EmdMethod::Iceemdan:
+        runIceemdan();
+        break;
     }
     if (degenerate_ > 0) {
       addDiagnostic(diagnostics, Severity::Info, "emd.degenerateMembers",
@@ -308,18 +314,20 @@ class BatchRun {
 
   template <class T>
   void upload(T* dst, const T* src, std::size_t count) {
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
     MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));
   }
   template <class T>
   void download(T* dst, const T* src, std::size_t count) {
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));
   }
 
   void rowStats(const R* rows, int count, bool wantMax = false) {
     rowStatsKernel<<<count, kThreads, 0, stream_>>>(rows, n_, n_, mean_.get(), std_.get(),
-                                                     wantMax ? maxAbs_.get() : nullptr);
+                                                    wantMax ? maxAbs_.get() : nullptr);
     MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
   }
 
@@ -380,7 +388,6 @@ class BatchRun {
     appendRows(rows, active, false, 1, scale);
   }
 
-
   // Status of the last extract for `count` signals, on the host; counts the degenerate members
   // (no IMF) and the sift-cap hits of this stage.
   const int* fetchStatus(int count, int cap = 0) {
@@ -413,7 +420,7 @@ class BatchRun {
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), residue.get(), rowsB() * sizeof(R),
                                        cudaMemcpyDeviceToDevice, stream_));
     rowStatsKernel<<<B_, kThreads, 0, stream_>>>(residue.get(), n_, n_, nullptr, nullptr,
-                                                  ref.get());
+                                                 ref.get());
     MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
   }
 
@@ -442,7 +449,8 @@ class BatchRun {
     }
   }
 
-  // ---- methods ------------------------------------------------------------------------------------
+  // ---- methods
+  // ------------------------------------------------------------------------------------
 
   void runEmd() {
     // residue = x; input = x; the tiny-amplitude test compares with max|x|.
@@ -470,7 +478,7 @@ class BatchRun {
         any = any || got[c];
       }
       emdStepKernel<<<gridC(), kThreads, 0, stream_>>>(d_.get(), residue.get(), sifter_.input(),
-                                                      sifter_.imfs(), sifter_.status(), n_, C_);
+                                                       sifter_.imfs(), sifter_.status(), n_, C_);
       MODESCOPE_CUDA_CHECK_LAUNCH("emdStepKernel", stream_);
       appendRows(d_.get(), got, true, 1, one);
       active = got;
@@ -488,8 +496,8 @@ class BatchRun {
     DeviceBuffer<R> residue(rowsB()), ref(B_);
     startMembers(x_.get(), scale_.get(), p_.pairedNoise, residue, ref);
     MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive_.get(), 1, B_, stream_));
-    const int K = p_.maxImfs > 0 ? p_.maxImfs
-                                 : std::max(1, static_cast<int>(std::floor(std::log2(n_))) - 1);
+    const int K =
+        p_.maxImfs > 0 ? p_.maxImfs : std::max(1, static_cast<int>(std::floor(std::log2(n_))) - 1);
     // sum_k d_k, for the residue x - sum d_k.
     DeviceBuffer<R> total(rowsC());
     MODESCOPE_CUDA_TRY(cudaMemsetAsync(total.get(), 0, rowsC() * sizeof(R), stream_));
@@ -505,8 +513,9 @@ class BatchRun {
           d_.get(), sifter_.imfs(), sifter_.status(), static_cast<const R*>(nullptr),
           static_cast<const R*>(nullptr), nullptr, nullptr, n_, C_, I_, false);
       MODESCOPE_CUDA_CHECK_LAUNCH("ensembleMeanKernel", stream_);
-      emdStepKernel<<<gridB(), kThreads, 0, stream_>>>(static_cast<R*>(nullptr), residue.get(), sifter_.input(),
-                                                      sifter_.imfs(), sifter_.status(), n_, B_);
+      emdStepKernel<<<gridB(), kThreads, 0, stream_>>>(static_cast<R*>(nullptr), residue.get(),
+                                                       sifter_.input(), sifter_.imfs(),
+                                                       sifter_.status(), n_, B_);
       MODESCOPE_CUDA_CHECK_LAUNCH("emdStepKernel", stream_);
       combineKernel<<<blocksFor(rowsC()), kThreads, 0, stream_>>>(total.get(), total.get(),
                                                                   d_.get(), R(1), rowsC());
@@ -528,12 +537,11 @@ class BatchRun {
     upload(factor_.get(), factor.data(), C_);
     if (normalise) rowStats(noiseModes_[k].get(), B_);
     noiseScaleKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(modeCount_.get(), k, factor_.get(),
-                                                              std_.get(), normalise,
-                                                              hasMode_.get(), scale_.get(), B_, I_);
+                                                              std_.get(), normalise, hasMode_.get(),
+                                                              scale_.get(), B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseScaleKernel", stream_);
-    realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(),
-                                                         noiseModes_[k].get(), scale_.get(),
-                                                         hasMode_.get(), n_, B_, I_);
+    realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(
+        sifter_.input(), r_.get(), noiseModes_[k].get(), scale_.get(), hasMode_.get(), n_, B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
     enableActiveMembers(active);
     sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
@@ -599,8 +607,8 @@ class BatchRun {
     progress(0.4, "ICEEMDAN mode 1");
     noisyStage(0, std::vector<double>(C_, p_.noiseStd), true, active);
     ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
-        rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(), noiseModes_[0].get(),
-        scale_.get(), hasMode_.get(), n_, C_, I_, true);
+        rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(), noiseModes_[0].get(), scale_.get(),
+        hasMode_.get(), n_, C_, I_, true);
     MODESCOPE_CUDA_CHECK_LAUNCH("ensembleMeanKernel", stream_);
     finishStage(active);
     const int maxModes = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
@@ -608,8 +616,7 @@ class BatchRun {
       progress(0.4 + 0.6 * std::min(1.0, k / 14.0), "ICEEMDAN mode " + std::to_string(k + 1));
       active = probe(active, false);
       if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
-      const bool haveMode =
-          residueStage(k, p_.noiseScaling == NoiseScaling::Constant, active);
+      const bool haveMode = residueStage(k, p_.noiseScaling == NoiseScaling::Constant, active);
       ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
           rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(),
           haveMode ? noiseModes_[k].get() : nullptr, scale_.get(), hasMode_.get(), n_, C_, I_,
@@ -647,8 +654,8 @@ class BatchRun {
     progress(0.4, "CEEMDAN mode 1");
     std::vector<double> amp(B_, p_.noiseStd);
     upload(scale_.get(), amp.data(), B_);
-    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), scale_.get(), n_,
-                                                   B_, I_, channelIds_.get(), p_.seed, false);
+    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), scale_.get(), n_, B_,
+                                                   I_, channelIds_.get(), p_.seed, false);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
     sifter_.extract(B_, p_.stop, nullptr, nullptr, false, ctx_.sub(0, 0));
     const int* st = fetchStatus(B_, capOf(p_.stop));
@@ -736,8 +743,8 @@ void decomposeChannelBatch(const SignalBlock& block, std::size_t firstRow, int c
 template void decomposeChannelBatch<float>(const SignalBlock&, std::size_t, int, const EmdParams&,
                                            std::vector<EmdChannelModes>&, Diagnostics&,
                                            cudaStream_t, const JobContext&);
-template void decomposeChannelBatch<double>(const SignalBlock&, std::size_t, int,
-                                            const EmdParams&, std::vector<EmdChannelModes>&,
-                                            Diagnostics&, cudaStream_t, const JobContext&);
+template void decomposeChannelBatch<double>(const SignalBlock&, std::size_t, int, const EmdParams&,
+                                            std::vector<EmdChannelModes>&, Diagnostics&,
+                                            cudaStream_t, const JobContext&);
 
 }  // namespace modescope::cuda

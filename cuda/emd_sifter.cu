@@ -1,8 +1,7 @@
 // Batched sifting kernels and their driver (emd_sifter.cuh explains the design).
+#include <algorithm>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-
-#include <algorithm>
 
 #include "cuda/device_ops.cuh"
 #include "cuda/emd_sifter.cuh"
@@ -10,7 +9,6 @@
 
 namespace modescope::cuda {
 namespace {
-
 
 using sift::kMaximum;
 using sift::kMinimum;
@@ -218,8 +216,8 @@ constexpr int kSerialSplineRows = 2048;
 // One warp per signal and envelope.
 template <class R>
 __global__ void solveSplinesKernel(SiftView<R> v) {
-  const int warp = static_cast<int>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x +
-                                     threadIdx.x) / 32);
+  const int warp =
+      static_cast<int>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32);
   const int lane = threadIdx.x % 32;
   const int s = warp / 2, e = warp % 2;
   if (s >= v.count || v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) return;
@@ -245,7 +243,8 @@ __global__ void solveSplinesKernel(SiftView<R> v) {
   __syncwarp();
   // Each piece's coefficients once, instead of three divisions per sample in the evaluation.
   R* c3 = v.knotC3 + base;
-  for (int k = lane; k < n - 1; k += 32) sift::splinePieceCoefficients(t, y, slope, k, work[k], c3[k]);
+  for (int k = lane; k < n - 1; k += 32)
+    sift::splinePieceCoefficients(t, y, slope, k, work[k], c3[k]);
 }
 
 template <class R>
@@ -281,7 +280,8 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
       __syncthreads();
       for (int e = 0; e < 2; ++e) {
         const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-        for (int k = threadIdx.x; k < len[e]; k += kSampleThreads) pos[e][k] = v.knotPos[base + lo[e] + k];
+        for (int k = threadIdx.x; k < len[e]; k += kSampleThreads)
+          pos[e][k] = v.knotPos[base + lo[e] + k];
       }
       __syncthreads();
       const std::int64_t i = begin + threadIdx.x;
@@ -315,8 +315,7 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
 }
 
 template <class R>
-__global__ void decideStopKernel(SiftView<R> v, RuleView rule, const R* refMaxAbs,
-                                 bool probeOnly) {
+__global__ void decideStopKernel(SiftView<R> v, RuleView rule, const R* refMaxAbs, bool probeOnly) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= v.count || v.status[s] != kSifting) return;
   int* c = v.counters + s * kCounters;

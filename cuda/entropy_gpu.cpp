@@ -61,17 +61,19 @@ struct DeviceSeries {
   DeviceBuffer<double> exact;
 };
 
-DeviceSeries zscoreOnDevice(const EntropyPlan& plan, const SignalBlock& block, cudaStream_t stream) {
+DeviceSeries zscoreOnDevice(const EntropyPlan& plan, const SignalBlock& block,
+                            cudaStream_t stream) {
   const std::size_t used = plan.epochs * static_cast<std::size_t>(plan.epochSamples);  // per row
   DeviceSeries d{DeviceBuffer<std::uint8_t>(plan.constant.size()),
-                 DeviceBuffer<float>(plan.channels * used), DeviceBuffer<double>(plan.channels * used)};
+                 DeviceBuffer<float>(plan.channels * used),
+                 DeviceBuffer<double>(plan.channels * used)};
   DeviceBuffer<float> raw(plan.channels * used);
   uploadRows(block, plan.params.rows, used, raw.get(), stream);
   MODESCOPE_CUDA_TRY(cudaMemcpyAsync(d.constant.get(), plan.constant.data(), plan.constant.size(),
                                      cudaMemcpyHostToDevice, stream));
   launchZScores(raw.get(), d.constant.get(), static_cast<int>(plan.epochs),
-                static_cast<int>(plan.channels), static_cast<int>(plan.epochSamples), plan.params.sd,
-                d.exact.get(), d.series.get(), stream);
+                static_cast<int>(plan.channels), static_cast<int>(plan.epochSamples),
+                plan.params.sd, d.exact.get(), d.series.get(), stream);
   MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream));  // before `raw` goes
   return d;
 }
@@ -90,7 +92,8 @@ EntropyMatrixResult entropyMatricesGpu(const SignalBlock& block, const EntropyPa
 
   Stream stream;
   const DeviceSeries d = zscoreOnDevice(plan, block, stream.get());  // returns with the stream idle
-  DeviceBuffer<SortedTemplate> dSorted(plan.epochs * plan.channels * static_cast<std::size_t>(n - m + 1));
+  DeviceBuffer<SortedTemplate> dSorted(plan.epochs * plan.channels *
+                                       static_cast<std::size_t>(n - m + 1));
   DeviceBuffer<DevicePairCounts> dCounts(entries);
   DeviceBuffer<double> dValues(entries);
   const std::size_t sortBytes = entropySortScratchBytes(epochs, channels, n, m);
@@ -112,8 +115,8 @@ EntropyMatrixResult entropyMatricesGpu(const SignalBlock& block, const EntropyPa
   b.sampleEntropy = plan.params.measure == EntropyMeasure::SampleEntropy;
   b.counts = dCounts.get();
   const int rows = entropySymmetric(n, m) ? (channels + 1) / 2 : channels;
-  const int perLaunch = static_cast<int>(std::clamp<std::size_t>(kBlocksPerLaunch / plan.epochs, 1,
-                                                                  static_cast<std::size_t>(rows)));
+  const int perLaunch = static_cast<int>(
+      std::clamp<std::size_t>(kBlocksPerLaunch / plan.epochs, 1, static_cast<std::size_t>(rows)));
   for (int u0 = 0; u0 < rows; u0 += perLaunch) {
     b.firstU = u0;
     b.countU = std::min(perLaunch, rows - u0);

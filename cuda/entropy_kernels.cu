@@ -1,13 +1,11 @@
 // Match counting of the entropy matrices on the device (entropy_kernels.cuh describes the method
 // and the layout; engine/entropy/entropy_cpu.h the procedure).
-#include "cuda/entropy_kernels.cuh"
-
-#include <cub/device/device_segmented_sort.cuh>
-
 #include <algorithm>
+#include <cub/device/device_segmented_sort.cuh>
 #include <stdexcept>
 
 #include "cuda/cuda_check.cuh"
+#include "cuda/entropy_kernels.cuh"
 
 namespace modescope::cuda {
 namespace {
@@ -96,8 +94,10 @@ __device__ int upperBound(const SortedTemplate* s, int t, float value) {
   int lo = 0, hi = t;
   while (lo < hi) {
     const int mid = (lo + hi) >> 1;
-    if (s[mid].key <= value) lo = mid + 1;
-    else hi = mid;
+    if (s[mid].key <= value)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -107,8 +107,10 @@ __device__ int lowerBound(const SortedTemplate* s, int t, float value) {
   int lo = 0, hi = t;
   while (lo < hi) {
     const int mid = (lo + hi) >> 1;
-    if (s[mid].key < value) lo = mid + 1;
-    else hi = mid;
+    if (s[mid].key < value)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -132,7 +134,8 @@ struct TemplateCounts {
 };
 
 // Adds one template's counts to a partial by the measure's rules (addTemplateCounts on the host).
-__device__ void addTemplate(Partial& p, const TemplateCounts& n3, bool sampleEntropy, bool hasLonger) {
+__device__ void addTemplate(Partial& p, const TemplateCounts& n3, bool sampleEntropy,
+                            bool hasLonger) {
   if (sampleEntropy) {
     if (hasLonger) {
       p.matchesM += n3.cmShort;
@@ -141,13 +144,17 @@ __device__ void addTemplate(Partial& p, const TemplateCounts& n3, bool sampleEnt
     return;
   }
   p.matchesM += n3.cm;
-  if (n3.cm > 0) p.sumLogM += log(static_cast<double>(n3.cm));
-  else ++p.noM;
+  if (n3.cm > 0)
+    p.sumLogM += log(static_cast<double>(n3.cm));
+  else
+    ++p.noM;
   if (!hasLonger) return;
   p.matchesM1 += n3.cm1;
   if (n3.cm1 > 0) p.sumLogM1 += log(static_cast<double>(n3.cm1));
-  if (n3.cm == 0) ++p.noBoth;
-  else if (n3.cm1 == 0) ++p.noM1Only;
+  if (n3.cm == 0)
+    ++p.noBoth;
+  else if (n3.cm1 == 0)
+    ++p.noM1Only;
 }
 
 // The block's sum of every thread's partial, as the pair's counts (valid in thread 0). Starts and
@@ -215,7 +222,8 @@ struct ColumnCounts {
 __device__ __forceinline__ void addVotes(unsigned address, unsigned hits, bool leader) {
   const unsigned count = leader ? static_cast<unsigned>(__popc(hits)) : 0u;
   asm volatile(
-      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p red.shared.add.u32 [%0], %1;\n\t}" ::"r"(address),
+      "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p red.shared.add.u32 [%0], %1;\n\t}" ::"r"(
+          address),
       "r"(count));
 }
 
@@ -224,9 +232,9 @@ __device__ __forceinline__ void addVotes(unsigned address, unsigned hits, bool l
 // Returns the (m+1)-matches among them and adds each to its column. Rarely called; noinline so
 // that it stays a branch rather than predicated code in the hot loop.
 template <bool kColumns>
-__device__ __noinline__ int bandMatches(const SortedTemplate* ys, int lo, int hi, const Window& longer,
-                                        double xeLast, const double* yExact, double rd,
-                                        const ColumnCounts* cols) {
+__device__ __noinline__ int bandMatches(const SortedTemplate* ys, int lo, int hi,
+                                        const Window& longer, double xeLast, const double* yExact,
+                                        double rd, const ColumnCounts* cols) {
   int matches = 0;
   for (int k = lo; k < hi; ++k) {
     const SortedTemplate c = ys[k];
@@ -287,7 +295,8 @@ __device__ TemplateCounts countSingle(const SortedTemplate* ys, int t, const Win
     const bool sure = in && d <= sureR;
     cm1 += sure;
     bandSeen |= in && d > sureR && d <= edgeR;
-    if constexpr (kColumns) addVotes(columnBase + 4u * static_cast<unsigned>(k), __ballot_sync(kAll, sure), leader);
+    if constexpr (kColumns)
+      addVotes(columnBase + 4u * static_cast<unsigned>(k), __ballot_sync(kAll, sure), leader);
   };
   if (lastOf != nullptr) {
     // The (m+1)-th values alone, four per broadcast load (the array is padded with NaN to a
@@ -367,8 +376,8 @@ __device__ SeriesView toShared(const SeriesView& g, int n, int t, float* xs, Sor
 // One direction of one pair, (v||u): templates of u (sorted, 32 per warp so the lanes' windows
 // nearly coincide and the warp scans their union once with broadcast reads) against v.
 template <bool kSingle>
-__device__ Partial countDirection(const EntropyCountBatch& b, const SeriesView& u, const SeriesView& v,
-                                  const ColumnCounts* cols) {
+__device__ Partial countDirection(const EntropyCountBatch& b, const SeriesView& u,
+                                  const SeriesView& v, const ColumnCounts* cols) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   const int t = b.n - b.m + 1, m = b.m;
   Partial p{0.0, 0.0, 0, 0, 0, 0, 0};
@@ -378,7 +387,8 @@ __device__ Partial countDirection(const EntropyCountBatch& b, const SeriesView& 
     const SortedTemplate mine = u.sorted[active ? slot : t - 1];
     const int i = mine.index;
     const bool hasLonger = active && i < t - 1;
-    const Window first(mine.key, b.r, !active), longer(hasLonger ? u.x[i + m] : 0.0f, b.r, !hasLonger);
+    const Window first(mine.key, b.r, !active),
+        longer(hasLonger ? u.x[i + m] : 0.0f, b.r, !hasLonger);
     TemplateCounts n3;
     if constexpr (kSingle) {
       const double xe = u.exact[i], xeLast = hasLonger ? u.exact[i + 1] : 0.0;
@@ -399,8 +409,8 @@ __device__ Partial countDirection(const EntropyCountBatch& b, const SeriesView& 
 // template j of v (at position k of v's sorted list) m-matches the templates of u in the run of
 // u's sorted list inside its window (two binary searches), and its (m+1)-matches are cols.m1[k].
 // Resets the column for the next pair.
-__device__ Partial countTransposed(const EntropyCountBatch& b, const SeriesView& u, const SeriesView& v,
-                                   const ColumnCounts& cols) {
+__device__ Partial countTransposed(const EntropyCountBatch& b, const SeriesView& u,
+                                   const SeriesView& v, const ColumnCounts& cols) {
   const int t = b.n - b.m + 1;
   Partial p{0.0, 0.0, 0, 0, 0, 0, 0};
   for (int k0 = threadIdx.x; k0 < t; k0 += blockDim.x) {
@@ -410,8 +420,10 @@ __device__ Partial countTransposed(const EntropyCountBatch& b, const SeriesView&
     const Runs runs(u.sorted, t, Window(mine.key, b.r, false), true);
     TemplateCounts n3;
     n3.cm = runs.sHi - runs.sLo;
-    for (int k = runs.eLo; k < runs.sLo; ++k) n3.cm += fabs(ye - u.exact[u.sorted[k].index]) <= b.rExact;
-    for (int k = runs.sHi; k < runs.eHi; ++k) n3.cm += fabs(ye - u.exact[u.sorted[k].index]) <= b.rExact;
+    for (int k = runs.eLo; k < runs.sLo; ++k)
+      n3.cm += fabs(ye - u.exact[u.sorted[k].index]) <= b.rExact;
+    for (int k = runs.sHi; k < runs.eHi; ++k)
+      n3.cm += fabs(ye - u.exact[u.sorted[k].index]) <= b.rExact;
     n3.cm1 = cols.m1[k0];
     cols.m1[k0] = 0;
     addTemplate(p, n3, false, j < t - 1);
@@ -424,8 +436,8 @@ __device__ Partial countTransposed(const EntropyCountBatch& b, const SeriesView&
 // of (v||u) also gives (u||v) (countTransposed), so every unordered pair is scanned once.
 // General mode: block (e, u) scans (v||u) for every v. Both write every ordered entry.
 template <bool kSingle>
-__global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch b, bool shared,
-                                                               bool symmetric) {
+__global__ void __launch_bounds__(kThreads)
+    countMatchesKernel(EntropyCountBatch b, bool shared, bool symmetric) {
   extern __shared__ unsigned char smem[];
   __shared__ Partial warpPartial[kThreads / 32];
   const int e = blockIdx.x / b.countU;
@@ -474,7 +486,8 @@ __global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch
         if (threadIdx.x == 0) b.counts[back] = forward;
         continue;
       }
-      const DevicePairCounts backward = blockCounts(countTransposed(b, su, sv, columns), warpPartial);
+      const DevicePairCounts backward =
+          blockCounts(countTransposed(b, su, sv, columns), warpPartial);
       if (threadIdx.x == 0) b.counts[back] = backward;
     }
   }
@@ -483,7 +496,8 @@ __global__ void __launch_bounds__(kThreads) countMatchesKernel(EntropyCountBatch
 int maxOptinShared() {
   int device = 0, bytes = 0;
   MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
-  MODESCOPE_CUDA_TRY(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  MODESCOPE_CUDA_TRY(
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   return bytes;
 }
 
@@ -498,8 +512,8 @@ SortLayout sortLayout(int epochs, int channels, int n, int m) {
   std::size_t temp = 0;
   MODESCOPE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
       nullptr, temp, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
-      static_cast<const int*>(nullptr), static_cast<int*>(nullptr), static_cast<int>(items), segments,
-      static_cast<const int*>(nullptr), static_cast<const int*>(nullptr) + 1));
+      static_cast<const int*>(nullptr), static_cast<int*>(nullptr), static_cast<int>(items),
+      segments, static_cast<const int*>(nullptr), static_cast<const int*>(nullptr) + 1));
   SortLayout l;
   l.keysIn = 0;
   l.keysOut = l.keysIn + alignUp(items * sizeof(float));
@@ -543,9 +557,9 @@ void launchSortTemplates(const float* series, int epochs, int channels, int n, i
   segmentOffsetsKernel<<<(segments + 256) / 256, 256, 0, stream>>>(segments, t, offsets);
   MODESCOPE_CUDA_CHECK_LAUNCH("segmentOffsetsKernel", stream);
   std::size_t temp = l.total - l.temp;
-  MODESCOPE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(
-      base + l.temp, temp, keysIn, keysOut, indexIn, indexOut, static_cast<int>(items), segments,
-      offsets, offsets + 1, stream));
+  MODESCOPE_CUDA_TRY(cub::DeviceSegmentedSort::SortPairs(base + l.temp, temp, keysIn, keysOut,
+                                                         indexIn, indexOut, static_cast<int>(items),
+                                                         segments, offsets, offsets + 1, stream));
   packSortedKernel<<<blocks, 256, 0, stream>>>(keysOut, indexOut, series, n, t, m, items, sorted);
   MODESCOPE_CUDA_CHECK_LAUNCH("packSortedKernel", stream);
 }

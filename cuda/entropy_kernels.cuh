@@ -58,11 +58,11 @@ struct EntropyCountBatch {
   const double* exact = nullptr;           // E x C x N, the host's double z-scores
   const SortedTemplate* sorted = nullptr;  // E x C x T
   int epochs = 0, channels = 0;
-  int n = 0;          // N
-  int m = 1;          // template length, 1..16
-  float r = 0.2f;     // tolerance (z units), rounded to float
-  double rExact = 0.2; // the same in double
-  bool sampleEntropy = false;  // SampEn ranges (i, j < T - 1 for both lengths) else ApEn's
+  int n = 0;                           // N
+  int m = 1;                           // template length, 1..16
+  float r = 0.2f;                      // tolerance (z units), rounded to float
+  double rExact = 0.2;                 // the same in double
+  bool sampleEntropy = false;          // SampEn ranges (i, j < T - 1 for both lengths) else ApEn's
   DevicePairCounts* counts = nullptr;  // E x C x C, [(e * C + u) * C + v]
   // Work of this launch: rows [firstU, firstU + countU) of every epoch (entropySymmetric).
   int firstU = 0, countU = 0;

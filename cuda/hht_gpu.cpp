@@ -127,8 +127,8 @@ class HhtGpuRun {
     grid.logScale = r_.params.logFrequency;
     grid.fMin = r_.params.fMin;
     grid.fMax = r_.params.fMax;
-    grid.scale = grid.logScale ? bins_ / std::log(grid.fMax / grid.fMin)
-                               : bins_ / (grid.fMax - grid.fMin);
+    grid.scale =
+        grid.logScale ? bins_ / std::log(grid.fMax / grid.fMin) : bins_ / (grid.fMax - grid.fMin);
 
     std::int64_t doneItems = 0, totalItems = 0;
     for (const auto& b : batches) totalItems += b.items;
@@ -164,8 +164,7 @@ class HhtGpuRun {
                       modes_.sampleRate / 2.0, sumBlocks_, partial.get(), stream.get());
       }
       launchSpectrumColumns(amplitude.get(), frequency.get(), itemBegin.get(), chans, n_, edge_,
-                            timeEdges.get(), cols_, grid,
-                            r_.params.quantity == HhtQuantity::Energy,
+                            timeEdges.get(), cols_, grid, r_.params.quantity == HhtQuantity::Energy,
                             useScratch_ ? scratch.get() : nullptr, spectrum.get(), stream.get());
       launchMarginal(spectrum.get(), chans, bins_, cols_, columnWeight.get(), marginal.get(),
                      stream.get());
@@ -183,7 +182,6 @@ class HhtGpuRun {
 
  private:
   // The CPU backend's rule (hilbertHuangCpu): rows ascending, rows a channel lacks skipped.
-
 
   // Test hook: every output starts as NaN, so whatever the device does not write shows.
   void poisonHostOutputs() {
@@ -267,9 +265,8 @@ class HhtGpuRun {
     if (r_.params.keepInstantaneous) {
       for (std::size_t i = 0; i < refs.size(); ++i) {
         HhtImf& imf = r_.channels[refs[i].channel].imfs[refs[i].slot];
-        MODESCOPE_CUDA_TRY(cudaMemcpyAsync(imf.amplitude.data(), a.get() + i * n,
-                                           n * sizeof(float), cudaMemcpyDeviceToHost,
-                                           stream.get()));
+        MODESCOPE_CUDA_TRY(cudaMemcpyAsync(imf.amplitude.data(), a.get() + i * n, n * sizeof(float),
+                                           cudaMemcpyDeviceToHost, stream.get()));
         MODESCOPE_CUDA_TRY(cudaMemcpyAsync(imf.frequencyHz.data(), f.get() + i * n,
                                            n * sizeof(float), cudaMemcpyDeviceToHost,
                                            stream.get()));
@@ -281,10 +278,9 @@ class HhtGpuRun {
       MODESCOPE_CUDA_TRY(cudaMemcpyAsync(ch.spectrum.data(), spectrum.get() + local * cells,
                                          cells * sizeof(float), cudaMemcpyDeviceToHost,
                                          stream.get()));
-      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(ch.marginal.data(),
-                                         marginal.get() + local * static_cast<std::size_t>(bins_),
-                                         static_cast<std::size_t>(bins_) * sizeof(double),
-                                         cudaMemcpyDeviceToHost, stream.get()));
+      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(
+          ch.marginal.data(), marginal.get() + local * static_cast<std::size_t>(bins_),
+          static_cast<std::size_t>(bins_) * sizeof(double), cudaMemcpyDeviceToHost, stream.get()));
     }
     hostPartial_.resize(refs.size() * static_cast<std::size_t>(sumBlocks_) * 3);
     if (!refs.empty()) {
@@ -299,7 +295,8 @@ class HhtGpuRun {
     for (std::size_t i = 0; i < refs.size(); ++i) {
       double weighted = 0.0, weight = 0.0, xx = 0.0;
       for (int blk = 0; blk < sumBlocks_; ++blk) {
-        const double* p = hostPartial_.data() + (i * static_cast<std::size_t>(sumBlocks_) + blk) * 3;
+        const double* p =
+            hostPartial_.data() + (i * static_cast<std::size_t>(sumBlocks_) + blk) * 3;
         weighted += p[0];
         weight += p[1];
         xx += p[2];

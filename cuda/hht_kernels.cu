@@ -16,16 +16,16 @@ constexpr int kScratchColumns = 64;
 constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
 
 dim3 rowGrid(std::int64_t perRow, std::int64_t rows) {
-  const std::int64_t x = std::max<std::int64_t>(
-      1, std::min<std::int64_t>((perRow + kThreads - 1) / kThreads, 1024));
+  const std::int64_t x =
+      std::max<std::int64_t>(1, std::min<std::int64_t>((perRow + kThreads - 1) / kThreads, 1024));
   const std::int64_t y = std::max<std::int64_t>(1, std::min(rows, kMaxGridY));
   return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
 }
 
 __global__ void realToComplexKernel(const float* __restrict__ x, std::int64_t count,
                                     float2* __restrict__ z) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     z[i] = make_float2(x[i], 0.0f);
   }
 }
@@ -35,8 +35,8 @@ __global__ void analyticWeightsKernel(float2* __restrict__ z, std::int64_t items
   const std::int64_t positiveEnd = (n + 1) / 2;  // bins 1 .. positiveEnd - 1 are doubled
   for (std::int64_t b = blockIdx.y; b < items; b += gridDim.y) {
     float2* row = z + b * n;
-    for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-         k < n; k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < n;
+         k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
       float h = 0.0f;
       if (k == 0 || (n % 2 == 0 && k == n / 2)) {
         h = inv;
@@ -61,8 +61,8 @@ __global__ void instantaneousKernel(const float2* __restrict__ z, std::int64_t i
                                     float* __restrict__ frequency) {
   for (std::int64_t b = blockIdx.y; b < items; b += gridDim.y) {
     const float2* row = z + b * n;
-    for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-         t < n; t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; t < n;
+         t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
       const float2 here = row[t];
       amplitude[b * n + t] = hypotf(here.x, here.y);
       float f;
@@ -135,9 +135,10 @@ __global__ void __launch_bounds__(kThreads)
                           int timeBins, HhtDeviceGrid grid, bool energy,
                           double* __restrict__ scratch, float* __restrict__ spectrum) {
   extern __shared__ double sharedHist[];
-  double* hist = scratch ? scratch + (static_cast<std::int64_t>(blockIdx.y) * gridDim.x +
-                                      blockIdx.x) * grid.bins
-                         : sharedHist;
+  double* hist =
+      scratch
+          ? scratch + (static_cast<std::int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * grid.bins
+          : sharedHist;
   for (std::int64_t c = blockIdx.y; c < channels; c += gridDim.y) {
     const std::int64_t first = itemBegin[c], last = itemBegin[c + 1];
     for (int j = blockIdx.x; j < timeBins; j += gridDim.x) {
@@ -173,13 +174,14 @@ __global__ void marginalKernel(const float* __restrict__ spectrum, std::int64_t 
                                double* __restrict__ marginal) {
   const int lane = threadIdx.x % 32;
   const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
-  for (std::int64_t row = blockIdx.x * static_cast<std::int64_t>(blockDim.x / 32) +
-                          threadIdx.x / 32;
+  for (std::int64_t row =
+           blockIdx.x * static_cast<std::int64_t>(blockDim.x / 32) + threadIdx.x / 32;
        row < rows; row += warps) {
     const float* s = spectrum + row * timeBins;
     double sum = 0.0;
     for (int j = lane; j < timeBins; j += 32) sum += static_cast<double>(s[j]) * columnWeight[j];
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    for (int offset = 16; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(0xffffffffu, sum, offset);
     if (lane == 0) marginal[row] = sum;
   }
 }
@@ -203,8 +205,8 @@ void launchInstantaneous(const float2* z, std::int64_t items, std::int64_t n, do
                          float* amplitude, float* frequency, cudaStream_t stream) {
   if (items == 0 || n < 2) return;
   const auto fsOver2Pi = static_cast<float>(sampleRate / (2.0 * kPi));
-  instantaneousKernel<<<rowGrid(n, items), kThreads, 0, stream>>>(z, items, n, fsOver2Pi,
-                                                                  amplitude, frequency);
+  instantaneousKernel<<<rowGrid(n, items), kThreads, 0, stream>>>(z, items, n, fsOver2Pi, amplitude,
+                                                                  frequency);
   MODESCOPE_CUDA_CHECK_LAUNCH("instantaneousKernel", stream);
 }
 
@@ -223,7 +225,9 @@ std::size_t spectrumSharedBytes(int bins) {
   return static_cast<std::size_t>(std::max(bins, 0)) * sizeof(double);
 }
 
-int spectrumScratchColumns(int timeBins) { return std::max(1, std::min(timeBins, kScratchColumns)); }
+int spectrumScratchColumns(int timeBins) {
+  return std::max(1, std::min(timeBins, kScratchColumns));
+}
 
 void launchSpectrumColumns(const float* amplitude, const float* frequency, const int* itemBegin,
                            std::int64_t channels, std::int64_t n, std::int64_t edge,
@@ -243,10 +247,9 @@ void launchSpectrumColumns(const float* amplitude, const float* frequency, const
     }
   }
   const dim3 blocks(columns, static_cast<unsigned>(std::min(channels, kMaxGridY)));
-  spectrumColumnsKernel<<<blocks, kThreads, shared, stream>>>(amplitude, frequency, itemBegin,
-                                                              channels, n, edge, timeEdges,
-                                                              timeBins, grid, energy, scratch,
-                                                              spectrum);
+  spectrumColumnsKernel<<<blocks, kThreads, shared, stream>>>(
+      amplitude, frequency, itemBegin, channels, n, edge, timeEdges, timeBins, grid, energy,
+      scratch, spectrum);
   MODESCOPE_CUDA_CHECK_LAUNCH("spectrumColumnsKernel", stream);
 }
 
@@ -258,7 +261,7 @@ void launchMarginal(const float* spectrum, std::int64_t channels, int bins, int 
   const std::int64_t blocks =
       std::min<std::int64_t>((rows + warpsPerBlock - 1) / warpsPerBlock, 1 << 20);
   marginalKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(spectrum, rows, timeBins,
-                                                                        columnWeight, marginal);
+                                                                         columnWeight, marginal);
   MODESCOPE_CUDA_CHECK_LAUNCH("marginalKernel", stream);
 }
 

@@ -1,8 +1,8 @@
 // runInfomaxGpu (cuda_ica.h): the shared Infomax driver (engine/ica) with device passes. The
 // sphered data go to the GPU once (float, sample-major); each pass uploads its permutation and
 // runs one kernel (up to 64 components the warpgroup kernel in plain TF32 on compute 9.0, else the
-// register-resident one, else the cluster kernel: infomax_kernels.cuh); the driver reads W back after every pass for the change and angle
-// (R x R floats: negligible next to the pass).
+// register-resident one, else the cluster kernel: infomax_kernels.cuh); the driver reads W back
+// after every pass for the change and angle (R x R floats: negligible next to the pass).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,9 +25,12 @@ std::string mib(double bytes) { return formatNumber(std::round(bytes / 1048576.0
 
 InfomaxMath toKernelMath(IcaGpuMath m) {
   switch (m) {
-    case IcaGpuMath::Tf32x3: return InfomaxMath::Tf32x3;
-    case IcaGpuMath::Tf32: return InfomaxMath::Tf32;
-    case IcaGpuMath::Fp32: return InfomaxMath::Fp32;
+    case IcaGpuMath::Tf32x3:
+      return InfomaxMath::Tf32x3;
+    case IcaGpuMath::Tf32:
+      return InfomaxMath::Tf32;
+    case IcaGpuMath::Fp32:
+      return InfomaxMath::Fp32;
   }
   return InfomaxMath::Tf32x3;
 }
@@ -48,7 +51,11 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   // the problem (the first one given runs), else null (the cluster kernel runs).
   GpuInfomaxPasses(const InfomaxSetup& s, const InfomaxLayout& layout,
                    const InfomaxWgmmaLayout* warpgroup, const InfomaxFastLayout* fast)
-      : setup_(s), L_(layout), r_(s.components), R_(layout.R), warpgroup_(warpgroup != nullptr),
+      : setup_(s),
+        L_(layout),
+        r_(s.components),
+        R_(layout.R),
+        warpgroup_(warpgroup != nullptr),
         fast_(!warpgroup_ && fast != nullptr) {
     if (warpgroup_) warpgroupLayout_ = *warpgroup;
     if (fast_) fastLayout_ = *fast;
@@ -57,8 +64,8 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     // The warpgroup kernel reads rows of 64 with its own channel order (infomax_kernels.cuh).
     const int row = warpgroup_ ? kWgmmaDataRow : R_;
     const std::size_t n = static_cast<std::size_t>(s.samples);
-    const std::size_t dataBytes = n * static_cast<std::size_t>(row) * sizeof(float) +
-                                  n * sizeof(int);
+    const std::size_t dataBytes =
+        n * static_cast<std::size_t>(row) * sizeof(float) + n * sizeof(int);
     std::size_t freeBytes = 0, totalBytes = 0;
     MODESCOPE_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
     if (dataBytes > freeBytes)
@@ -76,8 +83,8 @@ class GpuInfomaxPasses final : public InfomaxPasses {
             dataTf32_ ? roundToTf32(static_cast<float>(s.sphered[t * r_ + i]))
                       : static_cast<float>(s.sphered[t * r_ + i]);
     data_ = DeviceBuffer<float>(host.size());
-    MODESCOPE_CUDA_TRY(cudaMemcpy(data_.get(), host.data(), host.size() * sizeof(float),
-                                  cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(data_.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
     perm_ = DeviceBuffer<int>(n);
     permHost_ = PinnedBuffer<int>(n);  // page-locked: the upload is one DMA, not a staged copy
     const std::size_t rr = static_cast<std::size_t>(R_) * R_;
@@ -90,8 +97,7 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     MODESCOPE_CUDA_TRY(cudaMemcpy(vectors_.get() + 3 * R_, oldKurt.data(), R_ * sizeof(float),
                                   cudaMemcpyHostToDevice));
     const long long zeros[4] = {0, 0, 0, 0};
-    MODESCOPE_CUDA_TRY(
-        cudaMemcpy(counters_.get(), zeros, sizeof zeros, cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(cudaMemcpy(counters_.get(), zeros, sizeof zeros, cudaMemcpyHostToDevice));
     resetState(0);
   }
 
@@ -149,7 +155,8 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     const std::size_t rr = static_cast<std::size_t>(R_) * R_;
     std::vector<float> hi(rr), lo(rr);
     MODESCOPE_CUDA_TRY(cudaMemcpy(hi.data(), w_.get(), rr * sizeof(float), cudaMemcpyDeviceToHost));
-    MODESCOPE_CUDA_TRY(cudaMemcpy(lo.data(), wlo_.get(), rr * sizeof(float), cudaMemcpyDeviceToHost));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(lo.data(), wlo_.get(), rr * sizeof(float), cudaMemcpyDeviceToHost));
     IcaMatrix m(r_, r_);
     for (int i = 0; i < r_; ++i)
       for (int j = 0; j < r_; ++j) {
@@ -160,19 +167,22 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   }
   int64_t kurtosisEstimates() const override {
     long long counters[4];
-    MODESCOPE_CUDA_TRY(cudaMemcpy(counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(counters, counters_.get(), sizeof counters, cudaMemcpyDeviceToHost));
     return counters[1];
   }
   std::vector<double> bias() const override {
     std::vector<float> b(static_cast<std::size_t>(R_));
-    MODESCOPE_CUDA_TRY(cudaMemcpy(b.data(), vectors_.get(), R_ * sizeof(float), cudaMemcpyDeviceToHost));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(b.data(), vectors_.get(), R_ * sizeof(float), cudaMemcpyDeviceToHost));
     return std::vector<double>(b.begin(), b.begin() + r_);
   }
   std::vector<int> signs() const override {
     std::vector<int> out(static_cast<std::size_t>(r_), 1);
     if (!setup_.params.extended) return out;
     std::vector<float> s(static_cast<std::size_t>(R_));
-    MODESCOPE_CUDA_TRY(cudaMemcpy(s.data(), vectors_.get() + R_, R_ * sizeof(float), cudaMemcpyDeviceToHost));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(s.data(), vectors_.get() + R_, R_ * sizeof(float), cudaMemcpyDeviceToHost));
     for (int k = 0; k < r_; ++k) out[static_cast<std::size_t>(k)] = s[k] < 0 ? -1 : 1;
     return out;
   }
@@ -193,12 +203,13 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     for (int k = 0; k < R_; ++k)
       v[static_cast<std::size_t>(R_ + k)] =
           k < r_ && setup_.params.extended ? static_cast<float>(st.signs[k]) : 1.f;
-    MODESCOPE_CUDA_TRY(cudaMemcpy(vectors_.get(), v.data(), v.size() * sizeof(float),
-                                  cudaMemcpyHostToDevice));
-    MODESCOPE_CUDA_TRY(cudaMemcpy(counters_.get(), &blockNo, sizeof blockNo, cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(vectors_.get(), v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(counters_.get(), &blockNo, sizeof blockNo, cudaMemcpyHostToDevice));
     const long long noBlowup = 0;
-    MODESCOPE_CUDA_TRY(cudaMemcpy(counters_.get() + 3, &noBlowup, sizeof noBlowup,
-                                  cudaMemcpyHostToDevice));
+    MODESCOPE_CUDA_TRY(
+        cudaMemcpy(counters_.get() + 3, &noBlowup, sizeof noBlowup, cudaMemcpyHostToDevice));
     const double ext = st.extBlocks;
     MODESCOPE_CUDA_TRY(cudaMemcpy(extBlocks_.get(), &ext, sizeof ext, cudaMemcpyHostToDevice));
   }
@@ -248,10 +259,9 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
     const InfomaxMath math = toKernelMath(s.params.gpuMath);
     const auto shared = static_cast<std::size_t>(optin);
     InfomaxWgmmaLayout warpgroup;
-    const bool useWarpgroup =
-        icaSlabRows() == 0 && !icaNoWarpgroupKernel() &&
-        planInfomaxWgmma(layout.R, s.resolved.blockSize, math, props.major, props.minor, shared,
-                         warpgroup);
+    const bool useWarpgroup = icaSlabRows() == 0 && !icaNoWarpgroupKernel() &&
+                              planInfomaxWgmma(layout.R, s.resolved.blockSize, math, props.major,
+                                               props.minor, shared, warpgroup);
     InfomaxFastLayout fast;
     const bool useFast =
         icaSlabRows() == 0 && planInfomaxFast(layout.R, s.resolved.blockSize, math, shared, fast);

@@ -91,8 +91,8 @@ __device__ __forceinline__ bool updateKurtosisSign(const double (&s)[4], long lo
 
 // The pass's counters and extBlocks back into the device state (one thread).
 __device__ __forceinline__ void storePassCounters(const InfomaxPassArgs& a, long long blockNo,
-                                                  long long estimates, int signCount,
-                                                  bool blewUp, double extBlocks) {
+                                                  long long estimates, int signCount, bool blewUp,
+                                                  double extBlocks) {
   a.state.counters[0] = blockNo;
   a.state.counters[1] = estimates;
   a.state.counters[2] = signCount;

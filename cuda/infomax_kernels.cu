@@ -1,6 +1,4 @@
 // The Infomax pass kernel (infomax_kernels.cuh describes the design).
-#include "cuda/infomax_kernels.cuh"
-
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 #include <mma.h>
@@ -10,6 +8,7 @@
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/infomax_device.cuh"
+#include "cuda/infomax_kernels.cuh"
 #include "engine/core/philox.h"
 
 namespace modescope::cuda {
@@ -18,7 +17,7 @@ namespace {
 namespace cg = cooperative_groups;
 using namespace infomax;
 
-constexpr int kThreads = 256;  // 8 warps per CTA
+constexpr int kThreads = 256;   // 8 warps per CTA
 constexpr int kMaxCluster = 8;  // the portable cluster size
 
 int roundUp(int v, int m) { return (v + m - 1) / m * m; }
@@ -280,7 +279,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         localMax = max(localMax, __float_as_uint(fabsf(t)));
       }
     if (localNan) localMax = 0xffffffffu;
-    for (int o = 16; o > 0; o >>= 1) localMax = max(localMax, __shfl_xor_sync(0xffffffffu, localMax, o));
+    for (int o = 16; o > 0; o >>= 1)
+      localMax = max(localMax, __shfl_xor_sync(0xffffffffu, localMax, o));
     if (lane == 0) atomicMax(maxBits, localMax);
     for (int i = threadIdx.x; i < S; i += blockDim.x)
       bias[i] += (a.extended ? -2.f : 1.f) * lr * biasSum[i];
@@ -456,9 +456,12 @@ bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, Infomax
 void launchInfomaxPass(const InfomaxPassArgs& args, const InfomaxLayout& layout,
                        cudaStream_t stream) {
   switch (args.math) {
-    case InfomaxMath::Tf32x3: return launchWith<InfomaxMath::Tf32x3>(args, layout, stream);
-    case InfomaxMath::Tf32: return launchWith<InfomaxMath::Tf32>(args, layout, stream);
-    case InfomaxMath::Fp32: return launchWith<InfomaxMath::Fp32>(args, layout, stream);
+    case InfomaxMath::Tf32x3:
+      return launchWith<InfomaxMath::Tf32x3>(args, layout, stream);
+    case InfomaxMath::Tf32:
+      return launchWith<InfomaxMath::Tf32>(args, layout, stream);
+    case InfomaxMath::Fp32:
+      return launchWith<InfomaxMath::Fp32>(args, layout, stream);
   }
 }
 

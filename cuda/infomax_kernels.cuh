@@ -28,23 +28,23 @@ enum class InfomaxMath : int { Tf32x3 = 0, Tf32 = 1, Fp32 = 2 };
 
 // Shared-memory layout of one CTA (float offsets, each region 32-byte aligned for WMMA).
 struct InfomaxLayout {
-  int r = 0;   // components
-  int R = 0;   // r rounded up to 16
-  int S = 0;   // rows per CTA
-  int Q = 0;   // CTAs in the cluster
-  int C = 0;   // samples per column chunk (multiple of 16)
+  int r = 0;             // components
+  int R = 0;             // r rounded up to 16
+  int S = 0;             // rows per CTA
+  int Q = 0;             // CTAs in the cluster
+  int C = 0;             // samples per column chunk (multiple of 16)
   int ldW = 0, ldC = 0;  // leading dimensions (padded against bank conflicts)
   int ldX = 0;           // data chunks are sample-major: C x ldX
   bool wholeW = false;   // clusters: copy every remote W slab at once (R <= 128)
   int offW = 0, offWlo = 0, offG = 0, offU0 = 0, offU1 = 0, offY = 0;
   int offX0 = 0, offX1 = 0;  // double-buffered data chunks (C x ldX): the next one loads
                              // asynchronously while the current one is computed
-  int offB = 0;    // R x ldC or S x ldW: the gathered U (clusters), then GW; kurtosis chunks
-  int offWq = 0;   // S x ldW, or R x ldW when wholeW: remote W slabs (clusters only)
-  int offIdx3 = 0;  // 3 x C ints: permutation entries, fetched two chunks ahead
-  int offVec = 0;  // 4 float vectors of S: bias, bias sums, signs, old signs; old kurtosis
-  int offMom = 0;  // double moments: 4 x S
-  int offIdx = 0;  // C ints: the kurtosis draws
+  int offB = 0;      // R x ldC or S x ldW: the gathered U (clusters), then GW; kurtosis chunks
+  int offWq = 0;     // S x ldW, or R x ldW when wholeW: remote W slabs (clusters only)
+  int offIdx3 = 0;   // 3 x C ints: permutation entries, fetched two chunks ahead
+  int offVec = 0;    // 4 float vectors of S: bias, bias sums, signs, old signs; old kurtosis
+  int offMom = 0;    // double moments: 4 x S
+  int offIdx = 0;    // C ints: the kurtosis draws
   int offFlags = 0;  // 8 ints
   std::size_t bytes = 0;
 };
@@ -57,12 +57,12 @@ bool planInfomaxLayout(int r, int blockSize, std::size_t maxSharedBytes, Infomax
 
 // Device-resident state that lives across passes (row-major, leading dimension R).
 struct InfomaxDeviceState {
-  float* w = nullptr;        // R x R
-  float* wlo = nullptr;      // R x R Kahan compensation (true W ~ w - wlo)
-  float* bias = nullptr;     // R
-  float* signs = nullptr;    // R
-  float* oldSigns = nullptr;    // R
-  float* oldKurtosis = nullptr;  // R
+  float* w = nullptr;             // R x R
+  float* wlo = nullptr;           // R x R Kahan compensation (true W ~ w - wlo)
+  float* bias = nullptr;          // R
+  float* signs = nullptr;         // R
+  float* oldSigns = nullptr;      // R
+  float* oldKurtosis = nullptr;   // R
   long long* counters = nullptr;  // [0] block number, [1] estimates, [2] sign count, [3] blow-up
   double* extBlocks = nullptr;    // 1
 };
@@ -99,8 +99,8 @@ struct InfomaxPassArgs {
 // warps; blocks of up to 96 samples (runica's default block is 5 ln N: 66 for 30 minutes at
 // 256 Hz); TF32 and 3xTF32 math (FP32 products use the cluster kernel).
 struct InfomaxFastLayout {
-  int R = 0;        // rows of W, a multiple of 16, at most 64
-  int NT = 0;       // 8-sample tiles of a block (block rounded up to 8, over 8)
+  int R = 0;   // rows of W, a multiple of 16, at most 64
+  int NT = 0;  // 8-sample tiles of a block (block rounded up to 8, over 8)
   int warps = 0;
   int ldX = 0, ldU = 0, ldG = 0, ldP = 0;
   int offX0 = 0, offX1 = 0, offU = 0, offY = 0, offG = 0;

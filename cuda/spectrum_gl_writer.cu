@@ -1,6 +1,4 @@
 // SpectrumGlWriter (spectrum_gl_writer.h): registration, device grid, colouring kernel.
-#include "cuda/spectrum_gl_writer.h"
-
 #include <cuda_runtime.h>
 
 #include <map>
@@ -8,6 +6,7 @@
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/device_memory.cuh"
+#include "cuda/spectrum_gl_writer.h"
 #include "engine/core/error.h"
 
 #if defined(MODESCOPE_HAVE_GL_HEADERS)
@@ -102,8 +101,8 @@ class CudaSpectrumGlWriter final : public SpectrumGlWriter {
     auto it = registered_.find(glBuffer);
     if (it != registered_.end()) return it->second;
     cudaGraphicsResource_t res = nullptr;
-    MODESCOPE_CUDA_TRY(cudaGraphicsGLRegisterBuffer(&res, glBuffer,
-                                                    cudaGraphicsRegisterFlagsWriteDiscard));
+    MODESCOPE_CUDA_TRY(
+        cudaGraphicsGLRegisterBuffer(&res, glBuffer, cudaGraphicsRegisterFlagsWriteDiscard));
     registered_.emplace(glBuffer, res);
     return res;
   }
@@ -142,7 +141,8 @@ std::unique_ptr<SpectrumGlWriter> SpectrumGlWriter::forCurrentContext(std::strin
 #else
 
 std::unique_ptr<SpectrumGlWriter> SpectrumGlWriter::forCurrentContext(std::string& why) {
-  why = "this build has no OpenGL headers for CUDA-OpenGL interop: spectra are coloured on the host";
+  why =
+      "this build has no OpenGL headers for CUDA-OpenGL interop: spectra are coloured on the host";
   return nullptr;
 }
 

@@ -16,7 +16,7 @@ mode=${1:-}
 shift || true
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config
+  build-essential cmake ninja-build ccache pkg-config clang-format
   libhdf5-dev libfftw3-dev libedf-dev libbiosig-dev
   libgtest-dev libbenchmark-dev libeigen3-dev
   python3 python3-mne python3-h5py python3-numpy

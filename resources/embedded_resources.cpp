@@ -10,11 +10,12 @@
 #include <stdexcept>
 
 // Each blob gets _begin/_end symbols; the path comes from CMake (MODESCOPE_RESOURCE_DIR).
-#define MODESCOPE_INCBIN(sym, file)                                               \
-  __asm__(".section .rodata\n.global " #sym "_begin\n.balign 16\n" #sym "_begin:\n" \
-          ".incbin \"" MODESCOPE_RESOURCE_DIR "/" file "\"\n.global " #sym          \
-          "_end\n" #sym "_end:\n.byte 0\n.previous\n");                             \
-  extern "C" const char sym##_begin[];                                            \
+#define MODESCOPE_INCBIN(sym, file)                                                      \
+  __asm__(".section .rodata\n.global " #sym "_begin\n.balign 16\n" #sym                  \
+          "_begin:\n"                                                                    \
+          ".incbin \"" MODESCOPE_RESOURCE_DIR "/" file "\"\n.global " #sym "_end\n" #sym \
+          "_end:\n.byte 0\n.previous\n");                                                \
+  extern "C" const char sym##_begin[];                                                   \
   extern "C" const char sym##_end[];
 
 MODESCOPE_INCBIN(ms_demo_edf, "demo/physionet_eegmmidb_S001R03.edf")
@@ -60,7 +61,8 @@ std::string materializeDemoRecording() {
   static std::string path;
   std::call_once(once, [] {
     namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() / ("modescope-demo-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("modescope-demo-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     path = (dir / "physionet_eegmmidb_S001R03.edf").string();
     const auto data = embeddedResource(kDemoResource);

@@ -23,7 +23,7 @@ ColourMap ColourMap::blueWhiteRed() {
   // Mirror pairs have about the same lightness (dark ~25 %, mid ~55 %, light ~80 %), white in the
   // middle so a zero value reads as "nothing there".
   static const std::vector<QRgb> points = {
-      qRgb(24, 50, 132),  qRgb(60, 120, 200),  qRgb(170, 205, 235), qRgb(255, 255, 255),
+      qRgb(24, 50, 132),   qRgb(60, 120, 200), qRgb(170, 205, 235), qRgb(255, 255, 255),
       qRgb(245, 185, 160), qRgb(215, 80, 60),  qRgb(125, 15, 25)};
   return ColourMap(points, QStringLiteral("blue-white-red"));
 }

@@ -38,12 +38,12 @@ Position3 headPoint(const Position3& direction, const HeadShape& shape = {});
 Position3 headNormal(const Position3& direction, const HeadShape& shape = {});
 
 struct HeadMesh {
-  double cutPolarDegrees = 0;          // the lowest ring's angle from the vertex (+z)
-  int rings = 0, sectors = 0;          // latitude rings below the pole, points per ring
-  std::vector<Position3> directions;   // unit directions, one per vertex
-  std::vector<Position3> points;       // headPoint(directions[i])
+  double cutPolarDegrees = 0;                 // the lowest ring's angle from the vertex (+z)
+  int rings = 0, sectors = 0;                 // latitude rings below the pole, points per ring
+  std::vector<Position3> directions;          // unit directions, one per vertex
+  std::vector<Position3> points;              // headPoint(directions[i])
   std::vector<std::array<int, 3>> triangles;  // counter-clockwise seen from outside
-  std::vector<int> rim;                // the vertices of the lowest ring, in order (the cut edge)
+  std::vector<int> rim;  // the vertices of the lowest ring, in order (the cut edge)
 };
 
 // Vertex 0 is the pole (0, 0, 1); then `rings` rings of `sectors` vertices each, at polar angles

@@ -212,8 +212,8 @@ bool ScalpMapGrid::eventFilter(QObject* watched, QEvent* event) {
       static_cast<QMouseEvent*>(event)->button() == Qt::LeftButton) {
     return true;  // the press did the work
   }
-  if (mapView && (event->type() == QEvent::MouseButtonPress ||
-                  event->type() == QEvent::MouseButtonDblClick)) {
+  if (mapView &&
+      (event->type() == QEvent::MouseButtonPress || event->type() == QEvent::MouseButtonDblClick)) {
     const auto* mouse = static_cast<QMouseEvent*>(event);
     const auto it = std::find(state_->views.begin(), state_->views.end(), mapView);
     if (mouse->button() == Qt::LeftButton && it != state_->views.end()) {

@@ -261,8 +261,8 @@ void ScalpMapView::setInterpolated(const std::vector<ChannelInfo>& channels,
     s.valueHigh = *hi;
   }
   s.grid = std::move(grid);
-  s.hasMap = s.grid.size > 0 && s.grid.values.size() ==
-                                    static_cast<std::size_t>(s.grid.size) * s.grid.size;
+  s.hasMap = s.grid.size > 0 &&
+             s.grid.values.size() == static_cast<std::size_t>(s.grid.size) * s.grid.size;
   s.message = s.hasMap ? QString() : tr("No map");
   rebuild();
 }
@@ -311,8 +311,8 @@ void ScalpMapView::rebuild() {
     // the 7 inner eighths of the range. Levels outside the data draw nothing.
     if (s.contours) {
       for (int k = 1; k <= 7; ++k) {
-        const double level = s.symmetric ? s.high * (k - 4) / 4.0
-                                         : s.low + (s.high - s.low) * k / 8.0;
+        const double level =
+            s.symmetric ? s.high * (k - 4) / 4.0 : s.low + (s.high - s.low) * k / 8.0;
         if (level > s.grid.minValue && level < s.grid.maxValue) s.levels.push_back(level);
       }
       for (double level : s.levels) contourSegments(s.grid, level, s.segments);
@@ -394,9 +394,7 @@ double ScalpMapView::scaleHigh() const { return state_->high; }
 
 std::vector<double> ScalpMapView::contourLevels() const { return state_->levels; }
 
-QSize ScalpMapView::sizeHint() const {
-  return state_->compact ? QSize(120, 132) : QSize(420, 360);
-}
+QSize ScalpMapView::sizeHint() const { return state_->compact ? QSize(120, 132) : QSize(420, 360); }
 
 QSize ScalpMapView::minimumSizeHint() const {
   return state_->compact ? QSize(56, 66) : QSize(200, 170);
@@ -425,8 +423,7 @@ void ScalpMapView::mouseDoubleClickEvent(QMouseEvent* event) {
   QWidget::mouseDoubleClickEvent(event);
 }
 
-ScalpMapView::Geometry ScalpMapView::geometry(const QRect& area,
-                                              const QPaintDevice* device) const {
+ScalpMapView::Geometry ScalpMapView::geometry(const QRect& area, const QPaintDevice* device) const {
   const State& s = *state_;
   Geometry g;
   const double pad = s.compact ? 3.0 : 8.0;
@@ -449,8 +446,8 @@ ScalpMapView::Geometry ScalpMapView::geometry(const QRect& area,
     for (int shown = static_cast<int>(s.unmapped.size()); shown >= 1; --shown) {
       text = prefix + s.unmapped.mid(0, shown).join(QStringLiteral(", "));
       if (shown < s.unmapped.size()) text += tr(" +%1 more").arg(s.unmapped.size() - shown);
-      const QRectF need = smallMetrics.boundingRect(QRectF(0, 0, free.width(), 1e6),
-                                                    Qt::TextWordWrap, text);
+      const QRectF need =
+          smallMetrics.boundingRect(QRectF(0, 0, free.width(), 1e6), Qt::TextWordWrap, text);
       if (need.height() <= 2.0 * smallMetrics.lineSpacing() + 0.5) break;
     }
     const QRectF need =
@@ -473,8 +470,8 @@ ScalpMapView::Geometry ScalpMapView::geometry(const QRect& area,
     const double barWidth = 12.0;
     const double block = 10.0 + barWidth + 4.0 + labelWidth;
     const double top = free.top() + smallMetrics.height() + 6.0;
-    const double height = std::max(20.0, std::min(free.height() - (top - free.top()) - 4.0,
-                                                  free.width() * 0.8));
+    const double height =
+        std::max(20.0, std::min(free.height() - (top - free.top()) - 4.0, free.width() * 0.8));
     g.bar = QRectF(free.right() - block + 10.0, top + (free.bottom() - top - height) / 2.0,
                    barWidth, height);
     free.setRight(free.right() - block);
@@ -526,12 +523,12 @@ void ScalpMapView::render(QPainter& painter, const QRect& area) const {
     // Scale once per drawn size (device pixels; vector outputs get a 3x image so the PDF/SVG
     // map is not blocky).
     const QPaintDevice* device = painter.device();
-    const bool raster = device && (device->devType() == QInternal::Widget ||
-                                   device->devType() == QInternal::Image ||
-                                   device->devType() == QInternal::Pixmap);
+    const bool raster =
+        device && (device->devType() == QInternal::Widget ||
+                   device->devType() == QInternal::Image || device->devType() == QInternal::Pixmap);
     const QTransform world = painter.worldTransform();
-    double pixelScale = std::hypot(world.m11(), world.m12()) *
-                        (device ? device->devicePixelRatioF() : 1.0);
+    double pixelScale =
+        std::hypot(world.m11(), world.m12()) * (device ? device->devicePixelRatioF() : 1.0);
     if (!raster) pixelScale = std::max(pixelScale, 3.0);
     const QSize pixels(std::max(1, static_cast<int>(std::lround(imageRect.width() * pixelScale))),
                        std::max(1, static_cast<int>(std::lround(imageRect.height() * pixelScale))));
@@ -631,8 +628,7 @@ void ScalpMapView::render(QPainter& painter, const QRect& area) const {
   if (!g.notShown.isNull()) {
     painter.setFont(smallFont);
     painter.setPen(ink);
-    painter.drawText(g.notShown, Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
-                     g.notShownText);
+    painter.drawText(g.notShown, Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, g.notShownText);
   }
 
   // --- Frames: current (highlight) and marked (red, over it).

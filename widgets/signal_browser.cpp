@@ -1,7 +1,5 @@
 #include "widgets/signal_browser.h"
 
-#include "widgets/amplitude_autoscale.h"
-
 #include <QFontMetricsF>
 #include <QKeyEvent>
 #include <QMetaObject>
@@ -14,6 +12,7 @@
 #include <set>
 
 #include "engine/core/text.h"
+#include "widgets/amplitude_autoscale.h"
 #include "widgets/annotation_index.h"
 #include "widgets/page_cache.h"
 #include "widgets/page_export.h"
@@ -103,9 +102,8 @@ void SignalBrowser::setRecording(std::shared_ptr<const Recording> recording) {
                                          Qt::ISODateWithMs);
   }
   if (d.recording) {
-    d.microvoltsPerDivision =
-        std::clamp(suggestMicrovoltsPerDivision(*d.recording), kMinMicrovoltsPerDivision,
-                   kMaxMicrovoltsPerDivision);
+    d.microvoltsPerDivision = std::clamp(suggestMicrovoltsPerDivision(*d.recording),
+                                         kMinMicrovoltsPerDivision, kMaxMicrovoltsPerDivision);
   }
   d.pageLength = d.clampLength(d.pageLength);
   d.pageStart = d.clampStart(d.pageStart);

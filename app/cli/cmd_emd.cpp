@@ -12,8 +12,8 @@
 #include "app/cli/param_options.h"
 #include "app/core/channel_selection.h"
 #include "app/core/emd_job.h"
-#include "app/core/imf_reconstruction.h"
 #include "app/core/gpu_backend.h"
+#include "app/core/imf_reconstruction.h"
 #include "app/core/json_writer.h"
 #include "engine/core/text.h"
 #include "engine/emd/emd.h"
@@ -63,8 +63,9 @@ EmdParams readEmdParams(const ParsedArgs& args, std::string* presetName) {
     const std::vector<std::string> t = splitList(*v);
     const char* const keys[] = {"stop.threshold1", "stop.threshold2", "stop.tolerance"};
     const char* const options[] = {"theta1", "theta2", "alpha"};
-    const std::string expected = "three numbers THETA1,THETA2,ALPHA with 0 < THETA1 <= THETA2 "
-                                 "and 0 < ALPHA < 1 (Rilling's 0.05,0.5,0.05)";
+    const std::string expected =
+        "three numbers THETA1,THETA2,ALPHA with 0 < THETA1 <= THETA2 "
+        "and 0 < ALPHA < 1 (Rilling's 0.05,0.5,0.05)";
     if (t.size() != 3) throw InvalidParameterError("--thresholds", "'" + *v + "'", expected);
     double values[3];
     for (int i = 0; i < 3; ++i) {
@@ -75,14 +76,16 @@ EmdParams readEmdParams(const ParsedArgs& args, std::string* presetName) {
       values[i] = std::get<double>(parseValue(d, t[i], "--thresholds"));
       given.add(options[i], t[i]);
     }
-    if (values[0] > values[1]) throw InvalidParameterError("--thresholds", "'" + *v + "'", expected);
+    if (values[0] > values[1])
+      throw InvalidParameterError("--thresholds", "'" + *v + "'", expected);
   }
   applyParamOptions(given, emdParamTable(), p);
   // --sifts and --s-number choose their rule when --stop does not say.
   if (!args.has("stop")) {
     if (args.has("sifts") && args.has("s-number")) {
-      throw UsageError("--sifts (fixed sifting) and --s-number (S-number rule) choose "
-                       "different stopping rules; give one, or say which with --stop");
+      throw UsageError(
+          "--sifts (fixed sifting) and --s-number (S-number rule) choose "
+          "different stopping rules; give one, or say which with --stop");
     }
     if (args.has("sifts")) p.stop.kind = StopRuleKind::FixedSifts;
     if (args.has("s-number")) p.stop.kind = StopRuleKind::SNumber;
@@ -144,8 +147,9 @@ std::optional<EmdCleaning> readCleaning(const ParsedArgs& args) {
   const auto cleaned = args.value("cleaned");
   if (!drop && !cleaned) return std::nullopt;
   if (!drop || !cleaned) {
-    throw UsageError("--drop-imfs and --cleaned go together: --drop-imfs LIST says which modes to "
-                     "remove, --cleaned OUT where to write the cleaned recording");
+    throw UsageError(
+        "--drop-imfs and --cleaned go together: --drop-imfs LIST says which modes to "
+        "remove, --cleaned OUT where to write the cleaned recording");
   }
   EmdCleaning c;
   for (const std::string& item : splitList(*drop)) {
@@ -297,8 +301,8 @@ void printText(const EmdRun& run, const std::string& output,
   const HhtResult* h = run.result.hht.get();
   for (std::size_t i = 0; i < m.channels.size(); ++i) {
     const EmdChannelModes& c = m.channels[i];
-    std::string line = run.rec->channels[c.channel].name + ": " + std::to_string(c.imfCount()) +
-                       " IMFs + residue";
+    std::string line =
+        run.rec->channels[c.channel].name + ": " + std::to_string(c.imfCount()) + " IMFs + residue";
     if (h && i < h->channels.size() && !h->channels[i].imfs.empty()) {
       line += "; mean frequency";
       for (const HhtImf& x : h->channels[i].imfs) {
@@ -311,14 +315,13 @@ void printText(const EmdRun& run, const std::string& output,
     std::printf("%s\n", line.c_str());
   }
   std::printf("%s of %zu channels x %lld samples (%s) on %s: %s", emdMethodName(m.params.method),
-              m.channels.size(), static_cast<long long>(m.samples),
-              m.provenance.selection.c_str(), run.result.backend.c_str(),
-              formatSeconds(run.result.decomposeSeconds).c_str());
+              m.channels.size(), static_cast<long long>(m.samples), m.provenance.selection.c_str(),
+              run.result.backend.c_str(), formatSeconds(run.result.decomposeSeconds).c_str());
   if (h) std::printf(", Hilbert-Huang %s", formatSeconds(run.result.hhtSeconds).c_str());
   std::printf("; wrote %s\n", output.c_str());
   if (cleaning) {
-    std::printf("removed %s; wrote the cleaned recording %s\n",
-                describeCleaning(*cleaning).c_str(), cleanedPath.c_str());
+    std::printf("removed %s; wrote the cleaned recording %s\n", describeCleaning(*cleaning).c_str(),
+                cleanedPath.c_str());
   }
 }
 
@@ -412,9 +415,9 @@ int runEmd(const Args& argv) {
   if (cleaning && params.maxImfs > 0) {
     for (int k : cleaning->dropImfs) {
       if (k > params.maxImfs) {
-        throw InvalidParameterError("--drop-imfs", "IMF " + std::to_string(k),
-                                    "IMF numbers up to --max-imfs " +
-                                        std::to_string(params.maxImfs));
+        throw InvalidParameterError(
+            "--drop-imfs", "IMF " + std::to_string(k),
+            "IMF numbers up to --max-imfs " + std::to_string(params.maxImfs));
       }
     }
   }
@@ -466,8 +469,8 @@ int runEmd(const Args& argv) {
           // Both files or neither: each is written under a temporary name first and the two are
           // renamed only when both are complete.
           AtomicOutput modesOut(output), cleanedOut(cleanedPath);
-          writeEmdFile(modesOut.temporaryPath(), *run.rec, *run.result.modes,
-                       run.result.hht.get(), writeCtx);
+          writeEmdFile(modesOut.temporaryPath(), *run.rec, *run.result.modes, run.result.hht.get(),
+                       writeCtx);
           const EmdResult& modes = *run.result.modes;
           const DroppedRows dropped =
               droppedRowsFor(*run.rec, modes, *cleaning, &run.cleaningNotes);

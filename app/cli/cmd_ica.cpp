@@ -49,8 +49,8 @@ std::vector<ArtifactCorrelation> artifactCorrelations(const Recording& rec, cons
   std::vector<std::size_t> refs;
   for (std::size_t i = 0; i < rec.channelCount(); ++i) {
     const ChannelInfo& c = rec.channels[i];
-    if ((c.type == ChannelType::EOG || c.type == ChannelType::ECG) && c.sampleRate == f.sampleRate &&
-        c.sampleCount >= f.firstSample + f.samples)
+    if ((c.type == ChannelType::EOG || c.type == ChannelType::ECG) &&
+        c.sampleRate == f.sampleRate && c.sampleCount >= f.firstSample + f.samples)
       refs.push_back(i);
   }
   std::vector<ArtifactCorrelation> out(static_cast<std::size_t>(f.result.components));
@@ -135,15 +135,17 @@ void printIcaText(const IcaFile& f, const std::string& output, const std::string
     const auto kk = static_cast<std::size_t>(k);
     std::printf("component %d: %.2f %% of the variance%s", k + 1, 100.0 * r.varianceFraction[kk],
                 r.signs[kk] < 0 ? ", sub-Gaussian" : "");
-    if (!corr[kk].channel.empty()) std::printf(", r = %+.2f with %s", corr[kk].r, corr[kk].channel.c_str());
+    if (!corr[kk].channel.empty())
+      std::printf(", r = %+.2f with %s", corr[kk].r, corr[kk].channel.c_str());
     std::printf("\n");
   }
-  std::printf("%s Infomax of %zu channels x %lld samples: %d components (detected rank %d), %d "
-              "steps, %s on %s: %s; wrote %s\n",
-              r.params.extended ? "extended" : "logistic", f.channels.size(),
-              static_cast<long long>(f.samples), r.components, r.detectedRank, r.steps,
-              r.converged ? "converged" : "NOT converged", backend.c_str(),
-              formatSeconds(r.seconds).c_str(), output.c_str());
+  std::printf(
+      "%s Infomax of %zu channels x %lld samples: %d components (detected rank %d), %d "
+      "steps, %s on %s: %s; wrote %s\n",
+      r.params.extended ? "extended" : "logistic", f.channels.size(),
+      static_cast<long long>(f.samples), r.components, r.detectedRank, r.steps,
+      r.converged ? "converged" : "NOT converged", backend.c_str(),
+      formatSeconds(r.seconds).c_str(), output.c_str());
 }
 
 }  // namespace
@@ -153,9 +155,10 @@ CommandSpec icaSpec() {
   s.name = "ica";
   s.usage = "IN -o OUT.h5 [--preset NAME] [parameters] [options]";
   s.brief = "extended Infomax ICA (runica/MNE presets) to HDF5";
-  s.summary = "Decompose the selected channels into independent components with (extended) "
-              "Infomax, as EEGLAB's runica or MNE's infomax compute it, and write the "
-              "decomposition to HDF5.";
+  s.summary =
+      "Decompose the selected channels into independent components with (extended) "
+      "Infomax, as EEGLAB's runica or MNE's infomax compute it, and write the "
+      "decomposition to HDF5.";
   s.description =
       "The parameters start from --preset (default eeglab-runica; presets: " + presetList() +
       ") and every option given overrides the preset's value. Rank-deficient data (average "
@@ -175,7 +178,8 @@ CommandSpec icaSpec() {
       channelsOption(),
       startOption(),
       durationOption(),
-      {"threads", 0, "N", "CPU threads: the data passes and each block update's products (default: all cores)."},
+      {"threads", 0, "N",
+       "CPU threads: the data passes and each block update's products (default: all cores)."},
       backendOption(),
       jsonOption("a summary (rank, steps, convergence, variance per component, EOG/ECG "
                  "correlations)"),
@@ -252,8 +256,9 @@ CommandSpec icaApplySpec() {
   s.name = "ica-apply";
   s.usage = "IN --ica ICA.h5 --reject LIST -o CLEAN.(edf|bdf|h5) [options]";
   s.brief = "remove ICA components (back-projection) and write the cleaned recording";
-  s.summary = "Write the recording with the rejected independent components removed from the "
-              "channels and the time range the ICA file was computed on.";
+  s.summary =
+      "Write the recording with the rejected independent components removed from the "
+      "channels and the time range the ICA file was computed on.";
   s.description =
       "The channels and the range come from the ICA file (written by 'modescope-cli ica'); the "
       "recording must be the one it was computed from (same channel labels and sample rate), "

@@ -85,9 +85,12 @@ BackendChoice stepBackend(const PipelineStep& step, const std::optional<BackendC
 
 const char* choiceName(BackendChoice c) {
   switch (c) {
-    case BackendChoice::Auto: return "auto";
-    case BackendChoice::Cpu: return "cpu";
-    case BackendChoice::Cuda: return "cuda";
+    case BackendChoice::Auto:
+      return "auto";
+    case BackendChoice::Cpu:
+      return "cpu";
+    case BackendChoice::Cuda:
+      return "cuda";
   }
   return "auto";
 }
@@ -169,28 +172,31 @@ void checkOutputFolder(const std::string& outDir, const std::vector<std::string>
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) {
-      throw OutputError(outDir, "this is a file, not a folder; give the folder for the step "
-                                "outputs and run.json");
+      throw OutputError(outDir,
+                        "this is a file, not a folder; give the folder for the step "
+                        "outputs and run.json");
     }
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-      throw OutputError(outDir, "no permission to create files in this folder; choose a folder "
-                                "you can write to");
+      throw OutputError(outDir,
+                        "no permission to create files in this folder; choose a folder "
+                        "you can write to");
     }
     for (const std::string& name : names) {
       const fs::path f = dir / name;
       if (!fs::exists(f, ec)) continue;
       for (const std::string& keep : protectedFiles) {
         if (fs::equivalent(f, fs::path(keep), ec)) {
-          throw InvalidParameterError("--output", "'" + outDir + "', whose " + name + " is '" +
-                                                      keep + "'",
+          throw InvalidParameterError("--output",
+                                      "'" + outDir + "', whose " + name + " is '" + keep + "'",
                                       "a folder where no output replaces the input recording or "
                                       "the pipeline file",
                                       "Write the run to another folder");
         }
       }
       if (fs::is_directory(f, ec)) {
-        throw OutputError(f.string(), "a folder has the name of an output; remove it or choose "
-                                      "another output folder");
+        throw OutputError(f.string(),
+                          "a folder has the name of an output; remove it or choose "
+                          "another output folder");
       }
       if (!overwrite) {
         throw InvalidParameterError("--output", "'" + outDir + "', which already holds " + name,
@@ -205,8 +211,9 @@ void checkOutputFolder(const std::string& outDir, const std::vector<std::string>
   while (!parent.empty() && !fs::exists(parent, ec)) parent = parent.parent_path();
   if (parent.empty()) parent = ".";
   if (!fs::is_directory(parent, ec)) {
-    throw OutputError(outDir, "'" + parent.string() + "' is not a folder; choose another output "
-                                                      "folder");
+    throw OutputError(outDir, "'" + parent.string() +
+                                  "' is not a folder; choose another output "
+                                  "folder");
   }
   if (::access(parent.c_str(), W_OK | X_OK) != 0) {
     throw OutputError(outDir, "no permission to create it in '" + parent.string() +
@@ -237,10 +244,10 @@ void writeTextAtomically(const std::string& path, const std::string& text) {
 // A context whose stage texts say which step runs ("step 2/3 emd: sifting ...").
 JobContext stepContext(const JobContext& ctx, double begin, double end, std::string prefix) {
   const JobContext parent = ctx.sub(begin, end);
-  return JobContext(ctx.stopToken(), [parent, prefix = std::move(prefix)](double f,
-                                                                         std::string_view stage) {
-    parent.progress(f, prefix + std::string(stage));
-  });
+  return JobContext(ctx.stopToken(),
+                    [parent, prefix = std::move(prefix)](double f, std::string_view stage) {
+                      parent.progress(f, prefix + std::string(stage));
+                    });
 }
 
 StepReport runFilterStep(const PipelineFilterStep& s, const std::vector<std::size_t>& channels,
@@ -402,10 +409,9 @@ std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePat
 }
 
 void printStepLine(std::size_t index, std::size_t count, const StepReport& s) {
-  std::string what = std::to_string(s.channels) + " channels x " +
-                     formatNumber(s.sampleRate > 0 ? static_cast<double>(s.samples) / s.sampleRate
-                                                   : 0.0) +
-                     " s";
+  std::string what =
+      std::to_string(s.channels) + " channels x " +
+      formatNumber(s.sampleRate > 0 ? static_cast<double>(s.samples) / s.sampleRate : 0.0) + " s";
   if (s.kind == "emd") {
     what = s.method + " of " + what;
   } else if (s.kind == "ica") {
@@ -426,8 +432,9 @@ CommandSpec runSpec() {
   s.name = "run";
   s.usage = "PIPELINE.json --input REC -o OUTDIR [--overwrite] [--backend B] [options]";
   s.brief = "Replay a pipeline file (filter, EMD, ICA steps) on one recording";
-  s.summary = "Run the steps of a pipeline file (docs/pipelines.md) on one recording, headless, "
-              "and write each step's result and a run summary into a folder.";
+  s.summary =
+      "Run the steps of a pipeline file (docs/pipelines.md) on one recording, headless, "
+      "and write each step's result and a run summary into a folder.";
   s.description =
       "The pipeline file is read and checked completely before anything runs: a newer format "
       "version, an unknown step, field or parameter, a wrong type or a value out of range stops "
@@ -537,11 +544,10 @@ int runRun(const Args& argv) {
           const PlannedStep& planned = plan[i];
           if (!stepSelection(step).channels && !planned.note.empty())
             display.message(std::string(kProgram) + ": " + label + ": " + planned.note);
-          JobContext stepCtx =
-              stepContext(ctx, first + share * static_cast<double>(i),
-                          first + share * static_cast<double>(i + 1),
-                          "step " + std::to_string(i + 1) + "/" + std::to_string(n) + " " +
-                              stepKind(step) + ": ");
+          JobContext stepCtx = stepContext(ctx, first + share * static_cast<double>(i),
+                                           first + share * static_cast<double>(i + 1),
+                                           "step " + std::to_string(i + 1) + "/" +
+                                               std::to_string(n) + " " + stepKind(step) + ": ");
           const auto t0 = Clock::now();
           StepReport report;
           try {
@@ -549,8 +555,8 @@ int runRun(const Args& argv) {
               report = runFilterStep(*f, planned.channels, current, currentPath, output, backend,
                                      stepCtx);
             } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
-              report = runEmdStep(*e, planned.channels, *current, currentPath, output, backend,
-                                  stepCtx);
+              report =
+                  runEmdStep(*e, planned.channels, *current, currentPath, output, backend, stepCtx);
             } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
               report = runIcaStep(*c, planned.channels, *current, currentPath, output, backend,
                                   choice, stepCtx, display);
@@ -581,16 +587,14 @@ int runRun(const Args& argv) {
       std::string kept;
       for (const StepReport& r : reports) kept += (kept.empty() ? "" : ", ") + r.output;
       printNote("the files of the " + std::to_string(reports.size()) +
-                " completed step(s) stay: " + kept + "; " + kRunSummaryName +
-                " was not written");
+                " completed step(s) stay: " + kept + "; " + kRunSummaryName + " was not written");
     }
     return code;
   }
   if (json) {
     std::fputs(summary.c_str(), stdout);
   } else if (!quiet) {
-    for (std::size_t i = 0; i < reports.size(); ++i)
-      printStepLine(i, reports.size(), reports[i]);
+    for (std::size_t i = 0; i < reports.size(); ++i) printStepLine(i, reports.size(), reports[i]);
     std::printf("%zu steps in %s; wrote %s\n", reports.size(),
                 formatSeconds(secondsSince(started)).c_str(), outPath(kRunSummaryName).c_str());
   }

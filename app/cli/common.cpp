@@ -31,9 +31,8 @@ void requireHdf5Output(const std::string& output, const std::string& remedy) {
   }
 }
 
-std::shared_ptr<const Recording> openMethodInput(const std::string& input,
-                                                 const SelectionArgs& sel, JobContext& ctx,
-                                                 ProgressDisplay& display,
+std::shared_ptr<const Recording> openMethodInput(const std::string& input, const SelectionArgs& sel,
+                                                 JobContext& ctx, ProgressDisplay& display,
                                                  std::vector<std::size_t>& channels) {
   ctx.progress(0.0, "reading " + input);
   std::shared_ptr<const Recording> rec = openRecording(input);

@@ -51,15 +51,16 @@ ArReplay::ArReplay(std::shared_ptr<const Recording> recording, ArReplayConfig co
                                 "choose the channels to replay");
   for (std::size_t c : inputs_)
     if (c >= rec.channelCount())
-      throw InvalidParameterError("channels", "index " + std::to_string(c),
-                                  "below the recording's " + std::to_string(rec.channelCount()) +
-                                      " channels");
+      throw InvalidParameterError(
+          "channels", "index " + std::to_string(c),
+          "below the recording's " + std::to_string(rec.channelCount()) + " channels");
   sampleRate_ = rec.channels[inputs_.front()].sampleRate;
   totalSamples_ = rec.channels[inputs_.front()].sampleCount;
   for (std::size_t c : inputs_) {
     if (rec.channels[c].sampleRate != sampleRate_)
       throw InvalidParameterError(
-          "channels", rec.channels[c].name + " at " + formatNumber(rec.channels[c].sampleRate) + " Hz",
+          "channels",
+          rec.channels[c].name + " at " + formatNumber(rec.channels[c].sampleRate) + " Hz",
           "one sample rate (" + formatNumber(sampleRate_) + " Hz, " +
               rec.channels[inputs_.front()].name + ")",
           "leave out the channels recorded at another rate (annotation or status channels)");
@@ -264,8 +265,7 @@ void ArReplayRunner::resetStats() {
 ArReplayStats ArReplayRunner::stats() const {
   std::lock_guard lock(m_);
   ArReplayStats s = stats_;
-  s.playingSeconds =
-      playedSeconds_ + (playing_ ? secondsBetween(playStart_, Clock::now()) : 0.0);
+  s.playingSeconds = playedSeconds_ + (playing_ ? secondsBetween(playStart_, Clock::now()) : 0.0);
   return s;
 }
 

@@ -26,7 +26,8 @@ int64_t selectedSamples(const Recording& rec, const EmdJobSpec& spec) {
   const double rate = rec.channels[spec.channels.front()].sampleRate;
   const int64_t first = static_cast<int64_t>(std::llround(spec.startSeconds * rate));
   int64_t available = rec.channels[spec.channels.front()].sampleCount;
-  for (std::size_t ch : spec.channels) available = std::min(available, rec.channels[ch].sampleCount);
+  for (std::size_t ch : spec.channels)
+    available = std::min(available, rec.channels[ch].sampleCount);
   available -= first;
   return spec.durationSeconds < 0
              ? available
@@ -47,10 +48,10 @@ void checkHhtBeforeDecomposition(const HhtParams& h, double rate, int64_t sample
     throw InvalidParameterError("fMin", formatNumber(h.fMin) + " Hz", "0 Hz or more");
   }
   if (!std::isfinite(h.fMax) || h.fMax < 0.0 || h.fMax > nyquist) {
-    throw InvalidParameterError("fMax", formatNumber(h.fMax) + " Hz",
-                                "0 (Nyquist) up to the Nyquist frequency " + formatNumber(nyquist) +
-                                    " Hz",
-                                "Use a frequency below half the sample rate");
+    throw InvalidParameterError(
+        "fMax", formatNumber(h.fMax) + " Hz",
+        "0 (Nyquist) up to the Nyquist frequency " + formatNumber(nyquist) + " Hz",
+        "Use a frequency below half the sample rate");
   }
   const double fMax = h.fMax > 0.0 ? h.fMax : nyquist;
   if (h.fMin >= fMax) {
@@ -64,9 +65,9 @@ void checkHhtBeforeDecomposition(const HhtParams& h, double rate, int64_t sample
   }
   const double seconds = static_cast<double>(samples) / rate;
   if (!std::isfinite(h.edgeSeconds) || h.edgeSeconds < 0.0 || 2.0 * h.edgeSeconds >= seconds) {
-    throw InvalidParameterError("edgeSeconds", formatNumber(h.edgeSeconds) + " s",
-                                "0 s up to less than half the range (" +
-                                    formatNumber(seconds / 2.0) + " s)");
+    throw InvalidParameterError(
+        "edgeSeconds", formatNumber(h.edgeSeconds) + " s",
+        "0 s up to less than half the range (" + formatNumber(seconds / 2.0) + " s)");
   }
 }
 
@@ -84,8 +85,7 @@ void checkEmdJob(const Recording& rec, const EmdJobSpec& spec) {
         "duration",
         std::to_string(std::max<int64_t>(samples, 0)) + " samples (" +
             formatNumber(static_cast<double>(std::max<int64_t>(samples, 0)) / rate) + " s)",
-        "at least " + std::to_string(kEmdMinSamples) + " samples",
-        "Choose a longer time range");
+        "at least " + std::to_string(kEmdMinSamples) + " samples", "Choose a longer time range");
   }
   if (spec.hht) checkHhtBeforeDecomposition(*spec.hht, rate, samples);
 }
@@ -96,8 +96,8 @@ std::vector<std::pair<std::string, std::string>> emdProvenanceParameters(
   if (!presetName.empty()) v.emplace_back("preset", presetName);
   v.emplace_back("method", emdMethodName(p.method));
   v.emplace_back("stop_rule", describeStopRule(p.stop));
-  v.emplace_back("max_imfs", p.maxImfs == 0 ? std::string("0 (automatic)")
-                                            : std::to_string(p.maxImfs));
+  v.emplace_back("max_imfs",
+                 p.maxImfs == 0 ? std::string("0 (automatic)") : std::to_string(p.maxImfs));
   if (isEnsemble(p.method)) {
     v.emplace_back("ensemble_size", std::to_string(p.ensembleSize) + " members");
     v.emplace_back("noise_std", formatNumber(p.noiseStd) + " x std(x)");
@@ -145,7 +145,8 @@ EmdJobResult runEmdJob(const Recording& rec, const EmdJobSpec& spec, ComputeBack
                 " decomposed channels for " + std::to_string(block.channels.size()) +
                 " (a backend bug; try --backend cpu)");
   }
-  for (std::size_t i = 0; i < block.channels.size(); ++i) modes->channels[i].channel = block.channels[i];
+  for (std::size_t i = 0; i < block.channels.size(); ++i)
+    modes->channels[i].channel = block.channels[i];
   modes->sampleRate = block.sampleRate;
   modes->firstSample = block.firstSample;
   modes->samples = block.samples;
@@ -163,14 +164,13 @@ EmdJobResult runEmdJob(const Recording& rec, const EmdJobSpec& spec, ComputeBack
 
   Provenance& prov = modes->provenance;
   prov.method = emdMethodName(spec.params.method);
-  prov.parameters = emdProvenanceParameters(spec.params, spec.presetName,
-                                            hht ? &resolvedHht : nullptr);
+  prov.parameters =
+      emdProvenanceParameters(spec.params, spec.presetName, hht ? &resolvedHht : nullptr);
   prov.seed = isEnsemble(spec.params.method) ? std::to_string(spec.params.seed) : std::string();
   prov.backend = out.backend;
   prov.softwareVersion = softwareVersion();
   prov.inputFile = spec.inputFile.empty() ? rec.sourcePath : spec.inputFile;
-  prov.selection =
-      describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  prov.selection = describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
   prov.createdAt = utcNowIso8601();
   out.wallSeconds = secondsSince(t0);
   prov.wallSeconds = out.wallSeconds;

@@ -28,9 +28,9 @@ struct EmdJobSpec {
   double startSeconds = 0.0;          // s from the recording start
   double durationSeconds = -1.0;      // s; < 0 = to the end
   EmdParams params;
-  std::string presetName;          // the preset the parameters started from ("" = none), for provenance
-  std::optional<HhtParams> hht;    // the Hilbert-Huang transform too, when set
-  std::string inputFile;           // for provenance; "" = rec.sourcePath
+  std::string presetName;  // the preset the parameters started from ("" = none), for provenance
+  std::optional<HhtParams> hht;  // the Hilbert-Huang transform too, when set
+  std::string inputFile;         // for provenance; "" = rec.sourcePath
 };
 
 struct EmdJobResult {

@@ -92,7 +92,7 @@ void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec) {
 void checkEntropyBlock(const Recording& rec, const SignalBlock& block,
                        const std::string& cliInput) {
   const bool cli = !cliInput.empty();
-  const std::string input = cli                       ? cliInput
+  const std::string input = cli                      ? cliInput
                             : rec.sourcePath.empty() ? std::string("the recording")
                                                      : rec.sourcePath;
   const std::string via = cli ? " with --channels" : "";

@@ -19,17 +19,18 @@ const char* kMatchRemedy = "Give the recording the ICA file was computed from (i
 void checkIcaMatchesRecording(const Recording& rec, const IcaFile& f, const std::string& icaPath) {
   for (const IcaFileChannel& c : f.channels) {
     if (c.recordingIndex >= rec.channelCount()) {
-      throw InvalidParameterError("--ica", "'" + icaPath + "' uses channel " +
-                                               std::to_string(c.recordingIndex + 1) + " (" +
-                                               c.label + ")",
-                                  "a recording with at least " +
-                                      std::to_string(c.recordingIndex + 1) + " channels",
-                                  kMatchRemedy);
+      throw InvalidParameterError(
+          "--ica",
+          "'" + icaPath + "' uses channel " + std::to_string(c.recordingIndex + 1) + " (" +
+              c.label + ")",
+          "a recording with at least " + std::to_string(c.recordingIndex + 1) + " channels",
+          kMatchRemedy);
     }
     const ChannelInfo& info = rec.channels[c.recordingIndex];
     if (info.label != c.label && info.name != c.name) {
-      throw InvalidParameterError("--ica", "channel " + std::to_string(c.recordingIndex + 1) +
-                                               " labelled '" + info.label + "' in the recording",
+      throw InvalidParameterError("--ica",
+                                  "channel " + std::to_string(c.recordingIndex + 1) +
+                                      " labelled '" + info.label + "' in the recording",
                                   "'" + c.label + "' as in '" + icaPath + "'", kMatchRemedy);
     }
     if (info.sampleRate != f.sampleRate) {
@@ -38,8 +39,8 @@ void checkIcaMatchesRecording(const Recording& rec, const IcaFile& f, const std:
                                   kMatchRemedy);
     }
     if (f.firstSample + f.samples > info.sampleCount) {
-      throw InvalidParameterError("--ica", std::to_string(info.sampleCount) + " samples on " +
-                                               info.name,
+      throw InvalidParameterError("--ica",
+                                  std::to_string(info.sampleCount) + " samples on " + info.name,
                                   "at least " + std::to_string(f.firstSample + f.samples) +
                                       " (the decomposed range of '" + icaPath + "')",
                                   kMatchRemedy);
@@ -105,11 +106,12 @@ std::shared_ptr<const Recording> icaCleanedRecording(std::shared_ptr<const Recor
   const double duration = static_cast<double>(f.samples) / f.sampleRate;
   const SignalBlock block = extractBlock(*base, channels, start, duration);
   if (block.firstSample != f.firstSample || block.samples != f.samples) {
-    throw InvalidParameterError("--ica", "samples " + std::to_string(block.firstSample) + " + " +
-                                             std::to_string(block.samples),
-                                "samples " + std::to_string(f.firstSample) + " + " +
-                                    std::to_string(f.samples) + " as in '" + icaPath + "'",
-                                kMatchRemedy);
+    throw InvalidParameterError(
+        "--ica",
+        "samples " + std::to_string(block.firstSample) + " + " + std::to_string(block.samples),
+        "samples " + std::to_string(f.firstSample) + " + " + std::to_string(f.samples) +
+            " as in '" + icaPath + "'",
+        kMatchRemedy);
   }
   const SignalBlock cleaned = icaBackProject(f.result, block, rejected);
 
@@ -117,8 +119,8 @@ std::shared_ptr<const Recording> icaCleanedRecording(std::shared_ptr<const Recor
   for (std::size_t i = 0; i < channels.size(); ++i) {
     replacement[channels[i]].assign(cleaned.channel(i), cleaned.channel(i) + cleaned.samples);
   }
-  auto rec = patchedRecording(base, f.sampleRate, f.firstSample, std::move(replacement),
-                              kMatchRemedy);
+  auto rec =
+      patchedRecording(base, f.sampleRate, f.firstSample, std::move(replacement), kMatchRemedy);
   addDiagnostic(rec->diagnostics, Severity::Info, "ica.cleaned",
                 "Removed ICA " + describeRejected(rejected) + " of " +
                     std::to_string(f.result.components) + " from " +

@@ -20,7 +20,8 @@ namespace modescope {
 // Throws InvalidParameterError("--ica", ...) unless `rec` is the recording `file` was computed
 // on: every channel index exists with the same label (or name), the same sample rate, and the
 // decomposed range lies inside it. `icaPath` names the file in the message.
-void checkIcaMatchesRecording(const Recording& rec, const IcaFile& file, const std::string& icaPath);
+void checkIcaMatchesRecording(const Recording& rec, const IcaFile& file,
+                              const std::string& icaPath);
 
 // Parses "1,3,7" (1-based component numbers as printed) into sorted 0-based indices; "" or
 // "none" = nothing. Throws InvalidParameterError("--reject") for numbers outside 1..components,

@@ -43,12 +43,12 @@ std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(
   v.emplace_back("sphering", icaSpheringName(p.sphering));
   v.emplace_back("learning_rate", orAuto(p.learningRate, "") + " (ran " +
                                       formatNumber(q.learningRate) + " per sample)");
-  v.emplace_back("block_size", (p.blockSize == 0 ? std::string("auto")
-                                                 : std::to_string(p.blockSize)) +
-                                   " (ran " + std::to_string(q.blockSize) + " samples)");
+  v.emplace_back("block_size",
+                 (p.blockSize == 0 ? std::string("auto") : std::to_string(p.blockSize)) + " (ran " +
+                     std::to_string(q.blockSize) + " samples)");
   v.emplace_back("anneal_angle", formatNumber(p.annealDegrees) + " deg");
-  v.emplace_back("anneal_factor", orAuto(p.annealFactor, "") + " (ran " +
-                                      formatNumber(q.annealFactor) + ")");
+  v.emplace_back("anneal_factor",
+                 orAuto(p.annealFactor, "") + " (ran " + formatNumber(q.annealFactor) + ")");
   v.emplace_back("stop_tolerance", orAuto(p.stopTolerance, "") + " (ran " +
                                        formatNumber(q.stopTolerance) + ", squared weight change)");
   v.emplace_back("max_steps", std::to_string(p.maxSteps) + " steps");
@@ -61,8 +61,9 @@ std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(
     v.emplace_back("ext_blocks", std::to_string(p.ext.extBlocks) + " blocks");
     v.emplace_back("ext_kurtosis_samples", std::to_string(p.ext.kurtosisSamples) + " samples");
   }
-  v.emplace_back("steps", std::to_string(r.steps) + (r.converged ? " (converged, " : " (not converged, ") +
-                              r.stopReason + ")");
+  v.emplace_back("steps", std::to_string(r.steps) +
+                              (r.converged ? " (converged, " : " (not converged, ") + r.stopReason +
+                              ")");
   return v;
 }
 

@@ -24,11 +24,11 @@ namespace modescope {
 struct IcaJobSpec {
   std::vector<std::size_t> channels;  // recording indices, at least 2, one sample rate
   double startSeconds = 0.0;
-  double durationSeconds = -1.0;      // < 0: to the end
+  double durationSeconds = -1.0;  // < 0: to the end
   IcaParams params;
-  std::string presetName;             // recorded in the provenance ("" = none)
-  std::string inputFile;              // recorded in the file ("" = rec.sourcePath)
-  int threads = 0;                    // CPU backend threads; <= 0: hardware concurrency
+  std::string presetName;                       // recorded in the provenance ("" = none)
+  std::string inputFile;                        // recorded in the file ("" = rec.sourcePath)
+  int threads = 0;                              // CPU backend threads; <= 0: hardware concurrency
   BackendChoice backend = BackendChoice::Auto;  // used by the overload without a backend
 };
 
@@ -36,12 +36,13 @@ struct IcaJobResult {
   std::shared_ptr<IcaFile> file;  // what writeIcaFile stores
   std::string backend;            // BackendInfo::describe(): "CPU, N threads", "GPU: NVIDIA ..."
   bool onGpu = false;
-  std::string backendNote;        // why auto fell back to the CPU ("" otherwise)
-  double wallSeconds = 0.0;       // reading the selection included
+  std::string backendNote;   // why auto fell back to the CPU ("" otherwise)
+  double wallSeconds = 0.0;  // reading the selection included
 };
 
-// validateIcaParams and the selection (at least 2 channels that exist and share one positive rate, start inside the
-// recording, at least 2 samples). Throws InvalidParameterError naming the parameter.
+// validateIcaParams and the selection (at least 2 channels that exist and share one positive rate,
+// start inside the recording, at least 2 samples). Throws InvalidParameterError naming the
+// parameter.
 void checkIcaJob(const Recording& rec, const IcaJobSpec& spec);
 
 // checkIcaJob, extractBlock, backend.infomax. Progress: reading 0-5 %, ICA 5-100 % ("step k,

@@ -1,11 +1,10 @@
 #include "app/core/imf_reconstruction.h"
 
-#include "app/core/patched_recording.h"
-
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
+#include "app/core/patched_recording.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -15,7 +14,6 @@ namespace {
 bool isDropped(const std::vector<int>& dropped, int row) {
   return std::find(dropped.begin(), dropped.end(), row) != dropped.end();
 }
-
 
 std::string rowName(const EmdChannelModes& m, int row) {
   return row == m.rows - 1 ? std::string("residue") : "IMF " + std::to_string(row + 1);
@@ -108,17 +106,17 @@ std::shared_ptr<const Recording> cleanedRecording(std::shared_ptr<const Recordin
     const std::vector<int>* d = droppedFor(dropped, m.channel);
     replacement[m.channel] = reconstructKeptRows(m, result.samples, d ? *d : kNone);
   }
-  auto rec = patchedRecording(base, result.sampleRate, result.firstSample,
-                              std::move(replacement),
+  auto rec = patchedRecording(base, result.sampleRate, result.firstSample, std::move(replacement),
                               "Apply the result to the recording it was computed from");
   // The rate was checked against every decomposed channel above; with none there is nothing to say.
   const double rate = result.sampleRate;
   if (!result.channels.empty()) {
-    addDiagnostic(rec->diagnostics, Severity::Info, "emd.cleaned",
-                  "Removed " + describeDroppedRows(*base, result, dropped) + " over " +
-                    formatNumber(static_cast<double>(result.firstSample) / rate) + "-" +
-                    formatNumber(static_cast<double>(result.firstSample + result.samples) / rate) +
-                      " s (EMD-based cleaning).");
+    addDiagnostic(
+        rec->diagnostics, Severity::Info, "emd.cleaned",
+        "Removed " + describeDroppedRows(*base, result, dropped) + " over " +
+            formatNumber(static_cast<double>(result.firstSample) / rate) + "-" +
+            formatNumber(static_cast<double>(result.firstSample + result.samples) / rate) +
+            " s (EMD-based cleaning).");
   }
   return rec;
 }

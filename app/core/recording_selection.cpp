@@ -40,18 +40,17 @@ double checkJobChannelRates(const Recording& rec, const std::vector<std::size_t>
     const double r = rec.channels[c].sampleRate;
     if (fs == 0.0) fs = r;
     if (r != fs)
-      throw InvalidParameterError("channels",
-                                  "mixed sample rates (" + formatNumber(fs) + " and " +
-                                      formatNumber(r) + " Hz" +
-                                      (nameChannel ? ", " + rec.channels[c].name : std::string()) +
-                                      ")",
-                                  "one sample rate", "select channels of one rate");
+      throw InvalidParameterError(
+          "channels",
+          "mixed sample rates (" + formatNumber(fs) + " and " + formatNumber(r) + " Hz" +
+              (nameChannel ? ", " + rec.channels[c].name : std::string()) + ")",
+          "one sample rate", "select channels of one rate");
   }
   return fs;
 }
 
 double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>& channels,
-                          double startSeconds) {
+                            double startSeconds) {
   for (std::size_t ch : channels) {
     if (ch >= rec.channelCount()) {
       throw InvalidParameterError("channels", "index " + std::to_string(ch + 1),
@@ -61,11 +60,11 @@ double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>
   const double rate = rec.channels[channels.front()].sampleRate;
   for (std::size_t ch : channels) {
     if (rec.channels[ch].sampleRate != rate) {
-      throw InvalidParameterError(
-          "channels",
-          "channels at " + formatNumber(rate) + " Hz and " +
-              formatNumber(rec.channels[ch].sampleRate) + " Hz (" + rec.channels[ch].name + ")",
-          "one sample rate", "Select channels that share a sample rate");
+      throw InvalidParameterError("channels",
+                                  "channels at " + formatNumber(rate) + " Hz and " +
+                                      formatNumber(rec.channels[ch].sampleRate) + " Hz (" +
+                                      rec.channels[ch].name + ")",
+                                  "one sample rate", "Select channels that share a sample rate");
     }
   }
   if (!(rate > 0.0)) {

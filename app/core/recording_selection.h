@@ -29,7 +29,7 @@ std::shared_ptr<const Recording> selectRecording(const std::shared_ptr<const Rec
 // Returns the shared sample rate (Hz). `channels` must not be empty (the caller words that
 // refusal for its method).
 double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>& channels,
-                          double startSeconds);
+                            double startSeconds);
 
 // The channel checks of the GUI's AR and entropy jobs: each index names a channel of `rec` (the
 // message gives the 0-based index) and all share one sample rate. Throws InvalidParameterError

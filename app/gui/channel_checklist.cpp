@@ -34,9 +34,8 @@ ChannelChecklist::ChannelChecklist(const Recording& rec, const std::vector<int>&
   auto* none = new QPushButton(tr("None"), this);
   connect(all, &QPushButton::clicked, this,
           [this] { checkWhere([](const ChannelInfo&) { return true; }); });
-  connect(eeg, &QPushButton::clicked, this, [this] {
-    checkWhere([](const ChannelInfo& c) { return c.type == ChannelType::EEG; });
-  });
+  connect(eeg, &QPushButton::clicked, this,
+          [this] { checkWhere([](const ChannelInfo& c) { return c.type == ChannelType::EEG; }); });
   connect(none, &QPushButton::clicked, this,
           [this] { checkWhere([](const ChannelInfo&) { return false; }); });
   auto* layout = new QVBoxLayout(this);

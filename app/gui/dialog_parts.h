@@ -33,8 +33,7 @@ void addPresetItems(QComboBox* combo, const Presets& presets) {
   combo->addItem(QObject::tr("Custom"), QString());
   for (const auto& p : presets) {
     combo->addItem(QString::fromStdString(p.name), QString::fromStdString(p.name));
-    combo->setItemData(combo->count() - 1, QString::fromStdString(p.description),
-                       Qt::ToolTipRole);
+    combo->setItemData(combo->count() - 1, QString::fromStdString(p.description), Qt::ToolTipRole);
   }
 }
 
@@ -59,14 +58,14 @@ void showPresetMatch(QComboBox* combo, QLabel* note, const Presets& presets, int
     const QSignalBlocker block(combo);
     combo->setCurrentIndex(match);
   }
-  note->setText(match > 0 ? QString::fromStdString(
-                                presets[static_cast<std::size_t>(match - 1)].description)
-                          : customNote);
+  note->setText(
+      match > 0 ? QString::fromStdString(presets[static_cast<std::size_t>(match - 1)].description)
+                : customNote);
 }
 
 struct RunFooter {
-  QLabel* error = nullptr;  // the validation message (red, word-wrapped)
-  QPushButton* run = nullptr;  // the Ok button, labelled "Run"
+  QLabel* error = nullptr;              // the validation message (red, word-wrapped)
+  QPushButton* run = nullptr;           // the Ok button, labelled "Run"
   QDialogButtonBox* buttons = nullptr;  // Run and Cancel, wired to accept() / reject()
 };
 

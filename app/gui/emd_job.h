@@ -20,12 +20,12 @@ namespace modescope {
 
 struct DecomposeRequest {
   EmdParams params;
-  HhtParams hht;                          // the GUI always computes the Hilbert-Huang transform
-  std::vector<std::size_t> channels;      // indices into the recording
-  double startSeconds = 0.0;              // s from the recording start
-  double durationSeconds = -1.0;          // s; < 0: to the end
-  std::optional<BackendChoice> backend;   // nullopt: the Compute menu's choice
-  std::string presetName;                 // "" when the fields differ from every preset
+  HhtParams hht;                         // the GUI always computes the Hilbert-Huang transform
+  std::vector<std::size_t> channels;     // indices into the recording
+  double startSeconds = 0.0;             // s from the recording start
+  double durationSeconds = -1.0;         // s; < 0: to the end
+  std::optional<BackendChoice> backend;  // nullopt: the Compute menu's choice
+  std::string presetName;                // "" when the fields differ from every preset
 };
 
 // The job spec runEmdJob takes: the request's selection, parameters, preset and HHT parameters;

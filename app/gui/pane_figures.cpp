@@ -19,8 +19,8 @@ void chooseAndExportFigure(QWidget* parent, const QString& what, const FigureExp
   if (path.isEmpty()) return;
   QString error;
   if (!exporter(path, &error))
-    showError(parent, QObject::tr("Export failed"),
-              QObject::tr("Could not write %1.").arg(path), error);
+    showError(parent, QObject::tr("Export failed"), QObject::tr("Could not write %1.").arg(path),
+              error);
 }
 
 bool exportMatrixScalpChart(const MatrixScalpChartViews& v, const QString& which,

@@ -28,12 +28,12 @@ void chooseAndExportFigure(QWidget* parent, const QString& what, const FigureExp
 // The views of a matrix / scalp / chart pane and the names a caller uses for them.
 struct MatrixScalpChartViews {
   MatrixHeatMap* matrix = nullptr;
-  QString matrixName;    // e.g. "map" or "matrix"
-  QSize scalpSize;       // the scalp view's on-screen size
-  ViewRenderer scalp;    // paints the scalp view
-  QString scalpName;     // e.g. "scalp"
+  QString matrixName;  // e.g. "map" or "matrix"
+  QSize scalpSize;     // the scalp view's on-screen size
+  ViewRenderer scalp;  // paints the scalp view
+  QString scalpName;   // e.g. "scalp"
   QChartView* chart = nullptr;
-  QString chartName;     // e.g. "spectra" or "signals"
+  QString chartName;  // e.g. "spectra" or "signals"
 };
 
 // Exports `which` (one of the three names, or "all": the matrix on the left, the scalp view above

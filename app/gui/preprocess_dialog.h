@@ -43,7 +43,6 @@ class PreprocessDialog : public QDialog {
   void accept() override;  // refuses (with a message) an empty channel list or nothing to do
 
  private:
-
   std::shared_ptr<const Recording> recording_;
   FilterSpecEditor* filter_ = nullptr;
   QComboBox* notch_ = nullptr;

@@ -18,8 +18,8 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -130,8 +130,9 @@ void ReplayWindow::buildUi(const QString& title) {
   speed_ = new QComboBox(this);
   speed_->setObjectName(QStringLiteral("replaySpeed"));
   speed_->addItems({tr("1x"), tr("2x"), tr("4x"), tr("max")});
-  speed_->setToolTip(tr("Replay speed against the recording's time; max: as fast as the "
-                        "computation allows (no pacing)"));
+  speed_->setToolTip(
+      tr("Replay speed against the recording's time; max: as fast as the "
+         "computation allows (no pacing)"));
   connect(speed_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (runner_ && i >= 0) runner_->setSpeed(kSpeeds[i]);
   });
@@ -158,8 +159,8 @@ void ReplayWindow::buildUi(const QString& title) {
 
   filter_ = new QComboBox(this);
   filter_->setObjectName(QStringLiteral("replayFilter"));
-  filter_->addItems({tr("None"), tr("Common average (CAR)"), tr("Small Laplacian"),
-                     tr("Large Laplacian")});
+  filter_->addItems(
+      {tr("None"), tr("Common average (CAR)"), tr("Small Laplacian"), tr("Large Laplacian")});
   filter_->setCurrentIndex(1);
   connect(filter_, &QComboBox::currentIndexChanged, this, [this] { rebuildReplay(); });
   addLabelled(tr("Spatial filter"), filter_);
@@ -174,8 +175,9 @@ void ReplayWindow::buildUi(const QString& title) {
   }
   bandLow_->setValue(8.0);
   bandHigh_->setValue(12.0);
-  bandLow_->setToolTip(tr("Band power: the mean of the bins whose centres lie in the band "
-                          "(8-12 Hz: the mu rhythm)"));
+  bandLow_->setToolTip(
+      tr("Band power: the mean of the bins whose centres lie in the band "
+         "(8-12 Hz: the mu rhythm)"));
   addLabelled(tr("Band"), bandLow_);
   controls->addWidget(bandHigh_);
 
@@ -187,8 +189,9 @@ void ReplayWindow::buildUi(const QString& title) {
   decibels_ = new QCheckBox(tr("dB"), this);
   decibels_->setObjectName(QStringLiteral("replayDecibels"));
   decibels_->setChecked(true);
-  decibels_->setToolTip(tr("Spectrum in decibels: EEG spectra span orders of magnitude (and "
-                           "BCI2000's undetrended 0 Hz bin holds the DC offset)"));
+  decibels_->setToolTip(
+      tr("Spectrum in decibels: EEG spectra span orders of magnitude (and "
+         "BCI2000's undetrended 0 Hz bin holds the DC offset)"));
   connect(decibels_, &QCheckBox::toggled, this, [this] { yMax_ = yMin_ = 0.0; });
   controls->addWidget(decibels_);
 
@@ -202,8 +205,7 @@ void ReplayWindow::buildUi(const QString& title) {
   auto* where = new QHBoxLayout;
   position_ = new QSlider(Qt::Horizontal, this);
   position_->setObjectName(QStringLiteral("replayPosition"));
-  connect(position_, &QSlider::sliderReleased, this,
-          [this] { seek(position_->value() / 100.0); });
+  connect(position_, &QSlider::sliderReleased, this, [this] { seek(position_->value() / 100.0); });
   positionLabel_ = new QLabel(this);
   positionLabel_->setMinimumWidth(150);
   follow_ = new QCheckBox(tr("Follow in browser"), this);
@@ -266,8 +268,8 @@ ArReplayConfig ReplayWindow::currentConfig() const {
   cfg.bandHighHz = bandHigh_->value();
   switch (filter_->currentIndex()) {
     case 1:
-      cfg.filter = std::make_shared<SpatialFilter>(
-          commonAverageReference(recording_->channels, channels_));
+      cfg.filter =
+          std::make_shared<SpatialFilter>(commonAverageReference(recording_->channels, channels_));
       break;
     case 2:
       cfg.filter = std::make_shared<SpatialFilter>(
@@ -330,8 +332,7 @@ void ReplayWindow::rebuildReplay() {
   position_->setRange(0, static_cast<int>(std::lround(replay->duration() * 100.0)));
 
   runner_ = std::make_unique<ArReplayRunner>(
-      std::move(replay),
-      [this](const ArReplayFrame& f, const ArReplayStats& s) { onFrame(f, s); },
+      std::move(replay), [this](const ArReplayFrame& f, const ArReplayStats& s) { onFrame(f, s); },
       [this](const std::string& message) {
         QMetaObject::invokeMethod(
             this, [this, m = QString::fromStdString(message)] { showError(m); },
@@ -405,7 +406,8 @@ void ReplayWindow::onFrame(const ArReplayFrame& frame, const ArReplayStats& stat
     int seen = maxQueued_.load();
     while (q > seen && !maxQueued_.compare_exchange_weak(seen, q)) {
     }
-    QMetaObject::invokeMethod(this, [this] { applyLatest(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this] { applyLatest(); }, Qt::QueuedConnection);
   }
 }
 
@@ -429,9 +431,8 @@ void ReplayWindow::applyLatest() {
     QSignalBlocker block(position_);
     position_->setValue(static_cast<int>(std::lround(frame->replayTime * 100.0)));
   }
-  positionLabel_->setText(tr("%1 s / %2 s")
-                              .arg(frame->replayTime, 0, 'f', 2)
-                              .arg(duration, 0, 'f', 1));
+  positionLabel_->setText(
+      tr("%1 s / %2 s").arg(frame->replayTime, 0, 'f', 2).arg(duration, 0, 'f', 1));
 
   const std::string unit = outputs_.empty() ? std::string("uV") : outputs_.front().unit;
   const BurgArParams params = burgArPreset(preset_->currentData().toString().toStdString());
@@ -471,8 +472,9 @@ void ReplayWindow::applyLatest() {
       yAxis_->setRange(0.0, yMax_ > 0 ? yMax_ : 1.0);
       yAxis_->setTitleText(valueUnit);
     }
-    chartView_->chart()->setTitle(
-        tr("AR spectrum of %1 at %2 s").arg(channel_->currentText()).arg(frame->replayTime, 0, 'f', 2));
+    chartView_->chart()->setTitle(tr("AR spectrum of %1 at %2 s")
+                                      .arg(channel_->currentText())
+                                      .arg(frame->replayTime, 0, 'f', 2));
 
     const QString mapTitle = tr("%1-%2 Hz band power")
                                  .arg(bandLow_->value(), 0, 'g', 4)
@@ -546,7 +548,7 @@ void ReplayWindow::chooseAndExport() {
   QAction* map = menu.addAction(tr("Band-power map..."));
   QAction* chosen = menu.exec(QCursor::pos());
   if (!chosen) return;
-  const QString which = chosen == both ? QStringLiteral("both")
+  const QString which = chosen == both       ? QStringLiteral("both")
                         : chosen == spectrum ? QStringLiteral("spectrum")
                                              : QStringLiteral("map");
   const QString path = askFigurePath(this, chosen->text().remove(QStringLiteral("...")));

@@ -90,7 +90,7 @@ class ReplayWindow : public QWidget {
   bool exportFigure(const QString& which, const QString& path, QString* error = nullptr) const;
 
  signals:
-  void frameShown();           // a redraw finished
+  void frameShown();  // a redraw finished
   void replayFailed(const QString& message);
 
  private:

@@ -21,10 +21,11 @@ void validateArStreamConfig(const ArStreamConfig& config) {
   }
   const SpatialFilter& f = *config.filter;
   if (f.outputCount() == 0 || f.inputCount() == 0)
-    throw InvalidParameterError(
-        "spatial filter", std::to_string(f.outputCount()) + " outputs x " +
-                              std::to_string(f.inputCount()) + " inputs",
-        "at least one output and one input", "build the filter over a channel selection");
+    throw InvalidParameterError("spatial filter",
+                                std::to_string(f.outputCount()) + " outputs x " +
+                                    std::to_string(f.inputCount()) + " inputs",
+                                "at least one output and one input",
+                                "build the filter over a channel selection");
   if (f.matrix.size() != f.outputCount() * f.inputCount())
     throw InvalidParameterError(
         "spatial filter matrix", std::to_string(f.matrix.size()) + " weights",

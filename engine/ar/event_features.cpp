@@ -37,9 +37,10 @@ double selectionRate(const Recording& rec, const std::vector<std::size_t>& chann
     const double r = rec.channels[c].sampleRate;
     if (fs == 0.0) fs = r;
     if (r != fs)
-      throw InvalidParameterError("channels", "mixed sample rates (" + formatNumber(fs) + " and " +
-                                                  formatNumber(r) + " Hz)",
-                                  "one sample rate", "select channels of one rate or resample");
+      throw InvalidParameterError(
+          "channels",
+          "mixed sample rates (" + formatNumber(fs) + " and " + formatNumber(r) + " Hz)",
+          "one sample rate", "select channels of one rate or resample");
   }
   if (!(std::isfinite(fs) && fs > 0))
     throw InvalidParameterError("channels", "sample rate " + formatNumber(fs) + " Hz",
@@ -92,12 +93,11 @@ std::vector<TrialSegment> trialSegments(const Recording& rec,
     t.samples = std::llround(length * fs);
     const std::string where = quoted(classText) + " at " + formatNumber(a.onset) + " s";
     if (t.firstSample < 0 || t.firstSample + t.samples > available) {
-      addDiagnostic(diagnostics, Severity::Warning, "events.trialOutsideRecording",
-                    "trial " + where + " skipped: its segment [" +
-                        formatNumber(t.firstSample / fs) + ", " +
-                        formatNumber((t.firstSample + t.samples) / fs) +
-                        ") s runs outside the recording (0 to " + formatNumber(available / fs) +
-                        " s)");
+      addDiagnostic(
+          diagnostics, Severity::Warning, "events.trialOutsideRecording",
+          "trial " + where + " skipped: its segment [" + formatNumber(t.firstSample / fs) + ", " +
+              formatNumber((t.firstSample + t.samples) / fs) +
+              ") s runs outside the recording (0 to " + formatNumber(available / fs) + " s)");
       continue;
     }
     bool inGap = false;
@@ -107,8 +107,8 @@ std::vector<TrialSegment> trialSegments(const Recording& rec,
       if (g1 > g0 && t.firstSample < g1 && g0 < t.firstSample + t.samples) {
         addDiagnostic(diagnostics, Severity::Warning, "events.trialOverlapsGap",
                       "trial " + where + " skipped: its segment overlaps the gap at " +
-                          formatNumber(g.startSeconds) + " s (" +
-                          formatNumber(g.durationSeconds) + " s long)");
+                          formatNumber(g.startSeconds) + " s (" + formatNumber(g.durationSeconds) +
+                          " s long)");
         inGap = true;
         break;
       }
@@ -140,9 +140,9 @@ ClassFeatures computeClassFeatures(const Recording& rec, const std::vector<std::
   for (const auto& t : f.trials) {
     if (t.samples < lengths.windowSamples)
       throw InvalidParameterError(
-          "length", "trial " + quoted(classText) + " at " + formatNumber(t.onsetSeconds) + " s is " +
-                        formatNumber(t.samples / fs) + " s (" + std::to_string(t.samples) +
-                        " samples)",
+          "length",
+          "trial " + quoted(classText) + " at " + formatNumber(t.onsetSeconds) + " s is " +
+              formatNumber(t.samples / fs) + " s (" + std::to_string(t.samples) + " samples)",
           "at least the AR window, " + formatNumber(lengths.windowSamples / fs) + " s (" +
               std::to_string(lengths.windowSamples) + " samples)",
           "give a longer trial length or a shorter AR window");

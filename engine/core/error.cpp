@@ -33,7 +33,8 @@ InvalidInputError::InvalidInputError(std::string path, std::string field, std::s
 
 InvalidParameterError::InvalidParameterError(std::string parameter, std::string found,
                                              std::string expected, std::string remedy)
-    : Error(parameterMessage(parameter, found, expected, remedy)), parameter_(std::move(parameter)) {}
+    : Error(parameterMessage(parameter, found, expected, remedy)),
+      parameter_(std::move(parameter)) {}
 
 OutputError::OutputError(std::string path, std::string what)
     : Error("could not write '" + path + "': " + what) {}

@@ -9,11 +9,16 @@ namespace modescope {
 
 const char* jobStateName(JobState s) {
   switch (s) {
-    case JobState::Queued: return "queued";
-    case JobState::Running: return "running";
-    case JobState::Succeeded: return "done";
-    case JobState::Failed: return "failed";
-    case JobState::Cancelled: return "cancelled";
+    case JobState::Queued:
+      return "queued";
+    case JobState::Running:
+      return "running";
+    case JobState::Succeeded:
+      return "done";
+    case JobState::Failed:
+      return "failed";
+    case JobState::Cancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -42,8 +47,7 @@ JobOutcome runJobInline(const JobFunction& fn, JobContext& ctx) {
     out.message = std::string("internal error: ") + e.what();
     out.exitCode = 1;
   }
-  out.wallSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
 

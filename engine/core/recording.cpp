@@ -11,12 +11,18 @@ namespace modescope {
 
 const char* channelTypeName(ChannelType t) {
   switch (t) {
-    case ChannelType::EEG: return "EEG";
-    case ChannelType::EOG: return "EOG";
-    case ChannelType::ECG: return "ECG";
-    case ChannelType::EMG: return "EMG";
-    case ChannelType::STIM: return "STIM";
-    case ChannelType::MISC: return "MISC";
+    case ChannelType::EEG:
+      return "EEG";
+    case ChannelType::EOG:
+      return "EOG";
+    case ChannelType::ECG:
+      return "ECG";
+    case ChannelType::EMG:
+      return "EMG";
+    case ChannelType::STIM:
+      return "STIM";
+    case ChannelType::MISC:
+      return "MISC";
   }
   return "MISC";
 }
@@ -48,8 +54,7 @@ double Recording::duration() const {
   return d;
 }
 
-std::vector<float> Recording::readChannel(std::size_t channel, int64_t first,
-                                          int64_t count) const {
+std::vector<float> Recording::readChannel(std::size_t channel, int64_t first, int64_t count) const {
   const auto& c = channels.at(channel);
   first = std::clamp<int64_t>(first, 0, c.sampleCount);
   count = std::clamp<int64_t>(count, 0, c.sampleCount - first);
@@ -80,11 +85,11 @@ SignalBlock extractBlock(const Recording& rec, const std::vector<std::size_t>& c
                                   "1.." + std::to_string(rec.channels.size()));
     }
     if (rec.channels[ch].sampleRate != rate) {
-      throw InvalidParameterError(
-          "channels",
-          "channels at " + formatNumber(rate) + " Hz and " +
-              formatNumber(rec.channels[ch].sampleRate) + " Hz (" + rec.channels[ch].name + ")",
-          "one sample rate", "Select channels that share a sample rate");
+      throw InvalidParameterError("channels",
+                                  "channels at " + formatNumber(rate) + " Hz and " +
+                                      formatNumber(rec.channels[ch].sampleRate) + " Hz (" +
+                                      rec.channels[ch].name + ")",
+                                  "one sample rate", "Select channels that share a sample rate");
     }
   }
   if (!(startSeconds >= 0.0) || startSeconds >= rec.duration()) {
@@ -98,8 +103,9 @@ SignalBlock extractBlock(const Recording& rec, const std::vector<std::size_t>& c
   int64_t available = rec.channels[channels.front()].sampleCount;
   for (std::size_t ch : channels) available = std::min(available, rec.channels[ch].sampleCount);
   available -= b.firstSample;
-  b.samples = durationSeconds < 0 ? available
-                                  : std::min<int64_t>(available, std::llround(durationSeconds * rate));
+  b.samples = durationSeconds < 0
+                  ? available
+                  : std::min<int64_t>(available, std::llround(durationSeconds * rate));
   if (b.samples <= 0) {
     throw InvalidParameterError("duration", formatNumber(durationSeconds) + " s",
                                 "a range that holds at least one sample");
@@ -122,7 +128,8 @@ std::shared_ptr<Recording> metadataForBlock(const Recording& base, const SignalB
   const double t0 = static_cast<double>(block.firstSample) / block.sampleRate;
   const double t1 = t0 + static_cast<double>(block.samples) / block.sampleRate;
   for (const auto& a : base.annotations) {
-    if (a.onset >= t0 && a.onset < t1) rec->annotations.push_back({a.onset - t0, a.duration, a.text});
+    if (a.onset >= t0 && a.onset < t1)
+      rec->annotations.push_back({a.onset - t0, a.duration, a.text});
   }
   for (std::size_t ch : block.channels) {
     ChannelInfo c = base.channels.at(ch);
@@ -134,7 +141,8 @@ std::shared_ptr<Recording> metadataForBlock(const Recording& base, const SignalB
 
 }  // namespace
 
-std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, const SignalBlock& block) {
+std::shared_ptr<const Recording> recordingFromBlock(const Recording& base,
+                                                    const SignalBlock& block) {
   SignalBlock copy = block;
   return recordingFromBlock(base, std::move(copy));
 }

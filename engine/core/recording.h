@@ -113,7 +113,8 @@ SignalBlock extractBlock(const Recording& rec, const std::vector<std::size_t>& c
 // A new in-memory recording: `base`'s metadata and annotations with the block's samples. The
 // rvalue form takes the block's buffer over instead of copying it (a 1-hour, 256-channel block is
 // 3.7 GB).
-std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, const SignalBlock& block);
+std::shared_ptr<const Recording> recordingFromBlock(const Recording& base,
+                                                    const SignalBlock& block);
 std::shared_ptr<const Recording> recordingFromBlock(const Recording& base, SignalBlock&& block);
 
 // Samples of a SignalBlock (one rate, channel-major, contiguous) served as a SignalSource.

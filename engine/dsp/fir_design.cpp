@@ -120,10 +120,10 @@ void requireBelowNyquist(const std::string& parameter, double v, double fs) {
 double lowTransition(const FilterSpec& s) {
   if (s.transitionHz > 0.0) {
     if (s.transitionHz > s.lowHz) {
-      throw InvalidParameterError(
-          "transition width", hz(s.transitionHz),
-          "at most the high-pass edge (" + hz(s.lowHz) + "), so the stop band starts at or above 0 Hz",
-          "Use a narrower transition or 0 for the automatic width");
+      throw InvalidParameterError("transition width", hz(s.transitionHz),
+                                  "at most the high-pass edge (" + hz(s.lowHz) +
+                                      "), so the stop band starts at or above 0 Hz",
+                                  "Use a narrower transition or 0 for the automatic width");
     }
     return s.transitionHz;
   }
@@ -174,8 +174,8 @@ FirKernel designFir(const FilterSpec& spec, double sampleRate) {
       const double lt = lowTransition(spec);
       const double ht = highTransition(spec, fs);
       const std::size_t n = filterLengthFor(std::min(lt, ht), fs);
-      k.taps = composeFir({{spec.lowHz - lt / 2.0, lt, 0}, {spec.highHz + ht / 2.0, ht, 1}}, 0, n,
-                          fs);
+      k.taps =
+          composeFir({{spec.lowHz - lt / 2.0, lt, 0}, {spec.highHz + ht / 2.0, ht, 1}}, 0, n, fs);
       break;
     }
     case FilterKind::HighPass: {
@@ -195,7 +195,7 @@ FirKernel designFir(const FilterSpec& spec, double sampleRate) {
     case FilterKind::Notch: {
       requireFinitePositive("notch frequency", spec.notchHz, "Use notch:50 or notch:60");
       const double tr = spec.transitionHz > 0.0 ? spec.transitionHz : 1.0;
-      const double halfStop = 0.5;  // 1 Hz-wide stop band
+      const double halfStop = 0.5;         // 1 Hz-wide stop band
       const double reach = halfStop + tr;  // pass edges at f -/+ reach
       if (spec.notchHz + reach > nyquist) {
         throw InvalidParameterError(
@@ -206,8 +206,8 @@ FirKernel designFir(const FilterSpec& spec, double sampleRate) {
             "The mains frequency is not present at this sample rate; drop the notch");
       }
       if (spec.notchHz - reach < 0.0) {
-        throw InvalidParameterError("notch frequency", hz(spec.notchHz),
-                                    "at least " + hz(reach), "Use notch:50 or notch:60");
+        throw InvalidParameterError("notch frequency", hz(spec.notchHz), "at least " + hz(reach),
+                                    "Use notch:50 or notch:60");
       }
       std::vector<FirTransition> t;
       for (int m = 1;; ++m) {

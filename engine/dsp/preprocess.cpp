@@ -1,8 +1,8 @@
 // Parsing and description of preprocessing specs, and the preprocess() pipeline.
 #include "engine/dsp/preprocess.h"
 
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 
 #include "engine/core/error.h"
@@ -49,7 +49,8 @@ FilterSpec parseFilterSpec(const std::string& text) {
   if (kind == "bandpass" || kind == "band-pass" || kind == "bp") {
     const auto dash = args.find('-');
     if (dash == std::string::npos) {
-      throw InvalidParameterError("filter", "'" + text + "'", "bandpass:LOW-HIGH, e.g. bandpass:1-40");
+      throw InvalidParameterError("filter", "'" + text + "'",
+                                  "bandpass:LOW-HIGH, e.g. bandpass:1-40");
     }
     s.kind = FilterKind::BandPass;
     s.lowHz = parseHz(text, args.substr(0, dash));
@@ -99,9 +100,15 @@ ReferenceSpec parseReferenceSpec(const std::string& text) {
 std::string describe(const FilterSpec& spec) {
   std::string d;
   switch (spec.kind) {
-    case FilterKind::BandPass: d = "band-pass " + joinRange(spec.lowHz, spec.highHz) + " Hz"; break;
-    case FilterKind::HighPass: d = "high-pass " + formatNumber(spec.lowHz) + " Hz"; break;
-    case FilterKind::LowPass: d = "low-pass " + formatNumber(spec.highHz) + " Hz"; break;
+    case FilterKind::BandPass:
+      d = "band-pass " + joinRange(spec.lowHz, spec.highHz) + " Hz";
+      break;
+    case FilterKind::HighPass:
+      d = "high-pass " + formatNumber(spec.lowHz) + " Hz";
+      break;
+    case FilterKind::LowPass:
+      d = "low-pass " + formatNumber(spec.highHz) + " Hz";
+      break;
     case FilterKind::Notch:
       d = "notch " + formatNumber(spec.notchHz) + " Hz" +
           (spec.notchHarmonics ? " and harmonics" : "");
@@ -113,10 +120,14 @@ std::string describe(const FilterSpec& spec) {
 
 std::string describe(const ReferenceSpec& spec) {
   switch (spec.kind) {
-    case ReferenceKind::AsRecorded: return "as recorded";
-    case ReferenceKind::Average: return "average reference";
-    case ReferenceKind::LinkedMastoids: return "linked mastoids";
-    case ReferenceKind::Channel: return "reference to " + spec.channel;
+    case ReferenceKind::AsRecorded:
+      return "as recorded";
+    case ReferenceKind::Average:
+      return "average reference";
+    case ReferenceKind::LinkedMastoids:
+      return "linked mastoids";
+    case ReferenceKind::Channel:
+      return "reference to " + spec.channel;
   }
   return "as recorded";
 }
@@ -138,7 +149,8 @@ std::shared_ptr<const Recording> preprocess(const Recording& rec,
 
   Diagnostics notes;
   for (const auto& k : kernels) {
-    // MNE warns likewise: with fewer samples than taps the padding, not the data, shapes the output.
+    // MNE warns likewise: with fewer samples than taps the padding, not the data, shapes the
+    // output.
     if (static_cast<int64_t>(k.taps.size()) > block.samples) {
       addDiagnostic(notes, Severity::Warning, "preprocess.filterLongerThanSignal",
                     "The " + k.description + " filter is longer than the " +

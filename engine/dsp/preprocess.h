@@ -1,7 +1,7 @@
 // Preprocessing: re-referencing and zero-phase FIR filtering, run through a ComputeBackend.
 //
 // Filters are linear-phase FIR designed by the window method on a frequency grid (Hamming), with
-// MNE-Python's automatic transition bandwidths and lengths (filter_length='auto', firwin, 
+// MNE-Python's automatic transition bandwidths and lengths (filter_length='auto', firwin,
 // phase='zero'): l_trans = min(max(0.25 * l_freq, 2), l_freq), h_trans = min(max(0.25 * h_freq,
 // 2), nyquist - h_freq), length = 3.3 / (transition / fs) rounded up to odd. Notch removes
 // base, 2*base, ... below Nyquist with 1 Hz-wide stop bands (transition 1 Hz each side).
@@ -29,9 +29,9 @@ enum class FilterKind { BandPass, HighPass, LowPass, Notch };
 
 struct FilterSpec {
   FilterKind kind = FilterKind::BandPass;
-  double lowHz = 0.0;      // high-pass edge (BandPass, HighPass), Hz
-  double highHz = 0.0;     // low-pass edge (BandPass, LowPass), Hz
-  double notchHz = 50.0;   // Notch: mains frequency, 50 or 60 Hz
+  double lowHz = 0.0;          // high-pass edge (BandPass, HighPass), Hz
+  double highHz = 0.0;         // low-pass edge (BandPass, LowPass), Hz
+  double notchHz = 50.0;       // Notch: mains frequency, 50 or 60 Hz
   bool notchHarmonics = true;  // Notch: also 2f, 3f, ... below Nyquist
   double transitionHz = 0.0;   // 0 = automatic (MNE rules above)
 };

@@ -12,13 +12,14 @@ namespace {
 // Row of recording channel `recIndex` in the block, if selected.
 std::optional<std::size_t> rowOf(const std::vector<std::size_t>& blockChannels, int recIndex) {
   if (recIndex < 0) return std::nullopt;
-  const auto it = std::find(blockChannels.begin(), blockChannels.end(),
-                            static_cast<std::size_t>(recIndex));
+  const auto it =
+      std::find(blockChannels.begin(), blockChannels.end(), static_cast<std::size_t>(recIndex));
   if (it == blockChannels.end()) return std::nullopt;
   return static_cast<std::size_t>(it - blockChannels.begin());
 }
 
-std::vector<std::size_t> eegRows(const Recording& rec, const std::vector<std::size_t>& blockChannels) {
+std::vector<std::size_t> eegRows(const Recording& rec,
+                                 const std::vector<std::size_t>& blockChannels) {
   std::vector<std::size_t> rows;
   for (std::size_t r = 0; r < blockChannels.size(); ++r) {
     const std::size_t ch = blockChannels[r];
@@ -92,15 +93,17 @@ ReferencePlan planReference(const Recording& rec, const std::vector<std::size_t>
       }
       const int index = rec.findChannel(spec.channel);
       if (index < 0) {
-        throw InvalidParameterError("reference channel", "'" + spec.channel + "'",
-                                    "the name or label of a channel in the recording",
-                                    "Check the spelling against the channel list (modescope-cli info)");
+        throw InvalidParameterError(
+            "reference channel", "'" + spec.channel + "'",
+            "the name or label of a channel in the recording",
+            "Check the spelling against the channel list (modescope-cli info)");
       }
       const auto row = rowOf(blockChannels, index);
       if (!row) {
         throw InvalidParameterError(
-            "reference channel", "'" + spec.channel + "' (recording channel " +
-                                     std::to_string(index + 1) + ") outside the selection",
+            "reference channel",
+            "'" + spec.channel + "' (recording channel " + std::to_string(index + 1) +
+                ") outside the selection",
             "the reference channel among the selected channels",
             "Add " + spec.channel + " to the channel selection (--channels)");
       }

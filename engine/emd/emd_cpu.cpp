@@ -24,10 +24,14 @@ std::string channelName(const SignalBlock& block, std::size_t c) {
 
 const char* methodTitle(EmdMethod m) {
   switch (m) {
-    case EmdMethod::Emd: return "EMD";
-    case EmdMethod::Eemd: return "EEMD";
-    case EmdMethod::Ceemdan: return "CEEMDAN";
-    case EmdMethod::Iceemdan: return "ICEEMDAN";
+    case EmdMethod::Emd:
+      return "EMD";
+    case EmdMethod::Eemd:
+      return "EEMD";
+    case EmdMethod::Ceemdan:
+      return "CEEMDAN";
+    case EmdMethod::Iceemdan:
+      return "ICEEMDAN";
   }
   return "EMD";
 }
@@ -68,11 +72,10 @@ void validateEmdInput(const SignalBlock& block, const EmdParams& params) {
       if (!std::isfinite(x[i])) {
         std::string where = "sample " + std::to_string(i);
         if (block.sampleRate > 0)
-          where += " (" + formatNumber(static_cast<double>(i) / block.sampleRate) +
-                   " s into the block)";
+          where +=
+              " (" + formatNumber(static_cast<double>(i) / block.sampleRate) + " s into the block)";
         throw InvalidInputError(channelName(block, c), where,
-                                std::isnan(x[i]) ? "NaN" : "an infinite value",
-                                "finite samples",
+                                std::isnan(x[i]) ? "NaN" : "an infinite value", "finite samples",
                                 "exclude the channel or choose a time range without the bad "
                                 "samples");
       }
@@ -186,15 +189,17 @@ EmdResult decomposeCpu(const SignalBlock& block, const EmdParams& params, int th
              " sifts before the stop rule was met (channels " + channelList(capChannels) +
              "); raise maxSifts or use a fixed sift count"});
   if (noiseCap > 0)
-    result.diagnostics.push_back(
-        {Severity::Info, "emd.noiseSiftCapReached",
-         std::to_string(noiseCap) + " IMF extractions of the noise realizations stopped at the "
-             "cap of " + std::to_string(params.noiseStop.maxSifts) + " sifts"});
+    result.diagnostics.push_back({Severity::Info, "emd.noiseSiftCapReached",
+                                  std::to_string(noiseCap) +
+                                      " IMF extractions of the noise realizations stopped at the "
+                                      "cap of " +
+                                      std::to_string(params.noiseStop.maxSifts) + " sifts"});
   if (degenerate > 0)
-    result.diagnostics.push_back(
-        {Severity::Info, "emd.degenerateMembers",
-         std::to_string(degenerate) + " ensemble member stages had fewer than 3 extrema, so no IMF "
-             "could be extracted from them (channels " + channelList(degenerateChannels) + ")"});
+    result.diagnostics.push_back({Severity::Info, "emd.degenerateMembers",
+                                  std::to_string(degenerate) +
+                                      " ensemble member stages had fewer than 3 extrema, so no IMF "
+                                      "could be extracted from them (channels " +
+                                      channelList(degenerateChannels) + ")"});
   ctx.progress(1, std::string(title) + " done");
   return result;
 }

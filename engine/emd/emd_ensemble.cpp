@@ -20,8 +20,8 @@ struct SiftTally {
     }
   }
   int mean() const {
-    return count > 0 ? static_cast<int>(std::lround(static_cast<double>(sum) /
-                                                    static_cast<double>(count)))
+    return count > 0 ? static_cast<int>(
+                           std::lround(static_cast<double>(sum) / static_cast<double>(count)))
                      : 0;
   }
 };
@@ -54,7 +54,8 @@ void sumMembers(WorkerPool& pool, int members, std::size_t width, int siftWidth,
     for (int b = 0; b < count; ++b) {
       const double* slot = slots.data() + static_cast<std::size_t>(b) * width;
       for (std::size_t s = 0; s < width; ++s) acc[s] += slot[s];
-      const int* sf = sifts.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(siftWidth);
+      const int* sf =
+          sifts.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(siftWidth);
       for (int k = 0; k < siftWidth; ++k) tallies[static_cast<std::size_t>(k)].add(sf[k]);
       if (sf[0] < 0) ++degenerate;
     }
@@ -128,7 +129,8 @@ ChannelDecomposition eemdChannel(const double* x, int64_t n, uint64_t channel, c
     std::vector<int> counts;
     const int k = empiricalModes(y, n, p.stop, K, rows, counts, ws);
     std::copy(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(k) * n, slot);
-    std::fill(slot + static_cast<std::ptrdiff_t>(k) * n, slot + static_cast<std::ptrdiff_t>(K) * n, 0.0);
+    std::fill(slot + static_cast<std::ptrdiff_t>(k) * n, slot + static_cast<std::ptrdiff_t>(K) * n,
+              0.0);
     for (int r = 0; r < K; ++r) sifts[r] = r < k ? counts[static_cast<std::size_t>(r)] : -1;
   };
   sumMembers(pool, p.ensembleSize, static_cast<std::size_t>(K) * un, K, member, out.data.data(),

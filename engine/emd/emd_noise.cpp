@@ -30,7 +30,8 @@ void whiteNoise(uint64_t seed, uint64_t channel, uint64_t member, int64_t n, dou
   // normalPairDouble gives draws 2m and 2m+1 of the stream from one Box-Muller step: the same
   // numbers as normalDouble(stream, 2m) and normalDouble(stream, 2m+1).
   int64_t i = 0;
-  for (; i + 1 < n; i += 2) gen.normalPairDouble(stream, static_cast<uint64_t>(i / 2), w[i], w[i + 1]);
+  for (; i + 1 < n; i += 2)
+    gen.normalPairDouble(stream, static_cast<uint64_t>(i / 2), w[i], w[i + 1]);
   if (i < n) w[i] = gen.normalDouble(stream, static_cast<uint64_t>(i));
 }
 
@@ -52,12 +53,15 @@ NoiseModes computeNoiseModes(const EmdParams& p, uint64_t channel, int64_t n, in
     const int k = empiricalModes(w.data(), n, p.noiseStop, maxModes, rows, sifts, ws);
     int count = k;
     bool residueNonzero = false;
-    for (std::size_t s = 0; s < un; ++s) residueNonzero |= rows[static_cast<std::size_t>(k) * un + s] != 0;
+    for (std::size_t s = 0; s < un; ++s)
+      residueNonzero |= rows[static_cast<std::size_t>(k) * un + s] != 0;
     if (residueNonzero) ++count;  // emd.m appends the residue only when any(r)
     if (maxModes > 0) count = std::min(count, maxModes);
     rows.resize(static_cast<std::size_t>(count) * un);
     std::vector<double> stds(static_cast<std::size_t>(count));
-    for (int m = 0; m < count; ++m) stds[static_cast<std::size_t>(m)] = sampleStd(rows.data() + static_cast<std::size_t>(m) * un, n);
+    for (int m = 0; m < count; ++m)
+      stds[static_cast<std::size_t>(m)] =
+          sampleStd(rows.data() + static_cast<std::size_t>(m) * un, n);
     out.rows[static_cast<std::size_t>(i)] = std::move(rows);
     out.stds[static_cast<std::size_t>(i)] = std::move(stds);
   });

@@ -118,10 +118,14 @@ void validateEmdParams(const EmdParams& p) { emdParamTable().validate(p); }
 
 const char* emdMethodName(EmdMethod m) {
   switch (m) {
-    case EmdMethod::Emd: return "emd";
-    case EmdMethod::Eemd: return "eemd";
-    case EmdMethod::Ceemdan: return "ceemdan";
-    case EmdMethod::Iceemdan: return "iceemdan";
+    case EmdMethod::Emd:
+      return "emd";
+    case EmdMethod::Eemd:
+      return "eemd";
+    case EmdMethod::Ceemdan:
+      return "ceemdan";
+    case EmdMethod::Iceemdan:
+      return "iceemdan";
   }
   return "unknown";
 }
@@ -136,9 +140,12 @@ EmdMethod parseEmdMethod(const std::string& text) {
 
 const char* stopRuleName(StopRuleKind k) {
   switch (k) {
-    case StopRuleKind::Rilling: return "rilling";
-    case StopRuleKind::FixedSifts: return "fixed";
-    case StopRuleKind::SNumber: return "s-number";
+    case StopRuleKind::Rilling:
+      return "rilling";
+    case StopRuleKind::FixedSifts:
+      return "fixed";
+    case StopRuleKind::SNumber:
+      return "s-number";
   }
   return "unknown";
 }

@@ -35,12 +35,12 @@ struct EmdChannelModes {
 
 struct EmdResult {
   EmdParams params;
-  double sampleRate = 0.0;   // Hz
-  int64_t firstSample = 0;   // where the decomposed block starts in the recording
-  int64_t samples = 0;       // per channel
+  double sampleRate = 0.0;                // Hz
+  int64_t firstSample = 0;                // where the decomposed block starts in the recording
+  int64_t samples = 0;                    // per channel
   std::vector<EmdChannelModes> channels;  // in the order of SignalBlock::channels
-  Diagnostics diagnostics;   // non-fatal findings (members skipped, sift cap reached, ...)
-  Provenance provenance;     // filled by the job that ran it (app/core)
+  Diagnostics diagnostics;  // non-fatal findings (members skipped, sift cap reached, ...)
+  Provenance provenance;    // filled by the job that ran it (app/core)
 };
 
 }  // namespace modescope

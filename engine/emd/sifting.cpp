@@ -10,9 +10,12 @@ namespace {
 
 sift::StopKind stopKind(StopRuleKind k) {
   switch (k) {
-    case StopRuleKind::Rilling: return sift::StopKind::Rilling;
-    case StopRuleKind::FixedSifts: return sift::StopKind::Fixed;
-    case StopRuleKind::SNumber: return sift::StopKind::SNumber;
+    case StopRuleKind::Rilling:
+      return sift::StopKind::Rilling;
+    case StopRuleKind::FixedSifts:
+      return sift::StopKind::Fixed;
+    case StopRuleKind::SNumber:
+      return sift::StopKind::SNumber;
   }
   return sift::StopKind::Rilling;
 }
@@ -84,10 +87,10 @@ bool envelopeMean(const double* x, int64_t n, const StopRule& rule, double* mean
                               static_cast<int>(ws.imin.size()), b))
     return fail();
 
-  const int cu = gatherKnots(x, ws.imax.data(), static_cast<int>(ws.imax.size()), b.max, ws.knotT,
-                             ws.knotY);
-  const int cl = gatherKnots(x, ws.imin.data(), static_cast<int>(ws.imin.size()), b.min,
-                             ws.knotT2, ws.knotY2);
+  const int cu =
+      gatherKnots(x, ws.imax.data(), static_cast<int>(ws.imax.size()), b.max, ws.knotT, ws.knotY);
+  const int cl =
+      gatherKnots(x, ws.imin.data(), static_cast<int>(ws.imin.size()), b.min, ws.knotT2, ws.knotY2);
   const auto most = static_cast<std::size_t>(std::max(cu, cl));
   if (ws.slopes.size() < most) ws.slopes.resize(most);
   if (ws.slopes2.size() < most) ws.slopes2.resize(most);
@@ -117,8 +120,7 @@ bool envelopeMean(const double* x, int64_t n, const StopRule& rule, double* mean
   return true;
 }
 
-int extractImf(const double* y, int64_t n, const StopRule& rule, double* imf,
-               SiftWorkspace& ws) {
+int extractImf(const double* y, int64_t n, const StopRule& rule, double* imf, SiftWorkspace& ws) {
   const auto un = static_cast<std::size_t>(n);
   if (ws.mean.size() < un) ws.mean.resize(un);
   double* mean = ws.mean.data();

@@ -18,14 +18,14 @@ namespace modescope {
 
 // Reusable buffers of one thread's sifting. Grown on demand, never shrunk.
 struct SiftWorkspace {
-  std::vector<uint8_t> flags;           // extremum flag per sample
-  std::vector<int32_t> imax, imin;      // extremum sample indices, ascending
-  std::vector<int32_t> knotT;           // one envelope's knots (mirrored ones included)
+  std::vector<uint8_t> flags;       // extremum flag per sample
+  std::vector<int32_t> imax, imin;  // extremum sample indices, ascending
+  std::vector<int32_t> knotT;       // one envelope's knots (mirrored ones included)
   std::vector<double> knotY, slopes, work;
-  std::vector<int32_t> knotT2;          // the other envelope's knots
+  std::vector<int32_t> knotT2;  // the other envelope's knots
   std::vector<double> knotY2, slopes2;
-  std::vector<double> mean;             // mean envelope of the current candidate
-  std::vector<double> residue;          // EMD's running residue (empiricalModes)
+  std::vector<double> mean;               // mean envelope of the current candidate
+  std::vector<double> residue;            // EMD's running residue (empiricalModes)
   std::vector<double> scratch, scratch2;  // free for the callers' per-member signals
   // When set, extractImf() calls context->checkpoint() before every sifting iteration, so a
   // cancel takes effect within one iteration (throws Cancelled).

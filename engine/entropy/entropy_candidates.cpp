@@ -1,10 +1,10 @@
 #include "engine/entropy/entropy_candidates.h"
 
-#include "engine/entropy/entropy_cpu.h"
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+
+#include "engine/entropy/entropy_cpu.h"
 
 namespace modescope {
 

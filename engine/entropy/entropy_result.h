@@ -43,13 +43,14 @@ struct EntropyPairCounts {
 };
 
 struct EntropyMatrixResult {
-  EntropyParams params;       // as requested, with `rows` resolved (never empty)
-  double sampleRate = 0.0;    // Hz
-  int64_t firstSample = 0;    // the block's first sample in the recording
-  int64_t epochSamples = 0;   // N, resolved (the block length when params.epochSamples was 0)
-  std::vector<std::size_t> channels;       // recording channel indices, in matrix order
-  std::vector<std::string> channelNames;   // filled by the caller (nameEntropyChannels); may be empty
-  std::vector<int64_t> epochStarts;        // first sample of each epoch, relative to the block start
+  EntropyParams params;      // as requested, with `rows` resolved (never empty)
+  double sampleRate = 0.0;   // Hz
+  int64_t firstSample = 0;   // the block's first sample in the recording
+  int64_t epochSamples = 0;  // N, resolved (the block length when params.epochSamples was 0)
+  std::vector<std::size_t> channels;  // recording channel indices, in matrix order
+  std::vector<std::string>
+      channelNames;                  // filled by the caller (nameEntropyChannels); may be empty
+  std::vector<int64_t> epochStarts;  // first sample of each epoch, relative to the block start
   // E x C x C, epoch slowest: value of (epoch e, template u, target v) at [(e * C + u) * C + v].
   // NaN where undefined: SampEn with A = 0 or B = 0, or a channel constant (SD = 0) in that epoch.
   std::vector<double> epochValues;

@@ -30,18 +30,19 @@ void checkModes(const EmdResult& modes) {
   for (const auto& ch : modes.channels) {
     if (ch.rows < 0 || ch.data.size() != static_cast<std::size_t>(ch.rows) * n) {
       throw InvalidParameterError(
-          "modes", "channel " + std::to_string(ch.channel) + ": " + std::to_string(ch.data.size()) +
-                       " values for " + std::to_string(ch.rows) + " rows",
+          "modes",
+          "channel " + std::to_string(ch.channel) + ": " + std::to_string(ch.data.size()) +
+              " values for " + std::to_string(ch.rows) + " rows",
           "rows x samples = " + std::to_string(static_cast<std::size_t>(std::max(ch.rows, 0)) * n),
           "Pass the EmdResult a decomposition returned");
     }
     for (std::size_t i = 0; i < ch.data.size(); ++i) {
       if (!std::isfinite(ch.data[i])) {
-        throw InvalidParameterError(
-            "modes",
-            "a non-finite value in channel " + std::to_string(ch.channel) + ", row " +
-                std::to_string(i / n) + ", sample " + std::to_string(i % n),
-            "finite IMFs", "Decompose a signal without NaN or Inf samples");
+        throw InvalidParameterError("modes",
+                                    "a non-finite value in channel " + std::to_string(ch.channel) +
+                                        ", row " + std::to_string(i / n) + ", sample " +
+                                        std::to_string(i % n),
+                                    "finite IMFs", "Decompose a signal without NaN or Inf samples");
       }
     }
   }
@@ -78,10 +79,10 @@ void validateHhtParams(const HhtParams& p, const EmdResult& modes) {
         p.logFrequency ? "Set fMin to the lowest frequency of interest, e.g. 0.5 Hz" : "Use 0 Hz");
   }
   if (!std::isfinite(p.fMax) || p.fMax < 0.0 || p.fMax > nyquist) {
-    throw InvalidParameterError("fMax", formatNumber(p.fMax) + " Hz",
-                                "0 (Nyquist) or a frequency up to the Nyquist frequency " +
-                                    formatNumber(nyquist) + " Hz",
-                                "Use 0 for the Nyquist frequency");
+    throw InvalidParameterError(
+        "fMax", formatNumber(p.fMax) + " Hz",
+        "0 (Nyquist) or a frequency up to the Nyquist frequency " + formatNumber(nyquist) + " Hz",
+        "Use 0 for the Nyquist frequency");
   }
   const double fMax = p.fMax == 0.0 ? nyquist : p.fMax;
   if (fMax <= p.fMin) {
@@ -95,12 +96,12 @@ void validateHhtParams(const HhtParams& p, const EmdResult& modes) {
   std::sort(rows.begin(), rows.end());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i] < 0 || rows[i] >= maxImfs) {
-      throw InvalidParameterError(
-          "imfs", "row " + std::to_string(rows[i]),
-          maxImfs > 0 ? "an IMF row 0 .. " + std::to_string(maxImfs - 1) +
-                            " (0-based; the residue is not an IMF)"
-                      : std::string("an IMF row, but no channel has an IMF"),
-          "Leave the list empty for every IMF");
+      throw InvalidParameterError("imfs", "row " + std::to_string(rows[i]),
+                                  maxImfs > 0
+                                      ? "an IMF row 0 .. " + std::to_string(maxImfs - 1) +
+                                            " (0-based; the residue is not an IMF)"
+                                      : std::string("an IMF row, but no channel has an IMF"),
+                                  "Leave the list empty for every IMF");
     }
     if (i > 0 && rows[i] == rows[i - 1]) {
       throw InvalidParameterError("imfs", "row " + std::to_string(rows[i]) + " listed twice",
@@ -115,9 +116,8 @@ void validateHhtParams(const HhtParams& p, const EmdResult& modes) {
   if (edge > (modes.samples - 1) / 2) {  // at least one sample must remain
     throw InvalidParameterError(
         "edgeSeconds", formatNumber(p.edgeSeconds) + " s (" + std::to_string(edge) + " samples)",
-        "less than half the block: " + formatNumber(static_cast<double>(modes.samples) / 2.0 /
-                                                    modes.sampleRate) +
-            " s",
+        "less than half the block: " +
+            formatNumber(static_cast<double>(modes.samples) / 2.0 / modes.sampleRate) + " s",
         "Shorten the edges or decompose a longer time range");
   }
 }

@@ -4,8 +4,8 @@
 // draw the same pixels.
 //
 // A value v becomes a position t in [0, 1]: Linear t = (v - low) / (high - low); Log
-// t = ln(v / low) / ln(high / low), and v <= low (zero included) gives 0; non-finite v or t gives 0;
-// t is clamped to [0, 1]. t picks entry round(t x 255) of a 256-entry colour table (0xAARRGGBB,
+// t = ln(v / low) / ln(high / low), and v <= low (zero included) gives 0; non-finite v or t gives
+// 0; t is clamped to [0, 1]. t picks entry round(t x 255) of a 256-entry colour table (0xAARRGGBB,
 // Qt's QRgb layout, which is B, G, R, A in memory on little-endian machines: OpenGL's GL_BGRA).
 //
 // Thread rules: pure functions.
@@ -22,8 +22,8 @@ constexpr int kSpectrumTableSize = 256;
 
 struct SpectrumColouring {
   bool logScale = false;
-  double low = 0.0;   // value at t = 0 (log: > 0)
-  double high = 1.0;  // value at t = 1
+  double low = 0.0;                 // value at t = 0 (log: > 0)
+  double high = 1.0;                // value at t = 1
   const uint32_t* table = nullptr;  // kSpectrumTableSize entries
 };
 

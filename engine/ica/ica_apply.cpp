@@ -18,9 +18,9 @@ void checkBlockMatches(const IcaResult& r, const SignalBlock& block) {
                                 "select the same channels as for the decomposition");
   if (block.samples < 0 ||
       block.data.size() != block.channels.size() * static_cast<std::size_t>(block.samples))
-    throw InvalidParameterError("block", std::to_string(block.data.size()) + " samples in all",
-                                std::to_string(c) + " channels x " +
-                                    std::to_string(block.samples) + " samples");
+    throw InvalidParameterError(
+        "block", std::to_string(block.data.size()) + " samples in all",
+        std::to_string(c) + " channels x " + std::to_string(block.samples) + " samples");
 }
 
 // Samples per chunk: keeps the centred chunk (C x chunk doubles) small and cache-resident.
@@ -70,8 +70,7 @@ std::vector<float> icaActivations(const IcaResult& r, const SignalBlock& block) 
     const int64_t len = std::min(kChunk, n - t0);
     activationsChunk(r, block, rows, t0, len, centred, act);
     for (std::size_t k = 0; k < rows.size(); ++k)
-      for (int64_t j = 0; j < len; ++j)
-        out[k * n + t0 + j] = static_cast<float>(act[k * len + j]);
+      for (int64_t j = 0; j < len; ++j) out[k * n + t0 + j] = static_cast<float>(act[k * len + j]);
   }
   return out;
 }
@@ -82,10 +81,10 @@ SignalBlock icaBackProject(const IcaResult& r, const SignalBlock& block,
   std::vector<int> rows;
   for (int k : rejected) {
     if (k < 0 || k >= r.unmixing.rows)
-      throw InvalidParameterError("rejected", std::to_string(k),
-                                  "a component number from 0 to " +
-                                      std::to_string(r.unmixing.rows - 1),
-                                  "pick components of this decomposition");
+      throw InvalidParameterError(
+          "rejected", std::to_string(k),
+          "a component number from 0 to " + std::to_string(r.unmixing.rows - 1),
+          "pick components of this decomposition");
     if (std::find(rows.begin(), rows.end(), k) == rows.end()) rows.push_back(k);
   }
   SignalBlock out = block;
@@ -101,8 +100,7 @@ SignalBlock icaBackProject(const IcaResult& r, const SignalBlock& block,
       const float* src = block.channel(static_cast<std::size_t>(ch)) + t0;
       for (int64_t j = 0; j < len; ++j) {
         double v = src[j];
-        for (std::size_t k = 0; k < rows.size(); ++k)
-          v -= r.mixing(ch, rows[k]) * act[k * len + j];
+        for (std::size_t k = 0; k < rows.size(); ++k) v -= r.mixing(ch, rows[k]) * act[k * len + j];
         dst[j] = static_cast<float>(v);
       }
     }
@@ -113,8 +111,8 @@ SignalBlock icaBackProject(const IcaResult& r, const SignalBlock& block,
 double amariIndex(const IcaMatrix& p) {
   const int n = p.rows;
   if (n != p.cols || n < 2)
-    throw InvalidParameterError("amariIndex", std::to_string(p.rows) + " x " +
-                                                  std::to_string(p.cols),
+    throw InvalidParameterError("amariIndex",
+                                std::to_string(p.rows) + " x " + std::to_string(p.cols),
                                 "a square matrix of size 2 or more");
   double rows = 0.0, cols = 0.0;
   for (int i = 0; i < n; ++i) {

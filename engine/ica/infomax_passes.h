@@ -68,9 +68,9 @@ class InfomaxPasses {
   virtual bool pass(const std::vector<int32_t>& permutation, double learningRate) = 0;
   // Back to W = I, b = 0 and the signs' start values; the block counter restarts at 1 (runica).
   virtual void restart() = 0;
-  virtual IcaMatrix weights() const = 0;      // r x r
+  virtual IcaMatrix weights() const = 0;  // r x r
   virtual std::vector<double> bias() const = 0;
-  virtual std::vector<int> signs() const = 0;  // +1 / -1 (all +1 for logistic Infomax)
+  virtual std::vector<int> signs() const = 0;     // +1 / -1 (all +1 for logistic Infomax)
   virtual int64_t kurtosisEstimates() const = 0;  // extended mode: estimates so far
 };
 

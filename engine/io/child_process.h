@@ -9,8 +9,8 @@ namespace modescope {
 
 struct ChildResult {
   enum class Outcome { Exited, Crashed, TimedOut, CouldNotStart } outcome = Outcome::CouldNotStart;
-  int exitCode = -1;    // for Exited
-  int signal = 0;       // for Crashed
+  int exitCode = -1;       // for Exited
+  int signal = 0;          // for Crashed
   std::string stderrText;  // last few KiB of the child's stderr
 };
 

@@ -20,13 +20,13 @@ struct EdfSignalHeader {
 };
 
 struct EdfHeader {
-  bool isBdf = false;       // 24-bit BioSemi variant
-  bool isPlus = false;      // EDF+ / BDF+ (reserved field starts with "EDF+" / "BDF+")
+  bool isBdf = false;   // 24-bit BioSemi variant
+  bool isPlus = false;  // EDF+ / BDF+ (reserved field starts with "EDF+" / "BDF+")
   bool isDiscontinuous = false;
   std::string version, patient, recording, startDate, startTime, reserved;
   long long headerBytes = 0;
-  long long recordCount = 0;   // -1 in the file means unknown (during recording)
-  double recordDuration = 0;   // s
+  long long recordCount = 0;  // -1 in the file means unknown (during recording)
+  double recordDuration = 0;  // s
   std::vector<EdfSignalHeader> signals;
   long long fileBytes = 0;
   long long recordBytes = 0;  // bytes of one data record (2 or 3 bytes per sample)
@@ -39,8 +39,8 @@ struct EdfHeader {
 };
 
 struct EdfFinding {
-  bool fatal = false;   // the file cannot be read safely by any reader
-  std::string field;    // "number of data records", "signal 3 label", ...
+  bool fatal = false;  // the file cannot be read safely by any reader
+  std::string field;   // "number of data records", "signal 3 label", ...
   std::string found;
   std::string expected;
   // Non-fatal findings only: EDFlib 1.23 refuses a file with this finding (edfopen_file_readonly

@@ -11,8 +11,8 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
-#include "engine/io/edf_header.h"
 #include "engine/io/edf_annotations.h"
+#include "engine/io/edf_header.h"
 #include "engine/io/edf_raw_reader.h"
 #include "engine/io/edflib_lock.h"
 #include "engine/io/trigger_channel.h"

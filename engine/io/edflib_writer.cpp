@@ -1,5 +1,4 @@
 #include "engine/io/edflib_writer.h"
-#include "engine/io/edflib_lock.h"
 
 #include <edflib.h>
 
@@ -16,6 +15,7 @@
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/io/atomic_file.h"
+#include "engine/io/edflib_lock.h"
 
 namespace modescope {
 namespace {

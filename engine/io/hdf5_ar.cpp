@@ -282,8 +282,8 @@ std::vector<T> readFloatArray(const h5::Reader& r, const H5::Group& g, const std
   for (std::size_t v : expected) n *= v;
   std::vector<T> out(n);
   if (n > 0)
-    ds.read(out.data(), std::is_same_v<T, float> ? H5::PredType::NATIVE_FLOAT
-                                                 : H5::PredType::NATIVE_DOUBLE);
+    ds.read(out.data(),
+            std::is_same_v<T, float> ? H5::PredType::NATIVE_FLOAT : H5::PredType::NATIVE_DOUBLE);
   return out;
 }
 

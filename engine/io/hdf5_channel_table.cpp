@@ -81,8 +81,8 @@ std::vector<ResultFileChannel> readChannelTable(const h5::Reader& r, const H5::G
   for (std::size_t i = 0; i < idx.size(); ++i) {
     if (idx[i] < 0)
       r.fail(h5::childPath(ct, "recording_index"), std::to_string(idx[i]), ">= 0", remedy);
-    ResultFileChannel ch{static_cast<std::size_t>(idx[i]), names[i], labels[i], types[i],
-                         units[i], std::nullopt};
+    ResultFileChannel ch{
+        static_cast<std::size_t>(idx[i]), names[i], labels[i], types[i], units[i], std::nullopt};
     if (!pos.empty() && std::isfinite(pos[3 * i]))
       ch.position = Position3{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
     out.push_back(std::move(ch));

@@ -140,16 +140,17 @@ void writeStopRule(H5::Group& g, const std::string& prefix, const StopRule& r) {
 void checkArguments(const Recording& rec, const EmdResult& modes, const HhtResult* hht) {
   for (const EmdChannelModes& c : modes.channels) {
     if (c.channel >= rec.channelCount()) {
-      throw InvalidParameterError("modes channel", std::to_string(c.channel),
-                                  "a channel index of the recording (0.." +
-                                      std::to_string(rec.channelCount()) + ")");
+      throw InvalidParameterError(
+          "modes channel", std::to_string(c.channel),
+          "a channel index of the recording (0.." + std::to_string(rec.channelCount()) + ")");
     }
-    if (c.rows < 1 || c.data.size() != static_cast<std::size_t>(c.rows) *
-                                           static_cast<std::size_t>(std::max<int64_t>(modes.samples, 0))) {
-      throw InvalidParameterError("modes of channel " + rec.channels[c.channel].name,
-                                  std::to_string(c.data.size()) + " values in " +
-                                      std::to_string(c.rows) + " rows",
-                                  "rows x " + std::to_string(modes.samples) + " samples");
+    if (c.rows < 1 ||
+        c.data.size() != static_cast<std::size_t>(c.rows) *
+                             static_cast<std::size_t>(std::max<int64_t>(modes.samples, 0))) {
+      throw InvalidParameterError(
+          "modes of channel " + rec.channels[c.channel].name,
+          std::to_string(c.data.size()) + " values in " + std::to_string(c.rows) + " rows",
+          "rows x " + std::to_string(modes.samples) + " samples");
     }
   }
   if (!hht) return;
@@ -189,9 +190,9 @@ void writeEmdGroup(H5::Group& root, const EmdResult& modes, const std::vector<Em
   h5::setAttribute(g, "gpu_precision", precisionName(p.gpuPrecision));
   h5::setAttribute(g, "sample_rate", modes.sampleRate);
   h5::setAttribute(g, "first_sample", modes.firstSample);
-  h5::setAttribute(g, "start_s",
-                   modes.sampleRate > 0 ? static_cast<double>(modes.firstSample) / modes.sampleRate
-                                        : 0.0);
+  h5::setAttribute(
+      g, "start_s",
+      modes.sampleRate > 0 ? static_cast<double>(modes.firstSample) / modes.sampleRate : 0.0);
   h5::setAttribute(g, "samples", modes.samples);
   h5::setAttribute(g, "channel_count", static_cast<int64_t>(modes.channels.size()));
 
@@ -245,9 +246,8 @@ void writeHhtGroup(H5::Group& root, const HhtResult& hht, const std::vector<EmdF
   h5::writeInt64s(g, "time_edges", hht.timeEdges);
   std::vector<double> edgesSeconds;
   for (int64_t e : hht.timeEdges) {
-    edgesSeconds.push_back(hht.sampleRate > 0
-                               ? static_cast<double>(hht.firstSample + e) / hht.sampleRate
-                               : 0.0);
+    edgesSeconds.push_back(
+        hht.sampleRate > 0 ? static_cast<double>(hht.firstSample + e) / hht.sampleRate : 0.0);
   }
   h5::writeDoubles(g, "time_edges_s", edgesSeconds);
 
@@ -313,8 +313,8 @@ std::vector<EmdFileChannel> channelsOf(const Recording& rec, const EmdResult& mo
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-std::vector<float> readFloatMatrix(const h5::Reader& r, const H5::Group& g,
-                                   const std::string& name, int64_t rows, int64_t cols) {
+std::vector<float> readFloatMatrix(const h5::Reader& r, const H5::Group& g, const std::string& name,
+                                   int64_t rows, int64_t cols) {
   const std::string path = h5::childPath(g, name);
   H5::DataSet ds = r.dataset(g, name);
   H5::DataSpace space = ds.getSpace();
@@ -341,15 +341,14 @@ int64_t rowsOf(const h5::Reader& r, const H5::Group& g, const std::string& name)
   H5::DataSet ds = r.dataset(g, name);
   H5::DataSpace space = ds.getSpace();
   if (space.getSimpleExtentNdims() != 2) {
-    r.fail(h5::childPath(g, name), "a dataset of rank " +
-                                       std::to_string(space.getSimpleExtentNdims()),
+    r.fail(h5::childPath(g, name),
+           "a dataset of rank " + std::to_string(space.getSimpleExtentNdims()),
            "a 2-D dataset (rows x samples)", kRewriteRemedy);
   }
   hsize_t dims[2] = {0, 0};
   space.getSimpleExtentDims(dims);
   return static_cast<int64_t>(dims[0]);
 }
-
 
 StopRule readStopRule(const h5::Reader& r, const H5::Group& g, const std::string& prefix) {
   StopRule s;
@@ -362,8 +361,8 @@ StopRule readStopRule(const h5::Reader& r, const H5::Group& g, const std::string
     }
   }
   if (!known) {
-    r.fail(h5::childPath(g, "@" + prefix + "rule"), "'" + name + "'",
-           "rilling, fixed or s-number", kRewriteRemedy);
+    r.fail(h5::childPath(g, "@" + prefix + "rule"), "'" + name + "'", "rilling, fixed or s-number",
+           kRewriteRemedy);
   }
   s.threshold1 = r.doubleAttribute(g, prefix + "threshold1");
   s.threshold2 = r.doubleAttribute(g, prefix + "threshold2");
@@ -563,9 +562,9 @@ void writeEmdFile(const std::string& path, const Recording& rec, const EmdResult
   int64_t doneRows = 0;
   const auto rowDone = [&] {
     ++doneRows;
-    ctx.progress(totalRows > 0 ? static_cast<double>(doneRows) / static_cast<double>(totalRows)
-                               : 1.0,
-                 "writing the modes and spectra");
+    ctx.progress(
+        totalRows > 0 ? static_cast<double>(doneRows) / static_cast<double>(totalRows) : 1.0,
+        "writing the modes and spectra");
     ctx.checkpoint();
   };
 
@@ -605,7 +604,8 @@ bool isEmdFile(const std::string& path) { return rootSchemaHasPrefix(path, kEmdS
 
 EmdFile readEmdFile(const std::string& path) {
   return readHdf5FileAs(
-      path, {"file", "a readable ModeScope EMD result (docs/hdf5-schema.md)", kRewriteRemedy, "/emd"},
+      path,
+      {"file", "a readable ModeScope EMD result (docs/hdf5-schema.md)", kRewriteRemedy, "/emd"},
       parseEmdFile);
 }
 

@@ -30,11 +30,11 @@ struct EmdFileChannel {
 };
 
 struct EmdFile {
-  std::string inputFile;       // the recording the modes came from ("" for generated data)
-  double startSeconds = 0.0;   // firstSample / sampleRate
+  std::string inputFile;      // the recording the modes came from ("" for generated data)
+  double startSeconds = 0.0;  // firstSample / sampleRate
   std::vector<EmdFileChannel> channels;  // parallel to modes.channels
-  EmdResult modes;                        // provenance included
-  std::optional<HhtResult> hht;           // when the file holds a Hilbert-Huang transform
+  EmdResult modes;                       // provenance included
+  std::optional<HhtResult> hht;          // when the file holds a Hilbert-Huang transform
 };
 
 // Writes `modes` (and `hht` when not null) to `path`, atomically (a temporary name in the same

@@ -1,6 +1,5 @@
 // Entropy-matrix results in HDF5, schema "modescope-entropy/1" (docs/entropy.md, "File schema").
 #include "engine/io/hdf5_entropy.h"
-#include "engine/io/hdf5_ica.h"
 
 #include <H5Cpp.h>
 
@@ -12,6 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/io/hdf5_diagnostics.h"
+#include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -36,8 +36,8 @@ template <typename T>
 void writeArray(H5::Group& g, const std::string& name, const std::vector<hsize_t>& dims,
                 const std::vector<T>& values, const H5::PredType& fileType,
                 const H5::PredType& memType, const std::string& description) {
-  H5::DataSet ds = g.createDataSet(name, fileType,
-                                   H5::DataSpace(static_cast<int>(dims.size()), dims.data()));
+  H5::DataSet ds =
+      g.createDataSet(name, fileType, H5::DataSpace(static_cast<int>(dims.size()), dims.data()));
   if (!values.empty()) ds.write(values.data(), memType);
   if (!description.empty()) h5::setAttribute(ds, "description", description);
 }
@@ -95,7 +95,8 @@ void writeParameters(H5::Group& root, const EntropyParams& p) {
   h5::setAttribute(g, "measure", entropyMeasureName(p.measure));
   h5::setAttribute(g, "m", static_cast<int64_t>(p.m));
   h5::setAttribute(g, "r", p.r);
-  h5::setAttribute(g, "r_units", "SD of each series, per epoch (series z-scored by own mean and SD)");
+  h5::setAttribute(g, "r_units",
+                   "SD of each series, per epoch (series z-scored by own mean and SD)");
   h5::setAttribute(g, "sd", sdConventionName(p.sd));
   h5::setAttribute(g, "epoch_samples_requested", p.epochSamples);
   h5::setAttribute(g, "bias", apEnBiasName(p.bias));
@@ -243,10 +244,13 @@ EntropyFileRecording readRecording(const h5::Reader& r, const H5::Group& g,
   const auto uc = static_cast<hsize_t>(c), ue = static_cast<hsize_t>(epochs);
   const auto starts = r.int64s(g, "epoch_start", epochs);
   for (int64_t s : starts) res.epochStarts.push_back(s - res.firstSample);
-  res.epochValues = readArray<double>(r, g, "epoch_matrices", {ue, uc, uc}, H5::PredType::NATIVE_DOUBLE);
+  res.epochValues =
+      readArray<double>(r, g, "epoch_matrices", {ue, uc, uc}, H5::PredType::NATIVE_DOUBLE);
   res.average = readArray<double>(r, g, "average", {uc, uc}, H5::PredType::NATIVE_DOUBLE);
-  res.averageEpochs = readArray<int32_t>(r, g, "average_epochs", {uc, uc}, H5::PredType::NATIVE_INT32);
-  for (int32_t v : readArray<int32_t>(r, g, "constant_epochs", {ue, uc}, H5::PredType::NATIVE_INT32))
+  res.averageEpochs =
+      readArray<int32_t>(r, g, "average_epochs", {uc, uc}, H5::PredType::NATIVE_INT32);
+  for (int32_t v :
+       readArray<int32_t>(r, g, "constant_epochs", {ue, uc}, H5::PredType::NATIVE_INT32))
     res.constantEpochs.push_back(v != 0 ? 1 : 0);
   res.diagnostics = h5::readDiagnostics(r, g);
   rec.provenance = h5::readProvenance(r, g);
@@ -264,10 +268,10 @@ EntropyFile parseEntropyFile(const h5::Reader& r, const H5::Group& root) {
   EntropyFile f;
   H5::Group recs = r.group(root, "recordings");
   const int64_t count = r.intAttribute(root, "recording_count");
-  if (count < 1)
-    r.fail("/@recording_count", std::to_string(count), ">= 1", kRewriteRemedy);
+  if (count < 1) r.fail("/@recording_count", std::to_string(count), ">= 1", kRewriteRemedy);
   for (int64_t k = 0; k < count; ++k)
-    f.recordings.push_back(readRecording(r, r.group(recs, indexName(static_cast<std::size_t>(k))), params));
+    f.recordings.push_back(
+        readRecording(r, r.group(recs, indexName(static_cast<std::size_t>(k))), params));
   if (r.hasChild(root, "groups")) {
     H5::Group groups = r.group(root, "groups");
     for (std::size_t k = 0; r.hasChild(groups, indexName(k)); ++k) {
@@ -276,8 +280,8 @@ EntropyFile parseEntropyFile(const h5::Reader& r, const H5::Group& root) {
       gm.label = r.stringAttribute(g, "label");
       for (int64_t m : r.int64s(g, "members")) {
         if (m < 0 || m >= count)
-          r.fail(h5::childPath(g, "members"), std::to_string(m),
-                 "0.." + std::to_string(count - 1), kRewriteRemedy);
+          r.fail(h5::childPath(g, "members"), std::to_string(m), "0.." + std::to_string(count - 1),
+                 kRewriteRemedy);
         gm.members.push_back(static_cast<std::size_t>(m));
       }
       gm.channelNames = r.strings(g, "channel_names");
@@ -312,14 +316,18 @@ std::vector<EntropyGroupMean> entropyGroupMeans(
     for (EntropyGroupMean& x : out)
       if (x.label == rec.group) g = &x;
     if (!g) {
-      out.push_back({rec.group, {}, names, std::vector<double>(names.size() * names.size(), 0.0),
+      out.push_back({rec.group,
+                     {},
+                     names,
+                     std::vector<double>(names.size() * names.size(), 0.0),
                      std::vector<int32_t>(names.size() * names.size(), 0)});
       g = &out.back();
     }
     if (names != g->channelNames)
       throw InvalidParameterError(
           "group '" + rec.group + "'",
-          rec.inputFile + " has channels other than " + recordings[g->members.empty() ? k : g->members.front()].inputFile,
+          rec.inputFile + " has channels other than " +
+              recordings[g->members.empty() ? k : g->members.front()].inputFile,
           "the same channels in the same order in every recording of a group",
           "select the channels by name with --channels");
     g->members.push_back(k);
@@ -335,7 +343,8 @@ std::vector<EntropyGroupMean> entropyGroupMeans(
   }
   for (EntropyGroupMean& g : out)
     for (std::size_t i = 0; i < g.mean.size(); ++i)
-      g.mean[i] = g.count[i] > 0 ? g.mean[i] / g.count[i] : std::numeric_limits<double>::quiet_NaN();
+      g.mean[i] =
+          g.count[i] > 0 ? g.mean[i] / g.count[i] : std::numeric_limits<double>::quiet_NaN();
   return out;
 }
 
@@ -351,11 +360,10 @@ bool isEntropyFile(const std::string& path) {
 }
 
 EntropyFile readEntropyFile(const std::string& path) {
-  return readHdf5FileAs(
-      path,
-      {"file", "a readable ModeScope entropy result (docs/entropy.md)", kRewriteRemedy,
-       "/recordings"},
-      parseEntropyFile);
+  return readHdf5FileAs(path,
+                        {"file", "a readable ModeScope entropy result (docs/entropy.md)",
+                         kRewriteRemedy, "/recordings"},
+                        parseEntropyFile);
 }
 
 }  // namespace modescope

@@ -30,7 +30,7 @@ using EntropyFileChannel = ResultFileChannel;
 // One recording of a study. result.channelNames is parallel to `channels` (names).
 struct EntropyFileRecording {
   std::string inputFile;
-  std::string group;  // study group label ("" when the study has no groups)
+  std::string group;                         // study group label ("" when the study has no groups)
   std::vector<EntropyFileChannel> channels;  // matrix order
   int64_t selectionSamples = 0;              // samples of the selection the epochs were cut from
   EntropyMatrixResult result;  // params, epochs, matrices, average and diagnostics (no counts)
@@ -42,8 +42,8 @@ struct EntropyGroupMean {
   std::string label;
   std::vector<std::size_t> members;  // indices into EntropyFile::recordings
   std::vector<std::string> channelNames;
-  std::vector<double> mean;      // C x C, row = template channel
-  std::vector<int32_t> count;    // C x C: recordings with a finite average there
+  std::vector<double> mean;    // C x C, row = template channel
+  std::vector<int32_t> count;  // C x C: recordings with a finite average there
 };
 
 struct EntropyFile {
@@ -58,7 +58,8 @@ std::vector<EntropyFileChannel> entropyFileChannels(const Recording& rec,
 // Group means of the recordings with a non-empty group label, groups in first-seen order.
 // Throws InvalidParameterError when a group's recordings differ in channel names (or order):
 // remedy, select the same channels by name in every recording.
-std::vector<EntropyGroupMean> entropyGroupMeans(const std::vector<EntropyFileRecording>& recordings);
+std::vector<EntropyGroupMean> entropyGroupMeans(
+    const std::vector<EntropyFileRecording>& recordings);
 
 // Writes `file` to `path` atomically (a failure or a cancel leaves nothing there). Throws
 // InvalidParameterError when shapes disagree or recordings differ in parameters, OutputError

@@ -68,9 +68,8 @@ void readHdf5File(const std::string& path, const Hdf5ReadTerms& terms,
   }
 }
 
-void checkSchemaNotNewer(const h5::Reader& r, const std::string& where,
-                         const std::string& schema, int version, int supported,
-                         const std::string& remedy) {
+void checkSchemaNotNewer(const h5::Reader& r, const std::string& where, const std::string& schema,
+                         int version, int supported, const std::string& remedy) {
   if (version > supported) {
     r.fail(where, "\"" + schema + "\" (written by a newer ModeScope)",
            "version " + std::to_string(supported) + " or older", remedy);

@@ -59,9 +59,9 @@ void checkFile(const IcaFile& f) {
   const int c = static_cast<int>(f.channels.size());
   const int k = r.components;
   if (c < 1 || k < 1 || k > c) {
-    throw InvalidParameterError("ICA result", std::to_string(k) + " components of " +
-                                                  std::to_string(c) + " channels",
-                                "1 <= components <= channels");
+    throw InvalidParameterError(
+        "ICA result", std::to_string(k) + " components of " + std::to_string(c) + " channels",
+        "1 <= components <= channels");
   }
   if (r.channels.size() != f.channels.size() || r.mean.size() != f.channels.size()) {
     throw InvalidParameterError("ICA channel table", std::to_string(f.channels.size()) + " rows",
@@ -170,7 +170,6 @@ IcaMatrix readMatrix(const h5::Reader& r, const H5::Group& g, const std::string&
   if (!m.values.empty()) ds.read(m.values.data(), H5::PredType::NATIVE_DOUBLE);
   return m;
 }
-
 
 int readInt(const h5::Reader& r, const H5::H5Object& o, const std::string& name) {
   const int64_t v = r.intAttribute(o, name);
@@ -346,11 +345,10 @@ void writeIcaContents(H5::Group& root, const IcaFile& f, JobContext& ctx) {
     h5::setAttribute(g, "components", static_cast<int64_t>(r.components));
     h5::setAttribute(g, "detected_rank", static_cast<int64_t>(r.detectedRank));
     h5::setAttribute(g, "rank_choice",
-                     r.params.pcaRank > 0
-                         ? "forced by pca_rank"
-                         : (r.components < static_cast<int>(f.channels.size())
-                                ? "automatic: PCA reduction to the detected rank"
-                                : "automatic: full rank"));
+                     r.params.pcaRank > 0 ? "forced by pca_rank"
+                                          : (r.components < static_cast<int>(f.channels.size())
+                                                 ? "automatic: PCA reduction to the detected rank"
+                                                 : "automatic: full rank"));
     h5::setAttribute(g, "sample_rate", f.sampleRate);
     h5::setAttribute(g, "first_sample", f.firstSample);
     h5::setAttribute(g, "samples", f.samples);
@@ -415,7 +413,8 @@ bool isIcaFile(const std::string& path) { return rootSchemaHasPrefix(path, kIcaS
 
 IcaFile readIcaFile(const std::string& path) {
   return readHdf5FileAs(
-      path, {"file", "a readable ModeScope ICA result (docs/hdf5-schema.md)", kRewriteRemedy, "/ica"},
+      path,
+      {"file", "a readable ModeScope ICA result (docs/hdf5-schema.md)", kRewriteRemedy, "/ica"},
       parseIcaFile);
 }
 

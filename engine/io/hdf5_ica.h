@@ -30,13 +30,15 @@ namespace modescope {
 using IcaFileChannel = ResultFileChannel;
 
 struct IcaFile {
-  std::string inputFile;   // the recording ("" for generated data)
+  std::string inputFile;    // the recording ("" for generated data)
   double sampleRate = 0.0;  // Hz
   int64_t firstSample = 0;  // selection start in the recording, samples
   int64_t samples = 0;      // selection length, samples (== result.samples)
-  double startSeconds() const { return sampleRate > 0 ? static_cast<double>(firstSample) / sampleRate : 0.0; }
+  double startSeconds() const {
+    return sampleRate > 0 ? static_cast<double>(firstSample) / sampleRate : 0.0;
+  }
   std::vector<IcaFileChannel> channels;  // parallel to result.channels / the mixing rows
-  IcaResult result;        // params, resolved values, history and diagnostics included
+  IcaResult result;  // params, resolved values, history and diagnostics included
   Provenance provenance;
 };
 

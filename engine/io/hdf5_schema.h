@@ -110,7 +110,8 @@ void readHdf5File(const std::string& path, const Hdf5ReadTerms& terms,
 // readHdf5File for a parser that returns the file's content.
 template <typename Parse>
 auto readHdf5FileAs(const std::string& path, const Hdf5ReadTerms& terms, Parse parse) {
-  std::optional<decltype(parse(std::declval<const h5::Reader&>(), std::declval<const H5::Group&>()))>
+  std::optional<decltype(parse(std::declval<const h5::Reader&>(),
+                               std::declval<const H5::Group&>()))>
       out;
   readHdf5File(path, terms,
                [&](const h5::Reader& r, const H5::Group& root) { out.emplace(parse(r, root)); });

@@ -38,7 +38,8 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
                                                const OpenOptions& options = {});
 
 enum class OutputFormat { Hdf5, EdfPlus, BdfPlus };
-// From the extension: .h5/.hdf5 -> Hdf5, .edf -> EdfPlus, .bdf -> BdfPlus; else InvalidParameterError.
+// From the extension: .h5/.hdf5 -> Hdf5, .edf -> EdfPlus, .bdf -> BdfPlus; else
+// InvalidParameterError.
 OutputFormat outputFormatForPath(const std::string& path);
 
 // Writes all channels and annotations of `rec`. EDF+/BDF+ need one sample rate per data record

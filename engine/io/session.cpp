@@ -62,8 +62,8 @@ void writeIcaResults(H5::Group& root, const std::vector<IcaSessionEntry>& entrie
     writeIcaToGroup(*e.file, g, quiet);
     h5::setAttribute(g, "title", e.title);
     h5::setAttribute(g, "ica_path", e.icaPath);
-    h5::writeInt32s(g, "rejected_components", std::vector<int32_t>(e.rejected.begin(),
-                                                                      e.rejected.end()));
+    h5::writeInt32s(g, "rejected_components",
+                    std::vector<int32_t>(e.rejected.begin(), e.rejected.end()));
   }
 }
 

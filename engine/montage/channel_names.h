@@ -14,7 +14,7 @@
 namespace modescope {
 
 struct NormalisedLabel {
-  std::string name;       // 10-05 spelling, or the cleaned label
+  std::string name;  // 10-05 spelling, or the cleaned label
   bool isStandardSite = false;
 };
 

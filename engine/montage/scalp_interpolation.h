@@ -29,8 +29,8 @@
 namespace modescope {
 
 struct SphericalSplineOptions {
-  int order = 4;         // m: smoothness (Perrin: 4); 1..10
-  int terms = 50;        // Legendre terms in g (EEGLAB 7 is coarse; 50 converges for m = 4); 1..1000
+  int order = 4;   // m: smoothness (Perrin: 4); 1..10
+  int terms = 50;  // Legendre terms in g (EEGLAB 7 is coarse; 50 converges for m = 4); 1..1000
   // Regularisation added to G's diagonal (0 = exact at the electrodes); >= 0. Not a small number
   // in practice: G's smallest eigenvalues are ~2e-8 for 64 10-10 electrodes and ~1e-12 for the
   // 345 10-05 sites (m = 4), so lambda = 1e-7 already smooths single-electrode features away.
@@ -115,9 +115,9 @@ Position3 discToSphere(const DiscPoint& d, double headPolarDegrees = kHeadCircle
 // Which channels of a selection can be mapped: those with a position; the rest are reported by
 // name (never silently dropped). A position that is zero-length or not finite counts as none.
 struct ScalpLayout {
-  std::vector<std::size_t> mapped;     // indices into the channel list given
-  std::vector<Position3> positions;    // of the mapped channels, same order (unit length)
-  std::vector<std::string> unmapped;   // names of channels without a position (name, else label)
+  std::vector<std::size_t> mapped;    // indices into the channel list given
+  std::vector<Position3> positions;   // of the mapped channels, same order (unit length)
+  std::vector<std::string> unmapped;  // names of channels without a position (name, else label)
   // The head circle of this set: the mean polar angle of the 10-20 circumference sites present
   // (Fpz, Fp1/2, AF7/8, F7/8, FT7/8, T7/8 (T3/4), TP7/8, P7/8 (T5/6), PO7/8, O1/2, Oz) when at
   // least 4 are, else kHeadCirclePolarDegrees; clamped to 50..120 degrees. So the nose sits at
@@ -134,13 +134,14 @@ ScalpLayout scalpLayout(const std::vector<ChannelInfo>& channels, const std::vec
 // within it (radius <= 1.001), otherwise 1.02 x the outermost electrode's radius (electrodes below
 // the equator: the map reaches them, as EEGLAB's plotrad does); `extent` = radius plus two cells,
 // so an image scaled smoothly and clipped at `radius` has no faded rim. Cells with their centre
-// beyond `extent` are NaN. Row 0 is the front (nose, +y); column 0 the left (-x). Cell (row, col) has its centre at
+// beyond `extent` are NaN. Row 0 is the front (nose, +y); column 0 the left (-x). Cell (row, col)
+// has its centre at
 //   x = -extent + (col + 0.5) * 2 extent / size,  y = extent - (row + 0.5) * 2 extent / size.
 struct ScalpGrid {
   int size = 0;
   double radius = 1.0;
   double extent = 1.0;
-  std::vector<double> values;  // size * size, row-major
+  std::vector<double> values;         // size * size, row-major
   double minValue = 0, maxValue = 0;  // over the cells within `radius` and the electrode values
 };
 
@@ -175,7 +176,8 @@ class ScalpGridInterpolator {
 };
 
 // One grid in one call (builds a ScalpGridInterpolator; prefer that class for many vectors).
-ScalpGrid interpolateScalpGrid(const SphericalSpline& spline, const std::vector<Position3>& positions,
+ScalpGrid interpolateScalpGrid(const SphericalSpline& spline,
+                               const std::vector<Position3>& positions,
                                const std::vector<double>& values, int size);
 
 }  // namespace modescope

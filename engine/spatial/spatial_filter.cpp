@@ -2,7 +2,6 @@
 #include "engine/spatial/spatial_filter.h"
 
 #include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -75,7 +74,9 @@ Vec3 normalised(Vec3 a) {
 }
 
 // Great-circle angle between two directions (atan2 form: accurate for small angles too).
-double angleBetween(Vec3 a, Vec3 b) { return std::atan2(std::sqrt(dot(cross(a, b), cross(a, b))), dot(a, b)); }
+double angleBetween(Vec3 a, Vec3 b) {
+  return std::atan2(std::sqrt(dot(cross(a, b), cross(a, b))), dot(a, b));
+}
 
 // Unit tangent at p of the great circle from p toward q (zero for q = +-p).
 Vec3 tangentToward(Vec3 p, Vec3 q) { return normalised(q - dot(q, p) * p); }
@@ -276,7 +277,8 @@ std::vector<std::size_t> spatialFilterInputRows(const SpatialFilter& filter,
   std::vector<std::size_t> rowOf(cin);
   std::vector<std::string> absent;
   for (std::size_t c = 0; c < cin; ++c) {
-    const auto it = std::find(block.channels.begin(), block.channels.end(), filter.inputChannels[c]);
+    const auto it =
+        std::find(block.channels.begin(), block.channels.end(), filter.inputChannels[c]);
     if (it == block.channels.end()) {
       absent.push_back(filter.inputNames[c].empty() ? "input " + std::to_string(c + 1)
                                                     : filter.inputNames[c]);
@@ -327,7 +329,8 @@ SignalBlock applySpatialFilter(const SpatialFilter& filter, const SignalBlock& b
     res.noalias() = b * in;
     for (std::size_t r = 0; r < cout; ++r) {
       float* y = out.channel(r) + t0;
-      for (int64_t j = 0; j < n; ++j) y[j] = static_cast<float>(res(static_cast<Eigen::Index>(r), j));
+      for (int64_t j = 0; j < n; ++j)
+        y[j] = static_cast<float>(res(static_cast<Eigen::Index>(r), j));
     }
   }
   return out;

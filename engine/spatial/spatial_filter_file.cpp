@@ -72,11 +72,12 @@ SpatialFilter loadSpatialFilter(const std::string& path) {
     throw InvalidInputError(path, "", "no matrix rows (empty file or only comments)",
                             "a matrix: one line per output channel");
   }
-  const char sep = raw[0].find('\t') != std::string::npos ? '\t'
+  const char sep = raw[0].find('\t') != std::string::npos  ? '\t'
                    : raw[0].find(',') != std::string::npos ? ','
-                                                            : ' ';
+                                                           : ' ';
   std::vector<Line> lines;
-  for (std::size_t i = 0; i < raw.size(); ++i) lines.push_back({numbers[i], splitCells(raw[i], sep)});
+  for (std::size_t i = 0; i < raw.size(); ++i)
+    lines.push_back({numbers[i], splitCells(raw[i], sep)});
 
   const Line& first = lines[0];
   bool named = false;
@@ -116,9 +117,9 @@ SpatialFilter loadSpatialFilter(const std::string& path) {
                                 "a channel name in every header cell after the corner");
       }
       if (auto [it, fresh] = seen.emplace(toLower(name), c); !fresh) {
-        throw InvalidInputError(path, where(first, c), "input '" + name + "' a second time",
-                                "each input channel once (first at column " +
-                                    std::to_string(it->second + 1) + ")");
+        throw InvalidInputError(
+            path, where(first, c), "input '" + name + "' a second time",
+            "each input channel once (first at column " + std::to_string(it->second + 1) + ")");
       }
       f.inputNames.push_back(name);
     }
@@ -145,9 +146,9 @@ SpatialFilter loadSpatialFilter(const std::string& path) {
                               "the output channel's name in the first column");
     }
     if (auto [it, fresh] = outputsSeen.emplace(toLower(outName), line.number); !fresh) {
-      throw InvalidInputError(path, where(line, 0), "output '" + outName + "' a second time",
-                              "each output name once (first on line " +
-                                  std::to_string(it->second) + ")");
+      throw InvalidInputError(
+          path, where(line, 0), "output '" + outName + "' a second time",
+          "each output name once (first on line " + std::to_string(it->second) + ")");
     }
     for (std::size_t c = 0; c < cin; ++c) {
       const std::string& cell = line.cells[c + nameColumns];
@@ -170,15 +171,16 @@ SpatialFilter loadSpatialFilter(const std::string& path) {
 
 void saveSpatialFilter(const SpatialFilter& filter, const std::string& path) {
   if (filter.matrix.size() != filter.inputCount() * filter.outputCount()) {
-    throw InvalidParameterError("spatial filter matrix", std::to_string(filter.matrix.size()) + " weights",
-                                std::to_string(filter.outputCount()) + " x " +
-                                    std::to_string(filter.inputCount()));
+    throw InvalidParameterError(
+        "spatial filter matrix", std::to_string(filter.matrix.size()) + " weights",
+        std::to_string(filter.outputCount()) + " x " + std::to_string(filter.inputCount()));
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw OutputError(path, "cannot open the file for writing");
   out << "# " << filter.description << "\noutput";
   for (std::size_t c = 0; c < filter.inputCount(); ++c) {
-    out << '\t' << (filter.inputNames[c].empty() ? "in" + std::to_string(c + 1) : filter.inputNames[c]);
+    out << '\t'
+        << (filter.inputNames[c].empty() ? "in" + std::to_string(c + 1) : filter.inputNames[c]);
   }
   out << '\n';
   char buf[32];
@@ -202,12 +204,11 @@ void bindSpatialFilter(SpatialFilter& filter, const std::vector<ChannelInfo>& ch
   std::vector<std::size_t> bound;
   if (unnamed) {
     if (selection.size() != cin) {
-      throw InvalidInputError("spatial filter", "inputs",
-                              std::to_string(selection.size()) + " selected channels",
-                              std::to_string(cin) +
-                                  " (the plain matrix's columns map to the selection in order)",
-                              "select exactly as many channels as the matrix has columns, or "
-                              "add a header row of input channel names");
+      throw InvalidInputError(
+          "spatial filter", "inputs", std::to_string(selection.size()) + " selected channels",
+          std::to_string(cin) + " (the plain matrix's columns map to the selection in order)",
+          "select exactly as many channels as the matrix has columns, or "
+          "add a header row of input channel names");
     }
     for (std::size_t i : selection) {
       if (i >= channels.size()) {
@@ -223,7 +224,8 @@ void bindSpatialFilter(SpatialFilter& filter, const std::vector<ChannelInfo>& ch
       const std::string wantedNorm = toLower(normaliseChannelLabel(name).name);
       std::size_t hit = channels.size();
       for (std::size_t i = 0; i < channels.size() && hit == channels.size(); ++i) {
-        if (toLower(channels[i].name) == wanted || toLower(trim(channels[i].label)) == wanted) hit = i;
+        if (toLower(channels[i].name) == wanted || toLower(trim(channels[i].label)) == wanted)
+          hit = i;
       }
       for (std::size_t i = 0; i < channels.size() && hit == channels.size(); ++i) {
         if (toLower(channels[i].name) == wantedNorm) hit = i;

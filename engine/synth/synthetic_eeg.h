@@ -22,13 +22,13 @@ namespace modescope {
 enum class MixingModel { HeadModel, RandomMatrix };
 
 struct SynthParams {
-  int channels = 32;           // 19 (10-20), 32, 64 (10-10 sites), up to 128 (10-05 sites)
-  double sampleRate = 256.0;   // Hz
-  double duration = 60.0;      // s
-  int sources = 4;             // oscillatory sources
+  int channels = 32;          // 19 (10-20), 32, 64 (10-10 sites), up to 128 (10-05 sites)
+  double sampleRate = 256.0;  // Hz
+  double duration = 60.0;     // s
+  int sources = 4;            // oscillatory sources
   MixingModel mixing = MixingModel::HeadModel;
   double blinkRatePerMinute = 12.0;
-  double lineNoiseHz = 50.0;   // 0 disables
+  double lineNoiseHz = 50.0;  // 0 disables
   double lineNoiseMicrovolts = 5.0;
   double muscleBurstsPerMinute = 4.0;
   double backgroundMicrovolts = 5.0;  // pink noise RMS
@@ -38,11 +38,11 @@ struct SynthParams {
 // The generated recording plus what went into it.
 struct SyntheticEeg {
   std::shared_ptr<const Recording> recording;
-  std::vector<std::vector<float>> sources;   // sources x samples, uV at unit gain
-  std::vector<double> sourceFrequencies;     // Hz
-  std::vector<std::vector<double>> mixing;   // channels x sources
-  std::vector<double> blinkOnsets;           // s
-  std::vector<double> muscleBurstOnsets;     // s
+  std::vector<std::vector<float>> sources;  // sources x samples, uV at unit gain
+  std::vector<double> sourceFrequencies;    // Hz
+  std::vector<std::vector<double>> mixing;  // channels x sources
+  std::vector<double> blinkOnsets;          // s
+  std::vector<double> muscleBurstOnsets;    // s
 };
 
 // Throws InvalidParameterError for out-of-range parameters.

@@ -54,15 +54,17 @@ SignalBlock arBlock(std::size_t channels, int64_t samples, double fs, unsigned s
     const double p2 = 2 * r2 * std::cos(w2), q2 = -r2 * r2;
     const double a1 = p1 + p2, a2 = q1 + q2 - p1 * p2, a3 = -(p1 * q2 + p2 * q1), a4 = -q1 * q2;
     double x1 = 0, x2 = 0, x3 = 0, x4 = 0;
-    const double offset = 20.0 * static_cast<double>(c % 7) - 40.0, drift = 0.01 * static_cast<double>(c % 3);
+    const double offset = 20.0 * static_cast<double>(c % 7) - 40.0,
+                 drift = 0.01 * static_cast<double>(c % 3);
     for (int64_t t = -200; t < samples; ++t) {
       const double x = a1 * x1 + a2 * x2 + a3 * x3 + a4 * x4 + noise(rng);
       x4 = x3;
       x3 = x2;
       x2 = x1;
       x1 = x;
-      if (t >= 0) b.data[c * static_cast<std::size_t>(samples) + static_cast<std::size_t>(t)] =
-                      static_cast<float>(x + offset + drift * static_cast<double>(t));
+      if (t >= 0)
+        b.data[c * static_cast<std::size_t>(samples) + static_cast<std::size_t>(t)] =
+            static_cast<float>(x + offset + drift * static_cast<double>(t));
     }
   }
   return b;
@@ -89,11 +91,14 @@ void expectSpectraMatch(const ArSpectrumResult& gpu, const ArSpectrumResult& cpu
   for (std::size_t row = 0; row < cpu.channelCount() * cpu.windowCount(); ++row) {
     const float* g = gpu.values.data() + row * per;
     const float* c = cpu.values.data() + row * per;
-    const double peak = std::max(1e-30, static_cast<double>(*std::max_element(c, c + per, [](float x, float y) { return std::abs(x) < std::abs(y); })));
+    const double peak = std::max(
+        1e-30, static_cast<double>(*std::max_element(
+                   c, c + per, [](float x, float y) { return std::abs(x) < std::abs(y); })));
     for (std::size_t k = 0; k < per; ++k) {
-      const double scale = cpu.params.output == ArOutput::Coefficients
-                               ? 1.0
-                               : std::max(std::abs(static_cast<double>(c[k])), 1e-3 * std::abs(peak));
+      const double scale =
+          cpu.params.output == ArOutput::Coefficients
+              ? 1.0
+              : std::max(std::abs(static_cast<double>(c[k])), 1e-3 * std::abs(peak));
       const double d = std::abs(static_cast<double>(g[k]) - c[k]) / scale;
       if (!(d <= worst)) {
         worst = d;
@@ -112,7 +117,8 @@ void expectSpectraMatch(const ArSpectrumResult& gpu, const ArSpectrumResult& cpu
 TEST_F(ArParity, SpatialFiltersMatchTheCpu) {
   const SignalBlock in = arBlock(70, 1500, 512.0, seed_);
   std::vector<ChannelInfo> channels(80);
-  for (std::size_t c = 0; c < channels.size(); ++c) channels[c].name = channels[c].label = "E" + std::to_string(c);
+  for (std::size_t c = 0; c < channels.size(); ++c)
+    channels[c].name = channels[c].label = "E" + std::to_string(c);
   std::vector<std::size_t> selection;
   for (std::size_t c = 3; c < 73; ++c) selection.push_back(c);
   // CAR, and a 20 x 70 user matrix of random weights over inputs in a shuffled order.
@@ -205,8 +211,8 @@ TEST_F(ArParity, ManyWindowsSpanSeveralLaunches) {
 
 TEST_F(ArParity, FlatChannelsGiveZerosAndTheSameDiagnostics) {
   SignalBlock in = arBlock(4, 1024, 256.0, seed_ + 5);
-  std::fill_n(in.channel(1), in.samples, 7.25f);               // flat all along
-  std::fill_n(in.channel(3) + 300, 600, -3.0f);                // flat in some windows
+  std::fill_n(in.channel(1), in.samples, 7.25f);  // flat all along
+  std::fill_n(in.channel(3) + 300, 600, -3.0f);   // flat in some windows
   const BurgArParams p = params(16, 128, 64, ArDetrend::None, ArOutput::Power);
   JobContext ctx;
   const ArSpectrumResult g = gpu_->arSpectra(in, p, ctx), c = cpu_->arSpectra(in, p, ctx);
@@ -256,7 +262,8 @@ TEST_F(ArParity, EventR2OnTheDemoRecordingMatches) {
   const EventR2Result c = computeEventR2(*rec, all, "T1", "T2", p, o, *cpu_, ctx);
   ASSERT_EQ(g.r2.size(), c.r2.size());
   double worst = 0;
-  for (std::size_t i = 0; i < c.r2.size(); ++i) worst = std::max(worst, std::abs(g.r2[i] - c.r2[i]));
+  for (std::size_t i = 0; i < c.r2.size(); ++i)
+    worst = std::max(worst, std::abs(g.r2[i] - c.r2[i]));
   std::printf("[ parity   ] demo T1 vs T2 r^2: largest difference %.3g\n", worst);
   // r^2 is a smooth function of band powers that agree to 1e-3 relative: 1e-3 absolute.
   EXPECT_LE(worst, 1e-3);

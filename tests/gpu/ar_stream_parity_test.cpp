@@ -28,7 +28,8 @@ std::vector<float> signal(std::size_t rows, int64_t samples, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> g(0.0, 1.0);
   std::vector<float> x(rows * static_cast<std::size_t>(samples));
-  const double w = 2 * 3.14159265358979 * 10.0 / 160.0, a1 = 2 * 0.95 * std::cos(w), a2 = -0.95 * 0.95;
+  const double w = 2 * 3.14159265358979 * 10.0 / 160.0, a1 = 2 * 0.95 * std::cos(w),
+               a2 = -0.95 * 0.95;
   for (std::size_t r = 0; r < rows; ++r) {
     double x1 = 0, x2 = 0;
     for (int64_t t = 0; t < samples; ++t) {
@@ -42,15 +43,16 @@ std::vector<float> signal(std::size_t rows, int64_t samples, unsigned seed) {
 }
 
 // Rows [0, rows) x columns [first, first + count) of a rows x total matrix.
-std::vector<float> columns(const std::vector<float>& x, std::size_t rows, int64_t total, int64_t first,
-                           int64_t count) {
+std::vector<float> columns(const std::vector<float>& x, std::size_t rows, int64_t total,
+                           int64_t first, int64_t count) {
   std::vector<float> out(rows * static_cast<std::size_t>(count));
   for (std::size_t r = 0; r < rows; ++r)
     std::copy_n(x.data() + r * total + first, count, out.data() + r * count);
   return out;
 }
 
-void expectUpdatesMatch(const ArStreamUpdate& g, const ArStreamUpdate& c, std::size_t bins, const std::string& what) {
+void expectUpdatesMatch(const ArStreamUpdate& g, const ArStreamUpdate& c, std::size_t bins,
+                        const std::string& what) {
   ASSERT_EQ(g.ready, c.ready) << what;
   EXPECT_EQ(g.pushedSamples, c.pushedSamples) << what;
   if (!c.ready) return;
@@ -61,7 +63,8 @@ void expectUpdatesMatch(const ArStreamUpdate& g, const ArStreamUpdate& c, std::s
     const float peak = *std::max_element(cv, cv + bins);
     for (std::size_t b = 0; b < bins; ++b) {
       const double scale = std::max(std::abs(static_cast<double>(cv[b])), 1e-3 * peak);
-      EXPECT_LE(std::abs(g.values[o * bins + b] - cv[b]) / scale, 3e-4) << what << " output " << o << " bin " << b;
+      EXPECT_LE(std::abs(g.values[o * bins + b] - cv[b]) / scale, 3e-4)
+          << what << " output " << o << " bin " << b;
     }
   }
 }
@@ -83,15 +86,17 @@ TEST_F(ArStreamParity, PushByPushWithAndWithoutAFilter) {
   std::vector<std::size_t> all(rows);
   for (std::size_t c = 0; c < rows; ++c) all[c] = c;
   auto car = std::make_shared<SpatialFilter>(commonAverageReference(channels, all));
-  for (const auto& f : {std::shared_ptr<const SpatialFilter>(), std::shared_ptr<const SpatialFilter>(car)}) {
+  for (const auto& f :
+       {std::shared_ptr<const SpatialFilter>(), std::shared_ptr<const SpatialFilter>(car)}) {
     for (int64_t block : {8, 13, 100}) {  // divides 80, does not, longer than the window
       const auto g = gpu_->openArStream(config(f, rows));
       const auto c = cpu_->openArStream(config(f, rows));
       for (int64_t t = 0; t + block <= total; t += block) {
         const std::vector<float> piece = columns(x, rows, total, t, block);
-        expectUpdatesMatch(g->push(piece.data(), block), c->push(piece.data(), block), g->binCount(),
-                           std::string(f ? "CAR" : "no filter") + ", blocks of " + std::to_string(block) +
-                               " at " + std::to_string(t));
+        expectUpdatesMatch(g->push(piece.data(), block), c->push(piece.data(), block),
+                           g->binCount(),
+                           std::string(f ? "CAR" : "no filter") + ", blocks of " +
+                               std::to_string(block) + " at " + std::to_string(t));
       }
     }
   }
@@ -103,7 +108,8 @@ TEST_F(ArStreamParity, ResetAndNonFiniteSamples) {
   const auto g = gpu_->openArStream(config(nullptr, rows));
   const auto c = cpu_->openArStream(config(nullptr, rows));
   std::vector<float> piece = columns(x, rows, 200, 0, 100);
-  expectUpdatesMatch(g->push(piece.data(), 100), c->push(piece.data(), 100), g->binCount(), "first");
+  expectUpdatesMatch(g->push(piece.data(), 100), c->push(piece.data(), 100), g->binCount(),
+                     "first");
   g->reset();
   c->reset();
   piece = columns(x, rows, 200, 100, 40);
@@ -128,7 +134,8 @@ TEST_F(ArStreamParity, ResetAndNonFiniteSamples) {
   EXPECT_EQ(gm, cm);
   // After the error both start a fresh window.
   piece = columns(x, rows, 200, 0, 100);
-  expectUpdatesMatch(g->push(piece.data(), 100), c->push(piece.data(), 100), g->binCount(), "after the NaN");
+  expectUpdatesMatch(g->push(piece.data(), 100), c->push(piece.data(), 100), g->binCount(),
+                     "after the NaN");
 }
 
 }  // namespace

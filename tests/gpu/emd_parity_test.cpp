@@ -69,9 +69,9 @@ SignalBlock randomBlock(std::size_t rows, int64_t samples, std::mt19937& rng) {
     const double f1 = 0.05 + 0.1 * u(rng), f2 = 0.005 + 0.01 * u(rng);
     for (int64_t t = 0; t < samples; ++t) {
       const double am = 1.0 + 0.5 * std::sin(2 * std::numbers::pi * 0.002 * t);
-      b.channel(r)[t] = static_cast<float>(
-          10.0 * am * std::sin(2 * std::numbers::pi * f1 * t) +
-          20.0 * std::sin(2 * std::numbers::pi * f2 * t + r) + 0.01 * t + 2.0 * g(rng));
+      b.channel(r)[t] = static_cast<float>(10.0 * am * std::sin(2 * std::numbers::pi * f1 * t) +
+                                           20.0 * std::sin(2 * std::numbers::pi * f2 * t + r) +
+                                           0.01 * t + 2.0 * g(rng));
     }
   }
   return b;
@@ -150,8 +150,8 @@ const SizeCase kSizes[] = {
 const EmdMethod kMethods[] = {EmdMethod::Emd, EmdMethod::Eemd, EmdMethod::Ceemdan,
                               EmdMethod::Iceemdan};
 
-void checkParity(ComputeBackend& cpu, ComputeBackend& gpu, GpuPrecision precision,
-                 double tolerance, unsigned seed, double medianTolerance = -1) {
+void checkParity(ComputeBackend& cpu, ComputeBackend& gpu, GpuPrecision precision, double tolerance,
+                 unsigned seed, double medianTolerance = -1) {
   std::mt19937 rng(seed);
   std::vector<double> errors;
   for (const SizeCase& sz : kSizes) {
@@ -210,7 +210,8 @@ TEST_F(GpuEmd, RillingAndAutomaticCountMatchInFloat64) {
 // Real EEG (PhysioNet eegmmidb S001R03, C3/Cz/O1, 30 s at 160 Hz): the preset the thesis's GPU
 // code used on EEG, shortened ensemble.
 TEST_F(GpuEmd, RealEegMatchesCpu) {
-  const auto rec = openRecording(std::string(MODESCOPE_TEST_DATA) + "/physionet_S001R03_3ch_30s.h5");
+  const auto rec =
+      openRecording(std::string(MODESCOPE_TEST_DATA) + "/physionet_S001R03_3ch_30s.h5");
   const SignalBlock block = extractBlock(*rec, {0, 1, 2}, 0.0, 20.0);
   EmdParams p = paramsFor(EmdMethod::Iceemdan, GpuPrecision::Float64);
   p.ensembleSize = 20;
@@ -275,7 +276,8 @@ TEST_F(GpuEmd, BadInputGetsTheCpuMessages) {
   EmdParams p = paramsFor(EmdMethod::Iceemdan, GpuPrecision::Float32);
   EXPECT_THROW(gpu_->decompose(b, p, ctx), InvalidInputError);  // constant
   b.data[50] = std::nanf("");
-  for (int t = 0; t < 200; ++t) if (t != 50) b.data[t] = std::sin(0.3 * t);
+  for (int t = 0; t < 200; ++t)
+    if (t != 50) b.data[t] = std::sin(0.3 * t);
   EXPECT_THROW(gpu_->decompose(b, p, ctx), InvalidInputError);  // NaN
   b.data[50] = 0.0f;
   b.samples = 4;

@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
-#include <iostream>
-#include <random>
 #include <cstdint>
+#include <iostream>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "engine/compute/backend.h"

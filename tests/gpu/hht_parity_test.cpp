@@ -45,8 +45,8 @@ constexpr double kAmplitudeRelativeRms = 2e-5;
 constexpr double kPhaseAmplitudeFloor = 0.05;
 // Mean frequency, as a fraction of fs: the a^2-weighted mean of the per-sample error bound above,
 // fs / pi x kAmplitudeRelativeRms x RMS x sum(a) / sum(a^2) <= fs / pi x 2e-5 x 1.3 ~ 8e-6 fs for
-// these rows (sum(a) RMS / sum(a^2) <= 1.3 for tones, AM tones and broadband sums of tones); 2e-5 fs leaves
-// 2.5x. Samples near f = 0 that change sign between backends weigh a^2 f ~ 0.
+// these rows (sum(a) RMS / sum(a^2) <= 1.3 for tones, AM tones and broadband sums of tones); 2e-5
+// fs leaves 2.5x. Samples near f = 0 that change sign between backends weigh a^2 f ~ 0.
 constexpr double kMeanFrequencyRelativeFs = 2e-5;
 // Energy (sum x^2 / fs): both backends square the same float32 samples exactly in double and
 // differ only in the order of the additions: n u_double ~ 3e5 x 1.1e-16 = 3e-11; 1e-9 is margin.
@@ -183,8 +183,8 @@ std::vector<std::vector<float>> periodicRows(int64_t n, double fs, int bins, int
     // Whole-cycle modulation below the carrier, so the AM tone stays inside (0, fs/2).
     const int64_t modCycles = std::max<int64_t>(1, std::min<int64_t>(cycles - 1, 3));
     const double depth = cycles > 1 && cycles + modCycles < n / 2 ? 0.5 * u(rng) : 0.0;
-    rows.push_back(amTone(n, fs, 1.0 + 10.0 * u(rng), hz, depth, modCycles * fs / n,
-                          2 * kPi * u(rng)));
+    rows.push_back(
+        amTone(n, fs, 1.0 + 10.0 * u(rng), hz, depth, modCycles * fs / n, 2 * kPi * u(rng)));
   }
   return rows;
 }
@@ -214,12 +214,16 @@ double relativeL1(const std::vector<double>& a, const std::vector<double>& b) {
 
 bool allFinite(const HhtResult& r) {
   for (const auto& ch : r.channels) {
-    for (float v : ch.spectrum) if (!std::isfinite(v)) return false;
-    for (double v : ch.marginal) if (!std::isfinite(v)) return false;
+    for (float v : ch.spectrum)
+      if (!std::isfinite(v)) return false;
+    for (double v : ch.marginal)
+      if (!std::isfinite(v)) return false;
     for (const auto& imf : ch.imfs) {
       if (!std::isfinite(imf.meanFrequencyHz) || !std::isfinite(imf.energy)) return false;
-      for (float v : imf.amplitude) if (!std::isfinite(v)) return false;
-      for (float v : imf.frequencyHz) if (!std::isfinite(v)) return false;
+      for (float v : imf.amplitude)
+        if (!std::isfinite(v)) return false;
+      for (float v : imf.frequencyHz)
+        if (!std::isfinite(v)) return false;
     }
   }
   return true;
@@ -315,10 +319,8 @@ struct Size {
   int imfs;
 };
 // tiny, odd, 2^k + 1 (65537 is prime: cuFFT's Bluestein path), long (2^18 + 1 = 5 x 52429).
-const Size kSizes[] = {{"tiny", 40, 2, 2},
-                       {"odd", 1001, 3, 4},
-                       {"2^16+1", 65537, 2, 6},
-                       {"long", 262145, 2, 8}};
+const Size kSizes[] = {
+    {"tiny", 40, 2, 2}, {"odd", 1001, 3, 4}, {"2^16+1", 65537, 2, 6}, {"long", 262145, 2, 8}};
 
 // ---- parity ------------------------------------------------------------------------------------
 

@@ -27,13 +27,13 @@
 #include <cmath>
 #include <numbers>
 
-#include "demo_window_support.h"
 #include "app/core/imf_reconstruction.h"
 #include "app/gui/decompose_dialog.h"
 #include "app/gui/emd_job.h"
 #include "app/gui/emd_results_pane.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/main_window.h"
+#include "demo_window_support.h"
 #include "engine/core/error.h"
 #include "tests/gui/menu_dialog_support.h"
 #include "tests/unit/backend_test_double.h"
@@ -225,12 +225,12 @@ void testValidator(const EmdParams& p) {
 
 // What decomposeFromMenu types into the dialog.
 struct MenuDecompose {
-  QStringList channels;          // names to tick; empty = every channel
+  QStringList channels;  // names to tick; empty = every channel
   double startSeconds = 0.0;
-  double durationSeconds = -1;   // < 0: to the end
+  double durationSeconds = -1;  // < 0: to the end
   EmdMethod method = EmdMethod::Iceemdan;
   int ensembleSize = 10;
-  int fixedSifts = 0;            // > 0: a fixed number of sifts (and noise sifts); 0: as preset
+  int fixedSifts = 0;  // > 0: a fixed number of sifts (and noise sifts); 0: as preset
 };
 
 // "Analysis > Decompose (EMD family)..." with the dialog filled as a user would and the real CPU
@@ -628,8 +628,7 @@ class EmdViewsTest : public QObject {
     QCOMPARE(out.modes->provenance.parameters,
              emdProvenanceParameters(request.params, "eemd-wu", &out.hht->params));
     // The backend's "1.0" of decompose maps to the decomposition's share of the bar.
-    QVERIFY(std::find(fractions.begin(), fractions.end(), kEmdJobDecomposeEnd) !=
-            fractions.end());
+    QVERIFY(std::find(fractions.begin(), fractions.end(), kEmdJobDecomposeEnd) != fractions.end());
     QCOMPARE(fractions.back(), 1.0);
     // The job's checks refuse what the CLI refuses (a range too short), before decomposing.
     backend.seen = SignalBlock{};
@@ -770,8 +769,8 @@ class EmdViewsTest : public QObject {
     QTest::qWait(500);  // the views draw their first frame
     // 256 colours and the strongest compression keep the docs' PNG small; a UI shot loses nothing
     // visible.
-    const QImage image = w.grab().toImage().convertToFormat(QImage::Format_Indexed8,
-                                                            Qt::ThresholdDither);
+    const QImage image =
+        w.grab().toImage().convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither);
     QVERIFY(image.save(out, "PNG", 0));
   }
 

@@ -34,7 +34,6 @@
 #include <numbers>
 #include <random>
 
-#include "demo_window_support.h"
 #include "app/core/ica_metrics.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/ica_component_model.h"
@@ -43,14 +42,15 @@
 #include "app/gui/ica_results_pane.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
+#include "demo_window_support.h"
 #include "engine/ica/infomax.h"
 #include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
 #include "tests/gui/menu_dialog_support.h"
-#include "widgets/scalp_3d_view.h"
 #include "widgets/job_list_widget.h"
+#include "widgets/scalp_3d_view.h"
 #include "widgets/signal_browser.h"
 
 using namespace modescope;

@@ -2,7 +2,6 @@
 // channels at 160 Hz, 125 s, 30 annotations T0/T1/T2 - PhysioNet's description of the dataset
 // and the file's own annotation channel). One window is shared by the test functions, which run
 // in the order written.
-#include "demo_window_support.h"
 #include "app/gui/main_window.h"
 
 #include <QAbstractItemView>
@@ -35,6 +34,7 @@
 #include "app/gui/engine_bridge.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/recent_files.h"
+#include "demo_window_support.h"
 #include "resources/embedded_resources.h"
 #include "widgets/annotation_model.h"
 #include "widgets/browser_pane.h"

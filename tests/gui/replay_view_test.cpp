@@ -18,10 +18,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "demo_window_support.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/main_window.h"
 #include "app/gui/replay_window.h"
+#include "demo_window_support.h"
 #include "engine/ar/ar_spectrum.h"
 #include "engine/spatial/spatial_filter.h"
 #include "widgets/scalp_map_view.h"
@@ -58,12 +58,13 @@ void playAndReport(ReplayWindow& r, const char* speedName, int ms) {
   r.pause();
   QTest::qWait(100);
   const ArReplayStats s = r.stats();
-  std::printf("replay %s: %lld updates in %.2f s = %.1f updates/s; latency mean %.3f ms, max %.3f "
-              "ms, sd %.3f ms; late blocks %lld; redraws %lld of %lld frames\n",
-              speedName, static_cast<long long>(s.updates), s.playingSeconds, s.updatesPerSecond(),
-              s.meanMs, s.maxMs, s.sdMs, static_cast<long long>(s.late),
-              static_cast<long long>(r.redraws() - redraws0),
-              static_cast<long long>(r.framesReceived() - frames0));
+  std::printf(
+      "replay %s: %lld updates in %.2f s = %.1f updates/s; latency mean %.3f ms, max %.3f "
+      "ms, sd %.3f ms; late blocks %lld; redraws %lld of %lld frames\n",
+      speedName, static_cast<long long>(s.updates), s.playingSeconds, s.updatesPerSecond(),
+      s.meanMs, s.maxMs, s.sdMs, static_cast<long long>(s.late),
+      static_cast<long long>(r.redraws() - redraws0),
+      static_cast<long long>(r.framesReceived() - frames0));
   std::fflush(stdout);
 }
 
@@ -162,8 +163,10 @@ class ReplayViewTest : public QObject {
       QCOMPARE(shown[b].x(), ref.binCenters[b]);
       // 1e-4 of the peak: the stream and applySpatialFilter sum the CAR in different orders
       // (one float ulp per filtered sample), as in tests/unit/ar_stream_test.cpp.
-      QVERIFY2(std::abs(shown[b].y() - r[b]) <= 1e-4 * peak,
-               qPrintable(QStringLiteral("bin %1: shown %2, offline %3").arg(b).arg(shown[b].y()).arg(r[b])));
+      QVERIFY2(
+          std::abs(shown[b].y() - r[b]) <= 1e-4 * peak,
+          qPrintable(
+              QStringLiteral("bin %1: shown %2, offline %3").arg(b).arg(shown[b].y()).arg(r[b])));
     }
     replay_->setDecibels(true);
   }
@@ -186,8 +189,10 @@ class ReplayViewTest : public QObject {
 
   void exportsFigures() {
     QTemporaryDir dir;
-    for (const QString& which : {QStringLiteral("spectrum"), QStringLiteral("map"), QStringLiteral("both")})
-      for (const QString& ext : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+    for (const QString& which :
+         {QStringLiteral("spectrum"), QStringLiteral("map"), QStringLiteral("both")})
+      for (const QString& ext :
+           {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
         const QString path = dir.filePath(which + "." + ext);
         QString error;
         QVERIFY2(replay_->exportFigure(which, path, &error), qPrintable(error));

@@ -68,12 +68,11 @@ std::vector<ChannelInfo> tenTwenty() {
 std::vector<ChannelInfo> tenTen() {
   std::vector<ChannelInfo> out;
   for (const char* n :
-       {"Fp1", "Fpz", "Fp2", "AF7", "AF3", "AFz", "AF4", "AF8", "F7", "F5", "F3", "F1", "Fz",
-        "F2",  "F4",  "F6",  "F8",  "FT7", "FC5", "FC3", "FC1", "FCz", "FC2", "FC4", "FC6",
-        "FT8", "T7",  "C5",  "C3",  "C1",  "Cz",  "C2",  "C4",  "C6",  "T8",  "TP7", "CP5",
-        "CP3", "CP1", "CPz", "CP2", "CP4", "CP6", "TP8", "P7",  "P5",  "P3",  "P1",  "Pz",
-        "P2",  "P4",  "P6",  "P8",  "PO7", "PO3", "POz", "PO4", "PO8", "O1",  "Oz",  "O2",
-        "Iz",  "T9",  "T10"}) {
+       {"Fp1", "Fpz", "Fp2", "AF7", "AF3", "AFz", "AF4", "AF8", "F7",  "F5",  "F3",  "F1",  "Fz",
+        "F2",  "F4",  "F6",  "F8",  "FT7", "FC5", "FC3", "FC1", "FCz", "FC2", "FC4", "FC6", "FT8",
+        "T7",  "C5",  "C3",  "C1",  "Cz",  "C2",  "C4",  "C6",  "T8",  "TP7", "CP5", "CP3", "CP1",
+        "CPz", "CP2", "CP4", "CP6", "TP8", "P7",  "P5",  "P3",  "P1",  "Pz",  "P2",  "P4",  "P6",
+        "P8",  "PO7", "PO3", "POz", "PO4", "PO8", "O1",  "Oz",  "O2",  "Iz",  "T9",  "T10"}) {
     ChannelInfo c;
     c.label = c.name = n;
     c.type = ChannelType::EEG;
@@ -86,7 +85,8 @@ std::vector<ChannelInfo> tenTen() {
 // v = x + y: positive toward the front-right, negative toward the back-left.
 std::vector<double> frontRightPositive(const std::vector<ChannelInfo>& channels) {
   std::vector<double> v;
-  for (const ChannelInfo& c : channels) v.push_back(c.position ? c.position->x + c.position->y : 0.0);
+  for (const ChannelInfo& c : channels)
+    v.push_back(c.position ? c.position->x + c.position->y : 0.0);
   return v;
 }
 
@@ -95,10 +95,12 @@ std::vector<double> frontRightPositive(const std::vector<ChannelInfo>& channels)
 // ColourMap::blueWhiteRed, the view's map). Saturation, unlike brightness, survives the shading
 // (which scales a colour), so both sides are cut at the same |value|; the grey head, the
 // nose and ears, the background, the text and the dark markers are far below either threshold.
-double saturationAt(double t) { return QColor(ColourMap::blueWhiteRed().colourAt(t)).hsvSaturationF(); }
+double saturationAt(double t) {
+  return QColor(ColourMap::blueWhiteRed().colourAt(t)).hsvSaturationF();
+}
 bool saturatedWithHue(QRgb c, double minSaturation, bool red) {
   const QColor q(c);
-  if (q.value() < 40) return false;  // hue is noise in near-black pixels
+  if (q.value() < 40) return false;        // hue is noise in near-black pixels
   const double hue = q.hsvHueF() * 360.0;  // negative for greys
   if (hue < 0 || q.hsvSaturationF() < minSaturation) return false;
   return red ? (hue >= 330 || hue <= 30) : (hue >= 190 && hue <= 250);
@@ -217,8 +219,8 @@ class Scalp3dViewTest : public QObject {
     // tangent (central differences along two tangent directions; error O(h^2) ~ 1e-10).
     HeadShape plain;
     plain.taper = 0;
-    for (const Position3& u : {Position3{0.3, 0.5, 0.81}, Position3{-0.7, 0.2, 0.3},
-                               Position3{0.1, -0.6, -0.4}}) {
+    for (const Position3& u :
+         {Position3{0.3, 0.5, 0.81}, Position3{-0.7, 0.2, 0.3}, Position3{0.1, -0.6, -0.4}}) {
       const Position3 n = headNormal(u, plain);
       QVERIFY(std::abs(n.x * n.x + n.y * n.y + n.z * n.z - 1) < 1e-12);
       const double h = 1e-5;
@@ -331,7 +333,10 @@ class Scalp3dViewTest : public QObject {
     QVERIFY2(std::abs(plus.red - minus.blue) <= plus.red / 20 &&
                  std::abs(plus.blue - minus.red) <= plus.blue / 20,
              qPrintable(QStringLiteral("%1/%2 vs %3/%4")
-                            .arg(plus.red).arg(plus.blue).arg(minus.red).arg(minus.blue)));
+                            .arg(plus.red)
+                            .arg(plus.blue)
+                            .arg(minus.red)
+                            .arg(minus.blue)));
     QVERIFY(std::abs(plus.redX - minus.blueX) < 5.0);
   }
 
@@ -367,8 +372,9 @@ class Scalp3dViewTest : public QObject {
     QVERIFY(differingPixels(first, turned) > first.width() * first.height() / 20);
     const ColourStats after = colourStats(turned);
     // From the back-right the front-right half is on the image's right.
-    QVERIFY2(after.redX > after.blueX,
-             qPrintable(QStringLiteral("red at x %1, blue at x %2").arg(after.redX).arg(after.blueX)));
+    QVERIFY2(
+        after.redX > after.blueX,
+        qPrintable(QStringLiteral("red at x %1, blue at x %2").arg(after.redX).arg(after.blueX)));
     QVERIFY(before.redX < before.blueX);
 
     // A full turn brings the camera back to within rounding of where it was: a handful of
@@ -409,7 +415,8 @@ class Scalp3dViewTest : public QObject {
     const QImage zoomed = v->grabImage();
     save(zoomed, "zoomed");
     const int after = foregroundPixels(zoomed);
-    QVERIFY2(after > before * 11 / 10, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
+    QVERIFY2(after > before * 11 / 10,
+             qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
 
     QTest::keyClick(v, Qt::Key_R);
     QCOMPARE(differingPixels(first, v->grabImage()), 0);
@@ -567,8 +574,9 @@ class Scalp3dViewTest : public QObject {
     QVERIFY(dir.isValid());
     for (const char* name : {"map.png", "map.pdf", "map.svg"}) {
       QString error;
-      QVERIFY2(exportView(dir.filePath(QLatin1String(name)), v->size(),
-                          [v](QPainter& p, const QRect& r) { v->render(p, r); }, {}, &error),
+      QVERIFY2(exportView(
+                   dir.filePath(QLatin1String(name)), v->size(),
+                   [v](QPainter& p, const QRect& r) { v->render(p, r); }, {}, &error),
                qPrintable(error));
       QVERIFY(QFileInfo(dir.filePath(QLatin1String(name))).size() > 1000);
     }

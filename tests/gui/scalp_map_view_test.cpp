@@ -5,6 +5,8 @@
 // read back from grabbed widgets at places given by the projection (pixelForDisc). Pictures are
 // saved next to the test (MODESCOPE_TEST_OUTPUT_DIR/scalp_*.png); the docs' pictures are written
 // only when MODESCOPE_DOCS_SCALP_SCREENSHOT names a folder (see docs/scalp-maps.md).
+#include "widgets/scalp_map_view.h"
+
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -21,7 +23,6 @@
 #include "engine/montage/scalp_interpolation.h"
 #include "widgets/page_export.h"
 #include "widgets/scalp_map_grid.h"
-#include "widgets/scalp_map_view.h"
 
 using namespace modescope;
 
@@ -99,8 +100,8 @@ void save(const QImage& image, const char* name) {
   // The two pictures docs/scalp-maps.md shows.
   const QString docs = qEnvironmentVariable("MODESCOPE_DOCS_SCALP_SCREENSHOT");
   const QString base = QLatin1String(name);
-  if (!docs.isEmpty() && (base == QLatin1String("scalp_map") ||
-                          base == QLatin1String("scalp_map_grid"))) {
+  if (!docs.isEmpty() &&
+      (base == QLatin1String("scalp_map") || base == QLatin1String("scalp_map_grid"))) {
     // Full colour (a 256-colour palette bands the smooth maps), strongest compression.
     image.convertToFormat(QImage::Format_RGB888)
         .save(QDir(docs).filePath(QLatin1String(name) + QStringLiteral(".png")), "PNG", 0);
@@ -153,7 +154,8 @@ class ScalpMapViewTest : public QObject {
     }
     // The scale is symmetric around the largest |v| (an electrode of the front or back row).
     double largest = 0.0;
-    for (double v : dipoleField(channels_, {0, 1, 0}, 20.0)) largest = std::max(largest, std::abs(v));
+    for (double v : dipoleField(channels_, {0, 1, 0}, 20.0))
+      largest = std::max(largest, std::abs(v));
     QVERIFY(view.scaleHigh() >= largest - 1e-9);
     QVERIFY(view.scaleHigh() < largest * 1.15);
     QCOMPARE(view.scaleLow(), -view.scaleHigh());
@@ -278,7 +280,8 @@ class ScalpMapViewTest : public QObject {
     const ScalpGrid grid =
         sharedScalpInterpolator(layout.positions, layout.headPolarDegrees)->grid(mapped);
     QVERIFY2(grid.minValue < 0.0, "this layout's spline should overshoot below 0");
-    view.setInterpolated(channels_, layout, mapped, grid, QStringLiteral("r^2"), QStringLiteral("r^2"));
+    view.setInterpolated(channels_, layout, mapped, grid, QStringLiteral("r^2"),
+                         QStringLiteral("r^2"));
     QCOMPARE(view.scaleLow(), 0.0);
     QCOMPARE(view.scaleHigh(), 1.0);
   }
@@ -397,8 +400,9 @@ class ScalpMapViewTest : public QObject {
     const QSize size = grid.exportSize(8);
     QCOMPARE(size.width(), 8 * grid.tileSize());
     QString error;
-    QVERIFY2(exportView(path, size, [&](QPainter& p, const QRect& r) { grid.render(p, r, 8); },
-                        QStringLiteral("IC maps"), &error),
+    QVERIFY2(exportView(
+                 path, size, [&](QPainter& p, const QRect& r) { grid.render(p, r, 8); },
+                 QStringLiteral("IC maps"), &error),
              qPrintable(error));
     QImage exported(path);
     QCOMPARE(exported.size(), size * kPngScale);
@@ -442,8 +446,9 @@ class ScalpMapViewTest : public QObject {
     for (const char* name : {"map.png", "map.svg", "map.pdf"}) {
       QString error;
       const QString path = tmp.filePath(QLatin1String(name));
-      QVERIFY2(exportView(path, view.size(),
-                          [&](QPainter& p, const QRect& r) { view.render(p, r); }, {}, &error),
+      QVERIFY2(exportView(
+                   path, view.size(), [&](QPainter& p, const QRect& r) { view.render(p, r); }, {},
+                   &error),
                qPrintable(error));
       QVERIFY(QFileInfo(path).size() > 1000);
     }

@@ -33,8 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 using cli_support::Child;
 using cli_support::describe;
-using cli_support::RunResult;
 using cli_support::runCli;
+using cli_support::RunResult;
 
 const std::string kPython = "/usr/bin/python3";
 const std::string kSource = MODESCOPE_SOURCE_DIR;
@@ -92,7 +92,8 @@ std::string readFile(const std::string& path) {
 }
 
 bool sameBytes(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 bool sameBytes(const std::vector<double>& a, const std::vector<double>& b) {
@@ -150,10 +151,18 @@ TEST_F(CliRunTest, EmdStepGivesTheDatasetsOfTheEmdCommandBitForBit) {
   std::sort(outputs.begin(), outputs.end());
   EXPECT_EQ(outputs, (std::vector<std::string>{"01-emd.h5", "run.json"}));
 
-  const RunResult hand =
-      runCli({"emd", in, "-o", path("hand.h5"), "--preset", "iceemdan-colominas", "--channels",
-              "C3,C4", "--start", "2", "--duration", "4", "--ensemble", "10", "--seed", "7",
-              "--stop", "fixed", "--sifts", "10", "--backend", "cpu", "-q"});
+  const RunResult hand = runCli({"emd",        in,
+                                 "-o",         path("hand.h5"),
+                                 "--preset",   "iceemdan-colominas",
+                                 "--channels", "C3,C4",
+                                 "--start",    "2",
+                                 "--duration", "4",
+                                 "--ensemble", "10",
+                                 "--seed",     "7",
+                                 "--stop",     "fixed",
+                                 "--sifts",    "10",
+                                 "--backend",  "cpu",
+                                 "-q"});
   ASSERT_EQ(hand.exitCode, 0) << describe(hand);
 
   const EmdFile a = readEmdFile(path("out/01-emd.h5"));
@@ -193,9 +202,9 @@ TEST_F(CliRunTest, FilterThenIcaMatchesFilterAndIcaByHandAndRunJsonDescribesIt) 
                     "notch:50", "--reference", "average", "--backend", "cpu", "-q"})
                 .exitCode,
             0);
-  const RunResult ica = runCli({"ica", path("f.h5"), "-o", path("ica.h5"), "--start", "1",
-                                "--duration", "15", "--max-steps", "60", "--seed", "3",
-                                "--backend", "cpu", "-q"});
+  const RunResult ica =
+      runCli({"ica", path("f.h5"), "-o", path("ica.h5"), "--start", "1", "--duration", "15",
+              "--max-steps", "60", "--seed", "3", "--backend", "cpu", "-q"});
   ASSERT_EQ(ica.exitCode, 0) << describe(ica);
 
   // The filtered recordings: every sample.
@@ -254,8 +263,8 @@ TEST_F(CliRunTest, TheExamplesRun) {
   for (const char* name : {"iceemdan-c3.json", "filter-ica.json"}) {
     SCOPED_TRACE(name);
     const std::string out = path(std::string("out-") + name);
-    const RunResult r = runCli({"run", kSource + "/examples/pipelines/" + name, "--input", in,
-                                "-o", out, "--backend", "cpu", "-q"});
+    const RunResult r = runCli({"run", kSource + "/examples/pipelines/" + name, "--input", in, "-o",
+                                out, "--backend", "cpu", "-q"});
     ASSERT_EQ(r.exitCode, 0) << describe(r);
     EXPECT_EQ(r.err, "") << "--quiet";
     EXPECT_TRUE(fs::exists(out + "/run.json"));
@@ -274,9 +283,8 @@ struct BadCase {
 
 TEST_F(CliRunTest, BadPipelinesExitWithOneOrTwoAndLeaveNoOutputFolder) {
   const std::string in = synth("in.h5");
-  const std::string emdOk =
-      R"({"step": "emd", "channels": ["C3"], "duration": 2, "hht": false,)"
-      R"( "params": {"method": "emd"}})";
+  const std::string emdOk = R"({"step": "emd", "channels": ["C3"], "duration": 2, "hht": false,)"
+                            R"( "params": {"method": "emd"}})";
   auto file = [](const std::string& steps) {
     return R"({"modescope_pipeline": 1, "steps": [)" + steps + "]}";
   };
@@ -294,7 +302,8 @@ TEST_F(CliRunTest, BadPipelinesExitWithOneOrTwoAndLeaveNoOutputFolder) {
        "step 2 (emd), field params.ensembleSize: found 0, expected an integer from 1 to 1048576"},
       {"wrong type", file(R"({"step": "ica", "params": {"seed": "7"}})"), 2,
        "step 1 (ica), field params.seed: found the string '7'"},
-      {"missing step kind", file(R"({"channels": ["C3"]})"), 2, "step 1, field step: found nothing"},
+      {"missing step kind", file(R"({"channels": ["C3"]})"), 2,
+       "step 1, field step: found nothing"},
       // Found once the recording is open, still before anything is written: exit 1.
       {"channel not in the recording", file(R"({"step": "emd", "channels": ["C3", "Nope"]})"), 1,
        "step 1 (emd): parameter 'channels'"},

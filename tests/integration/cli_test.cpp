@@ -325,7 +325,7 @@ class CliTest : public ::testing::Test {
 #if defined(MODESCOPE_HAVE_EDFLIB) && defined(MODESCOPE_HAVE_BIOSIG)
 #define REQUIRE_EDF_READERS() (void)0
 #else
-#define REQUIRE_EDF_READERS()                                                                 \
+#define REQUIRE_EDF_READERS()                                                                \
   GTEST_SKIP() << "this build lacks EDFlib or BioSig (libedf-dev, libbiosig-dev): this CLI " \
                   "check did NOT run"
 #endif

@@ -107,23 +107,25 @@ std::string expectedJson(const Recording& rec, const Provenance& p, const std::s
   std::ostringstream o;
   const RecordingInfo& i = rec.info;
   o << "{\"attrs\":{\"source_path\":" << jsonString(rec.sourcePath)
-    << ",\"source_format\":" << jsonString(i.format) << ",\"source_reader\":" << jsonString(i.reader)
-    << ",\"patient\":" << jsonString(i.patient) << ",\"patient_code\":" << jsonString(i.patientCode)
-    << ",\"sex\":" << jsonString(i.sex) << ",\"birthdate\":" << jsonString(i.birthdate)
-    << ",\"recording_id\":" << jsonString(i.recordingId) << ",\"technician\":" << jsonString(i.technician)
+    << ",\"source_format\":" << jsonString(i.format)
+    << ",\"source_reader\":" << jsonString(i.reader) << ",\"patient\":" << jsonString(i.patient)
+    << ",\"patient_code\":" << jsonString(i.patientCode) << ",\"sex\":" << jsonString(i.sex)
+    << ",\"birthdate\":" << jsonString(i.birthdate)
+    << ",\"recording_id\":" << jsonString(i.recordingId)
+    << ",\"technician\":" << jsonString(i.technician)
     << ",\"equipment\":" << jsonString(i.equipment) << ",\"admin_code\":" << jsonString(i.adminCode)
     << ",\"start_datetime\":" << jsonString(i.startDateTime) << "},\"channels\":[";
   const auto& src = dynamic_cast<const InMemorySource&>(*rec.source);
   for (std::size_t c = 0; c < rec.channels.size(); ++c) {
     const ChannelInfo& ch = rec.channels[c];
-    o << (c ? "," : "") << "{\"label\":" << jsonString(ch.label) << ",\"name\":" << jsonString(ch.name)
-      << ",\"type\":" << jsonString(channelTypeName(ch.type)) << ",\"unit\":" << jsonString(ch.unit)
-      << ",\"sample_rate\":" << jsonDouble(ch.sampleRate)
+    o << (c ? "," : "") << "{\"label\":" << jsonString(ch.label)
+      << ",\"name\":" << jsonString(ch.name) << ",\"type\":" << jsonString(channelTypeName(ch.type))
+      << ",\"unit\":" << jsonString(ch.unit) << ",\"sample_rate\":" << jsonDouble(ch.sampleRate)
       << ",\"last_time\":" << jsonDouble(static_cast<double>(ch.sampleCount - 1) / ch.sampleRate)
       << ",\"position\":";
     if (ch.position) {
-      o << "[" << jsonDouble(ch.position->x) << "," << jsonDouble(ch.position->y) << "," << jsonDouble(ch.position->z)
-        << "]";
+      o << "[" << jsonDouble(ch.position->x) << "," << jsonDouble(ch.position->y) << ","
+        << jsonDouble(ch.position->z) << "]";
     } else {
       o << "null";
     }
@@ -135,17 +137,18 @@ std::string expectedJson(const Recording& rec, const Provenance& p, const std::s
   o << "],\"annotations\":[";
   for (std::size_t k = 0; k < rec.annotations.size(); ++k) {
     const Annotation& a = rec.annotations[k];
-    o << (k ? "," : "") << "{\"onset\":" << jsonDouble(a.onset) << ",\"duration\":" << jsonDouble(a.duration)
-      << ",\"text\":" << jsonString(a.text) << "}";
+    o << (k ? "," : "") << "{\"onset\":" << jsonDouble(a.onset)
+      << ",\"duration\":" << jsonDouble(a.duration) << ",\"text\":" << jsonString(a.text) << "}";
   }
-  o << "],\"provenance\":{\"attrs\":{\"method\":" << jsonString(p.method) << ",\"seed\":" << jsonString(p.seed)
-    << ",\"backend\":" << jsonString(p.backend) << ",\"software_version\":" << jsonString(p.softwareVersion)
+  o << "],\"provenance\":{\"attrs\":{\"method\":" << jsonString(p.method)
+    << ",\"seed\":" << jsonString(p.seed) << ",\"backend\":" << jsonString(p.backend)
+    << ",\"software_version\":" << jsonString(p.softwareVersion)
     << ",\"input_file\":" << jsonString(p.inputFile) << ",\"selection\":" << jsonString(p.selection)
-    << ",\"created_at\":" << jsonString(p.createdAt) << "},\"wall_seconds\":" << jsonDouble(p.wallSeconds)
-    << ",\"parameters\":[";
+    << ",\"created_at\":" << jsonString(p.createdAt)
+    << "},\"wall_seconds\":" << jsonDouble(p.wallSeconds) << ",\"parameters\":[";
   for (std::size_t k = 0; k < p.parameters.size(); ++k) {
-    o << (k ? "," : "") << "[" << jsonString(p.parameters[k].first) << "," << jsonString(p.parameters[k].second)
-      << "]";
+    o << (k ? "," : "") << "[" << jsonString(p.parameters[k].first) << ","
+      << jsonString(p.parameters[k].second) << "]";
   }
   o << "]}";
   if (!session.empty()) o << ",\"session\":{\"recording_path\":" << jsonString(session) << "}";
@@ -177,8 +180,9 @@ class H5pyReadsSchema : public ::testing::Test {
     const std::string script =
         std::string(MODESCOPE_SOURCE_DIR) + "/tests/tools/h5py_reads_schema.py";
     const std::string doc = std::string(MODESCOPE_SOURCE_DIR) + "/docs/hdf5-schema.md";
-    return runCommand(std::string(kPython) + " " + shellQuote(script) + " " + shellQuote(h5) + " " + shellQuote(exp) +
-               " " + shellQuote(group) + (runDocExample ? " " + shellQuote(doc) : std::string()));
+    return runCommand(std::string(kPython) + " " + shellQuote(script) + " " + shellQuote(h5) + " " +
+                      shellQuote(exp) + " " + shellQuote(group) +
+                      (runDocExample ? " " + shellQuote(doc) : std::string()));
   }
   fs::path dir_;
 };

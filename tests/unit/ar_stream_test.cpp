@@ -2,6 +2,8 @@
 // must equal the offline Burg spectra (computeArSpectraCpu, after applySpatialFilter for a CAR)
 // of the same N-sample window, whatever the block size; the stream is not ready before N samples,
 // forgets everything on reset, names the row and sample of a NaN, and refuses bad configurations.
+#include "engine/ar/ar_stream.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,14 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "error_message_support.h"
 #include "engine/ar/ar_spectrum.h"
-#include "engine/ar/ar_stream.h"
 #include "engine/ar/ar_stream_cpu.h"
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/io/recording_io.h"
 #include "engine/spatial/spatial_filter.h"
+#include "error_message_support.h"
 
 namespace modescope {
 namespace {
@@ -132,7 +133,8 @@ TEST(ArStream, UpdatesEqualOfflineSpectraWithoutAFilter) {
 
 TEST(ArStream, UpdatesEqualOfflineSpectraWithACar) {
   const DemoBlock d = demo(5.0);
-  auto car = std::make_shared<SpatialFilter>(commonAverageReference(d.rec->channels, d.block.channels));
+  auto car =
+      std::make_shared<SpatialFilter>(commonAverageReference(d.rec->channels, d.block.channels));
   const SignalBlock filtered = applySpatialFilter(*car, d.block);
   for (ArDetrend detrend : {ArDetrend::None, ArDetrend::Linear}) {
     ArStreamConfig cfg;
@@ -205,7 +207,8 @@ TEST(ArStream, FlatOutputsAreCountedAndZero) {
 TEST(ArStream, NonFiniteSampleNamesRowAndSampleAndResets) {
   const DemoBlock d = demo(2.0);
   ArStreamConfig cfg;
-  cfg.filter = std::make_shared<SpatialFilter>(commonAverageReference(d.rec->channels, d.block.channels));
+  cfg.filter =
+      std::make_shared<SpatialFilter>(commonAverageReference(d.rec->channels, d.block.channels));
   cfg.params = bci2000();
   cfg.sampleRate = 160.0;
   auto stream = makeCpuArStream(cfg, 2);
@@ -287,7 +290,8 @@ TEST(ArStream, ThreadCountsGiveTheSameValues) {
   // Outputs are independent: 1, 2 and 5 workers must give bit-identical updates.
   const DemoBlock d = demo(2.0);
   ArStreamConfig cfg;
-  cfg.filter = std::make_shared<SpatialFilter>(commonAverageReference(d.rec->channels, d.block.channels));
+  cfg.filter =
+      std::make_shared<SpatialFilter>(commonAverageReference(d.rec->channels, d.block.channels));
   cfg.params = bci2000();
   cfg.sampleRate = 160.0;
   std::vector<std::vector<float>> results;

@@ -42,7 +42,8 @@ class UnexpectedCallBackend : public ComputeBackend {
 
  protected:
   [[noreturn]] static void unexpected(const std::string& method) {
-    throw std::logic_error("test backend: " + method + "() was called but this test does not expect it");
+    throw std::logic_error("test backend: " + method +
+                           "() was called but this test does not expect it");
   }
 };
 

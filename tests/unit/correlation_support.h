@@ -1,5 +1,6 @@
-// Shared by the EMD tests (emd_cpu_test.cpp, sift_imf_test.cpp, tests/gpu/emd_parity_test.cpp): how closely a computed mode
-// follows a known component, independent of its scale and offset. Header-only.
+// Shared by the EMD tests (emd_cpu_test.cpp, sift_imf_test.cpp, tests/gpu/emd_parity_test.cpp): how
+// closely a computed mode follows a known component, independent of its scale and offset.
+// Header-only.
 #pragma once
 
 #include <cmath>

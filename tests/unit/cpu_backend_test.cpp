@@ -151,7 +151,8 @@ TEST(CpuBackend, RejectsBadKernelsPlansAndBlocks) {
   FirKernel nan;
   nan.taps = {NAN};
   EXPECT_THROW(backend->applyFir(b, nan, ctx), InvalidParameterError);
-  EXPECT_THROW(backend->applyReference(b, ReferencePlan{{2}, {1.0}, {0}}, ctx), InvalidParameterError);
+  EXPECT_THROW(backend->applyReference(b, ReferencePlan{{2}, {1.0}, {0}}, ctx),
+               InvalidParameterError);
   EXPECT_THROW(backend->applyReference(b, ReferencePlan{{0}, {}, {1}}, ctx), InvalidParameterError);
   SignalBlock broken = b;
   broken.data.pop_back();
@@ -260,12 +261,14 @@ TEST(CpuBackend, MatchesMnePythonFilterData) {
   }
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const auto& tc = cases[c];
-    SCOPED_TRACE(tc.filter + " at " + std::to_string(tc.rate) + " Hz, n=" + std::to_string(tc.samples));
+    SCOPED_TRACE(tc.filter + " at " + std::to_string(tc.rate) +
+                 " Hz, n=" + std::to_string(tc.samples));
     SignalBlock& b = blocks[c];
     std::vector<double> mne(b.data.size());
     {
       std::ifstream f((dir / ("out" + std::to_string(c) + ".f64")).string(), std::ios::binary);
-      f.read(reinterpret_cast<char*>(mne.data()), static_cast<std::streamsize>(mne.size() * sizeof(double)));
+      f.read(reinterpret_cast<char*>(mne.data()),
+             static_cast<std::streamsize>(mne.size() * sizeof(double)));
       ASSERT_TRUE(f) << "MNE output missing";
     }
     JobContext ctx;

@@ -3,6 +3,8 @@
 // the job's own work is checked without the real sifting: the selection it cuts, the checks it
 // makes before reading samples, the fields it fills in the result, the provenance, progress and
 // cancellation.
+#include "app/core/emd_job.h"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -10,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "app/core/emd_job.h"
 #include "backend_test_double.h"
 #include "engine/core/error.h"
 
@@ -29,8 +30,7 @@ class RecordingBackend final : public test_support::UnexpectedCallBackend {
   }
   void applyReference(SignalBlock&, const ReferencePlan&, JobContext&) override {}
   void applyFir(SignalBlock&, const FirKernel&, JobContext&) override {}
-  EmdResult decompose(const SignalBlock& block, const EmdParams& params,
-                      JobContext& ctx) override {
+  EmdResult decompose(const SignalBlock& block, const EmdParams& params, JobContext& ctx) override {
     seen = block;
     ++decomposeCalls;
     ctx.progress(0.5, "sifting");
@@ -182,8 +182,7 @@ TEST(EmdJob, ProgressRisesToOne) {
   for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]);
   EXPECT_DOUBLE_EQ(seen.back(), 1.0);
   // The backend's 50 % lies inside the decomposition's share of the job.
-  EXPECT_NE(std::find_if(seen.begin(), seen.end(),
-                         [](double f) { return f > 0.4 && f < 0.6; }),
+  EXPECT_NE(std::find_if(seen.begin(), seen.end(), [](double f) { return f > 0.4 && f < 0.6; }),
             seen.end());
 }
 

@@ -39,7 +39,8 @@ TEST(EntropyCandidates, EqualTheBruteForceCountExactly) {
   for (double quantum : {0.0, 0.1}) {  // 0.1: distances of exactly r = 0.2 are common
     for (int m : {1, 2, 3}) {
       for (double r : {1e-9, 0.2, 0.5, 100.0}) {
-        for (EntropyMeasure measure : {EntropyMeasure::ApproximateEntropy, EntropyMeasure::SampleEntropy}) {
+        for (EntropyMeasure measure :
+             {EntropyMeasure::ApproximateEntropy, EntropyMeasure::SampleEntropy}) {
           const int64_t n = 257;
           const auto x = series(n, 11 + m, quantum), y = series(n, 97 + m, quantum);
           const SortedFirstValues sy = sortFirstValues(y.data(), n, m);

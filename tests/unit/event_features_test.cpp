@@ -1,6 +1,8 @@
 // Event-related features and r^2 (engine/ar/event_features.h): the point-biserial r against
 // closed forms and its null distribution, trial segmentation and its refusals, a synthetic
 // recording with a known class effect, and the PhysioNet demo recording (T1 vs T2).
+#include "engine/ar/event_features.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,19 +14,19 @@
 #include <string>
 #include <vector>
 
-#include "error_message_support.h"
 #include "engine/ar/ar_params.h"
 #include "engine/ar/ar_spectrum.h"
-#include "engine/ar/event_features.h"
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/core/recording.h"
 #include "engine/io/recording_io.h"
+#include "error_message_support.h"
 
 namespace modescope {
 namespace {
 
-// A CPU backend with `threads` workers; the temporary lives until the end of the call it is passed to.
+// A CPU backend with `threads` workers; the temporary lives until the end of the call it is passed
+// to.
 std::unique_ptr<ComputeBackend> cpu(int threads) { return makeCpuBackend(threads); }
 
 bool contains(const std::string& s, const std::string& part) {
@@ -59,9 +61,9 @@ double r2Of(const std::vector<double>& a, const std::vector<double>& b) {
 TEST(EventR2, PerfectlySeparatedConstantFeaturesGiveOne) {
   // Within-class spread 0 and different class means: the label explains all variance.
   EXPECT_NEAR(r2Of({5, 5, 5}, {2, 2, 2, 2}), 1.0, 1e-15);
-  EXPECT_NEAR(pointBiserialR(std::vector<double>{2, 2}.data(), 2,
-                             std::vector<double>{7, 7, 7}.data(), 3),
-              -1.0, 1e-15);
+  EXPECT_NEAR(
+      pointBiserialR(std::vector<double>{2, 2}.data(), 2, std::vector<double>{7, 7, 7}.data(), 3),
+      -1.0, 1e-15);
 }
 
 TEST(EventR2, HandComputedTwoPlusTwo) {
@@ -69,13 +71,13 @@ TEST(EventR2, HandComputedTwoPlusTwo) {
   // s^2 = ((0)^2 + 2^2 + 1 + 1) / 4 = 3/2; r = 2 * sqrt(2 * 2) / (4 * sqrt(3/2)) = sqrt(2/3).
   // Equivalently Pearson's r of x = (1,3,0,0) with y = (1,1,0,0): cov = 1/2, sd_x = sqrt(3/2),
   // sd_y = 1/2. r^2 = 2/3 exactly; a few double operations: 1e-15.
-  const double r = pointBiserialR(std::vector<double>{1, 3}.data(), 2,
-                                  std::vector<double>{0, 0}.data(), 2);
+  const double r =
+      pointBiserialR(std::vector<double>{1, 3}.data(), 2, std::vector<double>{0, 0}.data(), 2);
   EXPECT_NEAR(r, std::sqrt(2.0 / 3.0), 1e-15);
   EXPECT_NEAR(r2Of({1, 3}, {0, 0}), 2.0 / 3.0, 1e-15);
-  EXPECT_NEAR(pointBiserialR(std::vector<double>{0, 0}.data(), 2,
-                             std::vector<double>{1, 3}.data(), 2),
-              -std::sqrt(2.0 / 3.0), 1e-15);
+  EXPECT_NEAR(
+      pointBiserialR(std::vector<double>{0, 0}.data(), 2, std::vector<double>{1, 3}.data(), 2),
+      -std::sqrt(2.0 / 3.0), 1e-15);
   // Unequal sizes, A = {4}, B = {1, 2, 3} (nA = 1 allowed by the statistic itself): pooled mean
   // 2.5, s^2 = (2.25 + 2.25 + 0.25 + 0.25) / 4 = 5/4, r = 2 * sqrt(3) / (4 sqrt(5/4)) =
   // sqrt(3/5).
@@ -242,8 +244,8 @@ TEST(EventR2, ClearErrors) {
   const Recording rec = syntheticRecording();
   JobContext ctx;
   const BurgArParams p = twoHzBins();
-  const std::string unknown =
-      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "T9", "B", p, {}, *cpu(1), ctx); });
+  const std::string unknown = test_support::messageOf<InvalidParameterError>(
+      [&] { computeEventR2(rec, {0}, "T9", "B", p, {}, *cpu(1), ctx); });
   EXPECT_TRUE(contains(unknown, "T9") && contains(unknown, "'A'") && contains(unknown, "'B'"))
       << unknown;
 
@@ -253,8 +255,8 @@ TEST(EventR2, ClearErrors) {
                         few.annotations.end());
   few.annotations.push_back({4.5, 3.0, "B"});
   few.annotations.push_back({200.0, 3.0, "B"});  // past the end: skipped
-  const std::string one =
-      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(few, {0}, "A", "B", p, {}, *cpu(1), ctx); });
+  const std::string one = test_support::messageOf<InvalidParameterError>(
+      [&] { computeEventR2(few, {0}, "A", "B", p, {}, *cpu(1), ctx); });
   EXPECT_TRUE(contains(one, "'B'") && contains(one, "1 usable trial") &&
               contains(one, "2 annotation") && contains(one, "1 skipped") &&
               contains(one, "at least 2"))
@@ -262,20 +264,24 @@ TEST(EventR2, ClearErrors) {
 
   EventFeatureOptions shortTrials;
   shortTrials.lengthSeconds = 0.3;  // the window is 0.5 s = 80 samples
-  const std::string tooShort =
-      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "B", p, shortTrials, *cpu(1), ctx); });
+  const std::string tooShort = test_support::messageOf<InvalidParameterError>(
+      [&] { computeEventR2(rec, {0}, "A", "B", p, shortTrials, *cpu(1), ctx); });
   EXPECT_TRUE(contains(tooShort, "0.5 s") && contains(tooShort, "80 samples")) << tooShort;
 
   BurgArParams coeffs = p;
   coeffs.output = ArOutput::Coefficients;
-  EXPECT_TRUE(contains(
-      test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "B", coeffs, {}, *cpu(1), ctx); }), "output"));
-  EXPECT_TRUE(contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {0}, "A", "A", p, {}, *cpu(1), ctx); }),
+  EXPECT_TRUE(contains(test_support::messageOf<InvalidParameterError>(
+                           [&] { computeEventR2(rec, {0}, "A", "B", coeffs, {}, *cpu(1), ctx); }),
+                       "output"));
+  EXPECT_TRUE(contains(test_support::messageOf<InvalidParameterError>(
+                           [&] { computeEventR2(rec, {0}, "A", "A", p, {}, *cpu(1), ctx); }),
                        "different"));
-  EXPECT_TRUE(
-      contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {}, "A", "B", p, {}, *cpu(1), ctx); }), "channel"));
-  EXPECT_TRUE(
-      contains(test_support::messageOf<InvalidParameterError>([&] { computeEventR2(rec, {7}, "A", "B", p, {}, *cpu(1), ctx); }), "7"));
+  EXPECT_TRUE(contains(test_support::messageOf<InvalidParameterError>(
+                           [&] { computeEventR2(rec, {}, "A", "B", p, {}, *cpu(1), ctx); }),
+                       "channel"));
+  EXPECT_TRUE(contains(test_support::messageOf<InvalidParameterError>(
+                           [&] { computeEventR2(rec, {7}, "A", "B", p, {}, *cpu(1), ctx); }),
+                       "7"));
 }
 
 TEST(EventR2, CancelStopsTheComputation) {

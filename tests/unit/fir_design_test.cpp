@@ -25,7 +25,8 @@ namespace {
 double gainAt(const std::vector<double>& h, double freqHz, double fs) {
   std::complex<double> s = 0.0;
   const double w = 2.0 * std::numbers::pi * freqHz / fs;
-  for (std::size_t k = 0; k < h.size(); ++k) s += h[k] * std::polar(1.0, -w * static_cast<double>(k));
+  for (std::size_t k = 0; k < h.size(); ++k)
+    s += h[k] * std::polar(1.0, -w * static_cast<double>(k));
   return std::abs(s);
 }
 
@@ -71,9 +72,9 @@ TEST(FirDesign, AutomaticLengthsMatchMnesPublishedValues) {
 }
 
 TEST(FirDesign, AutomaticTransitionsFollowMnesRules) {
-  EXPECT_DOUBLE_EQ(autoLowTransitionHz(1.0), 1.0);    // min(max(0.25, 2), 1)
-  EXPECT_DOUBLE_EQ(autoLowTransitionHz(4.0), 2.0);    // min(max(1, 2), 4)
-  EXPECT_DOUBLE_EQ(autoLowTransitionHz(20.0), 5.0);   // 0.25 * 20
+  EXPECT_DOUBLE_EQ(autoLowTransitionHz(1.0), 1.0);   // min(max(0.25, 2), 1)
+  EXPECT_DOUBLE_EQ(autoLowTransitionHz(4.0), 2.0);   // min(max(1, 2), 4)
+  EXPECT_DOUBLE_EQ(autoLowTransitionHz(20.0), 5.0);  // 0.25 * 20
   EXPECT_DOUBLE_EQ(autoHighTransitionHz(40.0, 250.0), 10.0);
   EXPECT_DOUBLE_EQ(autoHighTransitionHz(4.0, 250.0), 2.0);
   EXPECT_DOUBLE_EQ(autoHighTransitionHz(120.0, 250.0), 5.0);  // capped by Nyquist - edge
@@ -186,7 +187,8 @@ TEST(FirDesign, InvalidParametersThrowWithFoundAndExpected) {
   expectInvalid([&] { designFir(spec(FilterKind::BandPass, 1, 100), 160); }, "below the Nyquist");
   expectInvalid([&] { designFir(spec(FilterKind::BandPass, 0, 40), 160); }, "band-pass low edge");
   expectInvalid([&] { designFir(spec(FilterKind::BandPass, -1, 40), 160); }, "-1 Hz");
-  expectInvalid([&] { designFir(spec(FilterKind::BandPass, 40, 1), 160); }, "low edge below high edge");
+  expectInvalid([&] { designFir(spec(FilterKind::BandPass, 40, 1), 160); },
+                "low edge below high edge");
   expectInvalid([&] { designFir(spec(FilterKind::BandPass, 10, 10), 160); }, "band-pass edges");
   expectInvalid([&] { designFir(spec(FilterKind::HighPass, NAN, 0), 160); }, "high-pass edge");
   expectInvalid([&] { designFir(spec(FilterKind::LowPass, 0, 90), 160); }, "low-pass edge");

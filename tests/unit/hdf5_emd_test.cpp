@@ -3,10 +3,11 @@
 // tests/tools/h5py_reads_emd_schema.py) finds it where the documentation says, with the
 // documented types and units; failures and cancels leave no file; damaged and foreign files are
 // refused with a message naming the file.
-#include <gtest/gtest.h>
-#include <unistd.h>
+#include "engine/io/hdf5_emd.h"
 
 #include <H5Cpp.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -21,7 +22,6 @@
 
 #include "engine/core/error.h"
 #include "engine/core/job_context.h"
-#include "engine/io/hdf5_emd.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
 #include "tests/unit/hdf5_file_test_support.h"
@@ -196,9 +196,11 @@ std::string expectedJson(const Recording& rec, const EmdResult& m, const HhtResu
   for (std::size_t i = 0; i < m.channels.size(); ++i) {
     const EmdChannelModes& c = m.channels[i];
     const ChannelInfo& info = rec.channels[c.channel];
-    o << (i ? "," : "") << "{\"name\":" << jsonString(info.name) << ",\"label\":" << jsonString(info.label)
-      << ",\"unit\":" << jsonString(info.unit) << ",\"type\":\"EEG\",\"recording_index\":" << c.channel
-      << ",\"group\":" << jsonString(kGroups[i]) << ",\"modes\":" << rowsJson(c.data.data(), c.rows, kSamples)
+    o << (i ? "," : "") << "{\"name\":" << jsonString(info.name)
+      << ",\"label\":" << jsonString(info.label) << ",\"unit\":" << jsonString(info.unit)
+      << ",\"type\":\"EEG\",\"recording_index\":" << c.channel
+      << ",\"group\":" << jsonString(kGroups[i])
+      << ",\"modes\":" << rowsJson(c.data.data(), c.rows, kSamples)
       << ",\"sifts\":" << list(c.sifts, [](int v) { return std::to_string(v); })
       << ",\"degenerate_members\":" << c.degenerateMembers << "}";
   }
@@ -224,8 +226,8 @@ std::string expectedJson(const Recording& rec, const EmdResult& m, const HhtResu
       }
       const int m2 = static_cast<int>(c.imfs.size());
       o << (i ? "," : "") << "{\"spectrum\":" << rowsJson(c.spectrum.data(), 5, 4)
-        << ",\"marginal\":" << list(c.marginal, numd) << ",\"imf_rows\":"
-        << list(c.imfs, [](const HhtImf& x) { return std::to_string(x.row); })
+        << ",\"marginal\":" << list(c.marginal, numd)
+        << ",\"imf_rows\":" << list(c.imfs, [](const HhtImf& x) { return std::to_string(x.row); })
         << ",\"mean_frequency\":"
         << list(c.imfs, [](const HhtImf& x) { return numd(x.meanFrequencyHz); })
         << ",\"energy\":" << list(c.imfs, [](const HhtImf& x) { return numd(x.energy); })
@@ -381,10 +383,10 @@ class H5pyReadsEmd : public Hdf5EmdTest {
     const std::string exp = path("expected.json");
     std::ofstream(exp) << expected;
     const std::string src = MODESCOPE_SOURCE_DIR;
-    return runCommand(std::string(kPython) + " " +
-                      shellQuote(src + "/tests/tools/h5py_reads_emd_schema.py") + " " + shellQuote(h5) +
-                      " " + shellQuote(exp) +
-                      (docExample ? " " + shellQuote(src + "/docs/hdf5-schema.md") : std::string()));
+    return runCommand(
+        std::string(kPython) + " " + shellQuote(src + "/tests/tools/h5py_reads_emd_schema.py") +
+        " " + shellQuote(h5) + " " + shellQuote(exp) +
+        (docExample ? " " + shellQuote(src + "/docs/hdf5-schema.md") : std::string()));
   }
 };
 

@@ -3,9 +3,10 @@
 // the NaN-skipping means computed here by hand, the CSV export has the documented layout, a
 // cancel leaves no file, and foreign or inconsistent input is refused with a clear message.
 // (h5py reading the layout is tested end to end in tests/integration/cli_xapen_test.cpp.)
-#include <gtest/gtest.h>
+#include "engine/io/hdf5_entropy.h"
 
 #include <H5Cpp.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
@@ -18,7 +19,6 @@
 #include "engine/core/error.h"
 #include "engine/entropy/entropy_cpu.h"
 #include "engine/entropy/entropy_csv.h"
-#include "engine/io/hdf5_entropy.h"
 #include "engine/io/hdf5_util.h"
 #include "tests/unit/hdf5_file_test_support.h"
 
@@ -38,7 +38,7 @@ EntropyFileRecording makeRecording(uint64_t seed, const std::string& group, bool
   for (std::size_t c = 0; c < 3; ++c)
     for (int k = 0; k < 200; ++k)
       b.data.push_back(flatEpoch && c == 2 && k >= 64 && k < 128 ? 1.5f
-                                                                  : static_cast<float>(normal(rng)));
+                                                                 : static_cast<float>(normal(rng)));
   EntropyParams p;
   p.epochSamples = 64;
   p.bias = ApEnBias::Zero;
@@ -174,8 +174,7 @@ TEST_F(Hdf5EntropyTest, ForeignFilesAreRefusedNamingTheFile) {
     H5::H5File file(path("plain.h5"), H5F_ACC_TRUNC);
   }
   EXPECT_FALSE(isEntropyFile(path("plain.h5")));
-  const std::string msg =
-      test_support::messageOf([&] { readEntropyFile(path("plain.h5")); });
+  const std::string msg = test_support::messageOf([&] { readEntropyFile(path("plain.h5")); });
   EXPECT_NE(msg.find("plain.h5"), std::string::npos) << msg;
   EXPECT_NE(msg.find("xapen"), std::string::npos) << msg;
   const std::string missing = test_support::messageOf([&] { readEntropyFile(path("none.h5")); });

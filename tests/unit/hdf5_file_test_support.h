@@ -42,7 +42,8 @@ std::string list(const std::vector<T>& v, F f) {
 inline std::string provenanceJson(const Provenance& pr) {
   return "{\"attrs\":{\"method\":" + jsonString(pr.method) + ",\"seed\":" + jsonString(pr.seed) +
          ",\"backend\":" + jsonString(pr.backend) + ",\"input_file\":" + jsonString(pr.inputFile) +
-         ",\"selection\":" + jsonString(pr.selection) + ",\"created_at\":" + jsonString(pr.createdAt) +
+         ",\"selection\":" + jsonString(pr.selection) +
+         ",\"created_at\":" + jsonString(pr.createdAt) +
          "},\"wall_seconds\":" + numd(pr.wallSeconds) + ",\"parameters\":" +
          list(pr.parameters,
               [](const std::pair<std::string, std::string>& kv) {
@@ -102,7 +103,8 @@ class TempDirTest : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::vector<std::string> listDir() const {
     std::vector<std::string> v;
-    for (const auto& e : std::filesystem::directory_iterator(dir_)) v.push_back(e.path().filename());
+    for (const auto& e : std::filesystem::directory_iterator(dir_))
+      v.push_back(e.path().filename());
     return v;
   }
   std::string prefix_;

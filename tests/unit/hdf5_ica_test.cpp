@@ -4,10 +4,11 @@
 // documented types and units, and the documentation's Python example runs on it; failures and
 // cancels leave no file; foreign, damaged, newer and wrongly shaped files are refused with a
 // message naming the file.
-#include <gtest/gtest.h>
-#include <unistd.h>
+#include "engine/io/hdf5_ica.h"
 
 #include <H5Cpp.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -21,7 +22,6 @@
 
 #include "engine/core/error.h"
 #include "engine/core/job_context.h"
-#include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
 #include "tests/unit/hdf5_file_test_support.h"
@@ -174,7 +174,8 @@ std::string expectedJson(const IcaFile& f) {
     << ",\"float64\":{\"mean\":" << doubles(r.mean) << ",\"eigenvalues\":" << doubles(r.eigenvalues)
     << ",\"bias\":" << doubles(r.bias)
     << ",\"back_projected_variance\":" << doubles(r.backProjectedVariance)
-    << ",\"variance_fraction\":" << doubles(r.varianceFraction) << "}"
+    << ",\"variance_fraction\":" << doubles(r.varianceFraction)
+    << "}"
     // The first channel's unit.
     << ",\"units\":{\"mean\":\"uV\",\"eigenvalues\":\"uV^2\",\"back_projected_variance\":\"uV^2\""
     << ",\"variance_fraction\":\"fraction of total power\"}"
@@ -195,8 +196,8 @@ std::string expectedJson(const IcaFile& f) {
     << ",\"resolved_block_size\":60,\"resolved_anneal_factor\":" << numd(0.9)
     << ",\"resolved_stop_tolerance\":" << numd(1e-12) << ",\"resolved_components\":3}"
     << ",\"history\":{\"step\":[1,2,1,2,3],\"change\":"
-    << list(r.history, [](const IcaStep& s) { return numd(s.change); }) << ",\"angle_deg\":"
-    << list(r.history, [](const IcaStep& s) { return numd(s.angleDegrees); })
+    << list(r.history, [](const IcaStep& s) { return numd(s.change); })
+    << ",\"angle_deg\":" << list(r.history, [](const IcaStep& s) { return numd(s.angleDegrees); })
     << ",\"learning_rate\":"
     << list(r.history, [](const IcaStep& s) { return numd(s.learningRate); })
     << ",\"restarted_after\":[0,1,0,0,0],\"sub_gaussian\":[0,1,2,2,1]}"
@@ -347,10 +348,10 @@ class H5pyReadsIca : public Hdf5IcaTest {
     const std::string exp = path("expected.json");
     std::ofstream(exp) << expected;
     const std::string src = MODESCOPE_SOURCE_DIR;
-    return runCommand(std::string(kPython) + " " +
-                      shellQuote(src + "/tests/tools/h5py_reads_ica_schema.py") + " " +
-                      shellQuote(h5) + " " + shellQuote(exp) +
-                      (docExample ? " " + shellQuote(src + "/docs/hdf5-schema.md") : std::string()));
+    return runCommand(
+        std::string(kPython) + " " + shellQuote(src + "/tests/tools/h5py_reads_ica_schema.py") +
+        " " + shellQuote(h5) + " " + shellQuote(exp) +
+        (docExample ? " " + shellQuote(src + "/docs/hdf5-schema.md") : std::string()));
   }
 };
 

@@ -2,6 +2,8 @@
 // signal is known, spectra whose only non-zero cell is known, the grid's formulas, edges,
 // parameter errors, threads and cancel. The modes are built here directly (sums of tones), not by
 // the EMD, so these tests depend on nothing but hht.h.
+#include "engine/hht/hht.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "engine/hht/hht.h"
 #include "engine/hht/hht_cpu.h"
 
 namespace modescope {
@@ -28,13 +29,15 @@ EmdChannelModes channelModes(std::size_t channel, const std::vector<std::vector<
   m.rows = static_cast<int>(imfs.size()) + 1;
   m.data.assign(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(n), 0.0f);
   for (std::size_t r = 0; r < imfs.size(); ++r) {
-    for (int64_t t = 0; t < n; ++t) m.row(static_cast<int>(r), n)[t] = static_cast<float>(imfs[r][t]);
+    for (int64_t t = 0; t < n; ++t)
+      m.row(static_cast<int>(r), n)[t] = static_cast<float>(imfs[r][t]);
   }
   m.sifts.assign(imfs.size(), 1);
   return m;
 }
 
-EmdResult modesOf(double fs, int64_t n, const std::vector<std::vector<std::vector<double>>>& chans) {
+EmdResult modesOf(double fs, int64_t n,
+                  const std::vector<std::vector<std::vector<double>>>& chans) {
   EmdResult r;
   r.sampleRate = fs;
   r.samples = n;
@@ -292,8 +295,8 @@ TEST(HhtSpectrum, EdgesAreLeftOut) {
   const double hz = 10.0;  // 25 samples per cycle
   const auto modes = modesOf(fs, n, {{tone(n, fs, a, hz, 0.5)}});
   HhtParams p;
-  p.edgeSeconds = 0.2;  // 50 samples
-  p.timeBins = 100;     // 10 samples per column: columns 0..4 and 95..99 lie in the edges
+  p.edgeSeconds = 0.2;    // 50 samples
+  p.timeBins = 100;       // 10 samples per column: columns 0..4 and 95..99 lie in the edges
   p.frequencyBins = 110;  // 1.14 Hz bins: 10 Hz is 8.8 bins up, well inside bin 8
   const auto r = runCpu(modes, p);
   const int64_t e = hhtEdgeSamples(0.2, fs);
@@ -427,8 +430,7 @@ TEST(HhtValidate, EachBadParameterIsNamed) {
     return p;
   };
   expectParameterError(with([](HhtParams& p) { p.frequencyBins = 0; }), modes, "frequencyBins");
-  expectParameterError(with([](HhtParams& p) { p.frequencyBins = 70000; }), modes,
-                       "frequencyBins");
+  expectParameterError(with([](HhtParams& p) { p.frequencyBins = 70000; }), modes, "frequencyBins");
   expectParameterError(with([](HhtParams& p) { p.timeBins = -1; }), modes, "timeBins");
   expectParameterError(with([](HhtParams& p) { p.timeBins = 201; }), modes, "timeBins");
   expectParameterError(with([](HhtParams& p) { p.fMin = -1; }), modes, "fMin");
@@ -436,7 +438,7 @@ TEST(HhtValidate, EachBadParameterIsNamed) {
   expectParameterError(with([](HhtParams& p) { p.logFrequency = true; }), modes, "fMin");
   expectParameterError(with([](HhtParams& p) { p.fMax = 51; }), modes, "fMax");
   expectParameterError(with([](HhtParams& p) { p.fMin = 20, p.fMax = 10; }), modes, "fMax");
-  expectParameterError(with([](HhtParams& p) { p.fMin = 50; }), modes, "fMax");  // = Nyquist
+  expectParameterError(with([](HhtParams& p) { p.fMin = 50; }), modes, "fMax");   // = Nyquist
   expectParameterError(with([](HhtParams& p) { p.imfs = {2}; }), modes, "imfs");  // residue
   expectParameterError(with([](HhtParams& p) { p.imfs = {-1}; }), modes, "imfs");
   expectParameterError(with([](HhtParams& p) { p.imfs = {1, 1}; }), modes, "imfs");

@@ -85,7 +85,8 @@ TEST(JobQueue, CancelStopsARunningJobQuickly) {
   const auto t0 = std::chrono::steady_clock::now();
   q.cancel(id);
   q.waitIdle();
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // The job checks every millisecond; 0.25 s leaves room for a loaded 2-core CI machine.
   EXPECT_LT(waited, 0.25);
   EXPECT_EQ(rec.outcomes[id].state, JobState::Cancelled);
@@ -121,9 +122,8 @@ TEST(JobQueue, ErrorsBecomeReadableOutcomes) {
   const JobId oom = q.submit("device", [](JobContext&) -> std::any {
     throw OutOfDeviceMemoryError("needs 12 GiB, 4 GiB free");
   });
-  const JobId internal = q.submit("bug", [](JobContext&) -> std::any {
-    throw std::logic_error("boom");
-  });
+  const JobId internal =
+      q.submit("bug", [](JobContext&) -> std::any { throw std::logic_error("boom"); });
   q.waitIdle();
   EXPECT_EQ(rec.outcomes[bad].state, JobState::Failed);
   EXPECT_NE(rec.outcomes[bad].message.find("order"), std::string::npos);

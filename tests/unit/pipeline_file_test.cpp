@@ -3,8 +3,6 @@
 // parameters that differ from the preset written), and every mistake in a file is an
 // InvalidInputError (exit code 2) that names the file, the step (1-based, with its kind) and the
 // field, before anything could run.
-#include "app/core/pipeline.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "app/core/pipeline.h"
 #include "engine/core/error.h"
 #include "engine/core/json_value.h"
 
@@ -124,11 +123,11 @@ TEST(PipelineFile, DefaultsAreTheSingleCommandsDefaults) {
 }
 
 TEST(PipelineFile, AcceptsTheSpecialWordsIndicesAndAChannelString) {
-  const Pipeline p = readText(withSteps(
-      R"({"step": "emd", "channels": [3, "Cz", "1-2"], "backend": "CPU", "hht": false,)"
-      R"( "params": {"maxImfs": "automatic", "pairedNoise": false, "method": "EEMD"}},)"
-      R"({"step": "emd", "channels": "C3, C4", "params": {"maxImfs": "auto"}},)"
-      R"({"step": "ica", "params": {"learningRate": "auto", "blockSize": 0}})"));
+  const Pipeline p = readText(
+      withSteps(R"({"step": "emd", "channels": [3, "Cz", "1-2"], "backend": "CPU", "hht": false,)"
+                R"( "params": {"maxImfs": "automatic", "pairedNoise": false, "method": "EEMD"}},)"
+                R"({"step": "emd", "channels": "C3, C4", "params": {"maxImfs": "auto"}},)"
+                R"({"step": "ica", "params": {"learningRate": "auto", "blockSize": 0}})"));
   const auto& a = std::get<PipelineEmdStep>(p.steps[0]);
   EXPECT_EQ(*a.selection.channels, (std::vector<std::string>{"3", "Cz", "1-2"}));
   EXPECT_EQ(a.selection.backend, BackendChoice::Cpu);
@@ -256,8 +255,8 @@ TEST(PipelineFile, WritesOnlyTheParametersThatDifferFromThePreset) {
 }
 
 TEST(PipelineFile, FilterTextsReadBackToTheSameSpec) {
-  for (const char* text : {"bandpass:1-40", "bandpass:0.00001-40", "highpass:0.5", "lowpass:35.25",
-                           "notch:60"}) {
+  for (const char* text :
+       {"bandpass:1-40", "bandpass:0.00001-40", "highpass:0.5", "lowpass:35.25", "notch:60"}) {
     const FilterSpec s = parseFilterSpec(text);
     const FilterSpec back = parseFilterSpec(filterSpecText(s));
     EXPECT_EQ(back.kind, s.kind) << text;
@@ -277,10 +276,10 @@ TEST(PipelineFile, FilterTextsReadBackToTheSameSpec) {
 }
 
 TEST(PipelineFile, TheBriefsOutOfRangeMessage) {
-  const InvalidInputError e = readError(withSteps(
-      R"({"step": "filter", "filters": ["lowpass:40"]},)"
-      "\n"
-      R"({"step": "emd", "params": {"ensembleSize": 0}})"));
+  const InvalidInputError e =
+      readError(withSteps(R"({"step": "filter", "filters": ["lowpass:40"]},)"
+                          "\n"
+                          R"({"step": "emd", "params": {"ensembleSize": 0}})"));
   EXPECT_EQ(e.path(), "p.json");
   EXPECT_EQ(e.field(), "step 2 (emd), field params.ensembleSize");
   EXPECT_EQ(e.exitCode(), 2);
@@ -314,8 +313,9 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
       {"version 0", R"({"modescope_pipeline": 0, "steps": []})", "field modescope_pipeline",
        "found 0"},
       {"unknown top-level field", R"({"modescope_pipeline": 1, "colour": 1, "steps": []})",
-       "field colour", "found an unknown field, expected one of modescope_pipeline, description "
-                       "or steps"},
+       "field colour",
+       "found an unknown field, expected one of modescope_pipeline, description "
+       "or steps"},
       {"description not a string", R"({"modescope_pipeline": 1, "description": 3, "steps": []})",
        "field description", "found the number 3"},
       {"no steps", R"({"modescope_pipeline": 1})", "field steps", "found nothing"},
@@ -326,8 +326,8 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
       // The step's kind.
       {"step not an object", withSteps("3"), "step 1", "found the number 3"},
       {"step kind missing", withSteps(R"({"start": 1})"), "step 1, field step", "found nothing"},
-      {"unknown step kind", withSteps(R"({"step": "emd"}, {"step": "pca"})"),
-       "step 2, field step", "found 'pca', expected one of filter, emd or ica"},
+      {"unknown step kind", withSteps(R"({"step": "emd"}, {"step": "pca"})"), "step 2, field step",
+       "found 'pca', expected one of filter, emd or ica"},
       {"step kind not a string", withSteps(R"({"step": 1})"), "step 1, field step",
        "found the number 1"},
       // Fields of a step.
@@ -335,7 +335,8 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
        "found an unknown field"},
       {"filter field on emd", withSteps(R"({"step": "emd", "filters": []})"),
        "step 1 (emd), field filters", "found an unknown field"},
-      {"params on filter", withSteps(R"({"step": "filter", "filters": ["lowpass:4"], "params": {}})"),
+      {"params on filter",
+       withSteps(R"({"step": "filter", "filters": ["lowpass:4"], "params": {}})"),
        "step 1 (filter), field params", "found an unknown field"},
       {"unknown preset", withSteps(R"({"step": "emd", "preset": "nope"})"),
        "step 1 (emd), field preset", "found 'nope', expected one of emd-rilling"},
@@ -355,8 +356,8 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
        "step 1 (emd), field channels", "found 'C3,,C4'"},
       {"channels an object", withSteps(R"({"step": "emd", "channels": {}})"),
        "step 1 (emd), field channels", "found an object"},
-      {"negative start", withSteps(R"({"step": "ica", "start": -1})"),
-       "step 1 (ica), field start", "found -1, expected a time in seconds >= 0"},
+      {"negative start", withSteps(R"({"step": "ica", "start": -1})"), "step 1 (ica), field start",
+       "found -1, expected a time in seconds >= 0"},
       {"start as a string", withSteps(R"({"step": "ica", "start": "10"})"),
        "step 1 (ica), field start", "found the string '10'"},
       {"zero duration", withSteps(R"({"step": "ica", "duration": 0})"),
@@ -403,9 +404,11 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
       {"flag as a number", withSteps(R"({"step": "emd", "params": {"pairedNoise": 1}})"),
        "step 1 (emd), field params.pairedNoise", "found the number 1, expected true or false"},
       {"negative seed", withSteps(R"({"step": "ica", "params": {"seed": -1}})"),
-       "step 1 (ica), field params.seed", "found -1, expected an integer from 0 to "
-                                          "18446744073709551615"},
-      {"seed beyond 64 bits", withSteps(R"({"step": "ica", "params": {"seed": 18446744073709551616}})"),
+       "step 1 (ica), field params.seed",
+       "found -1, expected an integer from 0 to "
+       "18446744073709551615"},
+      {"seed beyond 64 bits",
+       withSteps(R"({"step": "ica", "params": {"seed": 18446744073709551616}})"),
        "step 1 (ica), field params.seed", "found 18446744073709551616"},
       {"seed as a string", withSteps(R"({"step": "ica", "params": {"seed": "7"}})"),
        "step 1 (ica), field params.seed", "found the string '7'"},
@@ -420,7 +423,8 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
        withSteps(R"({"step": "emd", "params": {"stop.threshold1": 0.6, "stop.threshold2": 0.5}})"),
        "step 1 (emd), field params.stop.threshold1", "found 0.6, expected at most threshold2"},
       {"odd paired ensemble",
-       withSteps(R"({"step": "emd", "params": {"method": "eemd", "pairedNoise": true, "ensembleSize": 51}})"),
+       withSteps(
+           R"({"step": "emd", "params": {"method": "eemd", "pairedNoise": true, "ensembleSize": 51}})"),
        "step 1 (emd), field params.ensembleSize", "found 51"},
   };
   for (const ErrorCase& c : cases) {
@@ -452,10 +456,10 @@ TEST(PipelineFile, ANewerVersionIsRefusedBeforeItsFieldsAreLookedAt) {
 
 TEST(PipelineFile, ParametersWithoutEffectGiveANoteNotAnError) {
   std::vector<std::string> notes;
-  const Pipeline p = readText(
-      withSteps(R"({"step": "emd", "params": {"method": "emd", "ensembleSize": 50,)"
-                R"( "stop.fixedSifts": 12}})"),
-      &notes);
+  const Pipeline p =
+      readText(withSteps(R"({"step": "emd", "params": {"method": "emd", "ensembleSize": 50,)"
+                         R"( "stop.fixedSifts": 12}})"),
+               &notes);
   EXPECT_EQ(std::get<PipelineEmdStep>(p.steps[0]).params.ensembleSize, 50);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_NE(notes[0].find("'p.json', step 1 (emd), field params.ensembleSize: has no effect"),
@@ -498,7 +502,8 @@ TEST_F(PipelineFileOnDisk, MalformedJsonNamesTheFileAndThePosition) {
 }
 
 TEST_F(PipelineFileOnDisk, ErrorsNameThePathAsGiven) {
-  const std::string path = write("p.json", withSteps(R"({"step": "ica", "params": {"maxSteps": 0}})"));
+  const std::string path =
+      write("p.json", withSteps(R"({"step": "ica", "params": {"maxSteps": 0}})"));
   try {
     readPipelineFile(path);
     FAIL() << "no error";
@@ -521,8 +526,9 @@ TEST(PipelineFile, TheExamplesRead) {
 }
 
 TEST(PipelineFile, AStepErrorKeepsTheCausesExitCode) {
-  const PipelineStepError a("'p.json', step 2 (emd)",
-                            InvalidParameterError("channels", "'C9'", "a channel of the recording"));
+  const PipelineStepError a(
+      "'p.json', step 2 (emd)",
+      InvalidParameterError("channels", "'C9'", "a channel of the recording"));
   EXPECT_EQ(a.exitCode(), 1);
   EXPECT_EQ(std::string(a.what()),
             "'p.json', step 2 (emd): parameter 'channels': got 'C9', expected a channel of the "

@@ -16,8 +16,9 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 
 // An in-memory recording: name/type per channel, `seconds` of Gaussian noise at `rate`.
-std::shared_ptr<Recording> makeRecording(const std::vector<std::pair<std::string, ChannelType>>& chans,
-                                         double rate, double seconds, unsigned seed = 7) {
+std::shared_ptr<Recording> makeRecording(
+    const std::vector<std::pair<std::string, ChannelType>>& chans, double rate, double seconds,
+    unsigned seed = 7) {
   auto rec = std::make_shared<Recording>();
   rec->info.format = "synthetic";
   const auto n = static_cast<int64_t>(std::llround(rate * seconds));
@@ -50,11 +51,12 @@ std::vector<std::size_t> allChannels(const Recording& r) {
 
 using CT = ChannelType;
 
-// ---- reference plans -----------------------------------------------------------------------------
+// ---- reference plans
+// -----------------------------------------------------------------------------
 
 TEST(PlanReference, AverageUsesAllEegRowsOfTheBlock) {
-  auto rec = makeRecording({{"Fp1", CT::EEG}, {"ECG", CT::ECG}, {"Cz", CT::EEG}, {"Pz", CT::EEG}},
-                           100, 1);
+  auto rec =
+      makeRecording({{"Fp1", CT::EEG}, {"ECG", CT::ECG}, {"Cz", CT::EEG}, {"Pz", CT::EEG}}, 100, 1);
   const auto p = planReference(*rec, {3, 1, 0}, parseReferenceSpec("average"));
   // Block rows: 0 -> Pz, 1 -> ECG, 2 -> Fp1. Cz is not selected, ECG is not EEG.
   EXPECT_EQ(p.sources, (std::vector<std::size_t>{0, 2}));
@@ -64,9 +66,9 @@ TEST(PlanReference, AverageUsesAllEegRowsOfTheBlock) {
 }
 
 TEST(PlanReference, LinkedMastoidsPreferM1M2ThenA1A2ThenTp9Tp10) {
-  auto a = makeRecording({{"Cz", CT::EEG}, {"A2", CT::EEG}, {"A1", CT::EEG}, {"TP9", CT::EEG},
-                          {"TP10", CT::EEG}},
-                         100, 1);
+  auto a = makeRecording(
+      {{"Cz", CT::EEG}, {"A2", CT::EEG}, {"A1", CT::EEG}, {"TP9", CT::EEG}, {"TP10", CT::EEG}}, 100,
+      1);
   auto p = planReference(*a, allChannels(*a), parseReferenceSpec("mastoids"));
   EXPECT_EQ(p.sources, (std::vector<std::size_t>{2, 1}));  // A1, A2 beat TP9/TP10
   EXPECT_EQ(p.weights, (std::vector<double>{0.5, 0.5}));
@@ -75,15 +77,16 @@ TEST(PlanReference, LinkedMastoidsPreferM1M2ThenA1A2ThenTp9Tp10) {
   p = planReference(*a, {0, 3, 4}, parseReferenceSpec("mastoids"));
   EXPECT_EQ(p.sources, (std::vector<std::size_t>{1, 2}));
 
-  auto m = makeRecording({{"M2", CT::EEG}, {"M1", CT::EEG}, {"A1", CT::EEG}, {"A2", CT::EEG}}, 100, 1);
+  auto m =
+      makeRecording({{"M2", CT::EEG}, {"M1", CT::EEG}, {"A1", CT::EEG}, {"A2", CT::EEG}}, 100, 1);
   p = planReference(*m, allChannels(*m), parseReferenceSpec("mastoids"));
   EXPECT_EQ(p.sources, (std::vector<std::size_t>{1, 0}));
 }
 
 TEST(PlanReference, ErrorsNameWhatIsMissing) {
-  auto rec = makeRecording({{"Fp1", CT::EEG}, {"Cz", CT::EEG}, {"M1", CT::EEG}, {"M2", CT::EEG},
-                            {"ECG", CT::ECG}},
-                           100, 1);
+  auto rec = makeRecording(
+      {{"Fp1", CT::EEG}, {"Cz", CT::EEG}, {"M1", CT::EEG}, {"M2", CT::EEG}, {"ECG", CT::ECG}}, 100,
+      1);
   try {
     planReference(*rec, {0, 1, 2}, parseReferenceSpec("mastoids"));
     ADD_FAILURE() << "expected an error";
@@ -119,17 +122,22 @@ TEST(PlanReference, ChannelFoundByLabelToo) {
   EXPECT_EQ(p.weights, (std::vector<double>{1.0}));
 }
 
-// ---- reference identities (CPU backend) ------------------------------------------------------------
+// ---- reference identities (CPU backend)
+// ------------------------------------------------------------
 
 TEST(ReferenceIdentities, AverageMakesTheEegMeanZeroAtEverySample) {
-  auto rec = makeRecording({{"Fp1", CT::EEG}, {"Fp2", CT::EEG}, {"ECG", CT::ECG}, {"Cz", CT::EEG},
-                            {"Pz", CT::EEG}, {"O1", CT::EEG}},
+  auto rec = makeRecording({{"Fp1", CT::EEG},
+                            {"Fp2", CT::EEG},
+                            {"ECG", CT::ECG},
+                            {"Cz", CT::EEG},
+                            {"Pz", CT::EEG},
+                            {"O1", CT::EEG}},
                            250, 4);
   SignalBlock b = extractBlock(*rec, allChannels(*rec), 0, -1);
   const SignalBlock in = b;
   JobContext ctx;
-  makeCpuBackend(2)->applyReference(b, planReference(*rec, b.channels, parseReferenceSpec("average")),
-                                    ctx);
+  makeCpuBackend(2)->applyReference(
+      b, planReference(*rec, b.channels, parseReferenceSpec("average")), ctx);
   const std::vector<std::size_t> eeg = {0, 1, 3, 4, 5};
   for (int64_t t = 0; t < b.samples; ++t) {
     double mean = 0.0, scale = 0.0;
@@ -146,13 +154,13 @@ TEST(ReferenceIdentities, AverageMakesTheEegMeanZeroAtEverySample) {
 }
 
 TEST(ReferenceIdentities, SingleChannelReferenceZeroesThatChannel) {
-  auto rec = makeRecording({{"Fp1", CT::EEG}, {"Cz", CT::EEG}, {"EOG", CT::EOG}, {"Pz", CT::EEG}},
-                           250, 2);
+  auto rec =
+      makeRecording({{"Fp1", CT::EEG}, {"Cz", CT::EEG}, {"EOG", CT::EOG}, {"Pz", CT::EEG}}, 250, 2);
   SignalBlock b = extractBlock(*rec, allChannels(*rec), 0, -1);
   const SignalBlock in = b;
   JobContext ctx;
-  makeCpuBackend(1)->applyReference(b, planReference(*rec, b.channels, parseReferenceSpec("channel:Cz")),
-                                    ctx);
+  makeCpuBackend(1)->applyReference(
+      b, planReference(*rec, b.channels, parseReferenceSpec("channel:Cz")), ctx);
   for (int64_t t = 0; t < b.samples; ++t) {
     ASSERT_EQ(b.channel(1)[t], 0.0f);  // x - x is exact
     ASSERT_EQ(b.channel(0)[t], static_cast<float>(double(in.channel(0)[t]) - in.channel(1)[t]));
@@ -165,8 +173,8 @@ TEST(ReferenceIdentities, LinkedMastoidsMakeTheMastoidsOpposite) {
   SignalBlock b = extractBlock(*rec, allChannels(*rec), 0, -1);
   const SignalBlock in = b;
   JobContext ctx;
-  makeCpuBackend(1)->applyReference(b, planReference(*rec, b.channels, parseReferenceSpec("mastoids")),
-                                    ctx);
+  makeCpuBackend(1)->applyReference(
+      b, planReference(*rec, b.channels, parseReferenceSpec("mastoids")), ctx);
   for (int64_t t = 0; t < b.samples; ++t) {
     // M1 - (M1 + M2) / 2 = -(M2 - (M1 + M2) / 2), both computed exactly in double then rounded.
     ASSERT_EQ(b.channel(1)[t], -b.channel(2)[t]);
@@ -175,7 +183,8 @@ TEST(ReferenceIdentities, LinkedMastoidsMakeTheMastoidsOpposite) {
   }
 }
 
-// ---- pure tones through the designed filters -------------------------------------------------------
+// ---- pure tones through the designed filters
+// -------------------------------------------------------
 
 struct Fit {
   double amplitude, phase;
@@ -272,7 +281,8 @@ TEST(FilterTones, NotchRemoves50100And150HzAndKeeps30Hz) {
   EXPECT_NEAR(keep.phase, 0.0, 1e-3);
 }
 
-// ---- preprocess() ---------------------------------------------------------------------------------------
+// ---- preprocess()
+// ---------------------------------------------------------------------------------------
 
 TEST(Preprocess, CutsReferencesFiltersAndRecordsProvenance) {
   auto rec = makeRecording({{"Fp1", CT::EEG}, {"Cz", CT::EEG}, {"Pz", CT::EEG}, {"ECG", CT::ECG}},
@@ -300,7 +310,8 @@ TEST(Preprocess, CutsReferencesFiltersAndRecordsProvenance) {
   JobContext plain;
   backend->applyReference(b, planReference(*rec, b.channels, spec.reference), plain);
   for (const auto& f : spec.filters) backend->applyFir(b, designFir(f, 250), plain);
-  for (std::size_t r = 0; r < 4; ++r) EXPECT_EQ(out->readChannel(r, 0, 2000), std::vector<float>(b.channel(r), b.channel(r) + 2000));
+  for (std::size_t r = 0; r < 4; ++r)
+    EXPECT_EQ(out->readChannel(r, 0, 2000), std::vector<float>(b.channel(r), b.channel(r) + 2000));
 
   EXPECT_EQ(prov.method, "preprocess");
   EXPECT_EQ(prov.backend, "CPU, 2 threads");
@@ -329,10 +340,12 @@ TEST(Preprocess, BadParametersFailBeforeAnyWork) {
   PreprocessSpec spec;
   spec.filters = {parseFilterSpec("lowpass:60")};  // above Nyquist at 100 Hz
   JobContext ctx;
-  EXPECT_THROW(preprocess(*rec, {0, 1}, 0.0, -1, spec, *makeCpuBackend(1), ctx), InvalidParameterError);
+  EXPECT_THROW(preprocess(*rec, {0, 1}, 0.0, -1, spec, *makeCpuBackend(1), ctx),
+               InvalidParameterError);
   spec.filters.clear();
   spec.reference = parseReferenceSpec("channel:Oz");
-  EXPECT_THROW(preprocess(*rec, {0, 1}, 0.0, -1, spec, *makeCpuBackend(1), ctx), InvalidParameterError);
+  EXPECT_THROW(preprocess(*rec, {0, 1}, 0.0, -1, spec, *makeCpuBackend(1), ctx),
+               InvalidParameterError);
 }
 
 }  // namespace

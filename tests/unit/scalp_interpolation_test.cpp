@@ -2,7 +2,6 @@
 // closed form of its order-1 series, exact reproduction of electrode values and of a constant
 // field, first-degree spherical harmonics (v = x, v = z) recovered at held-out 10-05 sites, the
 // projection of known sites, the grid against the spline evaluated directly, and bad input.
-#include "error_message_support.h"
 #include "engine/montage/scalp_interpolation.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +16,7 @@
 #include "engine/core/error.h"
 #include "engine/montage/channel_names.h"
 #include "engine/montage/position_files.h"
+#include "error_message_support.h"
 
 namespace modescope {
 namespace {
@@ -28,9 +28,9 @@ struct Site {
 
 // A bundled table read with the position-file reader (an independent path from channel_names).
 std::vector<Site> bundled(const std::string& which) {
-  const ElectrodeLocations file = readElectrodeLocations(
-      std::string(MODESCOPE_SOURCE_DIR) + "/resources/montages/eeg_positions_standard_" + which +
-      "_3D.tsv");
+  const ElectrodeLocations file =
+      readElectrodeLocations(std::string(MODESCOPE_SOURCE_DIR) +
+                             "/resources/montages/eeg_positions_standard_" + which + "_3D.tsv");
   std::vector<Site> sites;
   for (const auto& e : file.electrodes) {
     if (e.label == "NAS" || e.label == "LPA" || e.label == "RPA") continue;
@@ -80,7 +80,8 @@ TEST(SphericalSplineKernel, AtOneIsTheSumOfFactors) {
   EXPECT_NEAR(sphericalSplineKernel(1.0, 4, 50), sum / (4.0 * std::numbers::pi), 1e-15);
   // P_n(-1) = (-1)^n.
   double alternating = 0.0;
-  for (int n = 1; n <= 50; ++n) alternating += (n % 2 ? -1.0 : 1.0) * (2.0 * n + 1.0) / std::pow(n * (n + 1.0), 4);
+  for (int n = 1; n <= 50; ++n)
+    alternating += (n % 2 ? -1.0 : 1.0) * (2.0 * n + 1.0) / std::pow(n * (n + 1.0), 4);
   EXPECT_NEAR(sphericalSplineKernel(-1.0, 4, 50), alternating / (4.0 * std::numbers::pi), 1e-15);
 }
 
@@ -100,7 +101,8 @@ TEST(SphericalSpline, ReproducesElectrodeValuesWithoutRegularisation) {
   for (std::size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(back[i], values[i], 1e-8 * 100);
   // The evaluator (the precomputed matrix) agrees with the direct sum.
   const auto viaEvaluator = spline.evaluator(sites).evaluate(values);
-  for (std::size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(viaEvaluator[i], values[i], 1e-8 * 100);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    EXPECT_NEAR(viaEvaluator[i], values[i], 1e-8 * 100);
 }
 
 // The default (lambda = 0) passes through the data for the densest bundled set too: the 345
@@ -177,11 +179,14 @@ TEST(SphericalSpline, InterpolatesFirstDegreeHarmonicsAtHeldOutSites) {
     const auto fitted = positionsOf(fittedSites);
     const SphericalSpline spline(fitted);
     for (int axis = 0; axis < 3; ++axis) {
-      auto component = [axis](const Position3& p) { return axis == 0 ? p.x : axis == 1 ? p.y : p.z; };
+      auto component = [axis](const Position3& p) {
+        return axis == 0 ? p.x : axis == 1 ? p.y : p.z;
+      };
       const auto got = spline.evaluate(field(fitted, component), heldOut);
       const auto want = field(heldOut, component);
       double worst = 0.0;
-      for (std::size_t i = 0; i < heldOut.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
+      for (std::size_t i = 0; i < heldOut.size(); ++i)
+        worst = std::max(worst, std::abs(got[i] - want[i]));
       EXPECT_LT(worst, tolerance) << c.fitted << " axis " << axis;
     }
   }
@@ -213,8 +218,8 @@ TEST(ScalpDisc, ProjectsKnownSites) {
     double x, y;
   };
   for (const Want w : {Want{"Cz", 0, 0}, Want{"Fpz", 0, 1}, Want{"T8", 1, 0}, Want{"Oz", 0, -1},
-                       Want{"T7", -1, 0}, Want{"Fz", 0, 0.5}, Want{"C4", 0.5, 0}, Want{"Pz", 0, -0.5},
-                       Want{"Nz", 0, 1.25}, Want{"Iz", 0, -1.25}}) {
+                       Want{"T7", -1, 0}, Want{"Fz", 0, 0.5}, Want{"C4", 0.5, 0},
+                       Want{"Pz", 0, -0.5}, Want{"Nz", 0, 1.25}, Want{"Iz", 0, -1.25}}) {
     const auto p = standardPosition(w.name);
     ASSERT_TRUE(p) << w.name;
     const DiscPoint d = projectToDisc(*p);
@@ -228,8 +233,8 @@ TEST(ScalpDisc, ProjectsKnownSites) {
   EXPECT_GT(f3.y, 0.0);
   // Equidistant: a point at polar angle 36 degrees, azimuth 30 degrees, has radius 0.5.
   const double polar = 36.0 * std::numbers::pi / 180.0, az = std::numbers::pi / 6.0;
-  const DiscPoint d = projectToDisc({std::sin(polar) * std::cos(az), std::sin(polar) * std::sin(az),
-                                     std::cos(polar)});
+  const DiscPoint d = projectToDisc(
+      {std::sin(polar) * std::cos(az), std::sin(polar) * std::sin(az), std::cos(polar)});
   EXPECT_NEAR(d.x, 0.5 * std::cos(az), 1e-12);
   EXPECT_NEAR(d.y, 0.5 * std::sin(az), 1e-12);
   // Scale does not matter; a zero vector has no projection.
@@ -288,8 +293,8 @@ TEST(ScalpLayout, HeadCircleFollowsTheFrameOfThePositions) {
     const Position3 u = unitOf(*c.position);
     const double polar = std::acos(std::clamp(u.z, -1.0, 1.0)) * 90.0 / 72.0;
     const double az = std::atan2(u.y, u.x);
-    c.position = Position3{std::sin(polar) * std::cos(az), std::sin(polar) * std::sin(az),
-                           std::cos(polar)};
+    c.position =
+        Position3{std::sin(polar) * std::cos(az), std::sin(polar) * std::sin(az), std::cos(polar)};
   }
   const ScalpLayout b = scalpLayout(besa);
   EXPECT_NEAR(b.headPolarDegrees, 90.0 * a.headPolarDegrees / 72.0, 1e-9);
@@ -409,26 +414,49 @@ TEST(ScalpGrid, SixtyFourMapsInOneProduct) {
 
 TEST(SphericalSpline, RefusesBadInputWithMessages) {
   const Position3 cz{0, 0, 1}, fz{0, 0.6, 0.8}, c4{0.6, 0, 0.8};
-  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz}); }).find("at least 3"), std::string::npos);
-  const std::string dup = test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, c4, Position3{0, 0, 2}}); });
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] {
+              SphericalSpline({cz, fz});
+            }).find("at least 3"),
+            std::string::npos);
+  const std::string dup = test_support::messageOf<InvalidParameterError>([&] {
+    SphericalSpline({cz, fz, c4, Position3{0, 0, 2}});
+  });
   EXPECT_NE(dup.find("electrodes 1 and 4"), std::string::npos) << dup;
   EXPECT_NE(dup.find("same place"), std::string::npos) << dup;
-  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, Position3{0, 0, 0}}); }).find("electrode 3"),
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] {
+              SphericalSpline({cz, fz, Position3{0, 0, 0}});
+            }).find("electrode 3"),
             std::string::npos);
-  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, Position3{NAN, 0, 1}}); }).find("finite"),
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] {
+              SphericalSpline({cz, fz, Position3{NAN, 0, 1}});
+            }).find("finite"),
             std::string::npos);
-  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, c4}, {4, 50, -1.0}); }).find("lambda"),
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] {
+              SphericalSpline({cz, fz, c4}, {4, 50, -1.0});
+            }).find("lambda"),
             std::string::npos);
-  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] { SphericalSpline({cz, fz, c4}, {0, 50, 0.0}); }).find("order"),
+  EXPECT_NE(test_support::messageOf<InvalidParameterError>([&] {
+              SphericalSpline({cz, fz, c4}, {0, 50, 0.0});
+            }).find("order"),
             std::string::npos);
   const SphericalSpline ok({cz, fz, c4});
-  const std::string count = test_support::messageOf<InvalidParameterError>([&] { ok.evaluate({1.0, 2.0}, {cz}); });
+  const std::string count = test_support::messageOf<InvalidParameterError>([&] {
+    ok.evaluate({1.0, 2.0}, {cz});
+  });
   EXPECT_NE(count.find("2 value(s)"), std::string::npos) << count;
   EXPECT_NE(count.find("3 (one per electrode)"), std::string::npos) << count;
-  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] { ok.evaluator({cz}).evaluate({1.0}); }).empty());
-  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] { ok.evaluator({cz}).evaluateColumns({1, 2, 3, 4}, 2); }).empty());
-  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] { ScalpGridInterpolator(ok, {cz, fz, c4}, 4); }).empty());
-  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] { ScalpGridInterpolator(ok, {cz, fz}, 32); }).empty());
+  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] {
+                 ok.evaluator({cz}).evaluate({1.0});
+               }).empty());
+  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] {
+                 ok.evaluator({cz}).evaluateColumns({1, 2, 3, 4}, 2);
+               }).empty());
+  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] {
+                 ScalpGridInterpolator(ok, {cz, fz, c4}, 4);
+               }).empty());
+  EXPECT_FALSE(test_support::messageOf<InvalidParameterError>([&] {
+                 ScalpGridInterpolator(ok, {cz, fz}, 32);
+               }).empty());
   // A point without a direction evaluates to NaN instead of throwing.
   EXPECT_TRUE(std::isnan(ok.evaluate({1, 2, 3}, {Position3{0, 0, 0}})[0]));
 }

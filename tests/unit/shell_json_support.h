@@ -11,7 +11,7 @@
 namespace modescope::test_support {
 
 struct CommandResult {
-  int status = -1;  // as pclose() returns it (-1 when the command could not start)
+  int status = -1;     // as pclose() returns it (-1 when the command could not start)
   std::string output;  // stdout and stderr together
 };
 

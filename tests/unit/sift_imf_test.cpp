@@ -1,7 +1,5 @@
 // Single-signal sifting (engine/emd/sifting.h): envelope means with closed-form answers, IMF
 // extraction on separated tones, the loop's counting rules and EMD's completeness.
-#include "engine/emd/sifting.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/emd/sifting.h"
 #include "tests/unit/correlation_support.h"
 
 namespace modescope {
@@ -204,7 +203,8 @@ TEST(SiftEmd, RowsSumToTheSignalAndFrequenciesDescend) {
   }
   auto crossings = [&](int r) {
     int c = 0;
-    for (int i = 0; i < n; ++i) c += sift::zeroCrossingsAt(rows.data() + static_cast<std::size_t>(r) * n, n, i);
+    for (int i = 0; i < n; ++i)
+      c += sift::zeroCrossingsAt(rows.data() + static_cast<std::size_t>(r) * n, n, i);
     return c;
   };
   for (int r = 0; r + 1 < 3; ++r) EXPECT_GT(crossings(r), crossings(r + 1)) << r;

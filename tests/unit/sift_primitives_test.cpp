@@ -329,7 +329,8 @@ TEST(SiftSpline, MatchesADenseSolveOnRandomKnots) {
     }
     const Spline sp = fit(t, y);
     const std::vector<double> ref = denseNotAKnot(t, y);
-    for (int k = 0; k < K; ++k) ASSERT_NEAR(sp.s[k], ref[k], 1e-10) << "trial " << trial << " knot " << k;
+    for (int k = 0; k < K; ++k)
+      ASSERT_NEAR(sp.s[k], ref[k], 1e-10) << "trial " << trial << " knot " << k;
     for (int64_t p = t.front(); p <= t.back(); ++p) {
       // The spline passes through the knots exactly up to rounding.
       const int k = sift::splinePiece(t.data(), K, p);
@@ -372,7 +373,6 @@ TEST(SiftStop, RatioAndTests) {
   st.envelopeFailed = true;
   EXPECT_TRUE(sift::stopSifting(st, 100, sift::StopKind::Fixed, 0.05, 2, sc));
 }
-
 
 // The GPU solves long spline systems in pieces (one per warp lane), each piece's Thomas sweep
 // started and ended kSplineOverlap rows outside it. The reduced system's rows satisfy

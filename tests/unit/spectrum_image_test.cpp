@@ -1,11 +1,11 @@
 // The spectrum colouring (engine/hht/spectrum_image.h) against values worked out by hand: the
 // host path of the spectrum views and the reference of the CUDA-OpenGL interop test.
+#include "engine/hht/spectrum_image.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
-
-#include "engine/hht/spectrum_image.h"
 
 namespace modescope {
 namespace {
