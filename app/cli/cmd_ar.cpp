@@ -288,20 +288,14 @@ std::vector<std::pair<std::string, std::string>> provenanceParameters(const ArFi
   const ArSpectrumResult& s = f.spectra;
   const BurgArParams& p = s.params;
   std::vector<std::pair<std::string, std::string>> v;
-  v.emplace_back("preset", q.presetName);
-  v.emplace_back("order", std::to_string(p.order));
-  v.emplace_back("window", std::to_string(s.windowSamples) + " samples (" +
-                               formatNumber(static_cast<double>(s.windowSamples) / s.sampleRate) +
-                               " s)");
-  v.emplace_back("step", std::to_string(s.stepSamples) + " samples (" +
-                             formatNumber(static_cast<double>(s.stepSamples) / s.sampleRate) +
-                             " s)");
-  v.emplace_back("detrend", arDetrendName(p.detrend));
-  v.emplace_back("bins", formatNumber(p.firstBinCenter) + "-" + formatNumber(p.lastBinCenter) +
-                             " Hz centres, " + formatNumber(p.binWidth) + " Hz wide");
-  v.emplace_back("evaluations_per_bin", std::to_string(p.evaluationsPerBin));
-  v.emplace_back("bin_grid", arBinGridName(p.binGrid));
-  v.emplace_back("output", arOutputName(p.output));
+  if (!q.presetName.empty()) v.emplace_back("preset", q.presetName);
+  for (auto& entry : burgArParamTable().describe(p)) v.push_back(std::move(entry));
+  v.emplace_back("ran.window",
+                 std::to_string(s.windowSamples) + " samples (" +
+                     formatNumber(static_cast<double>(s.windowSamples) / s.sampleRate) + " s)");
+  v.emplace_back("ran.step", std::to_string(s.stepSamples) + " samples (" +
+                                 formatNumber(static_cast<double>(s.stepSamples) / s.sampleRate) +
+                                 " s)");
   v.emplace_back("spatial_filter", f.spatialFilter ? f.spatialFilterSpec : std::string("none"));
   if (f.events) {
     v.emplace_back("classes", f.events->classA + " vs " + f.events->classB);

@@ -92,23 +92,11 @@ void checkEmdJob(const Recording& rec, const EmdJobSpec& spec) {
 
 std::vector<std::pair<std::string, std::string>> emdProvenanceParameters(
     const EmdParams& p, const std::string& presetName, const HhtParams* hht) {
+  // Every declared parameter that applies to this variant, named by its declaration's key (the
+  // same key as a pipeline step's field), then the resolved Hilbert-spectrum grid.
   std::vector<std::pair<std::string, std::string>> v;
   if (!presetName.empty()) v.emplace_back("preset", presetName);
-  v.emplace_back("method", emdMethodName(p.method));
-  v.emplace_back("stop_rule", describeStopRule(p.stop));
-  v.emplace_back("max_imfs",
-                 p.maxImfs == 0 ? std::string("0 (automatic)") : std::to_string(p.maxImfs));
-  if (isEnsemble(p.method)) {
-    v.emplace_back("ensemble_size", std::to_string(p.ensembleSize) + " members");
-    v.emplace_back("noise_std", formatNumber(p.noiseStd) + " x std(x)");
-    v.emplace_back("noise_stop_rule", describeStopRule(p.noiseStop));
-    if (p.method == EmdMethod::Iceemdan) {
-      v.emplace_back("noise_scaling",
-                     p.noiseScaling == NoiseScaling::Constant ? "constant" : "increasing");
-    }
-    if (p.method == EmdMethod::Eemd) v.emplace_back("paired_noise", p.pairedNoise ? "yes" : "no");
-  }
-  v.emplace_back("gpu_precision", p.gpuPrecision == GpuPrecision::Float64 ? "float64" : "float32");
+  for (auto& entry : emdParamTable().describe(p)) v.push_back(std::move(entry));
   if (hht) {
     v.emplace_back("hht_quantity", hht->quantity == HhtQuantity::Energy ? "energy" : "amplitude");
     v.emplace_back("hht_f_min", formatNumber(hht->fMin) + " Hz");

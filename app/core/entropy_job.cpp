@@ -125,18 +125,12 @@ void checkEntropyBlock(const Recording& rec, const SignalBlock& block,
 
 std::vector<std::pair<std::string, std::string>> entropyProvenanceParameters(
     const EntropyMatrixResult& r) {
-  const EntropyParams& p = r.params;
-  std::vector<std::pair<std::string, std::string>> v;
-  v.emplace_back("measure", p.measure == EntropyMeasure::ApproximateEntropy
-                                ? "apen (Cross-ApEn, diagonal ApEn)"
-                                : "sampen (cross-SampEn, diagonal SampEn)");
-  v.emplace_back("m", std::to_string(p.m) + " samples");
-  v.emplace_back("r", formatNumber(p.r) + " SD of each series");
-  v.emplace_back("sd", sdConventionName(p.sd));
+  // The declared parameters, then the epochs the run cut.
+  std::vector<std::pair<std::string, std::string>> v = entropyParamTable().describe(r.params);
   const double seconds = r.sampleRate > 0 ? static_cast<double>(r.epochSamples) / r.sampleRate : 0;
-  v.emplace_back("epoch", std::to_string(r.epochSamples) + " samples (" + formatNumber(seconds) +
-                              " s), " + std::to_string(r.epochCount()) + " epochs");
-  if (p.measure == EntropyMeasure::ApproximateEntropy) v.emplace_back("bias", apEnBiasName(p.bias));
+  v.emplace_back("ran.epochs", std::to_string(r.epochCount()) + " of " +
+                                   std::to_string(r.epochSamples) + " samples (" +
+                                   formatNumber(seconds) + " s)");
   return v;
 }
 

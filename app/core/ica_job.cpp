@@ -17,10 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string orAuto(double v, const std::string& unit) {
-  return v == 0.0 ? std::string("auto") : formatNumber(v) + unit;
-}
-
 }  // namespace
 
 void checkIcaJob(const Recording& rec, const IcaJobSpec& spec) {
@@ -34,36 +30,21 @@ void checkIcaJob(const Recording& rec, const IcaJobSpec& spec) {
 
 std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(
     const IcaResult& r, const std::string& presetName) {
-  const IcaParams& p = r.params;
+  // The declared parameters as asked (automatic values say so), then what the run resolved them
+  // to and how it ended: a reader sees both the request and what was done.
   const ResolvedIcaParams& q = r.resolved;
   std::vector<std::pair<std::string, std::string>> v;
   if (!presetName.empty()) v.emplace_back("preset", presetName);
-  v.emplace_back("method", p.extended ? "extended infomax" : "infomax (logistic)");
-  v.emplace_back("rules", icaRulesName(p.rules));
-  v.emplace_back("sphering", icaSpheringName(p.sphering));
-  v.emplace_back("learning_rate", orAuto(p.learningRate, "") + " (ran " +
-                                      formatNumber(q.learningRate) + " per sample)");
-  v.emplace_back("block_size",
-                 (p.blockSize == 0 ? std::string("auto") : std::to_string(p.blockSize)) + " (ran " +
-                     std::to_string(q.blockSize) + " samples)");
-  v.emplace_back("anneal_angle", formatNumber(p.annealDegrees) + " deg");
-  v.emplace_back("anneal_factor",
-                 orAuto(p.annealFactor, "") + " (ran " + formatNumber(q.annealFactor) + ")");
-  v.emplace_back("stop_tolerance", orAuto(p.stopTolerance, "") + " (ran " +
-                                       formatNumber(q.stopTolerance) + ", squared weight change)");
-  v.emplace_back("max_steps", std::to_string(p.maxSteps) + " steps");
-  v.emplace_back("rank", std::to_string(r.components) + " components (" +
-                             (p.pcaRank > 0 ? "forced" : "automatic") + ", detected rank " +
-                             std::to_string(r.detectedRank) + ")");
-  v.emplace_back("rank_tolerance", formatNumber(p.rankTolerance) + " x largest eigenvalue");
-  v.emplace_back("bias", p.bias ? "yes" : "no");
-  if (p.extended) {
-    v.emplace_back("ext_blocks", std::to_string(p.ext.extBlocks) + " blocks");
-    v.emplace_back("ext_kurtosis_samples", std::to_string(p.ext.kurtosisSamples) + " samples");
-  }
-  v.emplace_back("steps", std::to_string(r.steps) +
-                              (r.converged ? " (converged, " : " (not converged, ") + r.stopReason +
-                              ")");
+  for (auto& entry : icaParamTable().describe(r.params)) v.push_back(std::move(entry));
+  v.emplace_back("ran.learningRate", formatNumber(q.learningRate) + " per sample");
+  v.emplace_back("ran.blockSize", std::to_string(q.blockSize) + " samples");
+  v.emplace_back("ran.annealFactor", formatNumber(q.annealFactor));
+  v.emplace_back("ran.stopTolerance", formatNumber(q.stopTolerance) + " (squared weight change)");
+  v.emplace_back("ran.components", std::to_string(r.components) + " (detected rank " +
+                                       std::to_string(r.detectedRank) + ")");
+  v.emplace_back("ran.steps", std::to_string(r.steps) +
+                                  (r.converged ? " (converged, " : " (not converged, ") +
+                                  r.stopReason + ")");
   return v;
 }
 

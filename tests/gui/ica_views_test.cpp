@@ -377,7 +377,7 @@ class IcaViewsTest : public QObject {
       bool rejectedNamed = false, stepsNamed = false;
       for (const auto& [name, value] : written.parameters) {
         rejectedNamed |= name == "rejected_components" && value == std::to_string(blink + 1);
-        stepsNamed |= name == "max_steps" && value == "200 steps";
+        stepsNamed |= name == "maxSteps" && value == "200 steps";
       }
       QVERIFY(rejectedNamed);
       QVERIFY(stepsNamed);

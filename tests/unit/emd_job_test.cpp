@@ -156,8 +156,8 @@ TEST(EmdJob, RecordsTheProvenance) {
   EXPECT_GT(p.wallSeconds, 0.0);
   ASSERT_FALSE(p.parameters.empty());
   EXPECT_EQ(p.parameters.front().first, "preset");
-  EXPECT_EQ(parameter(p, "ensemble_size"), "40 members");
-  EXPECT_EQ(parameter(p, "noise_std"), "0.25 x std(x)");
+  EXPECT_EQ(parameter(p, "ensembleSize"), "40 members");
+  EXPECT_EQ(parameter(p, "noiseStd"), "0.25 x std(x)");
   EXPECT_EQ(parameter(p, "hht_f_min"), "1 Hz");
   EXPECT_EQ(parameter(p, "hht_f_max"), "50 Hz") << "the resolved Nyquist frequency";
   EXPECT_EQ(parameter(p, "hht_edge"), "0.5 s");
@@ -166,7 +166,7 @@ TEST(EmdJob, RecordsTheProvenance) {
   spec.hht.reset();
   const EmdJobResult e = runEmdJob(*rec, spec, backend, ctx);
   EXPECT_EQ(e.modes->provenance.seed, "");
-  EXPECT_EQ(parameter(e.modes->provenance, "ensemble_size"), "(missing)");
+  EXPECT_EQ(parameter(e.modes->provenance, "ensembleSize"), "(missing)");
 }
 
 TEST(EmdJob, ProgressRisesToOne) {
