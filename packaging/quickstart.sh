@@ -20,6 +20,8 @@ packages=(
   libhdf5-dev libfftw3-dev libedf-dev libbiosig-dev
   libgtest-dev libbenchmark-dev libeigen3-dev
   python3 python3-mne python3-h5py python3-numpy
+  # The study tests (docs/study.md): a one-machine Slurm and the report in a headless browser.
+  slurm-wlm munge chromium
 )
 gui_packages=(
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev libqt6svg6-dev

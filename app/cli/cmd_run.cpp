@@ -229,18 +229,6 @@ void createOutputFolder(const std::string& outDir) {
   }
 }
 
-// `text` under `path`, atomically (engine/io/atomic_file.h).
-void writeTextAtomically(const std::string& path, const std::string& text) {
-  AtomicOutput out(path);
-  {
-    std::ofstream f(out.temporaryPath(), std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) throw OutputError(path, "the run summary could not be written (disk full?)");
-  }
-  out.commit();
-}
-
 // A context whose stage texts say which step runs ("step 2/3 emd: sifting ...").
 JobContext stepContext(const JobContext& ctx, double begin, double end, std::string prefix) {
   const JobContext parent = ctx.sub(begin, end);
@@ -574,7 +562,7 @@ int runRun(const Args& argv) {
         }
         summary = summaryJson(pipeline, pipelinePath, input, outDir, backendOption, reports,
                               secondsSince(started));
-        writeTextAtomically(outPath(kRunSummaryName), summary);
+        writeTextAtomically(outPath(kRunSummaryName), summary, "the run summary");
         ctx.progress(1.0, "done");
         return {};
       },

@@ -44,6 +44,8 @@ CommandSpec biosigImportSpec();
 int runBiosigImportCommand(const Args& args);
 CommandSpec runSpec();
 int runRun(const Args& args);
+CommandSpec studySpec();
+int runStudy(const Args& args);
 
 // In the order the main help lists them.
 const std::vector<Command>& commands();

@@ -26,6 +26,7 @@ const std::vector<Command>& commands() {
       {icaSpec, runIca, false},
       {icaApplySpec, runIcaApply, false},
       {runSpec, runRun, false},
+      {studySpec, runStudy, false},
       {arSpec, runAr, false},
       {xapenSpec, runXapen, false},
       {synthSpec, runSynth, false},

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "engine/core/error.h"
 
@@ -95,6 +96,23 @@ void AtomicOutput::commit() {
   }
   committed_ = true;
   syncDirectory(directoryOf(final_));
+}
+
+void writeTextAtomically(const std::string& path, const std::string& text,
+                         const std::string& what) {
+  AtomicOutput out(path);
+  {
+    std::ofstream f(out.temporaryPath(), std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) {
+      const int e = errno;
+      throw OutputError(path, what + " could not be written (" +
+                                  (e != 0 ? errnoText(e) : std::string("write failed")) +
+                                  "); check free disk space and permissions");
+    }
+  }
+  out.commit();
 }
 
 }  // namespace modescope

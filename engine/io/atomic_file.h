@@ -21,4 +21,9 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
+// `text` under `path` through an AtomicOutput: a reader never sees half of it. Throws
+// OutputError naming `path` and `what` ("the run summary") when it cannot be written.
+void writeTextAtomically(const std::string& path, const std::string& text,
+                         const std::string& what = "the file");
+
 }  // namespace modescope
