@@ -220,6 +220,7 @@ int runStudyTask(const std::string& root, int index, const TaskRunOptions& optio
           "modescope-cli run: " + describeWaitStatus(status) + (err.empty() ? "" : ": " + err);
     }
     if (st.state != TaskState::Interrupted) st.state = TaskState::Failed;
+    fs::remove_all(work, ec);  // `run` left no partial file; its completed steps are not results
     st.message = failure;
     std::ofstream(log, std::ios::app)
         << "== task " << index << " " << taskStateName(st.state) << ": " << failure << "\n";

@@ -155,7 +155,7 @@ TEST_F(StudyLocalTest, DamagedRecordingFailsAloneAndRetryRunsOnlyIt) {
 const char* kSlowPipeline = R"({
   "modescope_pipeline": 1,
   "steps": [
-    {"step": "emd", "preset": "iceemdan-colominas", "channels": ["C3", "C4"],
+    {"step": "emd", "preset": "iceemdan-colominas", "channels": [1, 2],
      "params": {"ensembleSize": 40, "seed": 7, "stop.kind": "fixed", "stop.fixedSifts": 20}}
   ]
 })";

@@ -112,7 +112,7 @@ TEST_F(StudySlurmTest, RealSlurmRunsTheArrayAndRetryResubmitsOnlyTheKilledTask) 
   synthRecording(path("r2.h5"), 4, 4, 3);
   writeText(path("p.json"), R"({
     "modescope_pipeline": 1,
-    "steps": [{"step": "emd", "preset": "iceemdan-colominas", "channels": ["C3", "C4"],
+    "steps": [{"step": "emd", "preset": "iceemdan-colominas", "channels": [1, 2],
                "params": {"ensembleSize": 4, "seed": 3, "stop.kind": "fixed",
                           "stop.fixedSifts": 5}}]})");
   const std::vector<std::string> inputs = {"--input",     path("r0.h5"), "--input",

@@ -63,10 +63,10 @@ inline void makeBids(const std::string& root, int subjects, int runs, int second
 // A filter step, then ICEEMDAN of two channels: a few tenths of a second per recording.
 inline const char* kPipeline = R"({
   "modescope_pipeline": 1,
-  "description": "high-pass, then ICEEMDAN of C3 and C4",
+  "description": "high-pass, then ICEEMDAN of channels 1 and 2",
   "steps": [
     {"step": "filter", "filters": ["highpass:1"]},
-    {"step": "emd", "preset": "iceemdan-colominas", "channels": ["C3", "C4"], "duration": 4,
+    {"step": "emd", "preset": "iceemdan-colominas", "channels": [1, 2], "duration": 4,
      "params": {"ensembleSize": 4, "seed": 7, "stop.kind": "fixed", "stop.fixedSifts": 5}}
   ]
 })";
