@@ -186,7 +186,7 @@ TEST_F(StudyLocalTest, CrashAndTimeoutAreRecordedAndTheStudyGoesOn) {
 }
 
 TEST_F(StudyLocalTest, InterruptedStudyResumesWithNothingHalfDone) {
-  for (int i = 1; i <= 3; ++i) synthRecording(path("r" + std::to_string(i) + ".h5"), 4, 60, i);
+  for (int i = 1; i <= 3; ++i) synthRecording(path("r" + std::to_string(i) + ".h5"), 4, 12, i);
   const std::string p = pipeline("slow.json", kSlowPipeline);
   const std::vector<std::string> cmd = {
       "study",       p,    "--input",   path("r1.h5"), "--input", path("r2.h5"), "--input",

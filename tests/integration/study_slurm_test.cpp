@@ -122,6 +122,8 @@ TEST_F(StudySlurmTest, RealSlurmRunsTheArrayAndRetryResubmitsOnlyTheKilledTask) 
                                   "--poll", "0.5"};
   cmd.insert(cmd.end(), inputs.begin(), inputs.end());
   Child study(cmd);
+  ASSERT_TRUE(study.waitForStderr("array-1.sbatch)", std::chrono::seconds(60)))
+      << "no submission: " << study.stderrSoFar();
   ASSERT_GT(runChildOfTask(path("out"), 1, std::chrono::seconds(120)), 0)
       << "task 1 never ran under Slurm: " << study.stderrSoFar();
   const std::string job = [&] {
