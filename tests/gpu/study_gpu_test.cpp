@@ -4,9 +4,11 @@
 // without a GPU or a CUDA build.
 //
 // Throughput for docs/study.md on the GPU machine (the same study as the CPU figure there):
-//   for N in 1 2 3 4 5 6 7 8; do mkdir -p ds/sub-0$N/eeg; modescope-cli synth \
+//   for N in 1 2 3 4 5 6 7 8; do mkdir -p ds/sub-0$N/eeg; modescope-cli synth
 //     -o ds/sub-0$N/eeg/sub-0${N}_task-rest_eeg.edf --channels 19 --duration 60 --seed $N -q; done
-//   /usr/bin/time modescope-cli study p.json --bids ds --backend cuda   # recordings/h = 8*3600/wall
+//   (one line), with p.json the pipeline of docs/study.md, "Throughput", then
+//   /usr/bin/time modescope-cli study p.json --bids ds --backend cuda   # recordings/h =
+//   8*3600/wall
 #include <gtest/gtest.h>
 
 #include <filesystem>
