@@ -14,6 +14,11 @@ dir=${2:-}
 skip() { echo "slurm_localhost: $*" >&2; exit 77; }
 
 stop() {
+  # Jobs still running would leave orphaned slurmstepd processes behind the daemons: cancel
+  # them first (this cluster holds only the test's jobs).
+  if [[ -f "$dir/slurmctld.pid" ]]; then
+    SLURM_CONF="$dir/slurm.conf" scancel --quiet --user="$(id -un)" 2>/dev/null && sleep 1
+  fi
   for p in slurmd slurmctld munged; do
     if [[ -f "$dir/$p.pid" ]]; then
       kill "$(cat "$dir/$p.pid")" 2>/dev/null
