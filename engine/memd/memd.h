@@ -47,8 +47,9 @@ struct MemdResult {
   double sampleRate = 0.0;
   int64_t firstSample = 0;
   int64_t samples = 0;
-  int directions = 0;  // K used
-  int dims = 0;        // channels + noise channels
+  int directions = 0;                // K used
+  int dims = 0;                      // channels + noise channels
+  std::vector<double> directionSet;  // K x dims, row-major: the directions used
   // Data channels only, in the block's order; every channel has the same rows (IMF k is one
   // scale on every channel: mode alignment).
   std::vector<EmdChannelModes> channels;

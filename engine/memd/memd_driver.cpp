@@ -257,6 +257,7 @@ MemdResult runMemd(const SignalBlock& block, const MemdParams& params,
   result.samples = n;
   result.directions = K;
   result.dims = dims;
+  result.directionSet = directions;
   const int imfs = rows - 1;
   for (int k = 0; k < imfs; ++k)
     result.sifts.push_back(static_cast<int>(
