@@ -307,6 +307,23 @@ StepReport runFilterStep(const PipelineFilterStep& s, const std::vector<std::siz
   return r;
 }
 
+// The report of a step that produced modes (EMD family or MEMD).
+void reportModes(StepReport& r, const std::string& input, const std::string& backendText,
+                 const ComputeBackend& backend, const Provenance& prov,
+                 const std::vector<EmdChannelModes>& channels, int64_t samples, double rate,
+                 const std::string& method) {
+  r.input = input;
+  r.backend = backendText;
+  r.onGpu = backend.info().kind == BackendKind::Cuda;
+  r.selection = prov.selection;
+  r.parameters = prov.parameters;
+  r.channels = channels.size();
+  r.samples = samples;
+  r.sampleRate = rate;
+  r.method = method;
+  for (const EmdChannelModes& c : channels) r.imfCounts.push_back(c.imfCount());
+}
+
 StepReport runEmdStep(const PipelineEmdStep& s, const std::vector<std::size_t>& channels,
                       const Recording& current, const std::string& currentPath,
                       const std::string& output, ComputeBackend& backend, JobContext& ctx) {
@@ -318,16 +335,8 @@ StepReport runEmdStep(const PipelineEmdStep& s, const std::vector<std::size_t>& 
   writeEmdFile(output, current, *result.modes, result.hht.get(), writeCtx);
 
   const EmdResult& m = *result.modes;
-  r.input = currentPath;
-  r.backend = result.backend;
-  r.onGpu = backend.info().kind == BackendKind::Cuda;
-  r.selection = m.provenance.selection;
-  r.parameters = m.provenance.parameters;
-  r.channels = m.channels.size();
-  r.samples = m.samples;
-  r.sampleRate = m.sampleRate;
-  r.method = emdMethodName(m.params.method);
-  for (const EmdChannelModes& c : m.channels) r.imfCounts.push_back(c.imfCount());
+  reportModes(r, currentPath, result.backend, backend, m.provenance, m.channels, m.samples,
+              m.sampleRate, emdMethodName(m.params.method));
   return r;
 }
 
@@ -341,16 +350,8 @@ StepReport runMemdStep(const PipelineMemdStep& s, const std::vector<std::size_t>
   JobContext writeCtx = ctx.sub(0.9, 1.0);
   writeMemdFile(output, current, *result.modes, writeCtx);
   const MemdResult& m = *result.modes;
-  r.input = currentPath;
-  r.backend = result.backend;
-  r.onGpu = backend.info().kind == BackendKind::Cuda;
-  r.selection = m.provenance.selection;
-  r.parameters = m.provenance.parameters;
-  r.channels = m.channels.size();
-  r.samples = m.samples;
-  r.sampleRate = m.sampleRate;
-  r.method = m.provenance.method;
-  for (const EmdChannelModes& c : m.channels) r.imfCounts.push_back(c.imfCount());
+  reportModes(r, currentPath, result.backend, backend, m.provenance, m.channels, m.samples,
+              m.sampleRate, m.provenance.method);
   return r;
 }
 
