@@ -26,7 +26,7 @@ std::vector<Field> makeFields() {
   f.push_back(bindField<MemdParams>(
       integerParam("directions", "directions", "Directions")
           .in("directions")
-          .atLeast(2)
+          .atLeast(1)
           .atMost(kMemdMaxDirections)
           .orSpecial(0, "automatic")
           .because("K, the projection directions (Hammersley set as memd.m builds it); "

@@ -174,7 +174,7 @@ TEST_F(CliMemdTest, BadInputSaysWhatAndWritesNothing) {
   r = runCli({"memd", in, "-o", out, "--sd", "0.9", "-q"});
   EXPECT_EQ(r.exitCode, 1) << describe(r);
   EXPECT_NE(r.err.find("sd2"), std::string::npos) << r.err;
-  r = runCli({"memd", in, "-o", out, "--directions", "1", "-q"});
+  r = runCli({"memd", in, "-o", out, "--directions", "-1", "-q"});
   EXPECT_EQ(r.exitCode, 1) << describe(r);
   EXPECT_NE(r.err.find("--directions"), std::string::npos) << r.err;
   // Channels at two rates.
