@@ -6,6 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/io/hdf5_channel_table.h"
 #include "engine/io/hdf5_diagnostics.h"
+#include "engine/io/hdf5_params.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -50,29 +51,16 @@ void writeMemdFile(const std::string& path, const Recording& rec, const MemdResu
                      m.provenance.inputFile.empty() ? rec.sourcePath : m.provenance.inputFile);
     writeChannelTable(root, channels, ChannelPositions::Store);
     H5::Group g = root.createGroup("memd");
-    const MemdParams& p = m.params;
     h5::setAttribute(g, "sample_rate", m.sampleRate);
     h5::setAttribute(g, "first_sample", static_cast<int64_t>(m.firstSample));
     h5::setAttribute(g, "start_s",
                      m.sampleRate > 0 ? static_cast<double>(m.firstSample) / m.sampleRate : 0.0);
     h5::setAttribute(g, "samples", static_cast<int64_t>(m.samples));
     h5::setAttribute(g, "imf_count", static_cast<int64_t>(m.imfCount()));
-    h5::setAttribute(g, "directions", static_cast<int64_t>(m.directions));
+    h5::setAttribute(g, "direction_count", static_cast<int64_t>(m.directions));
     h5::setAttribute(g, "dims", static_cast<int64_t>(m.dims));
-    h5::setAttribute(g, "noise_channels", static_cast<int64_t>(p.noiseChannels));
-    h5::setAttribute(g, "noise_level", p.noiseLevel);
-    h5::setAttribute(g, "ensemble_size", static_cast<int64_t>(p.ensembleSize));
-    h5::setAttribute(g, "seed", std::to_string(p.seed));
-    h5::setAttribute(g, "stop", memdStopName(p.stop));
-    h5::setAttribute(g, "sd", p.sd);
-    h5::setAttribute(g, "sd2", p.sd2);
-    h5::setAttribute(g, "tol", p.tol);
-    h5::setAttribute(g, "max_sifts", static_cast<int64_t>(p.maxSifts));
-    h5::setAttribute(g, "s_number", static_cast<int64_t>(p.sNumber));
-    h5::setAttribute(g, "fixed_sifts", static_cast<int64_t>(p.fixedSifts));
-    h5::setAttribute(g, "max_imfs", static_cast<int64_t>(p.maxImfs));
-    h5::setAttribute(g, "gpu_precision",
-                     p.gpuPrecision == GpuPrecision::Float64 ? "float64" : "float32");
+    // Every declared parameter, from memdParamTable() (engine/io/hdf5_params.h).
+    h5::writeParamAttributes(g, memdParamTable(), m.params);
     // modes: rows x channels x samples, float32, chunked by one (IMF, channel) row.
     const hsize_t dims[3] = {rows, chans, n};
     H5::DataSpace space(3, dims);

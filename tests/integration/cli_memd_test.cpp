@@ -93,10 +93,11 @@ with h5py.File(path, "r") as f:
     rows, chans, n = modes.shape
     if chans != 4 or n != 1024: problems.append("shape %r" % (modes.shape,))
     if g.attrs["imf_count"] != rows - 1: problems.append("imf_count")
+    if g.attrs["directions"] != 16 or g.attrs["sd"] != 0.075: problems.append("parameter attributes")
     if g.attrs["sample_rate"] != rate: problems.append("rate")
     if len(g["sifts"]) != rows - 1: problems.append("sifts length")
     d = g["directions"][...]
-    if d.shape != (g.attrs["directions"], g.attrs["dims"]): problems.append("directions shape %r" % (d.shape,))
+    if d.shape != (g.attrs["direction_count"], g.attrs["dims"]): problems.append("directions shape %r" % (d.shape,))
     if np.max(np.abs(np.linalg.norm(d, axis=1) - 1)) > 1e-9: problems.append("direction norms")
     names = [x.decode() if isinstance(x, bytes) else x for x in f["channels"]["name"][...]]
     if names != ["E1", "E2", "E3", "E4"]: problems.append("names %r" % names)
