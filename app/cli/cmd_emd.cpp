@@ -300,22 +300,21 @@ CommandSpec emdSpec() {
       "over the decomposed range, replaced by the sum of the modes that were kept.\n\n"
       "Without --channels, every channel except trigger/status channels is used, restricted to "
       "the sample rate most channels share.";
-  s.options = {
-      outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
-      // The decomposition's parameters come from their declarations (emdParamTable()).
-      {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
-      {"thresholds", 0, "T1,T2,A",
-       "Rilling's thresholds theta_1, theta_2 and tolerance alpha at once (default "
-       "0.05,0.5,0.05)."},
-      channelsOption(),
-      startOption(),
-      durationOption(),
-      backendOption(),
-      {"no-hht", 0, "", "Skip the Hilbert-Huang transform (only the modes are written)."},
-      {"energy", 0, "", "Short for --quantity energy."},
-      jsonOption("a summary (channels, IMFs, mean frequencies, energies, timing)"),
-      quietOption(),
-      helpOption()};
+  s.options = {outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
+               // The decomposition's parameters come from their declarations (emdParamTable()).
+               {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
+               {"thresholds", 0, "T1,T2,A",
+                "Rilling's thresholds theta_1, theta_2 and tolerance alpha at once (default "
+                "0.05,0.5,0.05)."},
+               channelsOption(),
+               startOption(),
+               durationOption(),
+               backendOption(),
+               {"no-hht", 0, "", "Skip the Hilbert-Huang transform (only the modes are written)."},
+               {"energy", 0, "", "Short for --quantity energy."},
+               jsonOption("a summary (channels, IMFs, mean frequencies, energies, timing)"),
+               quietOption(),
+               helpOption()};
   const std::vector<OptionSpec> params = paramOptions(emdParamTable(), EmdParams{});
   s.options.insert(s.options.begin() + 3, params.begin(), params.end());
   // The Hilbert spectrum's options, from hhtParamTable(), after --no-hht.
