@@ -12,6 +12,7 @@
 #include "cuda/cuda_entropy.h"
 #include "cuda/cuda_hht.h"
 #include "cuda/cuda_ica.h"
+#include "cuda/cuda_memd.h"
 #include "cuda/cuda_preprocess.cuh"
 #include "cuda/device_memory.cuh"
 #include "cuda/host_thread_pool.h"
@@ -27,6 +28,8 @@ std::atomic<std::int64_t> gMaxChunkSamples{0};
 std::atomic<std::int64_t> gMaxResidentSamples{0};
 std::atomic<int> gIcaSlabRows{0};
 std::atomic<bool> gIcaNoWarpgroupKernel{false};
+std::atomic<int> gMemdMaxChunk{0};
+std::atomic<std::int64_t> gMemdBudgetBytes{0};
 
 // See cuda_preprocess.cuh: 2^26 samples is 256 MiB of float32.
 constexpr std::int64_t kDefaultBatchSamples = std::int64_t{1} << 26;
@@ -64,6 +67,11 @@ class CudaBackend final : public ComputeBackend {
   EmdResult decompose(const SignalBlock& block, const EmdParams& params, JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
     return cuda::decomposeGpu(block, params, ctx);
+  }
+
+  MemdResult memd(const SignalBlock& block, const MemdParams& params, JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::memdGpu(block, params, ctx);
   }
 
   HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params,
@@ -135,6 +143,8 @@ std::int64_t chunkSampleLimit() { return std::max<std::int64_t>(0, gMaxChunkSamp
 std::int64_t residentSampleLimit() { return std::max<std::int64_t>(0, gMaxResidentSamples.load()); }
 int icaSlabRows() { return gIcaSlabRows.load(); }
 bool icaNoWarpgroupKernel() { return gIcaNoWarpgroupKernel.load(); }
+int memdMaxChunk() { return gMemdMaxChunk.load(); }
+std::int64_t memdBudgetBytes() { return gMemdBudgetBytes.load(); }
 
 std::size_t usableDeviceBytes() {
   std::size_t freeBytes = 0, totalBytes = 0;
@@ -202,6 +212,8 @@ void setCudaTestHooks(const CudaTestHooks& hooks) {
   gMaxResidentSamples = hooks.maxResidentSamples;
   gIcaSlabRows = hooks.icaSlabRows;
   gIcaNoWarpgroupKernel = hooks.icaNoWarpgroupKernel;
+  gMemdMaxChunk = hooks.memdMaxChunk;
+  gMemdBudgetBytes = hooks.memdBudgetBytes;
 }
 
 }  // namespace modescope

@@ -47,6 +47,11 @@ struct CudaTestHooks {
   // Runs the register-resident mma.sync Infomax kernel where the warpgroup (wgmma) kernel would
   // run (plain TF32 on compute capability 9.0), so both stay tested and comparable.
   bool icaNoWarpgroupKernel = false;
+  // MEMD: at most this many directions per chunk (0 = the plan's), to drive the streamed path
+  // with small inputs; and the usable device bytes the plan assumes (0 = 85 % of free memory), to
+  // drive the "does not fit" path.
+  int memdMaxChunk = 0;
+  std::int64_t memdBudgetBytes = 0;
 };
 void setCudaTestHooks(const CudaTestHooks& hooks);
 

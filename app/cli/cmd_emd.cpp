@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
+#include "app/cli/imf_cleaning_options.h"
 #include "app/cli/job.h"
 #include "app/cli/param_options.h"
 #include "app/core/channel_selection.h"
@@ -41,21 +42,6 @@ std::optional<std::string> givenHhtOption(const ParsedArgs& args) {
     if (f.decl.kind == ParamKind::Flag && args.has("no-" + f.decl.cli)) return "no-" + f.decl.cli;
   }
   return std::nullopt;
-}
-
-std::vector<std::string> splitList(const std::string& text) {
-  std::vector<std::string> items;
-  std::string cur;
-  for (char c : text) {
-    if (c == ',') {
-      items.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  items.push_back(trim(cur));
-  return items;
 }
 
 std::string presetList() {
@@ -131,33 +117,6 @@ std::optional<HhtParams> readHhtParams(const ParsedArgs& args) {
   // Rules between fields here; those that need the data run in the job.
   validateAsOptions(hhtParamTable(), h);
   return h;
-}
-
-std::optional<EmdCleaning> readCleaning(const ParsedArgs& args) {
-  const auto drop = args.value("drop-imfs");
-  const auto cleaned = args.value("cleaned");
-  if (!drop && !cleaned) return std::nullopt;
-  if (!drop || !cleaned) {
-    throw UsageError(
-        "--drop-imfs and --cleaned go together: --drop-imfs LIST says which modes to "
-        "remove, --cleaned OUT where to write the cleaned recording");
-  }
-  EmdCleaning c;
-  for (const std::string& item : splitList(*drop)) {
-    if (equalsIgnoreCase(item, "residue") || equalsIgnoreCase(item, "r")) {
-      c.dropResidue = true;
-      continue;
-    }
-    const int k = static_cast<int>(parseInteger("--drop-imfs", item, 1, 1000));
-    for (int seen : c.dropImfs) {
-      if (seen == k) {
-        throw InvalidParameterError("--drop-imfs", "'" + *drop + "'",
-                                    "each IMF number once (IMF " + std::to_string(k) + " twice)");
-      }
-    }
-    c.dropImfs.push_back(k);
-  }
-  return c;
 }
 
 void writeParametersJson(JsonWriter& w, const Provenance& prov) {
@@ -341,28 +300,21 @@ CommandSpec emdSpec() {
       "over the decomposed range, replaced by the sum of the modes that were kept.\n\n"
       "Without --channels, every channel except trigger/status channels is used, restricted to "
       "the sample rate most channels share.";
-  s.options = {
-      outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
-      // The decomposition's parameters come from their declarations (emdParamTable()).
-      {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
-      {"thresholds", 0, "T1,T2,A",
-       "Rilling's thresholds theta_1, theta_2 and tolerance alpha at once (default "
-       "0.05,0.5,0.05)."},
-      channelsOption(),
-      startOption(),
-      durationOption(),
-      backendOption(),
-      {"no-hht", 0, "", "Skip the Hilbert-Huang transform (only the modes are written)."},
-      {"energy", 0, "", "Short for --quantity energy."},
-      {"drop-imfs", 0, "LIST",
-       "IMFs to remove for --cleaned: 1-based IMF numbers, comma-separated, and 'residue' for the "
-       "trend (1,2 or 1,residue)."},
-      {"cleaned", 0, "OUT",
-       "Also write the recording with the dropped modes removed from the decomposed channels "
-       "over the decomposed range (.h5, .edf or .bdf)."},
-      jsonOption("a summary (channels, IMFs, mean frequencies, energies, timing)"),
-      quietOption(),
-      helpOption()};
+  s.options = {outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
+               // The decomposition's parameters come from their declarations (emdParamTable()).
+               {"preset", 0, "NAME", "Start from a named parameter set: " + presetList() + "."},
+               {"thresholds", 0, "T1,T2,A",
+                "Rilling's thresholds theta_1, theta_2 and tolerance alpha at once (default "
+                "0.05,0.5,0.05)."},
+               channelsOption(),
+               startOption(),
+               durationOption(),
+               backendOption(),
+               {"no-hht", 0, "", "Skip the Hilbert-Huang transform (only the modes are written)."},
+               {"energy", 0, "", "Short for --quantity energy."},
+               jsonOption("a summary (channels, IMFs, mean frequencies, energies, timing)"),
+               quietOption(),
+               helpOption()};
   const std::vector<OptionSpec> params = paramOptions(emdParamTable(), EmdParams{});
   s.options.insert(s.options.begin() + 3, params.begin(), params.end());
   // The Hilbert spectrum's options, from hhtParamTable(), after --no-hht.
@@ -371,6 +323,9 @@ CommandSpec emdSpec() {
                                        [](const OptionSpec& o) { return o.name == "no-hht"; }) +
                           1;
   s.options.insert(afterNoHht, hhtOptions.begin(), hhtOptions.end());
+  // The cleaning options, shared with `memd` (imf_cleaning_options.h), before --json.
+  const std::vector<OptionSpec> cleaning = imfCleaningOptions();
+  s.options.insert(s.options.end() - 3, cleaning.begin(), cleaning.end());
   s.examples =
       "  modescope-cli emd rec.edf -o rec-imfs.h5 --channels Cz --start 10 --duration 20\n"
       "  modescope-cli emd rec.edf -o imfs.h5 --preset iceemdan-colominas --ensemble 500 "
@@ -397,31 +352,14 @@ int runEmd(const Args& argv) {
   const EmdParams params = readEmdParams(args, &presetName);
   validateEmdParams(params);
   const std::optional<HhtParams> hht = readHhtParams(args);
-  const std::optional<EmdCleaning> cleaning = readCleaning(args);
-  if (cleaning && params.maxImfs > 0) {
-    for (int k : cleaning->dropImfs) {
-      if (k > params.maxImfs) {
-        throw InvalidParameterError(
-            "--drop-imfs", "IMF " + std::to_string(k),
-            "IMF numbers up to --max-imfs " + std::to_string(params.maxImfs));
-      }
-    }
-  }
+  const std::optional<EmdCleaning> cleaning = readImfCleaning(args);
+  if (cleaning) checkCleaningAgainstMaxImfs(*cleaning, params.maxImfs);
   requireHdf5Output(output,
                     "The modes and spectra are written to HDF5; use --cleaned for an EDF/BDF "
                     "copy of the cleaned recording");
   checkOutputPath(output, input);
-  std::string cleanedPath;
-  OutputFormat cleanedFormat = OutputFormat::Hdf5;
-  if (cleaning) {
-    cleanedPath = *args.value("cleaned");
-    cleanedFormat = outputFormatForPath(cleanedPath);
-    checkOutputPath(cleanedPath, input);
-    if (cleanedPath == output) {
-      throw InvalidParameterError("--cleaned", "'" + cleanedPath + "'",
-                                  "a file other than the -o output");
-    }
-  }
+  CleanedOutput cleaned;
+  if (cleaning) cleaned = checkCleanedOutput(args, input, output);
 
   const BackendChoice choice = readBackendChoice(args);
   std::string backendNote;
@@ -452,23 +390,13 @@ int runEmd(const Args& argv) {
         if (!cleaning) {
           writeEmdFile(output, *run.rec, *run.result.modes, run.result.hht.get(), writeCtx);
         } else {
-          // Both files or neither: each is written under a temporary name first and the two are
-          // renamed only when both are complete.
-          AtomicOutput modesOut(output), cleanedOut(cleanedPath);
-          writeEmdFile(modesOut.temporaryPath(), *run.rec, *run.result.modes, run.result.hht.get(),
-                       writeCtx);
-          const EmdResult& modes = *run.result.modes;
-          const DroppedRows dropped =
-              droppedRowsFor(*run.rec, modes, *cleaning, &run.cleaningNotes);
-          for (const auto& n : run.cleaningNotes)
-            display.message(std::string(kProgram) + ": note: " + n);
-          const auto cleanedRec = cleanedRecording(run.rec, modes, dropped);
-          const Provenance prov = cleaningProvenance(*run.rec, modes, dropped);
           JobContext cleanCtx = ctx.sub(0.93, 1.0);
-          writeRecording(*cleanedRec, cleanedOut.temporaryPath(), cleanedFormat, prov, cleanCtx);
-          ctx.checkpoint();
-          modesOut.commit();
-          cleanedOut.commit();
+          writeResultAndCleaned(
+              output, cleaned, run.rec, *run.result.modes, *cleaning, "",
+              [&](const std::string& path) {
+                writeEmdFile(path, *run.rec, *run.result.modes, run.result.hht.get(), writeCtx);
+              },
+              display, run.cleaningNotes, cleanCtx);
         }
         run.writeSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -480,7 +408,7 @@ int runEmd(const Args& argv) {
   if (json) {
     printJson(run, args, input, output, cleaning, presetName, onGpu, backendNote);
   } else if (!quiet) {
-    printText(run, output, cleaning, cleanedPath);
+    printText(run, output, cleaning, cleaned.path);
   }
   return 0;
 }

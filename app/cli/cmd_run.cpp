@@ -24,6 +24,7 @@
 #include "app/core/gpu_backend.h"
 #include "app/core/ica_job.h"
 #include "app/core/json_writer.h"
+#include "app/core/memd_job.h"
 #include "app/core/pipeline.h"
 #include "app/core/recording_selection.h"
 #include "engine/core/provenance.h"
@@ -32,6 +33,7 @@
 #include "engine/io/atomic_file.h"
 #include "engine/io/hdf5_emd.h"
 #include "engine/io/hdf5_ica.h"
+#include "engine/io/hdf5_memd.h"
 #include "engine/io/recording_io.h"
 
 namespace modescope::cli {
@@ -113,6 +115,18 @@ EmdJobSpec emdJobSpec(const PipelineEmdStep& s, const std::vector<std::size_t>& 
   return job;
 }
 
+MemdJobSpec memdJobSpec(const PipelineMemdStep& s, const std::vector<std::size_t>& channels,
+                        const std::string& inputFile) {
+  MemdJobSpec job;
+  job.channels = channels;
+  job.startSeconds = s.selection.start;
+  job.durationSeconds = s.selection.duration;
+  job.params = s.params;
+  job.presetName = s.preset;
+  job.inputFile = inputFile;
+  return job;
+}
+
 IcaJobSpec icaJobSpec(const PipelineIcaStep& s, const std::vector<std::size_t>& channels,
                       const std::string& inputFile, BackendChoice backend) {
   IcaJobSpec job;
@@ -150,6 +164,8 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
         shape = selectRecording(shape, ps.channels, sel.start, sel.duration);
       } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
         checkEmdJob(*shape, emdJobSpec(*e, ps.channels, input));
+      } else if (const auto* d = std::get_if<PipelineMemdStep>(&step)) {
+        checkMemdJob(*shape, memdJobSpec(*d, ps.channels, input));
       } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
         checkIcaJob(*shape, icaJobSpec(*c, ps.channels, input, BackendChoice::Cpu));
       }
@@ -279,6 +295,23 @@ StepReport runFilterStep(const PipelineFilterStep& s, const std::vector<std::siz
   return r;
 }
 
+// The report of a step that produced modes (EMD family or MEMD).
+void reportModes(StepReport& r, const std::string& input, const std::string& backendText,
+                 const ComputeBackend& backend, const Provenance& prov,
+                 const std::vector<EmdChannelModes>& channels, int64_t samples, double rate,
+                 const std::string& method) {
+  r.input = input;
+  r.backend = backendText;
+  r.onGpu = backend.info().kind == BackendKind::Cuda;
+  r.selection = prov.selection;
+  r.parameters = prov.parameters;
+  r.channels = channels.size();
+  r.samples = samples;
+  r.sampleRate = rate;
+  r.method = method;
+  for (const EmdChannelModes& c : channels) r.imfCounts.push_back(c.imfCount());
+}
+
 StepReport runEmdStep(const PipelineEmdStep& s, const std::vector<std::size_t>& channels,
                       const Recording& current, const std::string& currentPath,
                       const std::string& output, ComputeBackend& backend, JobContext& ctx) {
@@ -290,16 +323,23 @@ StepReport runEmdStep(const PipelineEmdStep& s, const std::vector<std::size_t>& 
   writeEmdFile(output, current, *result.modes, result.hht.get(), writeCtx);
 
   const EmdResult& m = *result.modes;
-  r.input = currentPath;
-  r.backend = result.backend;
-  r.onGpu = backend.info().kind == BackendKind::Cuda;
-  r.selection = m.provenance.selection;
-  r.parameters = m.provenance.parameters;
-  r.channels = m.channels.size();
-  r.samples = m.samples;
-  r.sampleRate = m.sampleRate;
-  r.method = emdMethodName(m.params.method);
-  for (const EmdChannelModes& c : m.channels) r.imfCounts.push_back(c.imfCount());
+  reportModes(r, currentPath, result.backend, backend, m.provenance, m.channels, m.samples,
+              m.sampleRate, emdMethodName(m.params.method));
+  return r;
+}
+
+StepReport runMemdStep(const PipelineMemdStep& s, const std::vector<std::size_t>& channels,
+                       const Recording& current, const std::string& currentPath,
+                       const std::string& output, ComputeBackend& backend, JobContext& ctx) {
+  StepReport r;
+  JobContext computeCtx = ctx.sub(0.0, 0.9);
+  const MemdJobResult result =
+      runMemdJob(current, memdJobSpec(s, channels, currentPath), backend, computeCtx);
+  JobContext writeCtx = ctx.sub(0.9, 1.0);
+  writeMemdFile(output, current, *result.modes, writeCtx);
+  const MemdResult& m = *result.modes;
+  reportModes(r, currentPath, result.backend, backend, m.provenance, m.channels, m.samples,
+              m.sampleRate, m.provenance.method);
   return r;
 }
 
@@ -370,7 +410,7 @@ std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePat
     w.field("samples", s.samples);
     w.field("sample_rate", s.sampleRate);
     w.field("wall_s", s.wallSeconds);
-    if (s.kind == "emd") {
+    if (s.kind == "emd" || s.kind == "memd") {
       w.field("method", s.method);
       w.key("imf_counts").beginArray();
       for (int k : s.imfCounts) w.value(k);
@@ -545,6 +585,9 @@ int runRun(const Args& argv) {
             } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
               report =
                   runEmdStep(*e, planned.channels, *current, currentPath, output, backend, stepCtx);
+            } else if (const auto* d = std::get_if<PipelineMemdStep>(&step)) {
+              report = runMemdStep(*d, planned.channels, *current, currentPath, output, backend,
+                                   stepCtx);
             } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
               report = runIcaStep(*c, planned.channels, *current, currentPath, output, backend,
                                   choice, stepCtx, display);

@@ -26,6 +26,8 @@ CommandSpec filterSpec();
 int runFilter(const Args& args);
 CommandSpec emdSpec();
 int runEmd(const Args& args);
+CommandSpec memdSpec();
+int runMemd(const Args& args);
 CommandSpec icaSpec();
 int runIca(const Args& args);
 CommandSpec icaApplySpec();

@@ -23,6 +23,7 @@ const std::vector<Command>& commands() {
       {convertSpec, runConvert, false},
       {filterSpec, runFilter, false},
       {emdSpec, runEmd, false},
+      {memdSpec, runMemd, false},
       {icaSpec, runIca, false},
       {icaApplySpec, runIcaApply, false},
       {runSpec, runRun, false},

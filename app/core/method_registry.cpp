@@ -8,6 +8,8 @@ const std::vector<MethodEntry>& methodRegistry() {
        "re-reference and zero-phase FIR filters (docs/preprocessing.md)"},
       {"emd", "Analysis", "&Decompose (EMD family)...", true,
        "EMD, EEMD, CEEMDAN, ICEEMDAN with Hilbert-Huang spectra (docs/emd.md)"},
+      {"memd", "", "", true,
+       "multivariate EMD (MEMD, NA-MEMD) of channels together, mode-aligned (docs/memd.md)"},
       {"ica", "Analysis", "&Independent components (Infomax ICA)...", true,
        "extended Infomax ICA as EEGLAB's runica or MNE compute it (docs/ica.md)"},
       {"ar", "Analysis", "Event-related &spectra (AR)...", false,

@@ -15,7 +15,7 @@ namespace modescope {
 
 struct MethodEntry {
   std::string id;        // the CLI subcommand ("emd") and, where pipelineStep, the step kind
-  std::string menu;      // the GUI menu that offers it: "Process" or "Analysis"
+  std::string menu;      // the GUI menu that offers it: "Process" or "Analysis"; "" = none yet
   std::string menuText;  // the action's text, with its accelerator: "&Decompose (EMD family)..."
   bool pipelineStep = false;  // a step kind of pipeline files (docs/pipelines.md)
   std::string summary;        // one line

@@ -373,6 +373,23 @@ PipelineEmdStep readEmdStep(const Where& w, const JsonValue& step,
   return e;
 }
 
+std::vector<std::string> memdPresetNames() {
+  std::vector<std::string> names;
+  for (const auto& p : memdPresets()) names.push_back(p.name);
+  return names;
+}
+
+PipelineMemdStep readMemdStep(const Where& w, const JsonValue& step,
+                              std::vector<std::string>* notes) {
+  refuseUnknownFields(w, step,
+                      {"step", "preset", "params", "channels", "start", "duration", "backend"});
+  PipelineMemdStep s;
+  s.selection = readSelection(w, step);
+  s.preset = readPreset(w, step, memdPresetNames());
+  s.params = readParams(w, step, memdParamTable(), memdStepBase(s.preset), notes);
+  return s;
+}
+
 PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
                             std::vector<std::string>* notes) {
   refuseUnknownFields(w, step,
@@ -389,7 +406,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   Where w{path, "step " + std::to_string(index + 1)};
   const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
-              "an object {\"step\": \"filter\" | \"emd\" | \"ica\", ...}");
+              "an object {\"step\": \"filter\" | \"emd\" | \"memd\" | \"ica\", ...}");
   const JsonValue* kind = step.find("step");
   if (!kind)
     fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
@@ -404,6 +421,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   w.step += " (" + k + ")";
   if (k == "filter") return readFilterStep(w, step);
   if (k == "emd") return readEmdStep(w, step, notes);
+  if (k == "memd") return readMemdStep(w, step, notes);
   return readIcaStep(w, step, notes);
 }
 
@@ -525,6 +543,11 @@ bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b) {
          sameParams(icaParamTable(), a.params, b.params);
 }
 
+bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b) {
+  return a.selection == b.selection && a.preset == b.preset &&
+         sameParams(memdParamTable(), a.params, b.params);
+}
+
 bool operator==(const Pipeline& a, const Pipeline& b) {
   return a.version == b.version && a.description == b.description && a.steps == b.steps;
 }
@@ -532,6 +555,7 @@ bool operator==(const Pipeline& a, const Pipeline& b) {
 const char* stepKind(const PipelineStep& step) {
   if (std::holds_alternative<PipelineFilterStep>(step)) return "filter";
   if (std::holds_alternative<PipelineEmdStep>(step)) return "emd";
+  if (std::holds_alternative<PipelineMemdStep>(step)) return "memd";
   return "ica";
 }
 
@@ -551,6 +575,10 @@ std::string stepOutputName(std::size_t index, const PipelineStep& step) {
 
 EmdParams emdStepBase(const std::string& preset) {
   return preset.empty() ? EmdParams{} : emdPreset(preset);
+}
+
+MemdParams memdStepBase(const std::string& preset) {
+  return preset.empty() ? MemdParams{} : memdPreset(preset);
 }
 
 IcaParams icaStepBase(const std::string& preset) {
@@ -676,6 +704,10 @@ std::string writePipelineJson(const Pipeline& pipeline) {
       if (!c->preset.empty()) w.field("preset", c->preset);
       writeSelection(w, c->selection);
       writeParams(w, icaParamTable(), c->params, icaStepBase(c->preset));
+    } else if (const auto* d = std::get_if<PipelineMemdStep>(&step)) {
+      if (!d->preset.empty()) w.field("preset", d->preset);
+      writeSelection(w, d->selection);
+      writeParams(w, memdParamTable(), d->params, memdStepBase(d->preset));
     }
     w.endObject();
   }

@@ -29,6 +29,7 @@
 #include "engine/dsp/preprocess.h"
 #include "engine/emd/emd_params.h"
 #include "engine/ica/ica_params.h"
+#include "engine/memd/memd_params.h"
 
 namespace modescope {
 
@@ -65,13 +66,22 @@ struct PipelineEmdStep {
   bool hht = true;     // the Hilbert-Huang transform too (the emd command's default)
 };
 
+// MEMD / NA-MEMD of the selection's channels together (as `memd`; supplied direction and noise
+// files are not part of pipeline version 1).
+struct PipelineMemdStep {
+  StepSelection selection;
+  std::string preset;  // "" = memd.m's defaults (as `memd` without --preset)
+  MemdParams params;
+};
+
 struct PipelineIcaStep {
   StepSelection selection;
   std::string preset;  // "" = eeglab-runica (as `ica` without --preset)
   IcaParams params;
 };
 
-using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep>;
+using PipelineStep =
+    std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep, PipelineMemdStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -84,9 +94,10 @@ bool operator==(const StepSelection& a, const StepSelection& b);
 bool operator==(const PipelineFilterStep& a, const PipelineFilterStep& b);
 bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b);
 bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b);
+bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "emd", "ica".
+// "filter", "emd", "ica", "memd".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.
@@ -98,6 +109,7 @@ std::string stepOutputName(std::size_t index, const PipelineStep& step);
 // The parameters a step starts from: the preset, else the command's default.
 EmdParams emdStepBase(const std::string& preset);
 IcaParams icaStepBase(const std::string& preset);
+MemdParams memdStepBase(const std::string& preset);
 // The preset name recorded in the provenance: the CLI's ("" for EMD, eeglab-runica for ICA).
 std::string emdStepPresetName(const PipelineEmdStep& step);
 std::string icaStepPresetName(const PipelineIcaStep& step);

@@ -105,6 +105,7 @@ void MainWindow::buildMenus() {
   methodMenus["Process"] = menuBar()->addMenu(tr("&Process"));
   methodMenus["Analysis"] = menuBar()->addMenu(tr("&Analysis"));
   for (const MethodEntry& m : methodRegistry()) {
+    if (m.menu.empty()) continue;  // command line (and pipelines) only, no dialog yet
     const auto handler = openDialog.find(m.id);
     QMenu* menu = methodMenus[m.menu];
     if (handler == openDialog.end() || !menu) {

@@ -37,6 +37,10 @@ void PipelinePlayer::runStep() {
       running_ = window_->emdWorkflow()->runDecompose(decomposeRequest(rec, *e));
     } else if (const auto* i = std::get_if<PipelineIcaStep>(&step)) {
       running_ = window_->icaWorkflow()->runIca(icaRequest(rec, *i));
+    } else if (std::holds_alternative<PipelineMemdStep>(step)) {
+      return stop(tr("%1: the window has no MEMD view yet; run this pipeline with "
+                     "modescope-cli run")
+                      .arg(label));
     }
   } catch (const Error& e) {
     return stop(tr("%1: %2").arg(label, QString::fromUtf8(e.what())));

@@ -21,6 +21,7 @@
 #include "engine/entropy/entropy_result.h"
 #include "engine/hht/hht.h"
 #include "engine/ica/ica_result.h"
+#include "engine/memd/memd.h"
 #include "engine/spatial/spatial_filter.h"
 
 namespace modescope {
@@ -86,6 +87,14 @@ class ComputeBackend {
   // OutOfDeviceMemoryError (with what would fit) when one channel's ensemble does not.
   virtual EmdResult decompose(const SignalBlock& block, const EmdParams& params,
                               JobContext& ctx) = 0;
+
+  // Multivariate EMD / NA-MEMD of all rows of the block together (engine/memd/memd.h: one
+  // driver, the backend's envelope step). Checks the input (validateMemdInput) before any work;
+  // Cancelled between sifts. The CPU computes in double with threads over directions; the CUDA
+  // backend computes in params.gpuPrecision, streams the directions in chunks that fit device
+  // memory and throws OutOfDeviceMemoryError (saying what would fit) before any work when even
+  // one direction does not.
+  virtual MemdResult memd(const SignalBlock& block, const MemdParams& params, JobContext& ctx) = 0;
 
   // Hilbert-Huang transform of the IMFs (engine/hht/hht.h: estimator, grid, edges).
   virtual HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params,

@@ -222,6 +222,10 @@ class CpuBackend final : public ComputeBackend {
     return decomposeCpu(block, params, threads_, ctx);
   }
 
+  MemdResult memd(const SignalBlock& block, const MemdParams& params, JobContext& ctx) override {
+    return memdCpu(block, params, threads_, ctx);
+  }
+
   HhtResult hilbertHuang(const EmdResult& modes, const HhtParams& params,
                          JobContext& ctx) override {
     return hilbertHuangCpu(modes, params, threads_, ctx);

@@ -21,6 +21,7 @@
 #include "engine/entropy/entropy_params.h"
 #include "engine/hht/hht.h"
 #include "engine/ica/ica_params.h"
+#include "engine/memd/memd_params.h"
 #include "widgets/param_editor.h"
 
 using namespace modescope;
@@ -265,6 +266,30 @@ class ParamContractTest : public QObject {
           return QStringList{};
         }};
     checkEveryBound(xapen, missing, out, &checked);
+    if (QTest::currentTestFailed()) return;
+
+    // MEMD: sd may reach its bound only with sd2 above it; the NA-MEMD fields apply with noise
+    // channels; --sifts and --s-number select their rule on the command line.
+    MemdParams memdStop;
+    memdStop.sd = 0.001;
+    memdStop.sd2 = 10;
+    memdStop.noiseChannels = 4;
+    MemdParams memdFixH = memdStop, memdFixed = memdStop;
+    memdFixH.stop = MemdStopKind::FixH;
+    memdFixed.stop = MemdStopKind::Fixed;
+    Method<MemdParams> memd{
+        "memd",
+        &memdParamTable(),
+        {memdStop, memdFixH, memdFixed},
+        validateMemdParams,
+        [](const std::string& probed) {
+          QStringList a;
+          for (const auto& [o, v] :
+               {std::pair{"sd", "0.001"}, std::pair{"sd2", "10"}, std::pair{"noise-channels", "4"}})
+            if (probed != o) a << QStringLiteral("--") + o << QString::fromLatin1(v);
+          return a;
+        }};
+    checkEveryBound(memd, missing, out, &checked);
     QVERIFY(checked > 200);
     qInfo("%d probes agreed in the engine, the CLI and the dialog", checked);
   }

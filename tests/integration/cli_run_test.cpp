@@ -260,7 +260,7 @@ TEST_F(CliRunTest, FilterThenIcaMatchesFilterAndIcaByHandAndRunJsonDescribesIt) 
 
 TEST_F(CliRunTest, TheExamplesRun) {
   const std::string in = synth("in.h5", 19, 32);
-  for (const char* name : {"iceemdan-c3.json", "filter-ica.json"}) {
+  for (const char* name : {"iceemdan-c3.json", "filter-ica.json", "filter-memd.json"}) {
     SCOPED_TRACE(name);
     const std::string out = path(std::string("out-") + name);
     const RunResult r = runCli({"run", kSource + "/examples/pipelines/" + name, "--input", in, "-o",
@@ -272,6 +272,7 @@ TEST_F(CliRunTest, TheExamplesRun) {
   EXPECT_TRUE(fs::exists(path("out-iceemdan-c3.json/01-emd.h5")));
   EXPECT_TRUE(fs::exists(path("out-filter-ica.json/01-filter.h5")));
   EXPECT_TRUE(fs::exists(path("out-filter-ica.json/02-ica.h5")));
+  EXPECT_TRUE(fs::exists(path("out-filter-memd.json/02-memd.h5")));
 }
 
 struct BadCase {

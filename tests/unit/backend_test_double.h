@@ -20,6 +20,9 @@ class UnexpectedCallBackend : public ComputeBackend {
   EmdResult decompose(const SignalBlock&, const EmdParams&, JobContext&) override {
     unexpected("decompose");
   }
+  MemdResult memd(const SignalBlock&, const MemdParams&, JobContext&) override {
+    unexpected("memd");
+  }
   HhtResult hilbertHuang(const EmdResult&, const HhtParams&, JobContext&) override {
     unexpected("hilbertHuang");
   }

@@ -1,0 +1,82 @@
+// The CUDA MEMD backend's memory plan (memd_memory.h).
+#include "engine/memd/memd_memory.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/core/error.h"
+
+namespace modescope {
+namespace {
+
+std::string gib(double bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return b;
+}
+
+}  // namespace
+
+std::size_t memdFixedBytes(int dims, int64_t n, int directions, int valueBytes) {
+  const auto d = static_cast<std::size_t>(dims), un = static_cast<std::size_t>(n);
+  const auto k = static_cast<std::size_t>(directions), r = static_cast<std::size_t>(valueBytes);
+  // r, m, mean (dims x n each), amp (n), directions (K x dims), per-direction counters (K x 16),
+  // and the host's double staging of one dims x n block.
+  return (3 * d * un + un + k * d) * r + 16 * k + (std::size_t{1} << 20);
+}
+
+std::size_t memdPerDirectionBytes(int dims, int64_t n, int valueBytes) {
+  const auto d = static_cast<std::size_t>(dims), un = static_cast<std::size_t>(n);
+  const auto cap = static_cast<std::size_t>(memdKnotCapacity(n));
+  const auto r = static_cast<std::size_t>(valueBytes);
+  // projection (n R) + flags (n bytes) + knot positions (2 cap int32) + per channel and envelope
+  // the values, slopes and scratch at the knots (3 x 2 x dims x cap R) + a few counters.
+  return un * r + un + 2 * cap * 4 + 6 * d * cap * r + 64;
+}
+
+MemdDevicePlan planMemdDevice(int dims, int64_t n, int directions, int valueBytes,
+                              double budgetBytes) {
+  MemdDevicePlan plan;
+  plan.fixedBytes = memdFixedBytes(dims, n, directions, valueBytes);
+  plan.perDirection = memdPerDirectionBytes(dims, n, valueBytes);
+  const double room = budgetBytes - static_cast<double>(plan.fixedBytes);
+  const double chunk = room / static_cast<double>(plan.perDirection);
+  if (chunk < 1) {
+    // Both parts grow linearly with n and (nearly) with dims: search the largest that fits.
+    auto fits = [&](int d, int64_t len) {
+      return static_cast<double>(memdFixedBytes(d, len, directions, valueBytes) +
+                                 memdPerDirectionBytes(d, len, valueBytes)) <= budgetBytes;
+    };
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(dims, mid))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    int dlo = 0, dhi = dims;
+    while (dlo < dhi) {
+      const int mid = dlo + (dhi - dlo + 1) / 2;
+      if (fits(mid, n))
+        dlo = mid;
+      else
+        dhi = mid - 1;
+    }
+    std::string what =
+        "MEMD of " + std::to_string(dims) + " channels x " + std::to_string(n) +
+        " samples needs at least " + gib(static_cast<double>(plan.fixedBytes + plan.perDirection)) +
+        " of GPU memory (one direction at a time); " + gib(budgetBytes) + " is usable. ";
+    what += "At most " + std::to_string(lo) + " samples fit with " + std::to_string(dims) +
+            " channels, or " + std::to_string(dlo) + " channels with " + std::to_string(n) +
+            " samples";
+    what += valueBytes > 4 ? "; float32 precision needs about half. " : ". ";
+    what += "Select a shorter time range or fewer channels, or use the CPU backend.";
+    throw OutOfDeviceMemoryError(what);
+  }
+  plan.chunk = static_cast<int>(std::min<double>(directions, chunk));
+  plan.totalBytes = plan.fixedBytes + static_cast<std::size_t>(plan.chunk) * plan.perDirection;
+  return plan;
+}
+
+}  // namespace modescope
