@@ -28,6 +28,7 @@ const std::vector<Command>& commands() {
       {runSpec, runRun, false},
       {arSpec, runAr, false},
       {xapenSpec, runXapen, false},
+      {tfrSpec, runTfr, false},
       {synthSpec, runSynth, false},
       {demoSpec, runDemo, false},
       {backendsSpec, runBackends, false},

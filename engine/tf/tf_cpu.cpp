@@ -35,8 +35,8 @@ struct ColumnWorkspace {
 }  // namespace
 
 TfResult computeTfCpu(const SignalBlock& block, const TfParams& params, int threads,
-                      JobContext& ctx, std::size_t maxBytes) {
-  const TfPlan plan = planTf(block, params, maxBytes);
+                      JobContext& ctx) {
+  const TfPlan plan = planTf(block, params);
   TfResult result = makeTfResult(plan, block);
   const int N = plan.params.fftLength, L = plan.params.windowLength, J = plan.stfts;
   const int M = N / 2 + 1;
@@ -110,10 +110,11 @@ TfBinEstimate tfEstimateAt(const SignalBlock& block, const TfParams& params, std
                            int64_t column, int bin) {
   TfParams p = params;
   p.rows = {row};
+  p.maxBytes = SIZE_MAX;  // one column is computed, whatever the whole image would take
   if (row >= block.channels.size())
     throw InvalidParameterError("row", std::to_string(row),
                                 "a row below " + std::to_string(block.channels.size()));
-  const TfPlan plan = planTf(block, p, SIZE_MAX);
+  const TfPlan plan = planTf(block, p);
   const int N = p.fftLength, L = p.windowLength, J = plan.stfts;
   if (column < 0 || column >= plan.columns)
     throw InvalidParameterError("column", std::to_string(column),

@@ -33,7 +33,7 @@ constexpr double kTfDetFloorDouble = 1e-9;
 
 // Steps 1-3. Throws InvalidParameterError, InvalidInputError, Cancelled.
 TfResult computeTfCpu(const SignalBlock& block, const TfParams& params, int threads,
-                      JobContext& ctx, std::size_t maxBytes = kTfDefaultMaxBytes);
+                      JobContext& ctx);
 
 // The estimates behind one bin, from the J modified STFTs of one column summed directly in double
 // (no FFT): for oracles, parity checks and a view's cursor read-out. `row` is a row of the block,

@@ -52,6 +52,9 @@ struct TfParams {
   double maxFrequency = 0.0;  // Hz; 0 = the Nyquist frequency
   // Rows of the SignalBlock to transform, in this order. Empty: all rows.
   std::vector<std::size_t> rows;
+  // The largest image (C x T x K x 8 bytes) a backend may return; planTf refuses more, naming
+  // the size. A resource limit set by the caller (the job, a benchmark), not a declared parameter.
+  std::size_t maxBytes = std::size_t{8} << 30;
 };
 
 // Hard limits, and why:
@@ -63,8 +66,7 @@ constexpr int kTfMinFft = 16;
 constexpr int kTfMaxFft = 65536;
 constexpr int kTfMinWindow = 4;
 constexpr int kTfMaxHop = 65536;
-// The default largest image held in memory: 8 GiB of complex float values. planTf refuses more
-// (InvalidParameterError naming the size) unless the caller passes another budget.
+// The default largest image held in memory (TfParams::maxBytes): 8 GiB of complex float values.
 constexpr std::size_t kTfDefaultMaxBytes = std::size_t{8} << 30;
 
 // Numeric order as files and the CLI write it: 0, 1, 2, 3, "3c", 4.

@@ -113,7 +113,8 @@ std::vector<double> tfWindows(const TfParams& p, double* windowAtZero) {
   return w;
 }
 
-TfPlan planTf(const SignalBlock& block, const TfParams& params, std::size_t maxBytes) {
+TfPlan planTf(const SignalBlock& block, const TfParams& params) {
+  const std::size_t maxBytes = params.maxBytes;
   validateTfParams(params);
   TfPlan plan;
   plan.params = params;

@@ -49,10 +49,9 @@ std::vector<double> tfWindows(const TfParams& p, double* windowAtZero = nullptr)
 // samples): validateTfParams; rows (empty -> all; each below the block's rows; no repeats); the
 // window no longer than the signal; a positive sampling rate; maxFrequency at most the Nyquist
 // frequency (the rate too low for the range names the rate it needs); at least one bin in the
-// range; every sample finite (naming channel and sample); the output within maxBytes (the
+// range; every sample finite (naming channel and sample); the output within params.maxBytes (the
 // message says how large it would be and how to shrink it).
-TfPlan planTf(const SignalBlock& block, const TfParams& params,
-              std::size_t maxBytes = kTfDefaultMaxBytes);
+TfPlan planTf(const SignalBlock& block, const TfParams& params);
 
 // An empty result with every field but values filled from the plan (values sized C x T x K,
 // zeros).

@@ -243,8 +243,9 @@ TEST(TfBadInput, ClearMessages) {
   EXPECT_NE(messageOf<InvalidParameterError>([&] { computeTfCpu(b, p, 1, ctx); }).find("Gaussian"),
             std::string::npos);
   // 1024 columns x 257 bins x 8 bytes = 2.0 MiB against a 1 MiB budget.
-  const std::string big = messageOf<InvalidParameterError>(
-      [&] { computeTfCpu(b, params(TfOrder::Third), 1, ctx, std::size_t{1} << 20); });
+  p = params(TfOrder::Third);
+  p.maxBytes = std::size_t{1} << 20;
+  const std::string big = messageOf<InvalidParameterError>([&] { computeTfCpu(b, p, 1, ctx); });
   EXPECT_NE(big.find("2.0 MiB"), std::string::npos) << big;
   SignalBlock bad = b;
   bad.data[300] = std::nanf("");
