@@ -138,12 +138,6 @@ void crossCheck(const TfParams& p) {
         "minFrequency", std::to_string(p.minFrequency) + " Hz",
         "below the highest frequency, " + std::to_string(p.maxFrequency) + " Hz",
         "lower --fmin or raise --fmax");
-  if (p.window == TfWindow::Gaussian && tfSigma(p) * 6 > p.windowLength + 1e-9)
-    throw InvalidParameterError(
-        "sigma", std::to_string(p.sigma) + " samples",
-        "at most window length / 6 = " + std::to_string(p.windowLength / 6.0) + " samples",
-        "a Gaussian cut inside +-3 sigma breaks the squeezing operators: lengthen the window "
-        "or lower sigma");
 }
 
 }  // namespace

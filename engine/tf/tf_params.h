@@ -88,7 +88,8 @@ const ParamTable<TfParams>& tfParamTable();
 
 // Throws InvalidParameterError naming the field for a value outside its declared range and for
 // the rules between fields: FFT length below the window length; an order >= 1 with a window
-// other than Gaussian; minFrequency >= maxFrequency (when maxFrequency is set).
+// other than Gaussian; minFrequency >= maxFrequency (when maxFrequency is set). planTf adds the
+// checks that need the signal, and sigma at most window length / 6.
 void validateTfParams(const TfParams& p);
 
 }  // namespace modescope

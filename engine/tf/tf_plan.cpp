@@ -126,6 +126,13 @@ TfPlan planTf(const SignalBlock& block, const TfParams& params) {
         "block", std::to_string(block.data.size()) + " values",
         std::to_string(block.channels.size()) + " channels x " + std::to_string(s) + " samples");
   plan.samples = s;
+  // Not a rule of the table: a dialog's sigma editor cannot know the window length it meets.
+  if (params.window == TfWindow::Gaussian && tfSigma(params) * 6 > params.windowLength + 1e-9)
+    throw InvalidParameterError(
+        "sigma", formatNumber(params.sigma) + " samples",
+        "at most window length / 6 = " + formatNumber(params.windowLength / 6.0) + " samples",
+        "a Gaussian cut inside +-3 sigma breaks the squeezing operators: lengthen the window or "
+        "lower sigma");
   if (params.windowLength > s)
     throw InvalidParameterError("windowLength", std::to_string(params.windowLength) + " samples",
                                 "at most the selection's " + std::to_string(s) + " samples",

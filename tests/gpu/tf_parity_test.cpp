@@ -96,7 +96,7 @@ TEST_F(TfParity, SqueezedImagesAgreeWithTheCpu) {
       const std::vector<double> x(b.channel(ch), b.channel(ch) + b.samples);
       const double gpuRqf = tfReconstructionQuality(x, tfReconstruct(g, ch));
       EXPECT_GE(gpuRqf, 45.0) << "order " << tfOrderName(o) << " channel " << ch;
-      EXPECT_GT(tfReconstructionQuality(tfReconstruct(c, ch), tfReconstruct(g, ch)), 60.0)
+      EXPECT_GT(tfReconstructionQuality(tfReconstruct(c, ch), tfReconstruct(g, ch)), 50.0)
           << "order " << tfOrderName(o) << " channel " << ch;
       if (o != TfOrder::Spectrogram) {
         EXPECT_LT(tfRenyiEntropy(g, ch), tfRenyiEntropy(onGpu(b, params(TfOrder::Spectrogram)), ch))
