@@ -53,12 +53,14 @@ __global__ void tfSqueezeKernel(TfGrid g, const cufftComplex* __restrict__ spect
     }
     const float magnitude = sqrtf(tf::norm2(F[0]));
     int k = m >= g.firstBin && m <= g.lastBin ? m : -1;
+    bool mirrored = false;
     if (g.orderCode != tf::kSpectrogram && magnitude > gamma && tf::norm2(F[0]) > 1e-30f) {
       const float w = tf::instantaneousFrequency<float>(g.orderCode, F, kTwoPi * m / g.fftLength,
                                                         g.sigma, g.detFloor);
-      k = tf::targetBin<float>(w, g.fftLength, g.firstBin, g.lastBin);
+      k = tf::targetBin<float>(w, g.fftLength, g.firstBin, g.lastBin, &mirrored);
     }
-    target[m] = k < 0 ? -1 : k - g.firstBin;
+    // Row, or row + K for a mirrored estimate (conj F lands there), or -1 for discarded.
+    target[m] = k < 0 ? -1 : k - g.firstBin + (mirrored ? K : 0);
   }
   for (int r = threadIdx.x; r < K; r += blockDim.x) rows[r] = make_float2(0.0f, 0.0f);
   __syncthreads();
@@ -66,12 +68,14 @@ __global__ void tfSqueezeKernel(TfGrid g, const cufftComplex* __restrict__ spect
   // (a broadcast read) and adds those landing in its rows, so each sum has the CPU's order and
   // no two threads write one row.
   for (int m = 0; m < M; ++m) {
-    const int r = target[m];
+    const int t = target[m];
+    const bool mirrored = t >= K;
+    const int r = mirrored ? t - K : t;
     if (r >= 0 && r % blockDim.x == threadIdx.x) {
       const cufftComplex v = spec[m];
       const float weight = (m == 0 || 2 * m == g.fftLength) ? 0.5f : 1.0f;
       rows[r].x += weight * v.x;
-      rows[r].y += weight * v.y;
+      rows[r].y += weight * (mirrored ? -v.y : v.y);
     }
   }
   if (shared) {

@@ -89,15 +89,17 @@ TfResult computeTfCpu(const SignalBlock& block, const TfParams& params, int thre
           const tf::Cx<double> f0 = ws->values[0];
           const double magnitude = std::sqrt(tf::norm2(f0));
           int target = m >= lo && m <= hi ? m : -1;
+          bool mirrored = false;
           if (code != tf::kSpectrogram && magnitude > gamma && magnitude > 0) {
             const double w = tf::instantaneousFrequency<double>(
                 code, ws->values.data(), kTwoPi * m / N, plan.sigma, kTfDetFloorDouble);
-            target = tf::targetBin<double>(w, N, lo, hi);
+            target = tf::targetBin<double>(w, N, lo, hi, &mirrored);
           }
           // The DC and Nyquist bins count once in the one-sided sum, the others twice (their
           // mirror): halving these two makes the image's column sum 2 x the signal's share.
           const double weight = (m == 0 || m == N / 2) ? 0.5 : 1.0;
-          if (target >= 0) acc[target - lo] += weight * std::complex<double>(f0.re, f0.im);
+          if (target >= 0)
+            acc[target - lo] += weight * std::complex<double>(f0.re, mirrored ? -f0.im : f0.im);
         }
         for (int k = 0; k < plan.bins; ++k) out[k] = std::complex<float>(acc[k]);
       }

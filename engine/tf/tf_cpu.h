@@ -7,7 +7,8 @@
 //     bins m = 0 .. N/2 (local-time convention: the window's centre has phase 0).
 //  3. Per source bin m, in increasing m: order 0 keeps F_0(m) at m. Otherwise, when |F_0(m)| is
 //     above the channel's threshold, tf::instantaneousFrequency gives w_hat and tf::targetBin the
-//     bin (estimates outside the image's bins are discarded); below it the bin stays at m. The
+//     bin (a negative estimate lands at |w_hat| as conj F, the real signal's mirror bin;
+//     estimates outside the image's bins are discarded); below it the bin stays at m. The
 //     value F_0(m) (halved at m = 0 and N/2, see tf_analysis.h) is added to the target, one column
 //     at a time (no two columns share output, so the sums are deterministic and in the same order
 //     on every backend).

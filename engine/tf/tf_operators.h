@@ -168,11 +168,17 @@ MODESCOPE_HOST_DEVICE inline R instantaneousFrequency(int code, const Cx<R>* F, 
   return w - x.im / sigma;
 }
 
-// The bin an estimate lands in: round(w N / 2 pi), or -1 when it falls outside [lo, hi] (energy
-// squeezed outside the grid is discarded, not wrapped).
+// The bin an estimate lands in: round(|w| N / 2 pi), or -1 when it falls outside [lo, hi] (energy
+// squeezed outside the grid is discarded, not wrapped modulo N). A real signal's grid is
+// (-fs/2, fs/2]: a negative estimate belongs to the mirror bin -m, whose value is conj F(m), so
+// the one-sided image receives conj F at |w| (*mirrored = true). This keeps the column's real
+// part, hence the reconstruction, where discarding it would lose the low-frequency energy whose
+// estimates fall just below 0 Hz.
 template <class R>
-MODESCOPE_HOST_DEVICE inline int targetBin(R w, int fftLength, int lo, int hi) {
-  const R x = w * R(fftLength) / R(6.283185307179586476925286766559);
+MODESCOPE_HOST_DEVICE inline int targetBin(R w, int fftLength, int lo, int hi, bool* mirrored) {
+  R x = w * R(fftLength) / R(6.283185307179586476925286766559);
+  *mirrored = x < R(0);
+  if (*mirrored) x = -x;
   if (!(x > R(lo) - R(0.5) && x < R(hi) + R(0.5))) return -1;  // NaN included
   int k = static_cast<int>(x + R(0.5));
   if (k < lo) k = lo;

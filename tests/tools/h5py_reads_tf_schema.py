@@ -31,6 +31,11 @@ def check(ok, what):
         problems.append(what)
 
 
+def text(v):
+    """A string attribute as str (h5py gives bytes for fixed-length strings)."""
+    return v.decode("utf-8") if isinstance(v, (bytes, np.bytes_)) else str(v)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -38,7 +43,7 @@ def main():
     ap.add_argument("--min-rqf", type=float, default=45.0)
     a = ap.parse_args()
     f = h5py.File(a.file, "r")
-    check(f.attrs["modescope_schema"] == "modescope-tf/1", "schema")
+    check(text(f.attrs["modescope_schema"]) == "modescope-tf/1", "schema")
     fs = float(f.attrs["sample_rate"])
     T = int(f.attrs["columns"])
     K = int(f.attrs["bins"])
@@ -46,14 +51,14 @@ def main():
     p = f["parameters"].attrs
     N = int(p["fft_length"])
     hop = int(p["hop"])
-    check(str(p["order"]) in ("0", "1", "2", "3", "3c", "4"), "order")
+    check(text(p["order"]) in ("0", "1", "2", "3", "3c", "4"), "order")
     freqs = f["frequencies"][...]
     check(np.allclose(freqs, (first + np.arange(K)) * fs / N), "frequencies")
     times = f["times"][...]
     check(np.allclose(times, float(f.attrs["start_s"]) + np.arange(T) * hop / fs), "times")
     names = list(f["channels/name"].asstr()[...])
     C = len(names)
-    storage = f.attrs["storage"]
+    storage = text(f.attrs["storage"])
     if storage == "complex":
         img = f["values"][...]
         check(img.dtype == np.complex64, f"values dtype {img.dtype}")
