@@ -1,5 +1,6 @@
 // `emd IN -o OUT.h5 [--method M] [--preset NAME] [parameters] [--channels] [--start] [--duration]
 //  [--backend] [HHT options] [--drop-imfs LIST --cleaned OUT] [--json] [--quiet]`
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -24,9 +25,23 @@
 namespace modescope::cli {
 namespace {
 
-// Options that only make sense with the Hilbert-Huang transform (refused with --no-hht).
-const char* const kHhtOptions[] = {"fmin",      "fmax",   "freq-bins", "log-freq",
-                                   "time-bins", "energy", "edge",      "keep-instantaneous"};
+// The command line's Hilbert-spectrum defaults: the declarations' (hhtParamTable()), except that
+// the per-sample series, which double the file size for every IMF, are kept only on request.
+HhtParams cliHhtDefaults() {
+  HhtParams h;
+  h.keepInstantaneous = false;
+  return h;
+}
+
+// Whether any option of the Hilbert-Huang transform was given (refused with --no-hht).
+std::optional<std::string> givenHhtOption(const ParsedArgs& args) {
+  if (args.has("energy")) return std::string("energy");
+  for (const auto& f : hhtParamTable().fields()) {
+    if (args.has(f.decl.cli)) return f.decl.cli;
+    if (f.decl.kind == ParamKind::Flag && args.has("no-" + f.decl.cli)) return "no-" + f.decl.cli;
+  }
+  return std::nullopt;
+}
 
 std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> items;
@@ -99,46 +114,22 @@ EmdParams readEmdParams(const ParsedArgs& args, std::string* presetName) {
 
 std::optional<HhtParams> readHhtParams(const ParsedArgs& args) {
   if (args.has("no-hht")) {
-    for (const char* o : kHhtOptions) {
-      if (args.has(o)) {
-        throw UsageError(std::string("--") + o +
-                         " sets up the Hilbert-Huang transform, which --no-hht turns off; drop "
-                         "one of them");
-      }
+    if (const auto o = givenHhtOption(args)) {
+      throw UsageError("--" + *o +
+                       " sets up the Hilbert-Huang transform, which --no-hht turns off; drop one "
+                       "of them");
     }
     return std::nullopt;
   }
-  HhtParams h;
-  // The per-sample series double the file size for every IMF: only on request.
-  h.keepInstantaneous = args.has("keep-instantaneous");
-  if (auto v = args.value("fmin")) {
-    h.fMin = parseNumber("--fmin", *v);
-    if (h.fMin < 0) throw InvalidParameterError("--fmin", "'" + *v + "'", "a frequency >= 0 Hz");
-  }
-  if (auto v = args.value("fmax")) {
-    h.fMax = parseNumber("--fmax", *v);
-    if (!(h.fMax > 0)) {
-      throw InvalidParameterError("--fmax", "'" + *v + "'",
-                                  "a frequency > 0 Hz (leave it out for the Nyquist frequency)");
-    }
-  }
-  if (h.fMax > 0 && h.fMin >= h.fMax) {
-    throw InvalidParameterError("--fmin", formatNumber(h.fMin) + " Hz",
-                                "less than --fmax " + formatNumber(h.fMax) + " Hz");
-  }
-  if (auto v = args.value("freq-bins")) {
-    h.frequencyBins = static_cast<int>(parseInteger("--freq-bins", *v, 1, 100000));
-  }
-  h.logFrequency = args.has("log-freq");
-  if (h.logFrequency && !(h.fMin > 0)) {
-    throw InvalidParameterError("--fmin", formatNumber(h.fMin) + " Hz",
-                                "a frequency > 0 Hz with --log-freq (for example --fmin 0.5)");
-  }
-  if (auto v = args.value("time-bins")) {
-    h.timeBins = static_cast<int>(parseInteger("--time-bins", *v, 1, 10000000));
+  HhtParams h = cliHhtDefaults();
+  // --energy is the short form of --quantity energy.
+  if (args.has("energy") && args.has("quantity")) {
+    throw UsageError("--energy and --quantity both choose the quantity; give one");
   }
   if (args.has("energy")) h.quantity = HhtQuantity::Energy;
-  if (auto v = args.value("edge")) h.edgeSeconds = parseSeconds("--edge", *v, true);
+  applyParamOptions(args, hhtParamTable(), h);
+  // Rules between fields here; those that need the data run in the job.
+  validateAsOptions(hhtParamTable(), h);
   return h;
 }
 
@@ -362,18 +353,7 @@ CommandSpec emdSpec() {
       durationOption(),
       backendOption(),
       {"no-hht", 0, "", "Skip the Hilbert-Huang transform (only the modes are written)."},
-      {"fmin", 0, "HZ", "Lower edge of the Hilbert spectrum in Hz (default 0)."},
-      {"fmax", 0, "HZ", "Upper edge of the Hilbert spectrum in Hz (default: Nyquist)."},
-      {"freq-bins", 0, "B", "Frequency bins of the Hilbert spectrum (default 256)."},
-      {"log-freq", 0, "", "Logarithmic frequency bins (needs --fmin > 0)."},
-      {"time-bins", 0, "T",
-       "Time bins of the Hilbert spectrum (default: one per sample, at most 2048)."},
-      {"energy", 0, "", "Spectrum of squared amplitude (energy) instead of amplitude."},
-      {"edge", 0, "SECONDS",
-       "Leave this much out at each end of the range in the spectrum, marginal and IMF summaries "
-       "(the analytic signal is unreliable there; default 0)."},
-      {"keep-instantaneous", 0, "",
-       "Also store every IMF's instantaneous amplitude and frequency (one value per sample)."},
+      {"energy", 0, "", "Short for --quantity energy."},
       {"drop-imfs", 0, "LIST",
        "IMFs to remove for --cleaned: 1-based IMF numbers, comma-separated, and 'residue' for the "
        "trend (1,2 or 1,residue)."},
@@ -385,6 +365,12 @@ CommandSpec emdSpec() {
       helpOption()};
   const std::vector<OptionSpec> params = paramOptions(emdParamTable(), EmdParams{});
   s.options.insert(s.options.begin() + 3, params.begin(), params.end());
+  // The Hilbert spectrum's options, from hhtParamTable(), after --no-hht.
+  const std::vector<OptionSpec> hhtOptions = paramOptions(hhtParamTable(), cliHhtDefaults());
+  const auto afterNoHht = std::find_if(s.options.begin(), s.options.end(),
+                                       [](const OptionSpec& o) { return o.name == "no-hht"; }) +
+                          1;
+  s.options.insert(afterNoHht, hhtOptions.begin(), hhtOptions.end());
   s.examples =
       "  modescope-cli emd rec.edf -o rec-imfs.h5 --channels Cz --start 10 --duration 20\n"
       "  modescope-cli emd rec.edf -o imfs.h5 --preset iceemdan-colominas --ensemble 500 "

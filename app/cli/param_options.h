@@ -44,4 +44,17 @@ void applyParamOptions(const ParsedArgs& args, const ParamTable<P>& table, P& p)
   }
 }
 
+// table.validate(p) with errors that name a declared field named by its option ("--fmin", not
+// "fMin"), so a rule between fields speaks the command line's language.
+template <class P>
+void validateAsOptions(const ParamTable<P>& table, const P& p) {
+  try {
+    table.validate(p);
+  } catch (const InvalidParameterError& e) {
+    const ParamField<P>* f = table.find(e.parameter());
+    if (!f || f->decl.cli.empty()) throw;
+    throw InvalidParameterError("--" + f->decl.cli, e.found(), e.expected(), e.remedy());
+  }
+}
+
 }  // namespace modescope::cli

@@ -34,43 +34,6 @@ int64_t selectedSamples(const Recording& rec, const EmdJobSpec& spec) {
              : std::min<int64_t>(available, std::llround(spec.durationSeconds * rate));
 }
 
-void checkHhtBeforeDecomposition(const HhtParams& h, double rate, int64_t samples) {
-  const double nyquist = rate / 2.0;
-  if (h.frequencyBins < 1) {
-    throw InvalidParameterError("frequencyBins", std::to_string(h.frequencyBins),
-                                "at least 1 frequency bin");
-  }
-  if (h.timeBins < 0) {
-    throw InvalidParameterError("timeBins", std::to_string(h.timeBins),
-                                "0 (automatic) or at least 1 time bin");
-  }
-  if (!std::isfinite(h.fMin) || h.fMin < 0.0) {
-    throw InvalidParameterError("fMin", formatNumber(h.fMin) + " Hz", "0 Hz or more");
-  }
-  if (!std::isfinite(h.fMax) || h.fMax < 0.0 || h.fMax > nyquist) {
-    throw InvalidParameterError(
-        "fMax", formatNumber(h.fMax) + " Hz",
-        "0 (Nyquist) up to the Nyquist frequency " + formatNumber(nyquist) + " Hz",
-        "Use a frequency below half the sample rate");
-  }
-  const double fMax = h.fMax > 0.0 ? h.fMax : nyquist;
-  if (h.fMin >= fMax) {
-    throw InvalidParameterError("fMin", formatNumber(h.fMin) + " Hz",
-                                "less than the upper frequency " + formatNumber(fMax) + " Hz");
-  }
-  if (h.logFrequency && !(h.fMin > 0.0)) {
-    throw InvalidParameterError("fMin", formatNumber(h.fMin) + " Hz",
-                                "more than 0 Hz on a logarithmic frequency axis",
-                                "Give a lower frequency such as 0.5 Hz");
-  }
-  const double seconds = static_cast<double>(samples) / rate;
-  if (!std::isfinite(h.edgeSeconds) || h.edgeSeconds < 0.0 || 2.0 * h.edgeSeconds >= seconds) {
-    throw InvalidParameterError(
-        "edgeSeconds", formatNumber(h.edgeSeconds) + " s",
-        "0 s up to less than half the range (" + formatNumber(seconds / 2.0) + " s)");
-  }
-}
-
 }  // namespace
 
 void checkEmdJob(const Recording& rec, const EmdJobSpec& spec) {
@@ -87,25 +50,19 @@ void checkEmdJob(const Recording& rec, const EmdJobSpec& spec) {
             formatNumber(static_cast<double>(std::max<int64_t>(samples, 0)) / rate) + " s)",
         "at least " + std::to_string(kEmdMinSamples) + " samples", "Choose a longer time range");
   }
-  if (spec.hht) checkHhtBeforeDecomposition(*spec.hht, rate, samples);
+  if (spec.hht) checkHhtForBlock(*spec.hht, rate, samples);
 }
 
 std::vector<std::pair<std::string, std::string>> emdProvenanceParameters(
     const EmdParams& p, const std::string& presetName, const HhtParams* hht) {
   // Every declared parameter that applies to this variant, named by its declaration's key (the
-  // same key as a pipeline step's field), then the resolved Hilbert-spectrum grid.
+  // same key as a pipeline step's field), then the resolved Hilbert spectrum's
+  // ("hht.fMax": the Nyquist frequency when it was left automatic).
   std::vector<std::pair<std::string, std::string>> v;
   if (!presetName.empty()) v.emplace_back("preset", presetName);
   for (auto& entry : emdParamTable().describe(p)) v.push_back(std::move(entry));
   if (hht) {
-    v.emplace_back("hht_quantity", hht->quantity == HhtQuantity::Energy ? "energy" : "amplitude");
-    v.emplace_back("hht_f_min", formatNumber(hht->fMin) + " Hz");
-    v.emplace_back("hht_f_max", formatNumber(hht->fMax) + " Hz");
-    v.emplace_back("hht_frequency_bins", std::to_string(hht->frequencyBins) +
-                                             (hht->logFrequency ? " (logarithmic)" : " (linear)"));
-    v.emplace_back("hht_time_bins", std::to_string(hht->timeBins));
-    v.emplace_back("hht_edge", formatNumber(hht->edgeSeconds) + " s");
-    v.emplace_back("hht_instantaneous", hht->keepInstantaneous ? "kept" : "not kept");
+    for (auto& [key, value] : hhtParamTable().describe(*hht)) v.emplace_back("hht." + key, value);
   }
   return v;
 }

@@ -39,30 +39,6 @@ bool sameParams(const EmdParams& a, const EmdParams& b) {
          a.gpuPrecision == b.gpuPrecision;
 }
 
-QDoubleSpinBox* doubleSpin(QWidget* parent, const QString& name, double lo, double hi, int decimals,
-                           double step, const QString& suffix, const QString& tip) {
-  auto* s = new QDoubleSpinBox(parent);
-  s->setObjectName(name);
-  s->setRange(lo, hi);
-  s->setDecimals(decimals);
-  s->setSingleStep(step);
-  s->setSuffix(suffix);
-  s->setToolTip(tip);
-  s->setKeyboardTracking(false);
-  return s;
-}
-
-QSpinBox* intSpin(QWidget* parent, const QString& name, int lo, int hi, const QString& suffix,
-                  const QString& tip) {
-  auto* s = new QSpinBox(parent);
-  s->setObjectName(name);
-  s->setRange(lo, hi);
-  s->setSuffix(suffix);
-  s->setToolTip(tip);
-  s->setKeyboardTracking(false);
-  return s;
-}
-
 QComboBox* combo(QWidget* parent, const QString& name, const QString& tip) {
   auto* c = new QComboBox(parent);
   c->setObjectName(name);
@@ -146,56 +122,24 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
       this);
   connect(range_, &RangeBackendBox::changed, this, &DecomposeDialog::onFieldChanged);
 
-  // Hilbert spectrum.
-  fMin_ = doubleSpin(this, QStringLiteral("fMin"), 0.0, 1e6, 2, 0.5, tr(" Hz"),
-                     tr("Lower edge of the first frequency bin (must be above 0 Hz on a "
-                        "logarithmic axis)."));
-  fMax_ = doubleSpin(this, QStringLiteral("fMax"), 0.0, 1e6, 2, 1.0, tr(" Hz"),
-                     tr("Upper edge of the last frequency bin; Nyquist = half the sample rate."));
-  fMax_->setSpecialValueText(tr("Nyquist"));
-  bins_ = intSpin(this, QStringLiteral("frequencyBins"), 1, 4096, tr(" bins"),
-                  tr("Rows of the Hilbert spectrum (frequency resolution)."));
-  logFrequency_ = new QCheckBox(tr("Logarithmic frequency bins"), this);
-  logFrequency_->setObjectName(QStringLiteral("logFrequency"));
-  logFrequency_->setToolTip(
-      tr("Geometric bin edges between the lowest and highest frequency: "
-         "equal resolution per octave, as EEG bands are laid out."));
-  quantity_ = combo(this, QStringLiteral("quantity"),
-                    tr("Amplitude: the instantaneous amplitude a(t) of each IMF is added to the "
-                       "bin of its instantaneous frequency (Huang et al. 1998). Energy: a(t)^2."));
-  quantity_->addItem(tr("Amplitude"), static_cast<int>(HhtQuantity::Amplitude));
-  quantity_->addItem(tr("Energy"), static_cast<int>(HhtQuantity::Energy));
-  edge_ = doubleSpin(this, QStringLiteral("edgeSeconds"), 0.0, 3600.0, 3, 0.1, tr(" s"),
-                     tr("Left out of the spectrum, marginal and IMF summaries at both ends: the "
-                        "FFT Hilbert transform's edge error lives there."));
-  timeBins_ = intSpin(this, QStringLiteral("timeBins"), 0, 100000, tr(" bins"),
-                      tr("Columns of the Hilbert spectrum; automatic = one per sample up to "
-                         "2048."));
-  timeBins_->setSpecialValueText(tr("automatic"));
-  HhtParams hhtDefaults;
-  fMin_->setValue(hhtDefaults.fMin);
-  fMax_->setValue(hhtDefaults.fMax);
-  bins_->setValue(hhtDefaults.frequencyBins);
-  logFrequency_->setChecked(hhtDefaults.logFrequency);
-  edge_->setValue(hhtDefaults.edgeSeconds);
-  timeBins_->setValue(hhtDefaults.timeBins);
+  // Hilbert spectrum: editors from hhtParamTable(). The instantaneous series are always kept
+  // here (the IMF stack shows instantaneous frequencies on demand), so that editor is not shown.
+  hhtFields_.build(hhtParamTable(), this);
+  hhtFields_.set(HhtParams{});
+  hhtFields_.editor("keepInstantaneous")->hide();
   auto* hhtBox = new QGroupBox(tr("Hilbert spectrum"), this);
   auto* hhtForm = new QFormLayout(hhtBox);
   auto* fRow = new QHBoxLayout;
-  fRow->addWidget(fMin_);
+  fRow->addWidget(hhtFields_.editor("fMin"));
   fRow->addWidget(new QLabel(tr("to"), this));
-  fRow->addWidget(fMax_);
+  fRow->addWidget(hhtFields_.editor("fMax"));
   hhtForm->addRow(tr("Frequency:"), fRow);
-  hhtForm->addRow(tr("Bins:"), bins_);
-  hhtForm->addRow(QString(), logFrequency_);
-  hhtForm->addRow(tr("Quantity:"), quantity_);
-  hhtForm->addRow(tr("Time bins:"), timeBins_);
-  hhtForm->addRow(tr("Leave out at the ends:"), edge_);
-  for (QDoubleSpinBox* s : {fMin_, fMax_, edge_})
-    connect(s, &QDoubleSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  for (QSpinBox* s : {bins_, timeBins_})
-    connect(s, &QSpinBox::valueChanged, this, &DecomposeDialog::onFieldChanged);
-  connect(logFrequency_, &QCheckBox::toggled, this, &DecomposeDialog::onFieldChanged);
+  hhtForm->addRow(tr("Bins:"), hhtFields_.editor("frequencyBins"));
+  hhtForm->addRow(QString(), hhtFields_.editor("logFrequency"));
+  hhtForm->addRow(tr("Quantity:"), hhtFields_.editor("quantity"));
+  hhtForm->addRow(tr("Time bins:"), hhtFields_.editor("timeBins"));
+  hhtForm->addRow(tr("Leave out at the ends:"), hhtFields_.editor("edgeSeconds"));
+  hhtFields_.onChanged(this, [this] { onFieldChanged(); });
 
   fields_.onChanged(this, [this] { onFieldChanged(); });
   connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -250,14 +194,7 @@ DecomposeDialog::DecomposeDialog(std::shared_ptr<const Recording> recording,
 EmdParams DecomposeDialog::params() const { return fields_.get(); }
 
 HhtParams DecomposeDialog::hhtParams() const {
-  HhtParams h;
-  h.fMin = fMin_->value();
-  h.fMax = fMax_->value();
-  h.frequencyBins = bins_->value();
-  h.logFrequency = logFrequency_->isChecked();
-  h.timeBins = timeBins_->value();
-  h.quantity = static_cast<HhtQuantity>(quantity_->currentData().toInt());
-  h.edgeSeconds = edge_->value();
+  HhtParams h = hhtFields_.get();
   h.keepInstantaneous = true;  // the IMF stack shows instantaneous frequencies on demand
   return h;
 }
@@ -327,26 +264,14 @@ void DecomposeDialog::validate() {
                     .arg(std::max(0.0, std::floor(seconds * rate)))
                     .arg(kEmdMinSamples);
     }
-    const HhtParams& h = r.hht;
-    const double nyquist = rate / 2;
-    if (!problem.isEmpty()) {
-    } else if (h.fMax > nyquist) {
-      problem = tr("Hilbert spectrum: the highest frequency %1 Hz is above Nyquist (%2 Hz); "
-                   "lower it or choose Nyquist.")
-                    .arg(h.fMax)
-                    .arg(nyquist);
-    } else if ((h.fMax > 0 ? h.fMax : nyquist) <= h.fMin) {
-      problem =
-          tr("Hilbert spectrum: the lowest frequency %1 Hz must be below the highest.").arg(h.fMin);
-    } else if (h.logFrequency && h.fMin <= 0) {
-      problem =
-          tr("Hilbert spectrum: logarithmic bins need a lowest frequency above 0 Hz "
-             "(e.g. 0.5 Hz).");
-    } else if (2 * h.edgeSeconds >= seconds) {
-      problem = tr("Hilbert spectrum: leaving out %1 s at each end leaves nothing of a %2 s "
-                   "range.")
-                    .arg(h.edgeSeconds)
-                    .arg(seconds);
+    if (problem.isEmpty()) problem = hhtFields_.problem(r.hht);
+    if (problem.isEmpty()) {
+      // The engine's own rules for this block (Nyquist, edges, time bins), word for word.
+      try {
+        checkHhtForBlock(r.hht, rate, static_cast<int64_t>(std::floor(seconds * rate)));
+      } catch (const std::exception& e) {
+        problem = tr("Hilbert spectrum: %1").arg(QString::fromUtf8(e.what()));
+      }
     }
   }
   if (problem.isEmpty()) problem = fields_.problem(r.params);

@@ -76,16 +76,10 @@ class DecomposeDialog : public QDialog {
   QComboBox* method_ = nullptr;
   QComboBox* preset_ = nullptr;
   QLabel* presetNote_ = nullptr;
-  ParamEditors<EmdParams> fields_;  // every EmdParams field, from emdParamTable()
+  ParamEditors<EmdParams> fields_;     // every EmdParams field, from emdParamTable()
+  ParamEditors<HhtParams> hhtFields_;  // the Hilbert spectrum fields, from hhtParamTable()
   ChannelChecklist* channels_ = nullptr;
   RangeBackendBox* range_ = nullptr;  // time range and backend (app/gui/range_backend_box.h)
-  QDoubleSpinBox* fMin_ = nullptr;
-  QDoubleSpinBox* fMax_ = nullptr;
-  QSpinBox* bins_ = nullptr;
-  QCheckBox* logFrequency_ = nullptr;
-  QComboBox* quantity_ = nullptr;
-  QDoubleSpinBox* edge_ = nullptr;
-  QSpinBox* timeBins_ = nullptr;
   QLabel* error_ = nullptr;
   QPushButton* run_ = nullptr;
 };

@@ -24,12 +24,14 @@ const ChoiceNames<ArLengthUnit> kLengthUnits = {{ArLengthUnit::Seconds, "seconds
 void addLength(std::vector<Field>& out, ArLength BurgArParams::*length, const std::string& key,
                const std::string& label, const std::string& help) {
   out.push_back(bindField<BurgArParams>(
-      realParam(key, key, label).above(0).shown(3, 0.05).because(help), length, &ArLength::value));
+      realParam(key, key, label).storedAs(key + "_requested").above(0).shown(3, 0.05).because(help),
+      length, &ArLength::value));
   out.push_back(bindChoice<BurgArParams>(
       choiceParam(key + ".unit", "", label + " unit",
                   {{"seconds", "s", "rounded to the nearest sample at the selection's rate", {"s"}},
                    {"samples", "samples", "a whole number of samples", {"sample"}}})
-          .because("what the " + key + " length counts"),
+          .because("what the " + key + " length counts")
+          .storedAs(key + "_requested_unit"),
       length, &ArLength::unit, kLengthUnits));
 }
 
@@ -61,6 +63,7 @@ std::vector<Field> makeFields() {
           {ArDetrend::None, "none"}, {ArDetrend::Mean, "mean"}, {ArDetrend::Linear, "linear"}}));
   f.push_back(bindField<BurgArParams>(
       realParam("firstBinCenter", "first-bin", "First bin centre")
+          .storedAs("first_bin_center_hz")
           .in("Hz")
           .atLeast(0)
           .shown(2, 0.5)
@@ -68,6 +71,7 @@ std::vector<Field> makeFields() {
       &BurgArParams::firstBinCenter));
   f.push_back(bindField<BurgArParams>(
       realParam("lastBinCenter", "last-bin", "Last bin centre")
+          .storedAs("last_bin_center_hz")
           .in("Hz")
           .atLeast(0)
           .shown(2, 0.5)
@@ -76,6 +80,7 @@ std::vector<Field> makeFields() {
       &BurgArParams::lastBinCenter));
   f.push_back(bindField<BurgArParams>(
       realParam("binWidth", "bin-width", "Bin width")
+          .storedAs("bin_width_hz")
           .in("Hz")
           .above(0)
           .shown(2, 0.5)

@@ -34,7 +34,10 @@ InvalidInputError::InvalidInputError(std::string path, std::string field, std::s
 InvalidParameterError::InvalidParameterError(std::string parameter, std::string found,
                                              std::string expected, std::string remedy)
     : Error(parameterMessage(parameter, found, expected, remedy)),
-      parameter_(std::move(parameter)) {}
+      parameter_(std::move(parameter)),
+      found_(std::move(found)),
+      expected_(std::move(expected)),
+      remedy_(std::move(remedy)) {}
 
 OutputError::OutputError(std::string path, std::string what)
     : Error("could not write '" + path + "': " + what) {}

@@ -37,10 +37,13 @@ class InvalidParameterError : public Error {
   InvalidParameterError(std::string parameter, std::string found, std::string expected,
                         std::string remedy = {});
   const std::string& parameter() const noexcept { return parameter_; }
+  const std::string& found() const noexcept { return found_; }
+  const std::string& expected() const noexcept { return expected_; }
+  const std::string& remedy() const noexcept { return remedy_; }
   int exitCode() const noexcept override { return 1; }
 
  private:
-  std::string parameter_;
+  std::string parameter_, found_, expected_, remedy_;
 };
 
 // Writing an output failed (disk full, permission). Nothing that looks complete is left behind.

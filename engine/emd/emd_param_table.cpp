@@ -54,7 +54,8 @@ void addStopRule(std::vector<Field>& out, StopRule EmdParams::*rule, const std::
             "by at most one for S consecutive sifts",
             {"snumber", "s_number"}}})
           .because("how sifting decides that a candidate is an IMF (emd.m's three modes)")
-          .onlyFor(appliesTo),
+          .onlyFor(appliesTo)
+          .storedAs(snakeCaseKey(key + ".rule")),  // modescope-emd/1 names it "rule"
       rule, &StopRule::kind, kStopKinds, applies));
   ParamDecl t1 = realParam(key + ".threshold1", cliPrefix + "theta1", labelPrefix + "theta1")
                      .above(0)

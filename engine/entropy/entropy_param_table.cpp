@@ -65,6 +65,7 @@ std::vector<Field> makeFields() {
   // No CLI option of its own: --epoch takes seconds, samples or 'all' (cmd_xapen.cpp).
   f.push_back(bindField<EntropyParams>(
       integerParam("epoch", "", "Epoch length")
+          .storedAs("epoch_samples_requested")
           .in("samples")
           .atLeast(static_cast<double>(entropyMinimumEpoch(1)))
           .atMost(static_cast<double>(kEntropyMaxEpochSamples))

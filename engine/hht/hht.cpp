@@ -12,9 +12,6 @@
 namespace modescope {
 namespace {
 
-constexpr int kMaxFrequencyBins = 65536;
-constexpr int kDefaultMaxTimeBins = 2048;
-
 void checkModes(const EmdResult& modes) {
   if (!(std::isfinite(modes.sampleRate) && modes.sampleRate > 0.0)) {
     throw InvalidParameterError("modes", "sample rate " + formatNumber(modes.sampleRate) + " Hz",
@@ -57,39 +54,41 @@ int64_t hhtEdgeSamples(double edgeSeconds, double sampleRate) {
   return std::llround(e);
 }
 
-void validateHhtParams(const HhtParams& p, const EmdResult& modes) {
-  checkModes(modes);
-  const double nyquist = modes.sampleRate / 2.0;
-  if (p.frequencyBins < 1 || p.frequencyBins > kMaxFrequencyBins) {
-    throw InvalidParameterError("frequencyBins", std::to_string(p.frequencyBins),
-                                "1 .. " + std::to_string(kMaxFrequencyBins),
-                                "256 bins suit most EEG spectra");
-  }
-  if (p.timeBins < 0 || p.timeBins > modes.samples) {
-    throw InvalidParameterError("timeBins", std::to_string(p.timeBins),
-                                "0 (automatic) or 1 .. " + std::to_string(modes.samples) +
-                                    " (the block's samples: a column needs a sample)",
-                                "Use 0 for min(samples, 2048) columns");
-  }
-  if (!std::isfinite(p.fMin) || p.fMin < 0.0 || (p.logFrequency && p.fMin <= 0.0)) {
-    throw InvalidParameterError(
-        "fMin", formatNumber(p.fMin) + " Hz",
-        p.logFrequency ? "a finite frequency above 0 Hz (logarithmic bins)"
-                       : "a finite frequency >= 0 Hz",
-        p.logFrequency ? "Set fMin to the lowest frequency of interest, e.g. 0.5 Hz" : "Use 0 Hz");
-  }
-  if (!std::isfinite(p.fMax) || p.fMax < 0.0 || p.fMax > nyquist) {
+void checkHhtForBlock(const HhtParams& p, double sampleRate, int64_t samples) {
+  hhtParamTable().validate(p);
+  const double nyquist = sampleRate / 2.0;
+  if (p.fMax > nyquist) {
     throw InvalidParameterError(
         "fMax", formatNumber(p.fMax) + " Hz",
         "0 (Nyquist) or a frequency up to the Nyquist frequency " + formatNumber(nyquist) + " Hz",
         "Use 0 for the Nyquist frequency");
   }
   const double fMax = p.fMax == 0.0 ? nyquist : p.fMax;
-  if (fMax <= p.fMin) {
-    throw InvalidParameterError("fMax", formatNumber(fMax) + " Hz",
-                                "above fMin = " + formatNumber(p.fMin) + " Hz",
+  if (p.fMin >= fMax) {
+    throw InvalidParameterError("fMin", formatNumber(p.fMin) + " Hz",
+                                "less than the highest frequency " + formatNumber(fMax) + " Hz",
                                 "Lower fMin or raise fMax");
   }
+  if (p.timeBins > samples) {
+    throw InvalidParameterError(
+        "timeBins", std::to_string(p.timeBins),
+        "0 (automatic) or 1 .. " + std::to_string(samples) +
+            " (the block's samples: a column needs a sample)",
+        "Use 0 for min(samples, " + std::to_string(kHhtDefaultMaxTimeBins) + ") columns");
+  }
+  const int64_t edge = hhtEdgeSamples(p.edgeSeconds, sampleRate);
+  if (edge > (samples - 1) / 2) {  // at least one sample must remain
+    throw InvalidParameterError(
+        "edgeSeconds", formatNumber(p.edgeSeconds) + " s (" + std::to_string(edge) + " samples)",
+        "less than half the block: " +
+            formatNumber(static_cast<double>(samples) / 2.0 / sampleRate) + " s",
+        "Shorten the edges or decompose a longer time range");
+  }
+}
+
+void validateHhtParams(const HhtParams& p, const EmdResult& modes) {
+  checkModes(modes);
+  checkHhtForBlock(p, modes.sampleRate, modes.samples);
   int maxImfs = 0;
   for (const auto& ch : modes.channels) maxImfs = std::max(maxImfs, ch.imfCount());
   std::vector<int> rows = p.imfs;
@@ -108,25 +107,13 @@ void validateHhtParams(const HhtParams& p, const EmdResult& modes) {
                                   "each row at most once", "Remove the duplicate");
     }
   }
-  if (!std::isfinite(p.edgeSeconds) || p.edgeSeconds < 0.0) {
-    throw InvalidParameterError("edgeSeconds", formatNumber(p.edgeSeconds) + " s",
-                                "a finite value >= 0 s", "Use 0 to keep every sample");
-  }
-  const int64_t edge = hhtEdgeSamples(p.edgeSeconds, modes.sampleRate);
-  if (edge > (modes.samples - 1) / 2) {  // at least one sample must remain
-    throw InvalidParameterError(
-        "edgeSeconds", formatNumber(p.edgeSeconds) + " s (" + std::to_string(edge) + " samples)",
-        "less than half the block: " +
-            formatNumber(static_cast<double>(modes.samples) / 2.0 / modes.sampleRate) + " s",
-        "Shorten the edges or decompose a longer time range");
-  }
 }
 
 HhtParams resolveHhtParams(const HhtParams& p, const EmdResult& modes) {
   HhtParams r = p;
   if (r.fMax == 0.0) r.fMax = modes.sampleRate / 2.0;
   if (r.timeBins == 0) {
-    r.timeBins = static_cast<int>(std::min<int64_t>(modes.samples, kDefaultMaxTimeBins));
+    r.timeBins = static_cast<int>(std::min<int64_t>(modes.samples, kHhtDefaultMaxTimeBins));
   }
   return r;
 }

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "engine/emd/emd_result.h"
+#include "engine/method/param_table.h"
 
 namespace modescope {
 
@@ -93,9 +94,23 @@ struct HhtResult {
   Diagnostics diagnostics;
 };
 
+// Bounds of the declared ranges (hhtParamTable) and the automatic time grid.
+inline constexpr int kHhtMaxFrequencyBins = 65536;
+inline constexpr int kHhtMaxTimeBins = 10000000;
+inline constexpr int kHhtDefaultMaxTimeBins = 2048;
+
+// The declarations of HhtParams's fields (every field but `imfs`, which views choose): ranges,
+// units, help; the CLI options, dialog editors and provenance are produced from them.
+const ParamTable<HhtParams>& hhtParamTable();
+
+// The declared ranges and the rules that need the block: fMax up to the Nyquist frequency of
+// `sampleRate`, fMin below the resolved fMax, timeBins up to `samples`, edges leaving at least
+// one sample. Both the job check before a decomposition and validateHhtParams use it.
+void checkHhtForBlock(const HhtParams& p, double sampleRate, int64_t samples);
+
 // Throws InvalidParameterError (naming the parameter: "frequencyBins", "timeBins", "fMin", "fMax",
 // "edgeSeconds", "imfs", or "modes" for the input) for bins < 1, frequencyBins above 65536,
-// timeBins above the sample count, fMin < 0, fMax <= fMin, fMax above Nyquist, log scale with
+// timeBins above the sample count, fMin < 0, fMin >= fMax, fMax above Nyquist, log scale with
 // fMin <= 0, non-finite values, rows below 0 or beyond every channel's IMFs or listed twice,
 // edgeSeconds < 0 or leaving nothing, and for modes that are malformed (sample rate <= 0, fewer
 // than 2 samples, data sizes not rows x samples) or hold NaN/Inf.

@@ -51,6 +51,7 @@ std::vector<Field> makeFields() {
                                    &IcaParams::blockSize));
   f.push_back(bindField<IcaParams>(
       realParam("annealDegrees", "anneal-deg", "Anneal angle")
+          .storedAs("anneal_deg")
           .in("deg")
           .above(0)
           .atMost(180)
@@ -127,6 +128,7 @@ std::vector<Field> makeFields() {
   const std::string ext = "extended Infomax";
   f.push_back(bindField<IcaParams>(
       integerParam("ext.extBlocks", "ext-blocks", "Kurtosis every")
+          .storedAs("ext_blocks")
           .in("blocks")
           .atLeast(-1000000)
           .atMost(1000000)

@@ -13,6 +13,7 @@
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/io/hdf5_diagnostics.h"
+#include "engine/io/hdf5_params.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -102,8 +103,6 @@ std::vector<int64_t> toInt64(const std::vector<std::size_t>& v) {
   return std::vector<int64_t>(v.begin(), v.end());
 }
 
-const char* lengthUnitName(ArLengthUnit u) { return u == ArLengthUnit::Samples ? "samples" : "s"; }
-
 void writeSpectra(H5::Group& root, const ArFile& f) {
   const ArSpectrumResult& s = f.spectra;
   const BurgArParams& p = s.params;
@@ -114,18 +113,7 @@ void writeSpectra(H5::Group& root, const ArFile& f) {
   h5::setAttribute(g, "step_samples", s.stepSamples);
   h5::setAttribute(g, "window_s", static_cast<double>(s.windowSamples) / s.sampleRate);
   h5::setAttribute(g, "step_s", static_cast<double>(s.stepSamples) / s.sampleRate);
-  h5::setAttribute(g, "window_requested", p.window.value);
-  h5::setAttribute(g, "window_requested_unit", lengthUnitName(p.window.unit));
-  h5::setAttribute(g, "step_requested", p.step.value);
-  h5::setAttribute(g, "step_requested_unit", lengthUnitName(p.step.unit));
-  h5::setAttribute(g, "order", static_cast<int64_t>(p.order));
-  h5::setAttribute(g, "detrend", arDetrendName(p.detrend));
-  h5::setAttribute(g, "bin_grid", arBinGridName(p.binGrid));
-  h5::setAttribute(g, "output", arOutputName(p.output));
-  h5::setAttribute(g, "first_bin_center_hz", p.firstBinCenter);
-  h5::setAttribute(g, "last_bin_center_hz", p.lastBinCenter);
-  h5::setAttribute(g, "bin_width_hz", p.binWidth);
-  h5::setAttribute(g, "evaluations_per_bin", static_cast<int64_t>(p.evaluationsPerBin));
+  h5::writeParamAttributes(g, burgArParamTable(), p);
   h5::setAttribute(g, "preset", f.presetName);
   h5::setAttribute(g, "signal_unit", f.signalUnit);
   const std::string valueUnit = arValueUnit(p.output, f.signalUnit);
@@ -330,9 +318,10 @@ auto parseEnum(const h5::Reader& r, const H5::H5Object& o, const std::string& na
 
 ArLengthUnit parseLengthUnit(const h5::Reader& r, const H5::H5Object& o, const std::string& name) {
   const std::string u = r.stringAttribute(o, name);
-  if (u == "s") return ArLengthUnit::Seconds;
+  // "seconds" as declared (arParamTable); "s" in files written before the declarations.
+  if (u == "seconds" || u == "s") return ArLengthUnit::Seconds;
   if (u == "samples") return ArLengthUnit::Samples;
-  r.fail(h5::childPath(o, "@" + name), "'" + u + "'", "'s' or 'samples'", kRewriteRemedy);
+  r.fail(h5::childPath(o, "@" + name), "'" + u + "'", "'seconds' or 'samples'", kRewriteRemedy);
 }
 
 void readSpectra(const h5::Reader& r, const H5::Group& root, ArFile& f) {

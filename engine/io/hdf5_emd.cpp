@@ -15,6 +15,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/hdf5_params.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -38,16 +39,6 @@ const std::set<std::string>& reservedHhtNames() {
 }
 
 const char* kRewriteRemedy = "Run the decomposition again to write a new file";
-
-const char* noiseScalingName(NoiseScaling s) {
-  return s == NoiseScaling::Constant ? "constant" : "increasing";
-}
-const char* precisionName(GpuPrecision p) {
-  return p == GpuPrecision::Float64 ? "float64" : "float32";
-}
-const char* quantityName(HhtQuantity q) {
-  return q == HhtQuantity::Energy ? "energy" : "amplitude";
-}
 
 // "IMF 1", ..., "IMF K", "residue".
 std::vector<std::string> rowNames(int rows) {
@@ -73,12 +64,6 @@ std::vector<std::string> groupNames(const std::vector<EmdFileChannel>& channels)
     out.push_back(name);
   }
   return out;
-}
-
-void setUnsigned(H5::H5Object& object, const std::string& name, uint64_t value) {
-  if (object.attrExists(name)) object.removeAttr(name);
-  object.createAttribute(name, H5::PredType::STD_U64LE, H5::DataSpace(H5S_SCALAR))
-      .write(H5::PredType::NATIVE_UINT64, &value);
 }
 
 H5::DataSet createFloatMatrix(H5::Group& g, const std::string& name, hsize_t rows, hsize_t cols) {
@@ -126,15 +111,9 @@ void writeDiagnosticsTable(H5::Group& parent, const Diagnostics& emd, const Diag
   h5::writeStrings(g, "message", message);
 }
 
-void writeStopRule(H5::Group& g, const std::string& prefix, const StopRule& r) {
-  h5::setAttribute(g, prefix + "rule", stopRuleName(r.kind));
+// The rule in words beside its declared fields (written by writeParamAttributes).
+void writeStopDescription(H5::Group& g, const std::string& prefix, const StopRule& r) {
   h5::setAttribute(g, prefix + "description", describeStopRule(r));
-  h5::setAttribute(g, prefix + "threshold1", r.threshold1);
-  h5::setAttribute(g, prefix + "threshold2", r.threshold2);
-  h5::setAttribute(g, prefix + "tolerance", r.tolerance);
-  h5::setAttribute(g, prefix + "max_sifts", static_cast<int64_t>(r.maxSifts));
-  h5::setAttribute(g, prefix + "fixed_sifts", static_cast<int64_t>(r.fixedSifts));
-  h5::setAttribute(g, prefix + "s_number", static_cast<int64_t>(r.sNumber));
 }
 
 void checkArguments(const Recording& rec, const EmdResult& modes, const HhtResult* hht) {
@@ -178,16 +157,9 @@ void writeEmdGroup(H5::Group& root, const EmdResult& modes, const std::vector<Em
                    const std::function<void()>& rowDone) {
   H5::Group g = root.createGroup("emd");
   const EmdParams& p = modes.params;
-  h5::setAttribute(g, "method", emdMethodName(p.method));
-  writeStopRule(g, "stop_", p.stop);
-  writeStopRule(g, "noise_stop_", p.noiseStop);
-  h5::setAttribute(g, "max_imfs", static_cast<int64_t>(p.maxImfs));
-  h5::setAttribute(g, "ensemble_size", static_cast<int64_t>(p.ensembleSize));
-  h5::setAttribute(g, "noise_std", p.noiseStd);
-  setUnsigned(g, "seed", p.seed);
-  h5::setAttribute(g, "noise_scaling", noiseScalingName(p.noiseScaling));
-  h5::setAttribute(g, "paired_noise", static_cast<int64_t>(p.pairedNoise ? 1 : 0));
-  h5::setAttribute(g, "gpu_precision", precisionName(p.gpuPrecision));
+  h5::writeParamAttributes(g, emdParamTable(), p);
+  writeStopDescription(g, "stop_", p.stop);
+  writeStopDescription(g, "noise_stop_", p.noiseStop);
   h5::setAttribute(g, "sample_rate", modes.sampleRate);
   h5::setAttribute(g, "first_sample", modes.firstSample);
   h5::setAttribute(
@@ -230,14 +202,8 @@ void writeHhtGroup(H5::Group& root, const HhtResult& hht, const std::vector<EmdF
   H5::Group g = root.createGroup("hht");
   const HhtParams& p = hht.params;
   const bool energy = p.quantity == HhtQuantity::Energy;
-  h5::setAttribute(g, "quantity", quantityName(p.quantity));
-  h5::setAttribute(g, "f_min_hz", p.fMin);
-  h5::setAttribute(g, "f_max_hz", p.fMax);
-  h5::setAttribute(g, "frequency_bins", static_cast<int64_t>(p.frequencyBins));
-  h5::setAttribute(g, "log_frequency", static_cast<int64_t>(p.logFrequency ? 1 : 0));
-  h5::setAttribute(g, "time_bins", static_cast<int64_t>(p.timeBins));
-  h5::setAttribute(g, "edge_s", p.edgeSeconds);
-  h5::setAttribute(g, "keep_instantaneous", static_cast<int64_t>(p.keepInstantaneous ? 1 : 0));
+  const std::string quantity = std::get<std::string>(hhtParamTable().find("quantity")->get(p));
+  h5::writeParamAttributes(g, hhtParamTable(), p);
   h5::setAttribute(g, "sample_rate", hht.sampleRate);
   h5::setAttribute(g, "first_sample", hht.firstSample);
   h5::setAttribute(g, "samples", hht.samples);
@@ -261,7 +227,7 @@ void writeHhtGroup(H5::Group& root, const HhtResult& hht, const std::vector<EmdF
     h5::setAttribute(cg, "name", ch[i].name);
     h5::setAttribute(cg, "recording_index", static_cast<int64_t>(ch[i].recordingIndex));
     H5::DataSet spec = createFloatMatrix(cg, "spectrum", bins, cols);
-    h5::setAttribute(spec, "quantity", quantityName(p.quantity));
+    h5::setAttribute(spec, "quantity", quantity);
     h5::setAttribute(spec, "units", energy ? squaredUnit(unit) : unit);
     if (bins > 0 && cols > 0) spec.write(c.spectrum.data(), H5::PredType::NATIVE_FLOAT);
     h5::writeDoubles(cg, "marginal", c.marginal);

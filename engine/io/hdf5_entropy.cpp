@@ -12,6 +12,7 @@
 #include "engine/core/text.h"
 #include "engine/io/hdf5_diagnostics.h"
 #include "engine/io/hdf5_ica.h"
+#include "engine/io/hdf5_params.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -92,14 +93,9 @@ void checkFile(const EntropyFile& f) {
 
 void writeParameters(H5::Group& root, const EntropyParams& p) {
   H5::Group g = root.createGroup("parameters");
-  h5::setAttribute(g, "measure", entropyMeasureName(p.measure));
-  h5::setAttribute(g, "m", static_cast<int64_t>(p.m));
-  h5::setAttribute(g, "r", p.r);
+  h5::writeParamAttributes(g, entropyParamTable(), p);
   h5::setAttribute(g, "r_units",
                    "SD of each series, per epoch (series z-scored by own mean and SD)");
-  h5::setAttribute(g, "sd", sdConventionName(p.sd));
-  h5::setAttribute(g, "epoch_samples_requested", p.epochSamples);
-  h5::setAttribute(g, "bias", apEnBiasName(p.bias));
   h5::setAttribute(g, "bias_applies",
                    static_cast<int64_t>(p.measure == EntropyMeasure::ApproximateEntropy ? 1 : 0));
   h5::setAttribute(g, "match_rule", "Chebyshev distance d <= r (inclusive), natural log");

@@ -13,6 +13,7 @@
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/io/hdf5_diagnostics.h"
+#include "engine/io/hdf5_params.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -24,11 +25,6 @@ constexpr const char* kIcaSchemaPrefix = "modescope-ica/";
 constexpr const char* kIcaSchema = "modescope-ica/1";
 constexpr int kIcaSchemaVersion = 1;
 const char* kRewriteRemedy = "Run 'modescope-cli ica' again to write a new file";
-
-void setUnsignedAttribute(H5::H5Object& o, const std::string& name, uint64_t value) {
-  o.createAttribute(name, H5::PredType::STD_U64LE, H5::DataSpace(H5S_SCALAR))
-      .write(H5::PredType::NATIVE_UINT64, &value);
-}
 
 void writeMatrix(H5::Group& g, const std::string& name, const IcaMatrix& m,
                  const std::string& description) {
@@ -87,33 +83,7 @@ void writeParameters(H5::Group& ica, const IcaResult& r) {
   const IcaParams& p = r.params;
   const ResolvedIcaParams& q = r.resolved;
   h5::setAttribute(g, "description", describeIcaParams(p));
-  h5::setAttribute(g, "extended", static_cast<int64_t>(p.extended ? 1 : 0));
-  h5::setAttribute(g, "rules", icaRulesName(p.rules));
-  h5::setAttribute(g, "sphering", icaSpheringName(p.sphering));
-  h5::setAttribute(g, "bias", static_cast<int64_t>(p.bias ? 1 : 0));
-  h5::setAttribute(g, "learning_rate", p.learningRate);
-  h5::setAttribute(g, "block_size", static_cast<int64_t>(p.blockSize));
-  h5::setAttribute(g, "anneal_deg", p.annealDegrees);
-  h5::setAttribute(g, "anneal_factor", p.annealFactor);
-  h5::setAttribute(g, "stop_tolerance", p.stopTolerance);
-  h5::setAttribute(g, "max_steps", static_cast<int64_t>(p.maxSteps));
-  h5::setAttribute(g, "pca_rank", static_cast<int64_t>(p.pcaRank));
-  h5::setAttribute(g, "rank_tolerance", p.rankTolerance);
-  setUnsignedAttribute(g, "seed", p.seed);
-  h5::setAttribute(g, "ext_blocks", static_cast<int64_t>(p.ext.extBlocks));
-  h5::setAttribute(g, "ext_sub_gaussian", static_cast<int64_t>(p.ext.subGaussian));
-  h5::setAttribute(g, "ext_kurtosis_samples", static_cast<int64_t>(p.ext.kurtosisSamples));
-  h5::setAttribute(g, "ext_kurtosis_momentum", p.ext.kurtosisMomentum);
-  h5::setAttribute(g, "ext_signs_bias", p.ext.signsBias);
-  h5::setAttribute(g, "ext_sign_count_threshold", static_cast<int64_t>(p.ext.signCountThreshold));
-  h5::setAttribute(g, "ext_sign_count_step", p.ext.signCountStep);
-  h5::setAttribute(g, "ext_centred_kurtosis", static_cast<int64_t>(p.ext.centredKurtosis ? 1 : 0));
-  h5::setAttribute(g, "max_weight", p.maxWeight);
-  h5::setAttribute(g, "restart_factor", p.restartFactor);
-  h5::setAttribute(g, "blowup_change", p.blowupChange);
-  h5::setAttribute(g, "blowup_factor", p.blowupFactor);
-  h5::setAttribute(g, "min_learning_rate", p.minLearningRate);
-  h5::setAttribute(g, "max_small_angle_steps", static_cast<int64_t>(p.maxSmallAngleSteps));
+  h5::writeParamAttributes(g, icaParamTable(), p);
   h5::setAttribute(g, "resolved_learning_rate", q.learningRate);
   h5::setAttribute(g, "resolved_block_size", static_cast<int64_t>(q.blockSize));
   h5::setAttribute(g, "resolved_anneal_factor", q.annealFactor);

@@ -142,6 +142,11 @@ void setAttribute(H5::H5Object& object, const std::string& name, int64_t value) 
       .write(H5::PredType::NATIVE_INT64, &value);
 }
 
+void setUnsignedAttribute(H5::H5Object& object, const std::string& name, uint64_t value) {
+  replaceAttribute(object, name, H5::PredType::STD_U64LE)
+      .write(H5::PredType::NATIVE_UINT64, &value);
+}
+
 void writeStrings(H5::Group& group, const std::string& name, const std::vector<std::string>& v) {
   std::size_t width = 1;
   for (const auto& s : v) width = std::max(width, s.size());

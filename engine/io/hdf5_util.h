@@ -41,6 +41,8 @@ void setAttribute(H5::H5Object& object, const std::string& name, const std::stri
 void setAttribute(H5::H5Object& object, const std::string& name, const char* value);
 void setAttribute(H5::H5Object& object, const std::string& name, double value);
 void setAttribute(H5::H5Object& object, const std::string& name, int64_t value);
+// A uint64 attribute (seeds); a separate name so integer arguments never pick it by accident.
+void setUnsignedAttribute(H5::H5Object& object, const std::string& name, uint64_t value);
 
 void writeStrings(H5::Group& group, const std::string& name, const std::vector<std::string>& v);
 void writeDoubles(H5::Group& group, const std::string& name, const std::vector<double>& v);

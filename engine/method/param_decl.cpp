@@ -16,7 +16,11 @@ namespace {
 // repeats the run bit for bit.
 std::string exactNumber(double v) {
   char buf[40];
-  for (int digits = 1; digits <= 17; ++digits) {
+  // At least as many digits as the integer part has, so that %g writes 50 and 2000, not 5e+01.
+  int first = 1;
+  if (std::isfinite(v) && std::fabs(v) >= 1.0)
+    first = std::min(17, static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1);
+  for (int digits = first; digits <= 17; ++digits) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
@@ -260,6 +264,25 @@ std::string describeValue(const ParamDecl& d, const ParamValue& v) {
   const bool isSpecialText = d.special && s == d.specialText;
   if (number && !isSpecialText && !d.unit.empty()) s += " " + d.unit;
   return s;
+}
+
+std::string fileAttributeName(const ParamDecl& d) {
+  return d.fileName.empty() ? snakeCaseKey(d.key) : d.fileName;
+}
+
+std::string snakeCaseKey(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '.') {
+      out += '_';
+    } else if (c >= 'A' && c <= 'Z') {
+      out += '_';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace modescope

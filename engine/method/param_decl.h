@@ -56,6 +56,9 @@ struct ParamDecl {
   std::string appliesTo;             // "" = every variant; else the variants in words: "EEMD only"
   int decimals = 3;                  // Real: digits a dialog shows
   double step = 0.0;                 // dialog step; 0 = a sensible one from the range
+  // The HDF5 attribute that stores the value in result files; "" = the key in snake case
+  // (fileAttributeName). Set only where a file schema predates the declaration ("f_min_hz").
+  std::string fileName;
 
   // Chained setters so a declaration reads as one sentence:
   //   realParam("noiseStd", "noise", "Noise std").in("x std(x)").above(0).atMost(100)
@@ -96,6 +99,10 @@ struct ParamDecl {
     appliesTo = std::move(variants);
     return *this;
   }
+  ParamDecl& storedAs(std::string attribute) {
+    fileName = std::move(attribute);
+    return *this;
+  }
   ParamDecl& shown(int digits, double stepSize) {
     decimals = digits;
     step = stepSize;
@@ -133,6 +140,12 @@ ParamValue parseValue(const ParamDecl& d, std::string_view text, const std::stri
 std::string formatValue(const ParamDecl& d, const ParamValue& v);
 // formatValue with the unit, for provenance and tooltips: "0.2 x std(x)", "2000 sifts".
 std::string describeValue(const ParamDecl& d, const ParamValue& v);
+
+// The attribute name in result files: d.fileName, else the key in snake case with '.' as '_'
+// ("stop.maxSifts" -> "stop_max_sifts", "ensembleSize" -> "ensemble_size").
+std::string fileAttributeName(const ParamDecl& d);
+// The snake-case rule alone: "noiseStop.rule" -> "noise_stop_rule".
+std::string snakeCaseKey(std::string_view key);
 
 // The choice with this name (or alias/label, any case); nullptr when none.
 const ParamChoice* findChoice(const ParamDecl& d, std::string_view text);

@@ -70,6 +70,14 @@ class ParamTable {
     if (crossCheck_) crossCheck_(p);
   }
 
+  // Every field's declaration and value, applicable or not, in declaration order: what a result
+  // file stores so that the whole struct can be read back.
+  std::vector<std::pair<const ParamDecl*, ParamValue>> values(const P& p) const {
+    std::vector<std::pair<const ParamDecl*, ParamValue>> out;
+    for (const auto& f : fields_) out.emplace_back(&f.decl, f.get(p));
+    return out;
+  }
+
   // key -> value with unit, for the applicable fields, in declaration order.
   std::vector<std::pair<std::string, std::string>> describe(const P& p) const {
     std::vector<std::pair<std::string, std::string>> out;

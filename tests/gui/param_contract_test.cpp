@@ -11,6 +11,7 @@
 #include <QTest>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -18,6 +19,7 @@
 #include "engine/core/error.h"
 #include "engine/emd/emd_params.h"
 #include "engine/entropy/entropy_params.h"
+#include "engine/hht/hht.h"
 #include "engine/ica/ica_params.h"
 #include "engine/tf/tf_params.h"
 #include "widgets/param_editor.h"
@@ -104,6 +106,9 @@ struct Method {
   std::function<void(const P&)> validate;  // the engine's entry point
   // CLI arguments putting the command in the base's state, without the probed option.
   std::function<QStringList(const std::string& probedCli)> context;
+  // A base for one field whose cross-field rule needs another field set (logFrequency needs
+  // fMin > 0); the context gives the CLI the same.
+  std::map<std::string, P> baseFor = {};
 };
 
 template <class P>
@@ -116,6 +121,7 @@ void checkEveryBound(const Method<P>& m, const QString& missingInput, const QStr
         base = &b;
         break;
       }
+    if (const auto it = m.baseFor.find(f.decl.key); it != m.baseFor.end()) base = &it->second;
     QVERIFY2(base, ("no base applies for " + f.decl.key).c_str());
     for (const ParamValue& v : probes(f.decl)) {
       const std::string text = std::holds_alternative<std::string>(v) ? std::get<std::string>(v)
@@ -201,6 +207,23 @@ class ParamContractTest : public QObject {
           return a;
         }};
     checkEveryBound(emd, missing, out, &checked);
+    if (QTest::currentTestFailed()) return;
+
+    // The Hilbert spectrum of `emd`: the rules that need the block (Nyquist, edges) wait for
+    // the recording; logarithmic bins are probed with a lowest frequency above 0 Hz.
+    HhtParams logBase;
+    logBase.fMin = 0.5;
+    Method<HhtParams> hht{"emd",
+                          &hhtParamTable(),
+                          {HhtParams{}},
+                          [](const HhtParams& p) { hhtParamTable().validate(p); },
+                          [](const std::string& probed) {
+                            return probed == "log-freq" ? QStringList{QStringLiteral("--fmin"),
+                                                                      QStringLiteral("0.5")}
+                                                        : QStringList{};
+                          },
+                          {{"logFrequency", logBase}}};
+    checkEveryBound(hht, missing, out, &checked);
     if (QTest::currentTestFailed()) return;
 
     Method<IcaParams> ica{"ica",

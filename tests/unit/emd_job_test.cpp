@@ -158,9 +158,9 @@ TEST(EmdJob, RecordsTheProvenance) {
   EXPECT_EQ(p.parameters.front().first, "preset");
   EXPECT_EQ(parameter(p, "ensembleSize"), "40 members");
   EXPECT_EQ(parameter(p, "noiseStd"), "0.25 x std(x)");
-  EXPECT_EQ(parameter(p, "hht_f_min"), "1 Hz");
-  EXPECT_EQ(parameter(p, "hht_f_max"), "50 Hz") << "the resolved Nyquist frequency";
-  EXPECT_EQ(parameter(p, "hht_edge"), "0.5 s");
+  EXPECT_EQ(parameter(p, "hht.fMin"), "1 Hz");
+  EXPECT_EQ(parameter(p, "hht.fMax"), "50 Hz") << "the resolved Nyquist frequency";
+  EXPECT_EQ(parameter(p, "hht.edgeSeconds"), "0.5 s");
   // EMD draws no noise: no seed, no ensemble parameters.
   spec.params.method = EmdMethod::Emd;
   spec.hht.reset();

@@ -437,8 +437,8 @@ TEST(HhtValidate, EachBadParameterIsNamed) {
   expectParameterError(with([](HhtParams& p) { p.fMin = NAN; }), modes, "fMin");
   expectParameterError(with([](HhtParams& p) { p.logFrequency = true; }), modes, "fMin");
   expectParameterError(with([](HhtParams& p) { p.fMax = 51; }), modes, "fMax");
-  expectParameterError(with([](HhtParams& p) { p.fMin = 20, p.fMax = 10; }), modes, "fMax");
-  expectParameterError(with([](HhtParams& p) { p.fMin = 50; }), modes, "fMax");   // = Nyquist
+  expectParameterError(with([](HhtParams& p) { p.fMin = 20, p.fMax = 10; }), modes, "fMin");
+  expectParameterError(with([](HhtParams& p) { p.fMin = 50; }), modes, "fMin");   // = Nyquist
   expectParameterError(with([](HhtParams& p) { p.imfs = {2}; }), modes, "imfs");  // residue
   expectParameterError(with([](HhtParams& p) { p.imfs = {-1}; }), modes, "imfs");
   expectParameterError(with([](HhtParams& p) { p.imfs = {1, 1}; }), modes, "imfs");
