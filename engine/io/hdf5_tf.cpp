@@ -10,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/io/hdf5_diagnostics.h"
+#include "engine/io/hdf5_params.h"
 #include "engine/io/hdf5_provenance.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
@@ -61,15 +62,10 @@ void writeSlab(H5::DataSet& ds, hsize_t c, const std::vector<hsize_t>& inner, co
 void writeParameters(H5::Group& root, const TfResult& r) {
   const TfParams& p = r.params;
   H5::Group g = root.createGroup("parameters");
-  h5::setAttribute(g, "order", tfOrderName(p.order));
-  h5::setAttribute(g, "window", tfWindowName(p.window));
-  h5::setAttribute(g, "window_length", static_cast<int64_t>(p.windowLength));
-  h5::setAttribute(g, "sigma", r.sigma);
-  h5::setAttribute(g, "fft_length", static_cast<int64_t>(p.fftLength));
-  h5::setAttribute(g, "hop", static_cast<int64_t>(p.hop));
-  h5::setAttribute(g, "threshold", p.threshold);
-  h5::setAttribute(g, "min_frequency", p.minFrequency);
-  h5::setAttribute(g, "max_frequency", p.maxFrequency);
+  // Every declared field (engine/io/hdf5_params.h: order, window, window_length, sigma (0 =
+  // automatic), fft_length, hop, threshold, min_frequency, max_frequency), then what ran.
+  h5::writeParamAttributes(g, tfParamTable(), p);
+  h5::setAttribute(g, "sigma_used", r.sigma);
   h5::setAttribute(g, "convention",
                    "F(t, w) = sum_k x(t + k) h(k) exp(-j w k) (local time); one-sided bins, DC "
                    "and Nyquist halved; x(t) = 2 / (N h(0)) Re sum_k T(t, k)");
