@@ -14,6 +14,7 @@
 #include "cuda/cuda_ica.h"
 #include "cuda/cuda_memd.h"
 #include "cuda/cuda_preprocess.cuh"
+#include "cuda/cuda_tf.h"
 #include "cuda/device_memory.cuh"
 #include "cuda/host_thread_pool.h"
 #include "cuda/preprocess_kernels.cuh"
@@ -112,6 +113,12 @@ class CudaBackend final : public ComputeBackend {
                                       JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
     return cuda::entropyMatricesGpu(block, params, ctx);
+  }
+
+  TfResult timeFrequency(const SignalBlock& block, const TfParams& params,
+                         JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::timeFrequencyGpu(block, params, ctx);
   }
 
  private:

@@ -36,6 +36,8 @@ CommandSpec arSpec();
 int runAr(const Args& args);
 CommandSpec xapenSpec();
 int runXapen(const Args& args);
+CommandSpec tfrSpec();
+int runTfr(const Args& args);
 CommandSpec synthSpec();
 int runSynth(const Args& args);
 CommandSpec demoSpec();

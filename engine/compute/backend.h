@@ -23,6 +23,8 @@
 #include "engine/ica/ica_result.h"
 #include "engine/memd/memd.h"
 #include "engine/spatial/spatial_filter.h"
+#include "engine/tf/tf_params.h"
+#include "engine/tf/tf_result.h"
 
 namespace modescope {
 
@@ -142,6 +144,16 @@ class ComputeBackend {
   // Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
   virtual EntropyMatrixResult entropyMatrices(const SignalBlock& block, const EntropyParams& params,
                                               JobContext& ctx) = 0;
+
+  // The STFT spectrogram or vertical synchrosqueezing of orders 1-4 of the block's rows
+  // (params.rows), complex images on the grid planTf fixes (engine/tf/tf_cpu.h: the procedure,
+  // engine/tf/tf_operators.h: the per-bin formulas both backends share). The CPU computes in
+  // double with threads over (channel, columns); the CUDA backend in float, tiles of
+  // (channel, column) frames through one batched cuFFT, relocating without global atomics.
+  // Throws InvalidParameterError (including an output above kTfDefaultMaxBytes, naming its
+  // size), InvalidInputError, Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
+  virtual TfResult timeFrequency(const SignalBlock& block, const TfParams& params,
+                                 JobContext& ctx) = 0;
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

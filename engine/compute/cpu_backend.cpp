@@ -23,6 +23,7 @@
 #include "engine/ica/infomax.h"
 #include "engine/parallel/fftw_owners.h"
 #include "engine/parallel/parallel_for.h"
+#include "engine/tf/tf_cpu.h"
 
 namespace modescope {
 
@@ -253,6 +254,11 @@ class CpuBackend final : public ComputeBackend {
   EntropyMatrixResult entropyMatrices(const SignalBlock& block, const EntropyParams& params,
                                       JobContext& ctx) override {
     return computeEntropyCpu(block, params, threads_, ctx);
+  }
+
+  TfResult timeFrequency(const SignalBlock& block, const TfParams& params,
+                         JobContext& ctx) override {
+    return computeTfCpu(block, params, threads_, ctx);
   }
 
  private:

@@ -22,6 +22,7 @@
 #include "engine/hht/hht.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
+#include "engine/tf/tf_params.h"
 #include "widgets/param_editor.h"
 
 using namespace modescope;
@@ -290,6 +291,31 @@ class ParamContractTest : public QObject {
           return a;
         }};
     checkEveryBound(memd, missing, out, &checked);
+
+    // Time-frequency: the shortest window and the longest FFT leave every length probe clear of
+    // the FFT >= window rule; order 0 lets every window through, and the threshold (orders 1-4
+    // only) is probed at order 3.
+    TfParams spectrogram;
+    spectrogram.order = TfOrder::Spectrogram;
+    spectrogram.windowLength = kTfMinWindow;
+    spectrogram.fftLength = kTfMaxFft;
+    TfParams squeezed = spectrogram;
+    squeezed.order = TfOrder::Third;
+    Method<TfParams> tfr{"tfr",
+                         &tfParamTable(),
+                         {spectrogram, squeezed},
+                         validateTfParams,
+                         [](const std::string& probed) {
+                           QStringList a;
+                           if (probed != "fft")
+                             a << QStringLiteral("--fft") << QStringLiteral("65536");
+                           if (probed != "window-length")
+                             a << QStringLiteral("--window-length") << QStringLiteral("4");
+                           if (probed != "threshold" && probed != "order")
+                             a << QStringLiteral("--order") << QStringLiteral("0");
+                           return a;
+                         }};
+    checkEveryBound(tfr, missing, out, &checked);
     QVERIFY(checked > 200);
     qInfo("%d probes agreed in the engine, the CLI and the dialog", checked);
   }

@@ -42,6 +42,9 @@ class UnexpectedCallBackend : public ComputeBackend {
                                       JobContext&) override {
     unexpected("entropyMatrices");
   }
+  TfResult timeFrequency(const SignalBlock&, const TfParams&, JobContext&) override {
+    unexpected("timeFrequency");
+  }
 
  protected:
   [[noreturn]] static void unexpected(const std::string& method) {

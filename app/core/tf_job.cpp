@@ -1,0 +1,139 @@
+#include "app/core/tf_job.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "app/core/recording_selection.h"
+#include "engine/core/error.h"
+#include "engine/core/provenance.h"
+#include "engine/core/text.h"
+#include "engine/io/hdf5_ica.h"
+#include "engine/tf/tf_plan.h"
+
+namespace modescope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t selectionSamples(const Recording& rec, const TfJobSpec& spec, double fs) {
+  const int64_t first = std::llround(spec.startSeconds * fs);
+  int64_t available = rec.channels[spec.channels.front()].sampleCount;
+  for (std::size_t c : spec.channels) available = std::min(available, rec.channels[c].sampleCount);
+  available -= first;
+  const int64_t n = spec.durationSeconds < 0
+                        ? available
+                        : std::min<int64_t>(available, std::llround(spec.durationSeconds * fs));
+  return std::max<int64_t>(0, n);
+}
+
+}  // namespace
+
+std::size_t checkTfJob(const Recording& rec, const TfJobSpec& spec) {
+  if (spec.channels.empty())
+    throw InvalidParameterError("channels", "none", "at least one channel",
+                                "select the channels to transform");
+  const double fs = checkMethodSelection(rec, spec.channels, spec.startSeconds);
+  validateTfParams(spec.params);
+  const int64_t n = selectionSamples(rec, spec, fs);
+  if (n <= 0)
+    throw InvalidParameterError("duration", formatNumber(spec.durationSeconds) + " s",
+                                "a range that holds at least one sample");
+  if (spec.params.windowLength > n)
+    throw InvalidParameterError("windowLength",
+                                std::to_string(spec.params.windowLength) + " samples",
+                                "at most the selection's " + std::to_string(n) + " samples (" +
+                                    formatNumber(static_cast<double>(n) / fs) + " s)",
+                                "shorten the window or select a longer range");
+  if (spec.params.maxFrequency > fs / 2)
+    throw InvalidParameterError("maxFrequency", formatNumber(spec.params.maxFrequency) + " Hz",
+                                "at most the Nyquist frequency, " + formatNumber(fs / 2) +
+                                    " Hz at " + formatNumber(fs) + " Hz",
+                                "the sampling rate is too low for this range: it needs at least " +
+                                    formatNumber(2 * spec.params.maxFrequency) +
+                                    " Hz; lower --fmax");
+  if (spec.reconstruct && spec.params.hop != 1)
+    throw InvalidParameterError("hop", std::to_string(spec.params.hop) + " samples",
+                                "1 sample to reconstruct the signal",
+                                "use --hop 1 with --reconstruct");
+  if (spec.ridges < 0)
+    throw InvalidParameterError("ridges", std::to_string(spec.ridges), "0 or more");
+  const std::size_t bytes = tfOutputBytes(spec.params, fs, spec.channels.size(), n);
+  if (bytes > spec.params.maxBytes)
+    throw InvalidParameterError(
+        "output size", tfByteText(static_cast<double>(bytes)),
+        "at most " + tfByteText(static_cast<double>(spec.params.maxBytes)) + " in memory",
+        "raise --hop, narrow --fmin/--fmax, lower --fft, or select fewer channels or a shorter "
+        "range");
+  return bytes;
+}
+
+std::vector<std::pair<std::string, std::string>> tfProvenanceParameters(const TfResult& r,
+                                                                        const TfJobSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> v = tfParamTable().describe(r.params);
+  if (r.sigma > 0) v.emplace_back("ran.sigma", formatNumber(r.sigma) + " samples");
+  v.emplace_back("ran.grid", std::to_string(r.columns) + " columns x " + std::to_string(r.bins) +
+                                 " bins (" + formatNumber(r.frequency(0)) + "-" +
+                                 formatNumber(r.frequency(r.bins - 1)) + " Hz, " +
+                                 formatNumber(r.binHz()) + " Hz per bin)");
+  if (spec.ridges > 0)
+    v.emplace_back("ran.ridges", std::to_string(spec.ridges) + " per channel, penalty " +
+                                     formatNumber(spec.ridge.penalty) + " per bin^2, half-width " +
+                                     std::to_string(spec.ridge.halfWidth) + " bins");
+  return v;
+}
+
+TfJobResult runTfJob(const Recording& rec, const TfJobSpec& spec, ComputeBackend& backend,
+                     JobContext& ctx) {
+  const auto t0 = Clock::now();
+  ctx.progress(0.0, "reading samples");
+  checkTfJob(rec, spec);
+  const SignalBlock block =
+      extractBlock(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  ctx.checkpoint();
+  TfParams params = spec.params;
+  params.rows.clear();
+  TfJobResult out;
+  out.backend = backend.info().describe();
+  auto file = std::make_shared<TfFile>();
+  JobContext work = ctx.sub(0.02, 0.95);
+  file->result = backend.timeFrequency(block, params, work);
+  const TfResult& r = file->result;
+  const std::size_t c = r.channelCount();
+  for (std::size_t k = 0; k < c; ++k) {
+    ctx.checkpoint();
+    // A flat channel has no distribution to measure: NaN rather than a refusal of the whole run.
+    bool flat = true;
+    for (int64_t t = 0; t < r.columns && flat; ++t)
+      for (int q = 0; q < r.bins && flat; ++q) flat = r.column(k, t)[q] == std::complex<float>();
+    file->renyiEntropy.push_back(flat ? std::nan("") : tfRenyiEntropy(r, k));
+    if (spec.reconstruct) file->reconstruction.push_back(tfReconstruct(r, k));
+    if (spec.ridges > 0) {
+      TfRidgeParams rp = spec.ridge;
+      rp.count = spec.ridges;
+      file->ridges.push_back(tfRidges(r, k, rp));
+      std::vector<std::vector<double>> modes;
+      for (const auto& ridge : file->ridges.back())
+        modes.push_back(tfReconstructRidge(r, k, ridge, rp.halfWidth));
+      file->ridgeModes.push_back(std::move(modes));
+      file->ridgeHalfWidth = rp.halfWidth;
+    }
+  }
+  file->inputFile = rec.sourcePath;
+  file->channels = icaFileChannels(rec, r.channels);
+  for (ResultFileChannel& ch : file->channels) ch.position.reset();
+  out.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  Provenance& prov = file->provenance;
+  prov.method = "tfr";
+  prov.parameters = tfProvenanceParameters(r, spec);
+  prov.backend = out.backend;
+  prov.softwareVersion = softwareVersion();
+  prov.inputFile = rec.sourcePath;
+  prov.selection = describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  prov.createdAt = utcNowIso8601();
+  prov.wallSeconds = out.wallSeconds;
+  out.run = std::move(file);
+  ctx.progress(1.0, "time-frequency");
+  return out;
+}
+
+}  // namespace modescope

@@ -1,0 +1,59 @@
+// The time-frequency job (docs/time-frequency.md): the selected channels over a time range,
+// ComputeBackend::timeFrequency on them (spectrogram or synchrosqueezing, engine/tf/tf_cpu.h),
+// then what the user asked to read from the images (ridges and their modes, the reconstructed
+// signal) and the Renyi entropy, with the channel table and provenance that the HDF5 file
+// (engine/io/hdf5_tf.h) needs, so every front end writes what `modescope-cli tfr` writes.
+//
+// Thread rules: plain values and re-entrant functions. runTfJob runs on a worker thread and reads
+// `rec` (whose source is thread-safe); the backend must not be shared with another job.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/compute/backend.h"
+#include "engine/core/job_context.h"
+#include "engine/core/recording.h"
+#include "engine/io/hdf5_tf.h"
+#include "engine/tf/tf_analysis.h"
+#include "engine/tf/tf_params.h"
+
+namespace modescope {
+
+struct TfJobSpec {
+  std::vector<std::size_t> channels;  // recording indices, one sample rate; the image order
+  TfParams params;                    // params.rows is ignored (the block holds `channels`)
+  double startSeconds = 0.0;
+  double durationSeconds = -1.0;  // < 0: to the end
+  int ridges = 0;                 // ridges per channel to extract (0: none)
+  TfRidgeParams ridge;            // penalty and half-width (count comes from `ridges`)
+  bool reconstruct = false;       // keep the reconstructed signal of every channel
+};
+
+// Every check that needs no samples, with the engine's messages: channels (at least one, known,
+// one rate), validateTfParams, the range inside the recording, the window within the selection,
+// the rate high enough for the frequency range, the image within spec.params.maxBytes (naming its
+// size), and reconstruction with hop 1 only. Returns the image size in bytes. Throws
+// InvalidParameterError.
+std::size_t checkTfJob(const Recording& rec, const TfJobSpec& spec);
+
+struct TfJobResult {
+  std::shared_ptr<const TfFile> run;  // what writeTfFile takes (method "tfr" provenance)
+  std::string backend;                // BackendInfo::describe()
+  double wallSeconds = 0.0;
+};
+
+// checkTfJob, extractBlock, backend.timeFrequency, ridges, reconstruction, entropy, names.
+// Progress: "reading samples" at 0, then the backend's stages. Throws what those throw.
+TfJobResult runTfJob(const Recording& rec, const TfJobSpec& spec, ComputeBackend& backend,
+                     JobContext& ctx);
+
+// The provenance parameter list: the declared parameters (tfParamTable().describe), then what
+// the run resolved (ran.*: sigma, grid, ridges).
+std::vector<std::pair<std::string, std::string>> tfProvenanceParameters(const TfResult& r,
+                                                                        const TfJobSpec& spec);
+
+}  // namespace modescope
