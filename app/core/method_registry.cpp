@@ -16,6 +16,9 @@ const std::vector<MethodEntry>& methodRegistry() {
        "Burg AR spectra and the r^2 map between two event classes (docs/ar.md)"},
       {"xapen", "Analysis", "&Entropy matrices (Cross-ApEn / SampEn)...", false,
        "ApEn / Cross-ApEn / SampEn matrices of every channel pair (docs/entropy.md)"},
+      {"tfr", "", "", false,
+       "spectrograms and synchrosqueezing of orders 1-4, ridges, reconstruction "
+       "(docs/time-frequency.md)"},
   };
   return kMethods;
 }

@@ -36,7 +36,7 @@ std::string fileIdentity(const std::string& path) {
 }
 
 std::string outputSuffix(const std::string& kind, const StudyRecording& r) {
-  if (kind == "emd") return "imf";
+  if (kind == "emd" || kind == "memd") return "imf";  // modes of the EMD family or MEMD
   if (kind == "ica") return "ica";
   return r.suffix.empty() ? "eeg" : r.suffix;  // a filtered recording keeps its data type
 }

@@ -231,7 +231,7 @@ std::string studyReportHtml(const StudyManifest& m) {
   const std::size_t stepCount = m.tasks.empty() ? 0 : m.tasks.front().outputs.size();
   for (std::size_t si = 0; si < stepCount; ++si) {
     const StudyOutput& o = m.tasks.front().outputs[si];
-    if (o.kind == "emd") {
+    if (o.kind == "emd" || o.kind == "memd") {
       // IMFs per channel position over the done recordings.
       std::map<std::size_t, std::vector<int>> perChannel;
       for (const Row& r : rows) {

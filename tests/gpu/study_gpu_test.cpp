@@ -5,7 +5,7 @@
 //
 // Throughput for docs/study.md on the GPU machine (the same study as the CPU figure there):
 //   for N in 1 2 3 4 5 6 7 8; do mkdir -p ds/sub-0$N/eeg; modescope-cli synth
-//     -o ds/sub-0$N/eeg/sub-0${N}_task-rest_eeg.edf --channels 19 --duration 60 --seed $N -q; done
+//     -o ds/sub-0$N/eeg/sub-0${N}_task-rest_eeg.h5 --channels 19 --duration 60 --seed $N -q; done
 //   (one line), with p.json the pipeline of docs/study.md, "Throughput", then
 //   /usr/bin/time modescope-cli study p.json --bids ds --backend cuda   # recordings/h =
 //   8*3600/wall
@@ -36,7 +36,7 @@ TEST_F(StudyGpuTest, LocalExecutorRunsEveryRecordingOnTheGpu) {
   std::string why;
   if (!gpu_test::gpuBackend(why)) GTEST_SKIP() << "GPU test skipped: " << why;
   const std::string ds = path("ds");
-  makeBids(ds, 2, 2, 30);
+  makeBids(ds, 2, 2, 30, ".h5");  // HDF5: the GPU machine's build has no EDFlib
   writeText(path("p.json"), kPipeline);
   const RunResult r =
       runCli({"study", path("p.json"), "--bids", ds, "--task", "rest", "--backend", "cuda"});
@@ -50,7 +50,7 @@ TEST_F(StudyGpuTest, LocalExecutorRunsEveryRecordingOnTheGpu) {
   EXPECT_EQ(status.find("\"gpu\": \"\""), std::string::npos)
       << "the worker had CUDA_VISIBLE_DEVICES set: " << status;
 
-  const RunResult alone = runCli({"run", path("p.json"), "--input", ds + "/" + rec + "_eeg.edf",
+  const RunResult alone = runCli({"run", path("p.json"), "--input", ds + "/" + rec + "_eeg.h5",
                                   "-o", path("alone"), "--backend", "cuda", "-q"});
   ASSERT_EQ(alone.exitCode, 0) << describe(alone);
   const EmdFile a = readEmdFile(out + "/" + rec + "_desc-p_imf.h5");

@@ -43,21 +43,25 @@ inline void synthRecording(const std::string& path, int channels, int seconds, i
 }
 
 // ds/sub-0S/ses-1/eeg/sub-0S_ses-1_task-rest_run-R_eeg.edf for each subject and run, plus a
-// task-other recording of sub-01 that the task filter leaves out.
-inline void makeBids(const std::string& root, int subjects, int runs, int seconds = 8) {
+// task-other recording of sub-01 that the task filter leaves out. `extension` ".h5" makes HDF5
+// recordings, for builds without EDFlib (the GPU machine's).
+inline void makeBids(const std::string& root, int subjects, int runs, int seconds = 8,
+                     const std::string& extension = ".edf") {
   writeText(root + "/dataset_description.json", R"({"Name": "synthetic", "BIDSVersion": "1.9.0"})");
   int seed = 1;
   for (int s = 1; s <= subjects; ++s) {
     const std::string sub = "sub-0" + std::to_string(s);
     for (int r = 1; r <= runs; ++r) {
-      const std::string name = sub + "_ses-1_task-rest_run-" + std::to_string(r) + "_eeg.edf";
+      const std::string name =
+          sub + "_ses-1_task-rest_run-" + std::to_string(r) + "_eeg" + extension;
       synthRecording(root + "/" + sub + "/ses-1/eeg/" + name, 4, seconds, seed++);
       writeText(root + "/" + sub + "/ses-1/eeg/" + sub + "_ses-1_task-rest_run-" +
                     std::to_string(r) + "_eeg.json",
                 R"({"SamplingFrequency": 256})");
     }
   }
-  synthRecording(root + "/sub-01/ses-1/eeg/sub-01_ses-1_task-other_eeg.edf", 4, seconds, 99);
+  synthRecording(root + "/sub-01/ses-1/eeg/sub-01_ses-1_task-other_eeg" + extension, 4, seconds,
+                 99);
 }
 
 // A filter step, then ICEEMDAN of two channels: a few tenths of a second per recording.
