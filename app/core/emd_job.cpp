@@ -112,13 +112,9 @@ EmdJobResult runEmdJob(const Recording& rec, const EmdJobSpec& spec, ComputeBack
   prov.parameters =
       emdProvenanceParameters(spec.params, spec.presetName, hht ? &resolvedHht : nullptr);
   prov.seed = isEnsemble(spec.params.method) ? std::to_string(spec.params.seed) : std::string();
-  prov.backend = out.backend;
-  prov.softwareVersion = softwareVersion();
-  prov.inputFile = spec.inputFile.empty() ? rec.sourcePath : spec.inputFile;
-  prov.selection = describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
-  prov.createdAt = utcNowIso8601();
   out.wallSeconds = secondsSince(t0);
-  prov.wallSeconds = out.wallSeconds;
+  stampJobProvenance(prov, out.backend, spec.inputFile.empty() ? rec.sourcePath : spec.inputFile,
+                     rec, spec.channels, spec.startSeconds, spec.durationSeconds, out.wallSeconds);
 
   out.modes = std::move(modes);
   out.hht = std::move(hht);

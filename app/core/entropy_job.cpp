@@ -159,12 +159,8 @@ EntropyJobResult runEntropyJob(const Recording& rec, const EntropyJobSpec& spec,
   Provenance& prov = run->provenance;
   prov.method = "xapen";
   prov.parameters = entropyProvenanceParameters(run->result);
-  prov.backend = out.backend;
-  prov.softwareVersion = softwareVersion();
-  prov.inputFile = rec.sourcePath;
-  prov.selection = describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
-  prov.createdAt = utcNowIso8601();
-  prov.wallSeconds = out.wallSeconds;
+  stampJobProvenance(prov, out.backend, rec.sourcePath, rec, spec.channels, spec.startSeconds,
+                     spec.durationSeconds, out.wallSeconds);
   out.run = std::move(run);
   ctx.progress(1.0, "entropy matrices");
   return out;

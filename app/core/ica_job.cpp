@@ -82,13 +82,9 @@ IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, ComputeBack
   prov.method = "ica";
   prov.parameters = icaProvenanceParameters(file->result, spec.presetName);
   prov.seed = std::to_string(spec.params.seed);
-  prov.backend = out.backend;
-  prov.softwareVersion = softwareVersion();
-  prov.inputFile = file->inputFile;
-  prov.selection = describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
-  prov.createdAt = utcNowIso8601();
   out.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  prov.wallSeconds = out.wallSeconds;
+  stampJobProvenance(prov, out.backend, file->inputFile, rec, spec.channels, spec.startSeconds,
+                     spec.durationSeconds, out.wallSeconds);
   out.file = std::move(file);
   ctx.progress(1.0, "decomposed");
   return out;

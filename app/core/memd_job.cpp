@@ -105,13 +105,9 @@ MemdJobResult runMemdJob(const Recording& rec, const MemdJobSpec& spec, ComputeB
   prov.seed = spec.params.noiseChannels > 0 && spec.params.supplied.noise.empty()
                   ? std::to_string(spec.params.seed)
                   : std::string();
-  prov.backend = out.backend;
-  prov.softwareVersion = softwareVersion();
-  prov.inputFile = spec.inputFile.empty() ? rec.sourcePath : spec.inputFile;
-  prov.selection = describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
-  prov.createdAt = utcNowIso8601();
   out.wallSeconds = secondsSince(t0);
-  prov.wallSeconds = out.wallSeconds;
+  stampJobProvenance(prov, out.backend, spec.inputFile.empty() ? rec.sourcePath : spec.inputFile,
+                     rec, spec.channels, spec.startSeconds, spec.durationSeconds, out.wallSeconds);
   out.modes = std::move(modes);
   ctx.progress(1.0, "decomposed");
   return out;

@@ -78,6 +78,17 @@ double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>
   return rate;
 }
 
+void stampJobProvenance(Provenance& prov, const std::string& backend, const std::string& inputFile,
+                        const Recording& rec, const std::vector<std::size_t>& channels,
+                        double startSeconds, double durationSeconds, double wallSeconds) {
+  prov.backend = backend;
+  prov.softwareVersion = softwareVersion();
+  prov.inputFile = inputFile;
+  prov.selection = describeSelection(rec, channels, startSeconds, durationSeconds);
+  prov.createdAt = utcNowIso8601();
+  prov.wallSeconds = wallSeconds;
+}
+
 std::string shiftIsoDateTime(const std::string& iso, double seconds) {
   int y, mo, d, h, mi, s, consumed = 0;
   if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &consumed) !=

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/provenance.h"
 #include "engine/core/recording.h"
 
 namespace modescope {
@@ -41,6 +42,13 @@ double checkJobChannelRates(const Recording& rec, const std::vector<std::size_t>
 // For provenance: "channels Fc5, Fc3; 10-20 s" / "all 64 channels; 0-125 s".
 std::string describeSelection(const Recording& rec, const std::vector<std::size_t>& channels,
                               double startSeconds, double durationSeconds);
+
+// What every method job records of its run besides method and parameters: the backend, this
+// software's version, the input file, the selection in words (describeSelection), the time now
+// and the wall time.
+void stampJobProvenance(Provenance& prov, const std::string& backend, const std::string& inputFile,
+                        const Recording& rec, const std::vector<std::size_t>& channels,
+                        double startSeconds, double durationSeconds, double wallSeconds);
 
 // Adds `seconds` to an ISO 8601 local time "YYYY-MM-DDTHH:MM:SS[.f...]" (fraction kept to
 // 100 ns, trailing zeros dropped); returns "" when `iso` does not parse.

@@ -125,12 +125,8 @@ TfJobResult runTfJob(const Recording& rec, const TfJobSpec& spec, ComputeBackend
   Provenance& prov = file->provenance;
   prov.method = "tfr";
   prov.parameters = tfProvenanceParameters(r, spec);
-  prov.backend = out.backend;
-  prov.softwareVersion = softwareVersion();
-  prov.inputFile = rec.sourcePath;
-  prov.selection = describeSelection(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
-  prov.createdAt = utcNowIso8601();
-  prov.wallSeconds = out.wallSeconds;
+  stampJobProvenance(prov, out.backend, rec.sourcePath, rec, spec.channels, spec.startSeconds,
+                     spec.durationSeconds, out.wallSeconds);
   out.run = std::move(file);
   ctx.progress(1.0, "time-frequency");
   return out;

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/core/block_rows.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/entropy/entropy_candidates.h"
@@ -31,29 +32,12 @@ std::string sampleText(const SignalBlock& block, int64_t k) {
 }
 
 std::vector<std::size_t> resolveRows(const SignalBlock& block, const EntropyParams& p) {
-  const std::size_t available = block.channels.size();
-  std::vector<std::size_t> rows = p.rows;
-  if (rows.empty())
-    for (std::size_t i = 0; i < available; ++i) rows.push_back(i);
-  if (rows.empty())
-    throw InvalidParameterError("channels", "none", "at least one channel",
-                                "select the channels to compare");
-  if (rows.size() > kEntropyMaxChannels)
-    throw InvalidParameterError("channels", std::to_string(rows.size()) + " channels",
+  const std::size_t count = p.rows.empty() ? block.channels.size() : p.rows.size();
+  if (count > kEntropyMaxChannels)
+    throw InvalidParameterError("channels", std::to_string(count) + " channels",
                                 "at most " + std::to_string(kEntropyMaxChannels),
                                 "select fewer channels");
-  std::vector<bool> seen(available, false);
-  for (std::size_t r : rows) {
-    if (r >= available)
-      throw InvalidParameterError("rows", "row " + std::to_string(r),
-                                  "a row below " + std::to_string(available),
-                                  "pick rows of the selected block");
-    if (seen[r])
-      throw InvalidParameterError("rows", "row " + std::to_string(r) + " twice",
-                                  "each channel once", "remove the repeated channel");
-    seen[r] = true;
-  }
-  return rows;
+  return resolveBlockRows(block.channels.size(), p.rows, "select the channels to compare");
 }
 
 bool allEqual(const float* x, int64_t n) {

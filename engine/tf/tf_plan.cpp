@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "engine/core/block_rows.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/tf/tf_operators.h"
@@ -28,25 +29,7 @@ double hermite(int b, double x) {
 }
 
 std::vector<std::size_t> resolveRows(const SignalBlock& block, const TfParams& p) {
-  const std::size_t available = block.channels.size();
-  std::vector<std::size_t> rows = p.rows;
-  if (rows.empty())
-    for (std::size_t i = 0; i < available; ++i) rows.push_back(i);
-  if (rows.empty())
-    throw InvalidParameterError("channels", "none", "at least one channel",
-                                "select the channels to transform");
-  std::vector<bool> seen(available, false);
-  for (std::size_t r : rows) {
-    if (r >= available)
-      throw InvalidParameterError("rows", "row " + std::to_string(r),
-                                  "a row below " + std::to_string(available),
-                                  "pick rows of the selected block");
-    if (seen[r])
-      throw InvalidParameterError("rows", "row " + std::to_string(r) + " twice",
-                                  "each channel once", "remove the repeated channel");
-    seen[r] = true;
-  }
-  return rows;
+  return resolveBlockRows(block.channels.size(), p.rows, "select the channels to transform");
 }
 
 void binRange(const TfParams& p, double fs, int& lo, int& hi) {
