@@ -201,7 +201,7 @@ int runMemd(const Args& argv) {
 
   std::string presetName;
   const MemdParams params = readMemdParams(args, &presetName);
-  validateMemdParams(params);
+  validateAsOptions(memdParamTable(), params);  // cross-field errors name the --option
   const std::optional<EmdCleaning> cleaning = readImfCleaning(args);
   if (cleaning) checkCleaningAgainstMaxImfs(*cleaning, params.maxImfs);
   requireHdf5Output(output, "The modes are written to HDF5; use --cleaned for an EDF/BDF copy");

@@ -145,7 +145,7 @@ int runTfr(const Args& argv) {
   // Every parameter is checked before the recording is opened (exit 1 at once).
   TfJobSpec job;
   applyParamOptions(args, tfParamTable(), job.params);
-  validateTfParams(job.params);
+  validateAsOptions(tfParamTable(), job.params);  // cross-field errors name the --option
   job.ridges = parseCount(args, "ridges", 0, 16, 0);
   job.ridge.halfWidth = parseCount(args, "ridge-width", 0, 64, 2);
   job.ridge.penalty = parseReal(args, "ridge-penalty", 0.1);
