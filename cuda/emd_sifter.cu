@@ -23,8 +23,6 @@ constexpr int kSampleThreads = 256;
 // memory traffic, set the time then).
 constexpr int kTilesPerBlock = 8;
 constexpr int kBlockSamples = kSampleThreads * kTilesPerBlock;
-constexpr int kScanThreads = 256;
-constexpr int kScanItems = 16;  // flags per thread per tile: fewer serial tiles per signal
 
 template <class R>
 struct SiftView {
@@ -37,8 +35,8 @@ struct SiftView {
   std::int32_t* knotPos;
   R* knotVal;
   R* knotSlope;
-  R* knotWork;  // Thomas scratch, then each piece's quadratic coefficient
-  R* knotC3;    // each piece's cubic coefficient
+  R* knotWork;                      // Thomas scratch
+  PieceCoefficients<R>* knotPiece;  // each piece's four coefficients, one load in the evaluation
   int* knotStart;
   int* knotCount;
   int* counters;
@@ -127,61 +125,137 @@ __global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration, bool count
   }
 }
 
+// Knot compaction runs over the whole batch in four launches. (One block per signal, scanning its
+// flags tile after tile, took 27 % of an iteration at 13 % of the memory bandwidth on an H200:
+// ncu, 500 signals x 102,401 samples.)
+//   countKnots    per 256-sample block: how many maxima and minima its flags hold
+//   scanCounts    one warp per signal and envelope: those counts -> extrema before each block
+//   scatterKnots  per sample: its knot's index = extrema before its block + extrema before it
+//                 in the block (warp ballots); position and value written there
+//   finishKnots   one thread per signal: the totals and emd.m's mirrored end knots
+// The flags must be complete before any count (a plateau's middle may lie in another block), so
+// counting cannot fuse into flagExtrema.
+
+// Extrema of each kind among this block's samples before and at the calling thread's, from the
+// thread's flag. warpTotals: 2 x (kSampleThreads / 32) ints of shared memory; the call syncs the
+// block (all threads must call it).
+struct TileRanks {
+  int maxBefore, minBefore;  // exclusive ranks within the 256-sample block
+  int maxCount, minCount;    // the block's totals
+};
+__device__ inline TileRanks rankInTile(std::uint8_t f, int* warpTotals) {
+  constexpr int kWarps = kSampleThreads / 32;
+  const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  const unsigned below = (1u << lane) - 1;
+  const unsigned bmax = __ballot_sync(~0u, f == kMaximum);
+  const unsigned bmin = __ballot_sync(~0u, f == kMinimum);
+  if (lane == 0) {
+    warpTotals[w] = __popc(bmax);
+    warpTotals[kWarps + w] = __popc(bmin);
+  }
+  __syncthreads();
+  TileRanks r{__popc(bmax & below), __popc(bmin & below), 0, 0};
+  for (int k = 0; k < kWarps; ++k) {
+    const int m = warpTotals[k], n = warpTotals[kWarps + k];
+    if (k < w) {
+      r.maxBefore += m;
+      r.minBefore += n;
+    }
+    r.maxCount += m;
+    r.minCount += n;
+  }
+  return r;
+}
+
 template <class R>
-__global__ void compactKnotsKernel(SiftView<R> v) {
-  using Scan = cub::BlockScan<int, kScanThreads>;
-  __shared__ typename Scan::TempStorage scanTmp;
-  const int s = blockIdx.x;
+__global__ void countKnotsKernel(SiftView<R> v) {
+  __shared__ int warpTotals[2 * kSampleThreads / 32];
+  for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
+    if (v.status[s] != kSifting) continue;  // uniform over the block
+    const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
+    for (int tile = 0; tile < kTilesPerBlock; ++tile) {
+      const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
+      if (b * kSampleThreads >= v.n) break;  // uniform over the block
+      const std::int64_t i = b * kSampleThreads + threadIdx.x;
+      const TileRanks r = rankInTile(i < v.n ? flags[i] : std::uint8_t{0}, warpTotals);
+      if (threadIdx.x == 0) {
+        v.countsOf(s, 0)[b] = r.maxCount;
+        v.countsOf(s, 1)[b] = r.minCount;
+      }
+      __syncthreads();  // warpTotals is rewritten by the next tile
+    }
+  }
+}
+
+// One warp per signal and envelope: per-block counts -> exclusive prefix, the total at the end.
+template <class R>
+__global__ void scanCountsKernel(SiftView<R> v) {
+  const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (warp >= 2 * v.count) return;  // uniform over the warp
+  const int s = warp / 2, e = warp % 2;
+  if (v.status[s] != kSifting) return;
+  int* c = v.countsOf(s, e);
+  int run = 0;
+  for (int b0 = 0; b0 < v.sampleBlocks; b0 += 32) {
+    const int b = b0 + lane;
+    const int mine = b < v.sampleBlocks ? c[b] : 0;
+    int inclusive = mine;
+    for (int d = 1; d < 32; d <<= 1) {
+      const int o = __shfl_up_sync(~0u, inclusive, d);
+      if (lane >= d) inclusive += o;
+    }
+    if (b < v.sampleBlocks) c[b] = run + inclusive - mine;
+    run += __shfl_sync(~0u, inclusive, 31);
+  }
+  if (lane == 0) c[v.sampleBlocks] = run;
+}
+
+template <class R>
+__global__ void scatterKnotsKernel(SiftView<R> v) {
+  __shared__ int warpTotals[2 * kSampleThreads / 32];
+  for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
+    if (v.status[s] != kSifting) continue;  // uniform over the block
+    const R* x = v.candidate(s);
+    const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
+    std::int32_t* posMax = v.knotPos + v.knotBase(s, 0) + kMirrored;
+    std::int32_t* posMin = v.knotPos + v.knotBase(s, 1) + kMirrored;
+    R* valMax = v.knotVal + v.knotBase(s, 0) + kMirrored;
+    R* valMin = v.knotVal + v.knotBase(s, 1) + kMirrored;
+    for (int tile = 0; tile < kTilesPerBlock; ++tile) {
+      const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
+      if (b * kSampleThreads >= v.n) break;  // uniform over the block
+      const std::int64_t i = b * kSampleThreads + threadIdx.x;
+      const std::uint8_t f = i < v.n ? flags[i] : std::uint8_t{0};
+      const TileRanks r = rankInTile(f, warpTotals);
+      if (f == kMaximum) {
+        const int o = v.countsOf(s, 0)[b] + r.maxBefore;
+        posMax[o] = static_cast<std::int32_t>(i);
+        valMax[o] = x[i];
+      } else if (f == kMinimum) {
+        const int o = v.countsOf(s, 1)[b] + r.minBefore;
+        posMin[o] = static_cast<std::int32_t>(i);
+        valMin[o] = x[i];
+      }
+      __syncthreads();  // warpTotals is rewritten by the next tile
+    }
+  }
+}
+
+template <class R>
+__global__ void finishKnotsKernel(SiftView<R> v) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= v.count || v.status[s] != kSifting) return;
   const R* x = v.candidate(s);
-  const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
   std::int32_t* posMax = v.knotPos + v.knotBase(s, 0) + kMirrored;
   std::int32_t* posMin = v.knotPos + v.knotBase(s, 1) + kMirrored;
   R* valMax = v.knotVal + v.knotBase(s, 0) + kMirrored;
   R* valMin = v.knotVal + v.knotBase(s, 1) + kMirrored;
-  int runMax = 0, runMin = 0;
-  constexpr int tile = kScanThreads * kScanItems;
-  for (std::int64_t t0 = 0; t0 < v.n; t0 += tile) {
-    const std::int64_t first = t0 + static_cast<std::int64_t>(threadIdx.x) * kScanItems;
-    std::uint8_t f[kScanItems];
-    int cmax = 0, cmin = 0;
-#pragma unroll
-    for (int k = 0; k < kScanItems; ++k) {
-      f[k] = first + k < v.n ? flags[first + k] : 0;
-      cmax += f[k] == kMaximum;
-      cmin += f[k] == kMinimum;
-    }
-    // Both counts in one scan: a tile holds at most 4096 of each, so 16 bits each suffice.
-    int packed = cmax | (cmin << 16), total = 0;
-    Scan(scanTmp).ExclusiveSum(packed, packed, total);
-    int oMax = runMax + (packed & 0xFFFF), oMin = runMin + (packed >> 16);
-    // kScanItems * 16 = kSampleThreads: every 16th thread starts a sample block.
-    static_assert(kScanItems * 16 == kSampleThreads, "sample blocks must start at thread starts");
-    if (threadIdx.x % 16 == 0 && first < v.n) {
-      const std::int64_t b = first / kSampleThreads;
-      v.countsOf(s, 0)[b] = oMax;
-      v.countsOf(s, 1)[b] = oMin;
-    }
-#pragma unroll
-    for (int k = 0; k < kScanItems; ++k) {
-      if (f[k] == kMaximum) {
-        posMax[oMax] = static_cast<std::int32_t>(first + k);
-        valMax[oMax++] = x[first + k];
-      } else if (f[k] == kMinimum) {
-        posMin[oMin] = static_cast<std::int32_t>(first + k);
-        valMin[oMin++] = x[first + k];
-      }
-    }
-    runMax += total & 0xFFFF;
-    runMin += total >> 16;
-    __syncthreads();  // scanTmp is reused by the next tile
-  }
-  if (threadIdx.x != 0) return;
+  const int runMax = v.countsOf(s, 0)[v.sampleBlocks];
+  const int runMin = v.countsOf(s, 1)[v.sampleBlocks];
   int* c = v.counters + s * kCounters;
   c[kMaxima] = runMax;
   c[kMinima] = runMin;
-  v.countsOf(s, 0)[v.sampleBlocks] = runMax;
-  v.countsOf(s, 1)[v.sampleBlocks] = runMin;
   sift::Boundaries b;
   if (sift::tooFewExtrema(runMax, runMin) ||
       !sift::mirrorBoundaries(x, static_cast<std::int32_t>(v.n), posMax, runMax, posMin, runMin,
@@ -213,13 +287,15 @@ __global__ void compactKnotsKernel(SiftView<R> v) {
 // the serial chain of ~N/3 divisions per envelope was the largest cost of an iteration.
 constexpr int kSerialSplineRows = 2048;
 
-// One warp per signal and envelope.
+// One block of kSplineThreads per signal and envelope. Long systems are cut into up to
+// kSplineThreads pieces of at least kMinPieceRows rows: with one warp (32 pieces) per system the
+// serial sweeps of ~1,000 rows each made this a third of an iteration at 12 % occupancy (ncu,
+// H200, 500 signals x 102,401 samples).
+constexpr int kSplineThreads = 128;
+constexpr int kMinPieceRows = 256;
 template <class R>
 __global__ void solveSplinesKernel(SiftView<R> v) {
-  const int warp =
-      static_cast<int>((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32);
-  const int lane = threadIdx.x % 32;
-  const int s = warp / 2, e = warp % 2;
+  const int s = blockIdx.x / 2, e = blockIdx.x % 2;
   if (s >= v.count || v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) return;
   const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
   const int n = v.knotCount[s * 2 + e];
@@ -228,71 +304,80 @@ __global__ void solveSplinesKernel(SiftView<R> v) {
   R* slope = v.knotSlope + base;
   R* work = v.knotWork + base;
   if (n - 2 < kSerialSplineRows) {
-    if (lane == 0) sift::splineSlopes(t, y, n, slope, work);
+    if (threadIdx.x == 0) sift::splineSlopes(t, y, n, slope, work);
   } else {
     const auto ends = sift::splineEnds(t, y, n);
-    const int rows = n - 2, chunk = (rows + 31) / 32;
-    const int first = 1 + lane * chunk;
+    const int rows = n - 2;
+    const int pieces = min(kSplineThreads, max(32, rows / kMinPieceRows));
+    const int chunk = (rows + pieces - 1) / pieces;
+    const int first = 1 + static_cast<int>(threadIdx.x) * chunk;
     const int last = min(n - 1, first + chunk);
     if (first < last) {
       sift::splineSlopeRows(t, y, n, ends, first, last, sift::kSplineOverlap, slope, work);
     }
-    __syncwarp();  // s[1] and s[n-2] come from the first and the last piece
-    if (lane == 0) sift::splineEndSlopes(t, n, ends, slope);
+    __syncthreads();  // s[1] and s[n-2] come from the first and the last piece
+    if (threadIdx.x == 0) sift::splineEndSlopes(t, n, ends, slope);
   }
-  __syncwarp();
+  __syncthreads();
   // Each piece's coefficients once, instead of three divisions per sample in the evaluation.
-  R* c3 = v.knotC3 + base;
-  for (int k = lane; k < n - 1; k += 32)
-    sift::splinePieceCoefficients(t, y, slope, k, work[k], c3[k]);
+  PieceCoefficients<R>* piece = v.knotPiece + base;
+  for (int k = threadIdx.x; k < n - 1; k += kSplineThreads) {
+    PieceCoefficients<R> c{y[k], slope[k], 0, 0};
+    sift::splinePieceCoefficients(t, y, slope, k, c.c2, c.c3);
+    piece[k] = c;
+  }
 }
 
+// The piece of envelope e covering sample i: the last knot at or before i, as the CPU's binary
+// search (sift::splinePiece) finds it. Interior knot m is the (m+1)-th extremum, so with c = the
+// extrema of that kind at or before i the piece is knot leftCount + c - 1. Mirrored knots (emd.m's
+// boundary_conditions) lie before the first extremum and after the last, but not all of them
+// beyond the ends of the signal: before the first extremum (c = 0) or after the last (c = all) a
+// few steps over them find the right one.
+template <class R>
+__device__ inline int envelopePiece(const SiftView<R>& v, int s, int e, std::int64_t i,
+                                    int extremaAtOrBefore) {
+  const int leftCount = kMirrored - v.knotStart[s * 2 + e];
+  const int count = v.knotCount[s * 2 + e];
+  const int interior = v.countsOf(s, e)[v.sampleBlocks];
+  int k = min(leftCount + extremaAtOrBefore - 1, count - 2);
+  if (extremaAtOrBefore == 0 || extremaAtOrBefore == interior) {
+    const std::int32_t* pos = v.knotPos + v.knotBase(s, e) + v.knotStart[s * 2 + e];
+    while (k > 0 && pos[k] > i) --k;
+    while (k < count - 2 && pos[k + 1] <= i) ++k;
+  }
+  return max(k, 0);
+}
+
+// The piece search uses the flags and the scan's per-block counts (extrema before the sample's
+// block plus its rank in the block), not a binary search over the knots: the search made this
+// the largest kernel of an iteration, at 240 instructions per sample (ncu, H200).
 template <class R>
 __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
   using Reduce = cub::BlockReduce<int, kSampleThreads>;
   __shared__ typename Reduce::TempStorage tmp;
-  // Knot positions covering this block's samples, per envelope: at most one knot per sample
-  // plus the pieces reaching in from both sides.
-  __shared__ std::int32_t pos[2][kSampleThreads + 2];
-  __shared__ int lo[2], len[2];
+  __shared__ int warpTotals[2 * kSampleThreads / 32];
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) continue;
     int above1 = 0, above2 = 0;
     const R* x = v.candidate(s);
     R* next = v.other(s);
+    const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
     for (int tile = 0; tile < kTilesPerBlock; ++tile) {
-      const std::int64_t tileIndex = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
-      const std::int64_t begin = tileIndex * kSampleThreads;
-      if (begin >= v.n) break;  // uniform over the block
-      if (threadIdx.x < 2) {
-        // The window of knots from the last one before `begin` to the first one after the
-        // tile's end (clamped to the knots): every piece covering a sample of this tile lies
-        // inside it, so a search within the window finds the piece the whole-array search finds.
-        const int e = threadIdx.x;
-        const int left = kMirrored - v.knotStart[s * 2 + e];  // mirrored knots before the extrema
-        const int count = v.knotCount[s * 2 + e];
-        const int* counts = v.countsOf(s, e);
-        const int a = min(count - 2, max(0, left + counts[tileIndex] - 1));
-        const int b = max(a + 1, min(count - 1, left + counts[tileIndex + 1]));
-        lo[e] = a;
-        len[e] = b - a + 1;
-      }
-      __syncthreads();
-      for (int e = 0; e < 2; ++e) {
-        const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-        for (int k = threadIdx.x; k < len[e]; k += kSampleThreads)
-          pos[e][k] = v.knotPos[base + lo[e] + k];
-      }
-      __syncthreads();
-      const std::int64_t i = begin + threadIdx.x;
+      const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
+      if (b * kSampleThreads >= v.n) break;  // uniform over the block
+      const std::int64_t i = b * kSampleThreads + threadIdx.x;
+      const std::uint8_t f = i < v.n ? flags[i] : std::uint8_t{0};
+      const TileRanks r = rankInTile(f, warpTotals);
       if (i < v.n) {
+        const int atOrBefore[2] = {v.countsOf(s, 0)[b] + r.maxBefore + (f == kMaximum),
+                                   v.countsOf(s, 1)[b] + r.minBefore + (f == kMinimum)};
         R env[2];
         for (int e = 0; e < 2; ++e) {
           const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-          const int k = lo[e] + sift::splinePiece(pos[e], len[e], i);
-          env[e] = sift::splineValueFrom(v.knotVal[base + k], v.knotSlope[base + k],
-                                         v.knotWork[base + k], v.knotC3[base + k],
-                                         i - pos[e][k - lo[e]]);
+          const int k = envelopePiece(v, s, e, i, atOrBefore[e]);
+          const PieceCoefficients<R> c = v.knotPiece[base + k];
+          env[e] = sift::splineValueFrom(c.y, c.s, c.c2, c.c3, i - v.knotPos[base + k]);
         }
         if (rule.kind == static_cast<int>(sift::StopKind::Rilling)) {  // only Rilling uses them
           const R ratio = sift::stopRatio(env[0], env[1]);
@@ -301,7 +386,7 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
         }
         next[i] = x[i] - (env[0] + env[1]) / 2;
       }
-      __syncthreads();  // lo, len and pos are rewritten by the next tile
+      __syncthreads();  // warpTotals is rewritten by the next tile
     }
     const int a1 = Reduce(tmp).Sum(above1);
     __syncthreads();
@@ -380,7 +465,7 @@ template <class R>
 std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
   const std::size_t knots = 2 * static_cast<std::size_t>(n / 2 + 2 * kMirrored + 2);
   return static_cast<std::size_t>(n) * (2 * sizeof(R) + 1) +
-         knots * (sizeof(std::int32_t) + 4 * sizeof(R)) +
+         knots * (sizeof(std::int32_t) + 3 * sizeof(R) + sizeof(PieceCoefficients<R>)) +
          2 * sizeof(int) * static_cast<std::size_t>(n / kSampleThreads + 2) + 64;
 }
 
@@ -399,7 +484,7 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   knotVal_ = DeviceBuffer<R>(knots);
   knotSlope_ = DeviceBuffer<R>(knots);
   knotWork_ = DeviceBuffer<R>(knots);
-  knotC3_ = DeviceBuffer<R>(knots);
+  knotPiece_ = DeviceBuffer<PieceCoefficients<R>>(knots);
   knotStart_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
   knotCount_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
   counters_ = DeviceBuffer<int>(kCounters * static_cast<std::size_t>(capacity));
@@ -427,7 +512,7 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 knotVal_.get(),
                 knotSlope_.get(),
                 knotWork_.get(),
-                knotC3_.get(),
+                knotPiece_.get(),
                 knotStart_.get(),
                 knotCount_.get(),
                 counters_.get(),
@@ -478,10 +563,15 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
     flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(
         v, it == 0, r.kind != static_cast<int>(sift::StopKind::Fixed));
     MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream_);
-    compactKnotsKernel<<<count, kScanThreads, 0, stream_>>>(v);
-    MODESCOPE_CUDA_CHECK_LAUNCH("compactKnotsKernel", stream_);
-    // One warp per envelope, 4 warps per block.
-    solveSplinesKernel<<<(2 * count + 3) / 4, 128, 0, stream_>>>(v);
+    countKnotsKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v);
+    MODESCOPE_CUDA_CHECK_LAUNCH("countKnotsKernel", stream_);
+    scanCountsKernel<<<(2 * count + 7) / 8, 256, 0, stream_>>>(v);  // 8 warps per block
+    MODESCOPE_CUDA_CHECK_LAUNCH("scanCountsKernel", stream_);
+    scatterKnotsKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v);
+    MODESCOPE_CUDA_CHECK_LAUNCH("scatterKnotsKernel", stream_);
+    finishKnotsKernel<<<(count + 31) / 32, 32, 0, stream_>>>(v);
+    MODESCOPE_CUDA_CHECK_LAUNCH("finishKnotsKernel", stream_);
+    solveSplinesKernel<<<2 * count, kSplineThreads, 0, stream_>>>(v);
     MODESCOPE_CUDA_CHECK_LAUNCH("solveSplinesKernel", stream_);
     evaluateMeanKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v, r);
     MODESCOPE_CUDA_CHECK_LAUNCH("evaluateMeanKernel", stream_);

@@ -2,24 +2,29 @@
 // first IMF in lockstep, every step the one engine/emd/sift_primitives.h defines, so the result
 // equals the CPU's extractImf() (engine/emd/sifting.h) signal by signal, to rounding.
 //
-// One sifting iteration is five launches over the whole batch:
+// One sifting iteration is eight launches over the whole batch:
 //   flagExtrema      one thread per sample: run starts classify their run (plateau rule), zero
 //                    crossings and max|m| reduced per signal
-//   compactKnots     one block per signal: scan of the flags -> maxima/minima positions and
-//                    values, then the mirrored end knots (one thread)
-//   solveSplines     one warp per signal and envelope: not-a-knot slopes by the Thomas
+//   countKnots       one thread per sample: maxima and minima per 256-sample block (ballots)
+//   scanCounts       one warp per signal and envelope: extrema before each block
+//   scatterKnots     one thread per sample: each extremum's position and value at its rank
+//   finishKnots      one thread per signal: totals and the mirrored end knots
+//   solveSplines     one block per signal and envelope: not-a-knot slopes by the Thomas
 //                    algorithm (the system is strictly diagonally dominant, no pivoting); long
-//                    systems are cut into 32 pieces whose sweeps overlap by 64 rows, which
-//                    changes the result by less than double rounding (splineSlopeRows)
-//   evaluateMean     one thread per sample: both envelopes, the stop ratio counts, and the next
-//                    candidate m - mean written to the other ping-pong buffer
+//                    systems are cut into up to 128 pieces whose sweeps overlap by 64 rows, which
+//                    changes the result by less than double rounding (splineSlopeRows); then
+//                    each piece's coefficients
+//   evaluateMean     one thread per sample: its piece from the block counts and its rank (no
+//                    search), both envelopes, the stop ratio counts, and the next candidate
+//                    m - mean written to the other ping-pong buffer
 //   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on
 // Signals that have stopped make every later launch return at once for their blocks. The host
 // reads the number of signals still sifting every few iterations (one small copy), so there is no
 // host round trip per iteration.
 //
 // Memory per signal: 2 n values (ping-pong), n flag bytes, and 2 x (n/2 + 6) knots x (position,
-// value, slope, quadratic and cubic coefficient): about 7 n values + n bytes in all.
+// value, slope, Thomas scratch, and each piece's four coefficients): about 10 n values + n bytes
+// in all.
 //
 // Thread rules: one BatchSifter per stream; not thread-safe.
 #pragma once
@@ -33,6 +38,13 @@
 #include "engine/emd/emd_params.h"
 
 namespace modescope::cuda {
+
+// Piece k of an envelope: value = y + u (s + u (c2 + u c3)), u = sample - t[k]
+// (sift::splineValueFrom). Kept together so the evaluation reads them in one aligned load.
+template <class R>
+struct alignas(4 * sizeof(R)) PieceCoefficients {
+  R y, s, c2, c3;
+};
 
 enum SiftStatus : int { kSifting = 0, kSiftDone = 1, kSiftNoImf = 2, kSiftDisabled = 3 };
 
@@ -75,7 +87,8 @@ class BatchSifter {
   DeviceBuffer<R> cand_[2];
   DeviceBuffer<std::uint8_t> flags_;
   DeviceBuffer<std::int32_t> knotPos_;
-  DeviceBuffer<R> knotVal_, knotSlope_, knotWork_, knotC3_;
+  DeviceBuffer<R> knotVal_, knotSlope_, knotWork_;
+  DeviceBuffer<PieceCoefficients<R>> knotPiece_;
   DeviceBuffer<int> knotStart_, knotCount_;
   DeviceBuffer<int> counters_;
   DeviceBuffer<unsigned long long> maxAbsBits_;
