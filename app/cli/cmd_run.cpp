@@ -21,6 +21,7 @@
 #include "app/cli/job.h"
 #include "app/core/channel_selection.h"
 #include "app/core/emd_job.h"
+#include "app/core/entropy_job.h"
 #include "app/core/gpu_backend.h"
 #include "app/core/ica_job.h"
 #include "app/core/json_writer.h"
@@ -32,6 +33,7 @@
 #include "engine/dsp/preprocess.h"
 #include "engine/io/atomic_file.h"
 #include "engine/io/hdf5_emd.h"
+#include "engine/io/hdf5_entropy.h"
 #include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_memd.h"
 #include "engine/io/recording_io.h"
@@ -67,6 +69,9 @@ struct StepReport {
   // ica
   int components = 0, icaSteps = 0;
   bool converged = false;
+  // xapen
+  std::string measure;
+  int64_t epochs = 0;
 };
 
 // A step's channels, resolved against the recording it will read.
@@ -127,6 +132,16 @@ MemdJobSpec memdJobSpec(const PipelineMemdStep& s, const std::vector<std::size_t
   return job;
 }
 
+EntropyJobSpec entropyJobSpec(const PipelineEntropyStep& s,
+                              const std::vector<std::size_t>& channels) {
+  EntropyJobSpec job;
+  job.channels = channels;
+  job.startSeconds = s.selection.start;
+  job.durationSeconds = s.selection.duration;
+  job.params = s.params;
+  return job;
+}
+
 IcaJobSpec icaJobSpec(const PipelineIcaStep& s, const std::vector<std::size_t>& channels,
                       const std::string& inputFile, BackendChoice backend) {
   IcaJobSpec job;
@@ -168,6 +183,8 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
         checkMemdJob(*shape, memdJobSpec(*d, ps.channels, input));
       } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
         checkIcaJob(*shape, icaJobSpec(*c, ps.channels, input, BackendChoice::Cpu));
+      } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
+        checkEntropyJob(*shape, entropyJobSpec(*x, ps.channels));
       }
     } catch (const Cancelled&) {
       throw;
@@ -373,6 +390,36 @@ StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& 
   return r;
 }
 
+StepReport runEntropyStep(const PipelineEntropyStep& s, const std::vector<std::size_t>& channels,
+                          const Recording& current, const std::string& currentPath,
+                          const std::string& output, ComputeBackend& backend, JobContext& ctx) {
+  JobContext computeCtx = ctx.sub(0.0, 0.95);
+  const EntropyJobResult result =
+      runEntropyJob(current, entropyJobSpec(s, channels), backend, computeCtx);
+  // One recording, as `modescope-cli xapen` writes a single input (its group mean is itself).
+  EntropyFile file;
+  file.recordings.push_back(*result.run);
+  file.recordings.front().inputFile = currentPath;
+  file.recordings.front().provenance.inputFile = currentPath;
+  file.groups = entropyGroupMeans(file.recordings);
+  JobContext writeCtx = ctx.sub(0.95, 1.0);
+  writeEntropyFile(output, file, writeCtx);
+
+  const EntropyFileRecording& run = file.recordings.front();
+  StepReport r;
+  r.input = currentPath;
+  r.backend = result.backend;
+  r.onGpu = backend.info().kind == BackendKind::Cuda;
+  r.selection = run.provenance.selection;
+  r.parameters = run.provenance.parameters;
+  r.channels = run.channels.size();
+  r.samples = run.selectionSamples;
+  r.sampleRate = run.result.sampleRate;
+  r.measure = entropyMeasureName(run.result.params.measure);
+  r.epochs = static_cast<int64_t>(run.result.epochCount());
+  return r;
+}
+
 std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePath,
                         const std::string& input, const std::string& outDir,
                         const std::optional<BackendChoice>& backendOption,
@@ -419,6 +466,9 @@ std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePat
       w.field("components", s.components);
       w.field("ica_steps", s.icaSteps);
       w.field("converged", s.converged);
+    } else if (s.kind == "xapen") {
+      w.field("measure", s.measure);
+      w.field("epochs", s.epochs);
     }
     // A list, not an object: a filter step has one "filter" entry per filter.
     w.key("parameters").beginArray();
@@ -591,6 +641,9 @@ int runRun(const Args& argv) {
             } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
               report = runIcaStep(*c, planned.channels, *current, currentPath, output, backend,
                                   choice, stepCtx, display);
+            } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
+              report = runEntropyStep(*x, planned.channels, *current, currentPath, output, backend,
+                                      stepCtx);
             }
           } catch (const Cancelled&) {
             throw;

@@ -14,7 +14,7 @@ const std::vector<MethodEntry>& methodRegistry() {
        "extended Infomax ICA as EEGLAB's runica or MNE compute it (docs/ica.md)"},
       {"ar", "Analysis", "Event-related &spectra (AR)...", false,
        "Burg AR spectra and the r^2 map between two event classes (docs/ar.md)"},
-      {"xapen", "Analysis", "&Entropy matrices (Cross-ApEn / SampEn)...", false,
+      {"xapen", "Analysis", "&Entropy matrices (Cross-ApEn / SampEn)...", true,
        "ApEn / Cross-ApEn / SampEn matrices of every channel pair (docs/entropy.md)"},
       {"tfr", "", "", false,
        "spectrograms and synchrosqueezing of orders 1-4, ridges, reconstruction "

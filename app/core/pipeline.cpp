@@ -390,6 +390,15 @@ PipelineMemdStep readMemdStep(const Where& w, const JsonValue& step,
   return s;
 }
 
+PipelineEntropyStep readEntropyStep(const Where& w, const JsonValue& step,
+                                    std::vector<std::string>* notes) {
+  refuseUnknownFields(w, step, {"step", "params", "channels", "start", "duration", "backend"});
+  PipelineEntropyStep s;
+  s.selection = readSelection(w, step);
+  s.params = readParams(w, step, entropyParamTable(), EntropyParams{}, notes);
+  return s;
+}
+
 PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
                             std::vector<std::string>* notes) {
   refuseUnknownFields(w, step,
@@ -406,7 +415,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   Where w{path, "step " + std::to_string(index + 1)};
   const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
-              "an object {\"step\": \"filter\" | \"emd\" | \"memd\" | \"ica\", ...}");
+              "an object {\"step\": \"filter\" | \"emd\" | \"memd\" | \"ica\" | \"xapen\", ...}");
   const JsonValue* kind = step.find("step");
   if (!kind)
     fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
@@ -422,6 +431,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   if (k == "filter") return readFilterStep(w, step);
   if (k == "emd") return readEmdStep(w, step, notes);
   if (k == "memd") return readMemdStep(w, step, notes);
+  if (k == "xapen") return readEntropyStep(w, step, notes);
   return readIcaStep(w, step, notes);
 }
 
@@ -548,6 +558,10 @@ bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b) {
          sameParams(memdParamTable(), a.params, b.params);
 }
 
+bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b) {
+  return a.selection == b.selection && sameParams(entropyParamTable(), a.params, b.params);
+}
+
 bool operator==(const Pipeline& a, const Pipeline& b) {
   return a.version == b.version && a.description == b.description && a.steps == b.steps;
 }
@@ -556,6 +570,7 @@ const char* stepKind(const PipelineStep& step) {
   if (std::holds_alternative<PipelineFilterStep>(step)) return "filter";
   if (std::holds_alternative<PipelineEmdStep>(step)) return "emd";
   if (std::holds_alternative<PipelineMemdStep>(step)) return "memd";
+  if (std::holds_alternative<PipelineEntropyStep>(step)) return "xapen";
   return "ica";
 }
 
@@ -708,6 +723,9 @@ std::string writePipelineJson(const Pipeline& pipeline) {
       if (!d->preset.empty()) w.field("preset", d->preset);
       writeSelection(w, d->selection);
       writeParams(w, memdParamTable(), d->params, memdStepBase(d->preset));
+    } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
+      writeSelection(w, x->selection);
+      writeParams(w, entropyParamTable(), x->params, EntropyParams{});
     }
     w.endObject();
   }

@@ -1,6 +1,7 @@
 // Versioned pipeline files (docs/pipelines.md): a list of steps (filter, EMD-family
-// decomposition, ICA) with their selections and parameters, replayed headless by
-// `modescope-cli run PIPELINE --input REC -o OUTDIR` and written from a GUI session's history.
+// decomposition, MEMD, ICA, entropy matrices) with their selections and parameters, replayed
+// headless by `modescope-cli run PIPELINE --input REC -o OUTDIR` and written from a GUI session's
+// history.
 //
 // Every parameter is read through the method's declarations (engine/method/param_table.h), so a
 // pipeline accepts and refuses exactly what the CLI options and the dialogs do.
@@ -28,6 +29,7 @@
 #include "engine/core/error.h"
 #include "engine/dsp/preprocess.h"
 #include "engine/emd/emd_params.h"
+#include "engine/entropy/entropy_params.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
 
@@ -80,8 +82,15 @@ struct PipelineIcaStep {
   IcaParams params;
 };
 
-using PipelineStep =
-    std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep, PipelineMemdStep>;
+// ApEn / Cross-ApEn / SampEn matrices of the selection's channels (as `xapen` on one recording;
+// params.rows is ignored: the matrix has exactly the selected channels). No presets.
+struct PipelineEntropyStep {
+  StepSelection selection;
+  EntropyParams params;
+};
+
+using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep,
+                                  PipelineMemdStep, PipelineEntropyStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -95,9 +104,10 @@ bool operator==(const PipelineFilterStep& a, const PipelineFilterStep& b);
 bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b);
 bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b);
 bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
+bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "emd", "ica", "memd".
+// "filter", "emd", "ica", "memd", "xapen".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.

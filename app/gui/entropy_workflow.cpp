@@ -9,6 +9,7 @@
 #include "app/gui/error_presenter.h"
 #include "app/gui/main_window.h"
 #include "app/gui/result_dock.h"
+#include "app/gui/session_history.h"
 #include "engine/core/error.h"
 #include "widgets/browser_pane.h"
 
@@ -54,8 +55,9 @@ JobId EntropyWorkflow::runEntropy(const EntropyRequest& request) {
       [rec, spec, own, engine](JobContext& ctx) -> std::any {
         return runEntropyJob(*rec, spec, *engine->backendFor(own), ctx);
       },
-      [this, rec, what, docTitle](const JobOutcome& out) {
+      [this, rec, what, docTitle, request](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {
+          window_->recordStep(historyStep(*rec, request));
           showResults(rec, std::any_cast<const EntropyJobResult&>(out.result),
                       tr("%1: %2").arg(docTitle, what));
         } else if (out.state == JobState::Failed) {

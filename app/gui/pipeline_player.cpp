@@ -4,6 +4,7 @@
 
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/entropy_workflow.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_history.h"
@@ -37,6 +38,8 @@ void PipelinePlayer::runStep() {
       running_ = window_->emdWorkflow()->runDecompose(decomposeRequest(rec, *e));
     } else if (const auto* i = std::get_if<PipelineIcaStep>(&step)) {
       running_ = window_->icaWorkflow()->runIca(icaRequest(rec, *i));
+    } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
+      running_ = window_->entropyWorkflow()->runEntropy(entropyRequest(rec, *x));
     } else if (std::holds_alternative<PipelineMemdStep>(step)) {
       return stop(tr("%1: the window has no MEMD view yet; run this pipeline with "
                      "modescope-cli run")

@@ -54,6 +54,15 @@ PipelineIcaStep historyStep(const Recording& rec, const IcaRequest& request) {
   return step;
 }
 
+PipelineEntropyStep historyStep(const Recording& rec, const EntropyRequest& request) {
+  PipelineEntropyStep step;
+  step.selection = selectionOf(rec, request.spec.channels, request.spec.startSeconds,
+                               request.spec.durationSeconds, request.backend);
+  step.params = request.spec.params;
+  step.params.rows.clear();  // the selection says which channels
+  return step;
+}
+
 PreprocessRequest preprocessRequest(const Recording& rec, const PipelineFilterStep& step) {
   PreprocessRequest r;
   r.spec = step.spec;
@@ -83,6 +92,16 @@ IcaRequest icaRequest(const Recording& rec, const PipelineIcaStep& step) {
   r.durationSeconds = step.selection.duration;
   r.backend = step.selection.backend;
   r.presetName = icaStepPresetName(step);
+  return r;
+}
+
+EntropyRequest entropyRequest(const Recording& rec, const PipelineEntropyStep& step) {
+  EntropyRequest r;
+  r.spec.params = step.params;
+  r.spec.channels = channelsOf(rec, step.selection);
+  r.spec.startSeconds = step.selection.start;
+  r.spec.durationSeconds = step.selection.duration;
+  r.backend = step.selection.backend;
   return r;
 }
 

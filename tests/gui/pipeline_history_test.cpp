@@ -1,19 +1,23 @@
-// A GUI session repeats on the next recording: the filter and the decomposition run in the
-// window are recorded with their full parameters and seed, File > Export pipeline writes them,
-// `modescope-cli run` replays the file headless with bit-identical modes on the CPU backend, and
-// File > Apply pipeline replays it in the window with the same modes again.
+// A GUI session repeats on the next recording: the filter, the decomposition and the entropy
+// matrices run in the window are recorded with their full parameters and seed, File > Export
+// pipeline writes them, `modescope-cli run` replays the file headless with bit-identical modes on
+// the CPU backend, and File > Apply pipeline replays it in the window with the same modes again.
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cstring>
 
 #include "app/core/pipeline.h"
 #include "app/gui/emd_job.h"
 #include "app/gui/emd_results_pane.h"
 #include "app/gui/emd_workflow.h"
+#include "app/gui/entropy_results_pane.h"
+#include "app/gui/entropy_workflow.h"
 #include "app/gui/main_window.h"
 #include "engine/dsp/preprocess.h"
 #include "engine/io/hdf5_emd.h"
+#include "engine/io/hdf5_entropy.h"
 
 using namespace modescope;
 
@@ -139,6 +143,76 @@ class PipelineHistoryTest : public QObject {
     QVERIFY(!w.applyPipeline(bad, &error));
     QVERIFY2(error.contains(QLatin1String("step 1 (emd)")) && error.contains(QLatin1String("seed")),
              qPrintable(error));
+    w.setDiscardQuestion([](const QString&, const QStringList&) { return true; });
+  }
+
+  void entropyMatricesAreRecordedAndReplayedBitForBit() {
+    if (std::string(MODESCOPE_CLI).empty()) QSKIP("MODESCOPE_CLI is not set by the build");
+    QTemporaryDir dir;
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy opened(&w, &MainWindow::recordingOpened);
+    w.newSyntheticRecording(recordingParams());
+    QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1, 60000);
+
+    QSignalSpy shown(w.entropyWorkflow(), &EntropyWorkflow::resultsShown);
+    EntropyRequest request;
+    request.spec.channels = {0, 2, 5};
+    request.spec.params.measure = EntropyMeasure::SampleEntropy;
+    request.spec.params.m = 2;
+    request.spec.params.epochSamples = 512;
+    request.spec.startSeconds = 1.0;
+    request.spec.durationSeconds = 8.0;
+    request.backend = BackendChoice::Cpu;
+    QVERIFY(w.entropyWorkflow()->runEntropy(request) != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 60000);
+    const std::vector<double> inGui =
+        w.entropyWorkflow()->currentResults()->job().run->result.average;
+
+    QCOMPARE(w.history().steps.size(), std::size_t{1});
+    const auto* step = std::get_if<PipelineEntropyStep>(&w.history().steps[0]);
+    QVERIFY(step && step->params.m == 2 && step->params.epochSamples == 512);
+    const QString pipelinePath = dir.filePath(QStringLiteral("entropy.json"));
+    QString error;
+    QVERIFY2(w.exportPipeline(pipelinePath, &error), qPrintable(error));
+
+    const QString input = dir.filePath(QStringLiteral("same.h5"));
+    const SynthParams p = recordingParams();
+    QProcess synth;
+    synth.start(
+        QStringLiteral(MODESCOPE_CLI),
+        {QStringLiteral("synth"), QStringLiteral("-o"), input, QStringLiteral("--channels"),
+         QString::number(p.channels), QStringLiteral("--rate"), QString::number(p.sampleRate),
+         QStringLiteral("--duration"), QString::number(p.duration), QStringLiteral("--seed"),
+         QString::number(p.seed), QStringLiteral("--quiet")});
+    QVERIFY(synth.waitForFinished(60000));
+    QCOMPARE(synth.exitCode(), 0);
+    const QString out = dir.filePath(QStringLiteral("out"));
+    QProcess run;
+    run.setProcessChannelMode(QProcess::MergedChannels);
+    run.start(QStringLiteral(MODESCOPE_CLI),
+              {QStringLiteral("run"), pipelinePath, QStringLiteral("--input"), input,
+               QStringLiteral("-o"), out, QStringLiteral("--quiet")});
+    QVERIFY(run.waitForFinished(120000));
+    QVERIFY2(run.exitCode() == 0, run.readAll().constData());
+    const EntropyFile headless =
+        readEntropyFile((out + QStringLiteral("/01-xapen.h5")).toStdString());
+    QCOMPARE(headless.recordings.size(), std::size_t{1});
+    const std::vector<double>& cli = headless.recordings[0].result.average;
+    QCOMPARE(cli.size(), std::size_t{9});
+    QVERIFY2(std::memcmp(cli.data(), inGui.data(), cli.size() * sizeof(double)) == 0,
+             "the CLI's matrix differs from the GUI's");
+
+    // Applied in the window: a second result with the same matrix.
+    QSignalSpy applied(&w, &MainWindow::pipelineApplied);
+    QVERIFY2(w.applyPipeline(pipelinePath, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(applied.count() == 1, 60000);
+    QCOMPARE(shown.count(), 2);
+    const std::vector<double> again =
+        w.entropyWorkflow()->currentResults()->job().run->result.average;
+    QVERIFY(std::memcmp(again.data(), inGui.data(), inGui.size() * sizeof(double)) == 0);
     w.setDiscardQuestion([](const QString&, const QStringList&) { return true; });
   }
 };

@@ -23,6 +23,7 @@
 #include "engine/core/json_value.h"
 #include "engine/core/recording.h"
 #include "engine/io/hdf5_emd.h"
+#include "engine/io/hdf5_entropy.h"
 #include "engine/io/hdf5_ica.h"
 #include "engine/io/recording_io.h"
 #include "tests/integration/cli_support.h"
@@ -185,6 +186,49 @@ TEST_F(CliRunTest, EmdStepGivesTheDatasetsOfTheEmdCommandBitForBit) {
   expectSameDatasets(path("out/01-emd.h5"), path("hand.h5"));
 }
 
+// The entropy step reads what an earlier filter step wrote, and gives the matrices the two
+// commands give by hand.
+TEST_F(CliRunTest, FilterThenXapenMatchesFilterAndXapenByHand) {
+  const std::string in = synth("in.h5", 8, 20);
+  const std::string p = pipeline("p.json", R"({
+    "modescope_pipeline": 1,
+    "steps": [
+      {"step": "filter", "filters": ["bandpass:1-40"]},
+      {"step": "xapen", "duration": 12, "params": {"measure": "sampen", "m": 2, "epoch": 1024}}
+    ]})");
+  const RunResult r = runCli({"run", p, "--input", in, "-o", path("out"), "--backend", "cpu"});
+  ASSERT_EQ(r.exitCode, 0) << describe(r);
+
+  ASSERT_EQ(runCli({"filter", in, "-o", path("f.h5"), "--filter", "bandpass:1-40", "--backend",
+                    "cpu", "-q"})
+                .exitCode,
+            0);
+  const RunResult hand =
+      runCli({"xapen", path("f.h5"), "-o", path("hand.h5"), "--measure", "sampen", "--m", "2",
+              "--epoch", "1024samples", "--duration", "12", "--backend", "cpu", "-q"});
+  ASSERT_EQ(hand.exitCode, 0) << describe(hand);
+
+  const EntropyFile a = readEntropyFile(path("out/02-xapen.h5"));
+  const EntropyFile b = readEntropyFile(path("hand.h5"));
+  ASSERT_EQ(a.recordings.size(), 1u);
+  ASSERT_EQ(b.recordings.size(), 1u);
+  const EntropyMatrixResult& x = a.recordings[0].result;
+  const EntropyMatrixResult& y = b.recordings[0].result;
+  EXPECT_EQ(x.channelCount(), 8u);
+  EXPECT_EQ(x.epochCount(), 3u) << "12 s at 256 Hz in epochs of 1024 samples";
+  EXPECT_EQ(x.params.measure, EntropyMeasure::SampleEntropy);
+  EXPECT_EQ(x.channelNames, y.channelNames);
+  EXPECT_TRUE(sameBytes(x.epochValues, y.epochValues));
+  EXPECT_TRUE(sameBytes(x.average, y.average));
+  EXPECT_EQ(a.recordings[0].provenance.parameters, b.recordings[0].provenance.parameters);
+
+  const JsonValue run = parseJson(readFile(path("out/run.json")), "run.json");
+  const JsonValue& step = run.find("steps")->asArray().at(1);
+  EXPECT_EQ(step.find("kind")->asString(), "xapen");
+  EXPECT_EQ(step.find("measure")->asString(), "sampen");
+  EXPECT_EQ(step.find("epochs")->asDouble(), 3.0);
+}
+
 TEST_F(CliRunTest, FilterThenIcaMatchesFilterAndIcaByHandAndRunJsonDescribesIt) {
   const std::string in = synth("in.h5", 8, 20);
   const std::string p = pipeline("p.json", R"({
@@ -260,7 +304,8 @@ TEST_F(CliRunTest, FilterThenIcaMatchesFilterAndIcaByHandAndRunJsonDescribesIt) 
 
 TEST_F(CliRunTest, TheExamplesRun) {
   const std::string in = synth("in.h5", 19, 32);
-  for (const char* name : {"iceemdan-c3.json", "filter-ica.json", "filter-memd.json"}) {
+  for (const char* name : {"iceemdan-c3.json", "filter-ica.json", "filter-memd.json",
+                           "filter-ica-iceemdan-xapen.json"}) {
     SCOPED_TRACE(name);
     const std::string out = path(std::string("out-") + name);
     const RunResult r = runCli({"run", kSource + "/examples/pipelines/" + name, "--input", in, "-o",
@@ -273,6 +318,7 @@ TEST_F(CliRunTest, TheExamplesRun) {
   EXPECT_TRUE(fs::exists(path("out-filter-ica.json/01-filter.h5")));
   EXPECT_TRUE(fs::exists(path("out-filter-ica.json/02-ica.h5")));
   EXPECT_TRUE(fs::exists(path("out-filter-memd.json/02-memd.h5")));
+  EXPECT_TRUE(fs::exists(path("out-filter-ica-iceemdan-xapen.json/04-xapen.h5")));
 }
 
 struct BadCase {

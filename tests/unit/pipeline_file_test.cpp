@@ -204,6 +204,15 @@ TEST(PipelineFile, RoundTripOfAPipelineBuiltInCode) {
   plain.params = icaStepBase("");
   p.steps.push_back(plain);
 
+  PipelineEntropyStep x;
+  x.params.measure = EntropyMeasure::SampleEntropy;
+  x.params.m = 3;
+  x.params.r = 0.15;
+  x.params.epochSamples = 512;
+  x.selection.channels = std::vector<std::string>{"C3", "Cz", "C4"};
+  x.selection.duration = 20;
+  p.steps.push_back(x);
+
   const std::string text = writePipelineJson(p);
   std::vector<std::string> notes;
   const Pipeline back = readText(text, &notes);
@@ -217,10 +226,16 @@ TEST(PipelineFile, RoundTripOfAPipelineBuiltInCode) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("step 2 (emd), field params.pairedNoise"), std::string::npos) << notes[0];
 
+  EXPECT_NE(text.find("\"step\": \"xapen\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"measure\": \"sampen\""), std::string::npos) << text;
+
   // A changed pipeline is a different pipeline.
   Pipeline changed = back;
   std::get<PipelineEmdStep>(changed.steps[1]).params.ensembleSize += 1;
   EXPECT_FALSE(changed == back);
+  Pipeline otherEntropy = back;
+  std::get<PipelineEntropyStep>(otherEntropy.steps.back()).params.r = 0.2;
+  EXPECT_FALSE(otherEntropy == back);
 }
 
 TEST(PipelineFile, WritesOnlyTheParametersThatDifferFromThePreset) {
@@ -327,7 +342,7 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
       {"step not an object", withSteps("3"), "step 1", "found the number 3"},
       {"step kind missing", withSteps(R"({"start": 1})"), "step 1, field step", "found nothing"},
       {"unknown step kind", withSteps(R"({"step": "emd"}, {"step": "pca"})"), "step 2, field step",
-       "found 'pca', expected one of filter, emd, memd or ica"},
+       "found 'pca', expected one of filter, emd, memd, ica or xapen"},
       {"step kind not a string", withSteps(R"({"step": 1})"), "step 1, field step",
        "found the number 1"},
       // Fields of a step.
@@ -514,15 +529,18 @@ TEST_F(PipelineFileOnDisk, ErrorsNameThePathAsGiven) {
 }
 
 TEST(PipelineFile, TheExamplesRead) {
-  for (const char* name : {"iceemdan-c3.json", "filter-ica.json", "filter-memd.json"}) {
-    SCOPED_TRACE(name);
-    const std::string path = kSource + "/examples/pipelines/" + name;
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/examples/pipelines")) {
+    const std::string path = entry.path().string();
+    SCOPED_TRACE(path);
+    ++count;
     std::vector<std::string> notes;
     const Pipeline p = readPipelineFile(path, &notes);
     EXPECT_FALSE(p.steps.empty());
     EXPECT_TRUE(notes.empty()) << notes.front();
     EXPECT_TRUE(readText(writePipelineJson(p)) == p);
   }
+  EXPECT_GE(count, 4) << "examples/pipelines holds the documented examples";
 }
 
 TEST(PipelineFile, AStepErrorKeepsTheCausesExitCode) {
