@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/core/recording.h"
+#include "engine/montage/derivations.h"
 #include "widgets/channel_subset.h"
 
 class QScrollBar;
@@ -40,6 +41,15 @@ class BrowserPane : public QWidget {
   void setChannelVisibility(const std::vector<bool>& visible);
   const std::vector<bool>& channelVisibility() const { return visible_; }
 
+  // A derivation montage (bipolar, Laplacian, a montage file) shown instead of the channels;
+  // nullptr shows the channels again (with their visibility). Page and filter survive, the
+  // scale is suggested anew (amplitude_autoscale.h);
+  // the tool bar's re-reference is reset (derivations carry their own). Returns the rows that
+  // could not be formed ("F7-T7: no channel T7"). While a montage is shown no recorded channel
+  // is selected (selectedChannels() is empty: methods take the recording's channels).
+  std::vector<std::string> setDerivations(std::shared_ptr<const DerivationMontage> montage);
+  const std::shared_ptr<const DerivationMontage>& derivations() const { return derivations_; }
+
   // Selected channels as indices into the full recording.
   std::vector<int> selectedChannels() const;
   void setSelectedChannels(const std::vector<int>& fullIndices);
@@ -56,6 +66,7 @@ class BrowserPane : public QWidget {
   std::shared_ptr<const Recording> full_;
   ChannelSubset subset_;
   std::vector<bool> visible_;
+  std::shared_ptr<const DerivationMontage> derivations_;
   bool syncing_ = false;
 };
 
