@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/core/error.h"
 #include "widgets/signal_browser.h"
 
 namespace modescope {
@@ -67,7 +68,37 @@ std::vector<std::string> BrowserPane::setDerivations(
   state.firstVisibleChannel = 0;
   browser_->setViewState(state);
   syncScrollBars();
+  emit derivationsChanged();
   return skipped;
+}
+
+ViewState BrowserPane::viewState() const {
+  ViewState v = browser_->viewState();
+  if (derivations_) v.montage = kDerivationsPrefix + formatMontageText(*derivations_);
+  return v;
+}
+
+void BrowserPane::setViewState(const ViewState& state) {
+  ViewState rest = state;
+  std::shared_ptr<const DerivationMontage> montage;
+  const std::string prefix = kDerivationsPrefix;
+  if (state.montage.rfind(prefix, 0) == 0) {
+    rest.montage = "as recorded";
+    try {
+      montage = std::make_shared<const DerivationMontage>(
+          parseMontageText(state.montage.substr(prefix.size()), "the session's montage"));
+    } catch (const Error& e) {
+      emit browser_->displayProblem(QString::fromUtf8(e.what()));
+    }
+  }
+  const std::vector<std::string> skipped = setDerivations(montage);
+  browser_->setViewState(rest);
+  if (!skipped.empty()) {
+    emit browser_->displayProblem(
+        tr("%1 of the session montage's rows cannot be formed on this recording")
+            .arg(skipped.size()));
+  }
+  syncScrollBars();
 }
 
 void BrowserPane::setChannelVisibility(const std::vector<bool>& visible) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/core/recording.h"
+#include "engine/io/session.h"
 #include "engine/montage/derivations.h"
 #include "widgets/channel_subset.h"
 
@@ -50,12 +51,22 @@ class BrowserPane : public QWidget {
   std::vector<std::string> setDerivations(std::shared_ptr<const DerivationMontage> montage);
   const std::shared_ptr<const DerivationMontage>& derivations() const { return derivations_; }
 
+  // The browser's view state with the derivation montage in it (sessions): while a montage is
+  // shown, `montage` is kDerivationsPrefix followed by the montage file's text
+  // (engine/montage/derivations.h). setViewState shows such a montage again (or the channels),
+  // then the rest of the state; a montage text that does not parse is reported through the
+  // browser's displayProblem and the channels are shown.
+  static constexpr const char* kDerivationsPrefix = "derivations:\n";
+  ViewState viewState() const;
+  void setViewState(const ViewState& state);
+
   // Selected channels as indices into the full recording.
   std::vector<int> selectedChannels() const;
   void setSelectedChannels(const std::vector<int>& fullIndices);
 
  signals:
-  void selectionChanged();  // the browser's selection changed (user or program)
+  void selectionChanged();    // the browser's selection changed (user or program)
+  void derivationsChanged();  // another derivation montage (or none) is shown
 
  private:
   void syncScrollBars();

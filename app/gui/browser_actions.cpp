@@ -97,6 +97,16 @@ BrowserActions::BrowserActions(QWidget* window, std::function<SignalBrowser*()> 
                    [this](SignalBrowser*) { goToTime(); });
   fitAll_ = make(tr("&Fit all channels"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
                  "fitAllChannels", &BrowserActions::fitAllChannels);
+  // Channels per page doubled or halved (at least one; at most every channel).
+  moreChannels_ =
+      make(tr("&More channels per page"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Down),
+           "moreChannels", [](SignalBrowser* b) {
+             b->setVisibleChannelCount(std::max(2, b->visibleChannelCount() * 2));
+           });
+  fewerChannels_ =
+      make(tr("Fe&wer channels per page"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Up),
+           "fewerChannels",
+           [](SignalBrowser* b) { b->setVisibleChannelCount(std::max(1, b->rowCount() / 2)); });
   zoomIn_ = make(tr("Zoom &in (time)"), QKeySequence(Qt::CTRL | Qt::Key_Equal), "zoomInTime",
                  [](SignalBrowser* b) { b->zoomTime(0.5); });
   zoomOut_ = make(tr("Zoom &out (time)"), QKeySequence(Qt::CTRL | Qt::Key_Minus), "zoomOutTime",
@@ -130,7 +140,8 @@ BrowserActions::BrowserActions(QWidget* window, std::function<SignalBrowser*()> 
 }
 
 QList<QAction*> BrowserActions::actions() const {
-  return {goToTime_, fitAll_, zoomIn_, zoomOut_, ruler_, readout_, filterChain_};
+  return {goToTime_, fitAll_, moreChannels_, fewerChannels_, zoomIn_,
+          zoomOut_,  ruler_,  readout_,      filterChain_};
 }
 
 void BrowserActions::attach(SignalBrowser* browser) {

@@ -49,6 +49,8 @@ class BrowserActions : public QObject {
   QList<QAction*> actions() const;
   QAction* goToTimeAction() const { return goToTime_; }
   QAction* fitAllChannelsAction() const { return fitAll_; }
+  QAction* moreChannelsAction() const { return moreChannels_; }
+  QAction* fewerChannelsAction() const { return fewerChannels_; }
   QAction* rulerAction() const { return ruler_; }
   QAction* readoutAction() const { return readout_; }
   QAction* filterChainAction() const { return filterChain_; }
@@ -83,6 +85,8 @@ class BrowserActions : public QObject {
   QAction* fitAll_ = nullptr;
   QAction* zoomIn_ = nullptr;
   QAction* zoomOut_ = nullptr;
+  QAction* moreChannels_ = nullptr;
+  QAction* fewerChannels_ = nullptr;
   QAction* ruler_ = nullptr;
   QAction* readout_ = nullptr;
   QAction* filterChain_ = nullptr;

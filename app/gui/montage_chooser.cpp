@@ -97,6 +97,12 @@ void MontageChooser::edit() {
 
 void MontageChooser::syncFromPane() {
   BrowserPane* pane = currentPane_();
+  // Follow the current pane's montage changes (a session loaded, another part of the window).
+  disconnect(paneConnection_);
+  if (pane) {
+    paneConnection_ = connect(pane, &BrowserPane::derivationsChanged, this,
+                              &MontageChooser::syncFromPane, Qt::UniqueConnection);
+  }
   const QSignalBlocker block(combo_);
   setEnabled(pane != nullptr);
   const auto current = pane ? pane->derivations() : nullptr;

@@ -42,6 +42,7 @@ class MontageChooser : public QWidget {
   int indexOf(const std::shared_ptr<const DerivationMontage>& montage) const;
 
   std::function<BrowserPane*()> currentPane_;
+  QMetaObject::Connection paneConnection_;  // the current pane's derivationsChanged
   QComboBox* combo_ = nullptr;
   QAction* editor_ = nullptr;
   std::vector<std::shared_ptr<const DerivationMontage>> montages_;  // parallel to the items

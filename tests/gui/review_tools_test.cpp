@@ -278,6 +278,16 @@ class ReviewToolsTest : public QObject {
     QTest::qWait(200);
     save(w_->grab().toImage(), QStringLiteral("browser_fit_all_channels"));
 
+    // Fewer and more channels per page: halved and doubled.
+    w_->browserActions()->fewerChannelsAction()->trigger();
+    QCOMPARE(b->visibleChannelCount(), 32);
+    w_->browserActions()->fewerChannelsAction()->trigger();
+    QCOMPARE(b->visibleChannelCount(), 16);
+    w_->browserActions()->moreChannelsAction()->trigger();
+    QCOMPARE(b->visibleChannelCount(), 32);
+    QCOMPARE(w_->browserActions()->moreChannelsAction()->shortcut(),
+             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Down));
+
     QCOMPARE(parseTimeText(QStringLiteral("125.5")), std::optional<double>(125.5));
     QCOMPARE(parseTimeText(QStringLiteral("2:05")), std::optional<double>(125.0));
     QCOMPARE(parseTimeText(QStringLiteral("1:02:05.250")), std::optional<double>(3725.25));
@@ -318,6 +328,23 @@ class ReviewToolsTest : public QObject {
     QCOMPARE(int(b->recording()->channelCount()), 64);
     QCOMPARE(b->rowLabel(0).right(4), QStringLiteral("-Lap"));
     emit chooser->combo()->activated(0);
+    QVERIFY(pane->derivations() == nullptr);
+    QCOMPARE(b->recording(), full);
+    // Sessions keep the montage: the pane's view state carries it and brings it back.
+    emit chooser->combo()->activated(2);
+    b->setPageStart(30.0);
+    const ViewState saved = pane->viewState();
+    QVERIFY(saved.montage.rfind(BrowserPane::kDerivationsPrefix, 0) == 0);
+    emit chooser->combo()->activated(0);
+    pane->setViewState(saved);
+    QVERIFY(pane->derivations() != nullptr);
+    QCOMPARE(*pane->derivations(), transverseBipolar1020());
+    QCOMPARE(b->rowLabel(0), QStringLiteral("F7-Fp1"));
+    QCOMPARE(b->pageStart(), 30.0);
+    QCOMPARE(chooser->combo()->currentIndex(), 2);
+    ViewState channels = saved;
+    channels.montage = "as recorded";
+    pane->setViewState(channels);
     QVERIFY(pane->derivations() == nullptr);
     QCOMPARE(b->recording(), full);
   }
