@@ -37,6 +37,7 @@
 #include "demo_window_support.h"
 #include "resources/embedded_resources.h"
 #include "widgets/browser_pane.h"
+#include "widgets/browser_toolbar.h"
 #include "widgets/filter_response_view.h"
 #include "widgets/info_bar.h"
 #include "widgets/page_cache.h"
@@ -426,6 +427,10 @@ class ReviewToolsTest : public QObject {
     // The browser applies the chain and keeps it in its view state (sessions).
     b->setDisplayFilters(chain);
     QCOMPARE(b->displayFilters().size(), std::size_t{3});
+    // The tool bar's filter list shows the chain as its text (no single entry stands for it).
+    QComboBox* filterCombo = w_->browserToolbar()->filterCombo();
+    QCOMPARE(filterCombo->currentIndex(), -1);
+    QVERIFY(filterCombo->placeholderText().contains(QStringLiteral(" + ")));
     const ViewState state = b->viewState();
     QVERIFY2(state.displayFilter.find(" + ") != std::string::npos, state.displayFilter.c_str());
     b->setDisplayFilters({});
