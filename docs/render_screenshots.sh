@@ -18,4 +18,7 @@ for name in browser_ruler browser_fit_all_channels browser_double_banana montage
             review_damaged_file browser_cursor_readout filter_chain_dialog; do
   cp "$OUT/$name.png" "docs/images/$name.png"
 done
+# The first screen: the program itself, started on its demo (app/gui/screenshot.h).
+xvfb-run -a -s "-screen 0 1600x1000x24" "$BUILD/app/modescope" --screenshot "$OUT/first_screen.png"
+cp "$OUT/first_screen.png" docs/images/first_screen.png
 echo "docs/images updated"
