@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/core/error.h"
 #include "widgets/signal_browser.h"
 
 namespace modescope {
@@ -41,14 +42,71 @@ BrowserPane::~BrowserPane() = default;
 
 void BrowserPane::setRecording(std::shared_ptr<const Recording> recording) {
   full_ = std::move(recording);
+  derivations_.reset();
   visible_.assign(full_ ? full_->channelCount() : 0, true);
   subset_ = makeChannelSubset(full_, visible_);
   browser_->setRecording(subset_.recording);
   syncScrollBars();
 }
 
+std::vector<std::string> BrowserPane::setDerivations(
+    std::shared_ptr<const DerivationMontage> montage) {
+  std::vector<std::string> skipped;
+  if (!full_ || montage == derivations_) return skipped;
+  ViewState state = browser_->viewState();
+  derivations_ = std::move(montage);
+  if (derivations_) {
+    subset_ = ChannelSubset{derivedRecording(full_, *derivations_, &skipped), {}};
+    state.montage = "as recorded";  // a derivation is its own reference
+    state.selectedChannels.clear();
+  } else {
+    subset_ = makeChannelSubset(full_, visible_);
+  }
+  browser_->setRecording(subset_.recording);
+  // The scale suggested for what is now shown (bipolar traces are larger than referential ones).
+  state.microvoltsPerDivision = browser_->microvoltsPerDivision();
+  state.firstVisibleChannel = 0;
+  browser_->setViewState(state);
+  syncScrollBars();
+  emit derivationsChanged();
+  return skipped;
+}
+
+ViewState BrowserPane::viewState() const {
+  ViewState v = browser_->viewState();
+  if (derivations_) v.montage = kDerivationsPrefix + formatMontageText(*derivations_);
+  return v;
+}
+
+void BrowserPane::setViewState(const ViewState& state) {
+  ViewState rest = state;
+  std::shared_ptr<const DerivationMontage> montage;
+  const std::string prefix = kDerivationsPrefix;
+  if (state.montage.rfind(prefix, 0) == 0) {
+    rest.montage = "as recorded";
+    try {
+      montage = std::make_shared<const DerivationMontage>(
+          parseMontageText(state.montage.substr(prefix.size()), "the session's montage"));
+    } catch (const Error& e) {
+      emit browser_->displayProblem(QString::fromUtf8(e.what()));
+    }
+  }
+  const std::vector<std::string> skipped = setDerivations(montage);
+  browser_->setViewState(rest);
+  if (!skipped.empty()) {
+    emit browser_->displayProblem(
+        tr("%1 of the session montage's rows cannot be formed on this recording")
+            .arg(skipped.size()));
+  }
+  syncScrollBars();
+}
+
 void BrowserPane::setChannelVisibility(const std::vector<bool>& visible) {
   if (!full_ || visible.size() != full_->channelCount() || visible == visible_) return;
+  if (derivations_) {
+    visible_ = visible;  // applies when the channels are shown again
+    return;
+  }
   // Selection is kept by name in the view state, page and scale by value: both survive the swap.
   const ViewState state = browser_->viewState();
   visible_ = visible;

@@ -228,6 +228,10 @@ void BrowserToolbar::syncFromBrowser() {
   if (const auto filter = browser::parseFilterText(vs.displayFilter)) {
     lastFilterIndex_ = filterIndexFor(*filter);
     filter_->setCurrentIndex(lastFilterIndex_);
+  } else if (browser::parseFilterChainText(vs.displayFilter)) {
+    // A chain (Navigate > Display filter chain): no single entry stands for it.
+    filter_->setPlaceholderText(QString::fromStdString(vs.displayFilter));
+    filter_->setCurrentIndex(-1);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/dsp/fir_chain.h"
 
 namespace modescope::browser {
 
@@ -182,11 +183,11 @@ std::string PageCache::setMontage(const ReferenceSpec& montage) {
   return {};
 }
 
-std::string PageCache::setFilter(const std::optional<FilterSpec>& filter) {
+std::string PageCache::setFilters(const std::vector<FilterSpec>& chain) {
   invalidate();
   firCache_.clear();
-  filter_ = filter;
-  if (!filter_ || !recording_) return {};
+  filters_ = chain;
+  if (filters_.empty() || !recording_) return {};
   std::set<double> rates;
   for (const auto& c : recording_->channels) {
     if (c.sampleRate > 0) rates.insert(c.sampleRate);
@@ -203,12 +204,12 @@ std::string PageCache::setFilter(const std::optional<FilterSpec>& filter) {
 }
 
 std::shared_ptr<const FirKernel> PageCache::firFor(double rate) {
-  if (!filter_) return nullptr;
+  if (filters_.empty()) return nullptr;
   auto it = firCache_.find(rate);
   if (it == firCache_.end()) {
     std::shared_ptr<const FirKernel> k;
     try {
-      k = std::make_shared<const FirKernel>(designFir(*filter_, rate));
+      k = std::make_shared<const FirKernel>(designFirChain(filters_, rate));
     } catch (const Error& e) {
       problems_.push_back(e.what());
     }

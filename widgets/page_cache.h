@@ -89,7 +89,11 @@ class PageCache {
   // Display filter (nullopt: none). Designed once per sample rate (cached). Returns "" or the
   // reason it cannot be used at some rate (e.g. an edge above Nyquist); channels at that rate are
   // then shown unfiltered.
-  std::string setFilter(const std::optional<FilterSpec>& filter);
+  std::string setFilter(const std::optional<FilterSpec>& filter) {
+    return setFilters(filter ? std::vector<FilterSpec>{*filter} : std::vector<FilterSpec>{});
+  }
+  // A chain (high-pass + low-pass + notch, ...) applied as one kernel (fir_chain.h); empty: none.
+  std::string setFilters(const std::vector<FilterSpec>& chain);
 
   // Read-ahead on (default) or off.
   void setReadAhead(bool enabled);
@@ -99,6 +103,9 @@ class PageCache {
   // The decimated page; computed on a miss, else the cached one. Throws what SignalSource::read
   // throws (InvalidInputError on an I/O error).
   const DecimatedPage& page(const PageRequest& request);
+
+  // The page computed last (nullptr before the first): what is on screen, for read-outs.
+  const DecimatedPage* lastPage() const { return page_ ? &*page_ : nullptr; }
 
   // Problems met while computing pages (a montage row at another rate, a read error), newest
   // last; the browser turns them into displayProblem. Cleared by takeProblems().
@@ -138,7 +145,7 @@ class PageCache {
   std::shared_ptr<ComputeBackend> backend_;
   std::shared_ptr<const Recording> recording_;
   ReferenceSpec montage_;
-  std::optional<FilterSpec> filter_;
+  std::vector<FilterSpec> filters_;  // the display filter chain, empty for none
   std::map<double, std::shared_ptr<const FirKernel>> firCache_;  // null: design failed there
   std::map<double, std::unique_ptr<Window>> windows_;            // per sample rate
   std::optional<DecimatedPage> page_;

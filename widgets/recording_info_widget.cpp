@@ -77,11 +77,11 @@ void RecordingInfoWidget::setRecording(const std::shared_ptr<const Recording>& r
   while (form_->rowCount() > 0) form_->removeRow(0);
   values_.clear();
   if (!rec) {
-    bar_->setMessages({});
+    bar_->setMessages(QList<InfoBar::Message>{});
     addField(tr("Recording"), tr("none opened"));
     return;
   }
-  bar_->setMessages(diagnosticLines(rec->diagnostics));
+  bar_->setMessages(InfoBar::fromDiagnostics(rec->diagnostics));
   const RecordingInfo& i = rec->info;
   if (!origin.isEmpty()) addField(tr("Origin"), origin);
   addField(tr("File"), qs(rec->sourcePath));

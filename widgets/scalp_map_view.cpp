@@ -555,9 +555,9 @@ void ScalpMapView::render(QPainter& painter, const QRect& area) const {
       painter.drawLines(lines.data(), static_cast<int>(lines.size()));
     }
     painter.restore();
-    if (s.grid.radius > 1.0 + 1e-9) {
-      // The map reaches past the head circle: a faint edge where it ends (also hides the
-      // clip's unsmoothed rim).
+    if (std::abs(s.grid.radius - 1.0) > 1e-9) {
+      // The map ends inside or past the head circle (at its outermost electrode): a faint edge
+      // where it ends (also hides the clip's unsmoothed rim).
       QPen edge(QColor(128, 128, 128));
       edge.setWidthF(0.8);
       painter.setPen(edge);

@@ -35,7 +35,7 @@ struct SignalBrowser::Impl {
   int visibleCount = 32;
   std::vector<int> selected;  // sorted, unique
   ReferenceSpec montage;
-  std::optional<FilterSpec> filter;
+  std::vector<FilterSpec> filters;  // the display filter chain (empty: none)
   std::vector<Annotation> userAnnotations;
   std::set<std::string> badNames;  // lower case
   QDateTime clockStart;
@@ -71,9 +71,9 @@ struct SignalBrowser::Impl {
     return QStringLiteral("Montage \"%1\" cannot be shown (%2); showing the signals as recorded")
         .arg(QString::fromStdString(browser::montageText(spec)), QString::fromStdString(problem));
   }
-  QString applyFilter(const std::optional<FilterSpec>& spec) {
-    filter = spec;
-    return QString::fromStdString(cache.setFilter(spec));
+  QString applyFilters(const std::vector<FilterSpec>& chain) {
+    filters = chain;
+    return QString::fromStdString(cache.setFilters(chain));
   }
 
   bool isBad(const ChannelInfo& c) const {
@@ -111,7 +111,7 @@ void SignalBrowser::setRecording(std::shared_ptr<const Recording> recording) {
   d.firstChannel = d.clampFirst(d.firstChannel);
   // Re-check the montage and filter against the new recording.
   const QString montageProblem = d.applyMontage(d.montage);
-  const QString filterProblem = d.applyFilter(d.filter);
+  const QString filterProblem = d.applyFilters(d.filters);
   if (!montageProblem.isEmpty()) emit displayProblem(montageProblem);
   if (!filterProblem.isEmpty()) emit displayProblem(filterProblem);
   update();
@@ -133,7 +133,7 @@ ViewState SignalBrowser::viewState() const {
     for (int c : d.selected) v.selectedChannels.push_back(d.recording->channels[c].name);
   }
   v.montage = browser::montageText(d.montage);
-  v.displayFilter = browser::filterText(d.filter);
+  v.displayFilter = browser::filterChainText(d.filters);
   return v;
 }
 
@@ -167,8 +167,8 @@ void SignalBrowser::setViewState(const ViewState& state) {
                     "recorded\", \"average\", \"linked mastoids\" or \"ref:NAME\"")
                     .arg(QString::fromStdString(state.montage));
   }
-  if (auto filter = browser::parseFilterText(state.displayFilter)) {
-    const QString p = d.applyFilter(*filter);
+  if (auto filter = browser::parseFilterChainText(state.displayFilter)) {
+    const QString p = d.applyFilters(*filter);
     if (!p.isEmpty()) problems << p;
   } else {
     problems << QStringLiteral(
@@ -188,6 +188,19 @@ double SignalBrowser::microvoltsPerDivision() const { return impl_->microvoltsPe
 int SignalBrowser::firstVisibleChannel() const { return impl_->firstChannel; }
 int SignalBrowser::visibleChannelCount() const { return impl_->visibleCount; }
 std::vector<int> SignalBrowser::selectedChannels() const { return impl_->selected; }
+
+const browser::DecimatedPage* SignalBrowser::displayedPage() const {
+  return impl_->cache.lastPage();
+}
+
+int SignalBrowser::rowCount() const { return impl_->rows(); }
+
+QString SignalBrowser::rowLabel(int row) const {
+  const Impl& d = *impl_;
+  if (!d.recording || row < 0 || row >= d.rows()) return {};
+  const ChannelInfo& info = d.recording->channels[static_cast<std::size_t>(d.firstChannel + row)];
+  return QString::fromStdString(info.name.empty() ? info.label : info.name);
+}
 
 void SignalBrowser::setUserAnnotations(std::vector<Annotation> annotations) {
   Impl& d = *impl_;
@@ -216,10 +229,10 @@ void SignalBrowser::renderPage(QPainter& painter, const QRect& area) const {
   scene.microvoltsPerDivision = d.microvoltsPerDivision;
   scene.clockStart = d.clockStart;
   const std::string montage = browser::montageText(d.montage);
-  const std::string filter = browser::filterText(d.filter);
+  const std::string filter = browser::filterChainText(d.filters);
   QStringList status;
   if (d.montage.kind != ReferenceKind::AsRecorded) status << QString::fromStdString(montage);
-  if (d.filter) status << QString::fromStdString(filter);
+  if (!d.filters.empty()) status << QString::fromStdString(filter);
   scene.status = status.join(QStringLiteral(" | "));
 
   if (d.recording && rows > 0) {
@@ -347,7 +360,13 @@ void SignalBrowser::setMontage(const ReferenceSpec& montage) {
 }
 
 void SignalBrowser::setDisplayFilter(std::optional<FilterSpec> filter) {
-  const QString problem = impl_->applyFilter(filter);
+  setDisplayFilters(filter ? std::vector<FilterSpec>{*filter} : std::vector<FilterSpec>{});
+}
+
+std::vector<FilterSpec> SignalBrowser::displayFilters() const { return impl_->filters; }
+
+void SignalBrowser::setDisplayFilters(std::vector<FilterSpec> chain) {
+  const QString problem = impl_->applyFilters(chain);
   update();
   if (!problem.isEmpty()) emit displayProblem(problem);
   emit viewChanged();

@@ -25,6 +25,9 @@
 class QPainter;
 
 namespace modescope {
+namespace browser {
+struct DecimatedPage;
+}
 
 class SignalBrowser : public QWidget {
   Q_OBJECT
@@ -54,6 +57,15 @@ class SignalBrowser : public QWidget {
   int firstVisibleChannel() const;
   int visibleChannelCount() const;
   std::vector<int> selectedChannels() const;
+  std::vector<FilterSpec> displayFilters() const;
+
+  // The page on screen (traces in row order, y in uV after montage and filter), nullptr before
+  // the first paint: for the cursor read-out and the ruler (trace_measure_overlay.h).
+  const browser::DecimatedPage* displayedPage() const;
+  // Rows drawn: min(visibleChannelCount(), channels of the recording).
+  int rowCount() const;
+  // Label of the row's channel (name, else label).
+  QString rowLabel(int row) const;
 
   // Extra annotations drawn with the file's (user marks); sorted by onset.
   void setUserAnnotations(std::vector<Annotation> annotations);
@@ -79,6 +91,8 @@ class SignalBrowser : public QWidget {
   void setSelectedChannels(const std::vector<int>& channels);
   void setMontage(const ReferenceSpec& montage);
   void setDisplayFilter(std::optional<FilterSpec> filter);
+  // A chain (high-pass + low-pass + notch together), applied as one kernel; empty: none.
+  void setDisplayFilters(std::vector<FilterSpec> chain);
   void nextPage();
   void previousPage();
   void jumpTo(double seconds);        // centres the page on `seconds`

@@ -153,4 +153,26 @@ std::optional<std::optional<FilterSpec>> parseFilterText(const std::string& raw)
   return std::optional<FilterSpec>{f};
 }
 
+std::string filterChainText(const std::vector<FilterSpec>& chain) {
+  if (chain.empty()) return "none";
+  std::string s;
+  for (const FilterSpec& f : chain) s += (s.empty() ? "" : " + ") + filterText(f);
+  return s;
+}
+
+std::optional<std::vector<FilterSpec>> parseFilterChainText(const std::string& text) {
+  std::vector<FilterSpec> chain;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t plus = text.find(" + ", from);
+    const auto one =
+        parseFilterText(text.substr(from, plus == std::string::npos ? plus : plus - from));
+    if (!one) return std::nullopt;
+    if (*one) chain.push_back(**one);
+    if (plus == std::string::npos) break;
+    from = plus + 3;
+  }
+  return chain;
+}
+
 }  // namespace modescope::browser

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/dsp/preprocess.h"
 
@@ -20,5 +21,10 @@ std::optional<ReferenceSpec> parseMontageText(const std::string& text);
 std::string filterText(const std::optional<FilterSpec>& spec);
 // Outer nullopt: not understood; inner nullopt: "none".
 std::optional<std::optional<FilterSpec>> parseFilterText(const std::string& text);
+
+// A display filter chain: the filters' texts joined by " + " ("highpass 0.5 Hz + lowpass 40 Hz
+// + notch 50 Hz"); "none" for an empty chain. The parser takes one filter as a chain of one.
+std::string filterChainText(const std::vector<FilterSpec>& chain);
+std::optional<std::vector<FilterSpec>> parseFilterChainText(const std::string& text);
 
 }  // namespace modescope::browser

@@ -25,6 +25,7 @@
 #include <set>
 
 #include "app/gui/ar_workflow.h"
+#include "app/gui/browser_actions.h"
 #include "app/gui/cursor_time.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
@@ -231,6 +232,7 @@ int MainWindow::addDocument(Document doc) {
   SignalBrowser* browser = pane->browser();
   browser->setMouseTracking(true);
   browser->installEventFilter(this);
+  browserActions_->attach(browser);  // ruler, cursor read-out, context menus
   browser->setBadChannels(doc.derived ? std::vector<std::string>{} : marks_.badChannels);
   if (!doc.derived) browser->setUserAnnotations(marks_.userAnnotations);
   connect(pane, &BrowserPane::selectionChanged, this, [this, pane] {
@@ -344,6 +346,7 @@ void MainWindow::onCurrentTabChanged(int index) {
     setWindowTitle(QStringLiteral("ModeScope"));
     updateInfoBar();
     updateActions();
+    emit currentDocumentChanged();
     return;
   }
   channelModel_->setRecording(doc->recording);
@@ -356,6 +359,7 @@ void MainWindow::onCurrentTabChanged(int index) {
   syncChannelSelectionFromBrowser();
   updateInfoBar();
   updateActions();
+  emit currentDocumentChanged();
 }
 
 void MainWindow::syncChannelSelectionToBrowser() {
@@ -385,14 +389,23 @@ void MainWindow::syncChannelSelectionFromBrowser() {
 }
 
 void MainWindow::updateInfoBar() {
-  QStringList lines;
+  QList<InfoBar::Message> messages;
   if (const Document* doc = currentDocument()) {
-    lines = RecordingInfoWidget::diagnosticLines(doc->recording->diagnostics);
+    // Findings about the data ("data.*", the plausibility check) first: they say whether what
+    // is drawn can be trusted. The demo is ModeScope's own file: how its reader read it is no
+    // news on the first screen (the Recording panel lists it); findings about its data would
+    // still show.
+    for (const bool data : {true, false}) {
+      for (const Diagnostic& d : doc->recording->diagnostics) {
+        if ((d.code.rfind("data.", 0) == 0) != data || (doc->demo && !data)) continue;
+        messages.append({d.severity, QString::fromStdString(d.message)});
+      }
+    }
     if (auto it = displayProblems_.find(doc->pane); it != displayProblems_.end()) {
-      lines += it->second;
+      for (const QString& p : it->second) messages.append({Severity::Warning, p});
     }
   }
-  infoBar_->setMessages(lines);
+  infoBar_->setMessages(messages);
 }
 
 void MainWindow::updateCursorTime(const QPoint& pos) {

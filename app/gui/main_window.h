@@ -32,6 +32,7 @@ namespace modescope {
 
 class AnnotationFilterModel;
 class ArWorkflow;
+class BrowserActions;
 class AnnotationModel;
 class BrowserPane;
 class BrowserToolbar;
@@ -163,6 +164,7 @@ class MainWindow : public QMainWindow {
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
+  BrowserActions* browserActions() const { return browserActions_; }  // Navigate menu
   int documentCount() const { return static_cast<int>(documents_.size()); }
   const Document* currentDocument() const;
   BrowserPane* currentPane() const;
@@ -172,7 +174,8 @@ class MainWindow : public QMainWindow {
   void recordingOpened(const QString& path);  // a file (or the demo) became the first tab
   void openFailed(const QString& path, const QString& message);
   void documentAdded(int index);
-  void pageDrawn();  // the first page of a newly added tab has been painted
+  void currentDocumentChanged();  // another tab became current, or none is left
+  void pageDrawn();               // the first page of a newly added tab has been painted
   void sessionSaved(const QString& path);
   void sessionLoaded(const QString& path);
   void pipelineApplied(const QString& path);
@@ -245,6 +248,7 @@ class MainWindow : public QMainWindow {
   IcaWorkflow* ica_ = nullptr;
   ArWorkflow* ar_ = nullptr;
   EntropyWorkflow* entropy_ = nullptr;
+  BrowserActions* browserActions_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
   std::vector<Document> documents_;                            // parallel to the tabs

@@ -353,7 +353,7 @@ Session MainWindow::collectSession() const {
   if (!documents_.empty()) {
     const Document& primary = documents_.front();
     s.recordingPath = primary.demo ? kDemoSessionPath : nativePath(primary.path);
-    s.view = primary.pane->browser()->viewState();
+    s.view = primary.pane->viewState();  // with a derivation montage, if one is shown
   }
   for (const auto& [id, record] : sessionJobs_) s.jobs.push_back(record);
   s.marks = marks_;
@@ -459,7 +459,7 @@ void MainWindow::onSessionLoaded(const QString& path, const LoadedSession& loade
   if (!documents_.empty()) {
     // The view state belongs to the first tab (collectSession saves it from there).
     tabs_->setCurrentIndex(0);
-    documents_.front().pane->browser()->setViewState(loaded.session.view);
+    documents_.front().pane->setViewState(loaded.session.view);
   }
   ica_->restoreSession(loaded.session.icaResults);  // summarised again on the engine thread
   statusBar()->showMessage(tr("Session %1 opened").arg(path), 5000);

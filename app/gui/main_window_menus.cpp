@@ -18,13 +18,16 @@
 #include "app/core/method_registry.h"
 #include "app/gui/about_dialog.h"
 #include "app/gui/ar_workflow.h"
+#include "app/gui/browser_actions.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/entropy_workflow.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
+#include "app/gui/help_browser.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
+#include "app/gui/montage_chooser.h"
 #include "app/gui/recent_files.h"
 #include "app/gui/replay_window.h"
 #include "app/gui/synthetic_dialog.h"
@@ -93,6 +96,17 @@ void MainWindow::buildMenus() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(toolbar_->toggleViewAction());
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+  browserActions_ = new BrowserActions(this, [this] { return currentBrowser(); });
+  QMenu* navigate = menuBar()->addMenu(tr("&Navigate"));
+  navigate->addActions(browserActions_->actions());
+  documentActions_ << browserActions_->actions();
+  // Derivation montages (bipolar, Laplacian, the editor's) beside the re-reference.
+  auto* montages = new MontageChooser(this, [this] { return currentPane(); });
+  toolbar_->addWidget(montages);
+  connect(this, &MainWindow::currentDocumentChanged, montages, &MontageChooser::syncFromPane);
+  montages->syncFromPane();
+  view->addAction(montages->editorAction());
+  documentActions_ << montages->editorAction();
 
   // The methods' actions come from the one method list (app/core/method_registry.h); each id
   // opens its workflow's dialog.
@@ -146,6 +160,17 @@ void MainWindow::buildMenus() {
   });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&User guide"), QKeySequence::HelpContents, this,
+                  [this] { HelpBrowser::showPage(this, QStringLiteral("user-guide.md")); });
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    QList<QMenu*> menus;  // the menu bar's own, in its order
+    for (QAction* a : menuBar()->actions()) {
+      if (a->menu()) menus << a->menu();
+    }
+    HelpBrowser::showShortcuts(this, shortcutTable(menus));
+  });
+  HelpBrowser::installDialogF1();
+  help->addSeparator();
   help->addAction(tr("&About ModeScope"), this, &MainWindow::showAbout);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }

@@ -15,6 +15,7 @@
 #include "engine/io/edf_header.h"
 #include "engine/io/hdf5_recording.h"
 #include "engine/io/recording_io.h"
+#include "engine/io/sample_plausibility.h"
 #ifdef MODESCOPE_HAVE_EDFLIB
 #include <edflib.h>
 
@@ -195,8 +196,24 @@ std::vector<std::string> supportedInputFormats() {
   return v;
 }
 
-std::shared_ptr<const Recording> openRecording(const std::string& path,
-                                               const OpenOptions& options) {
+namespace {
+
+// The reader's recording with the plausibility check's findings added (a shallow copy sharing
+// the sample source, made only when there is something to add).
+std::shared_ptr<const Recording> withSampleCheck(std::shared_ptr<const Recording> rec,
+                                                 const OpenOptions& options, double recordSeconds) {
+  if (!options.checkSamples || !rec) return rec;
+  PlausibilityOptions check;
+  check.recordSeconds = recordSeconds;
+  const PlausibilityReport report = checkSamplePlausibility(*rec, check);
+  if (report.clean()) return rec;
+  auto checked = std::make_shared<Recording>(*rec);
+  addPlausibilityDiagnostics(report, checked->diagnostics);
+  return checked;
+}
+
+std::shared_ptr<const Recording> openUnchecked(const std::string& path, const OpenOptions& options,
+                                               double* recordSeconds) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int e = errno;
@@ -238,6 +255,7 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
     rec->info.format = otherFormatName(path, magic);
     return rec;
   }
+  *recordSeconds = check.header.recordDuration;
   for (const auto& f : check.findings) {
     if (f.fatal) {
       throw InvalidInputError(path, f.field, f.found, f.expected,
@@ -290,6 +308,15 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
   addDiagnostic(rec->diagnostics, Severity::Warning, "edf.edflibRefused",
                 edflibError + "; read with BioSig instead. Non-compliant: " + findings);
   return rec;
+}
+
+}  // namespace
+
+std::shared_ptr<const Recording> openRecording(const std::string& path,
+                                               const OpenOptions& options) {
+  double recordSeconds = 0.0;  // the EDF/BDF data record; 0 (one second) for other formats
+  std::shared_ptr<const Recording> rec = openUnchecked(path, options, &recordSeconds);
+  return withSampleCheck(std::move(rec), options, recordSeconds);
 }
 
 }  // namespace modescope

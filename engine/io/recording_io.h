@@ -30,6 +30,9 @@ struct OpenOptions {
   // The executable that runs the fallback (`modescope-cli biosig-import IN OUT`); "" = the
   // modescope-cli next to the running executable, then $MODESCOPE_CLI, then PATH.
   std::string helperExecutable;
+  // Check the samples' plausibility (sample_plausibility.h) and add its warnings to the
+  // recording's diagnostics: reads up to 16 Mi samples.
+  bool checkSamples = true;
 };
 
 // Opens any supported file. Throws InvalidInputError naming the file, the field, what was found

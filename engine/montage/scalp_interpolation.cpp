@@ -419,9 +419,15 @@ ScalpGridInterpolator::ScalpGridInterpolator(const SphericalSpline& spline,
     if (std::isfinite(d.x)) outermost = std::max(outermost, std::hypot(d.x, d.y));
   }
   size_ = size;
+  // The map ends 2 % beyond the outermost electrode, as EEGLAB's topoplot masks its
+  // interpolation at intrad = max electrode radius * 1.02: no colour is invented where no
+  // electrode is (a set of central sites is not painted out to the ears). A full cap, whose ring
+  // sits on the head circle, ends at the circle; sites below the equator take the map past it
+  // (to the south pole at most).
   radius_ = outermost <= 1.001
-                ? 1.0
+                ? std::min(1.0, outermost * 1.02)
                 : std::min(outermost * 1.02, std::numbers::pi / toRadians(headPolarDegrees_));
+  if (!(radius_ > 0)) radius_ = 1.0;  // one electrode at the vertex: nothing to mask against
   // Two cells of margin: extent = radius + 2 * (2 extent / size).
   extent_ = radius_ / (1.0 - 4.0 / size);
   const double cell = 2.0 * extent_ / size;

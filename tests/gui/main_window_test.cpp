@@ -162,12 +162,15 @@ class MainWindowTest : public QObject {
     QVERIFY(w_->recordingInfo()
                 ->fieldText(QStringLiteral("Sample rates"))
                 .contains(QStringLiteral("160 Hz")));
-    // EDFlib refuses this file; whatever read it instead must have said so, and the window shows
-    // it in the yellow bar.
+    // EDFlib refuses this file; whatever read it instead must have said so. The demo is
+    // ModeScope's own file, so the bar above the traces stays hidden (a calm first screen) and
+    // the Recording panel keeps the full text.
     const auto& diagnostics = browser()->recording()->diagnostics;
     QVERIFY(!diagnostics.empty());
-    QVERIFY(w_->infoBar()->isVisible());
-    QVERIFY(w_->infoBar()->text().contains(QString::fromStdString(diagnostics.front().message)));
+    QVERIFY(!w_->infoBar()->isVisible());
+    QVERIFY(w_->recordingInfo()
+                ->fieldText(QStringLiteral("Diagnostics"))
+                .contains(QString::fromStdString(diagnostics.front().message)));
   }
 
   void statusBarNamesBackendAndFile() {

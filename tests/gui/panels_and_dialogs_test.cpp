@@ -61,11 +61,14 @@ class PanelsAndDialogsTest : public QObject {
              QStringLiteral("128 Hz (1 channel), 256 Hz (3 channels)"));
     QVERIFY(info.fieldText(QStringLiteral("Duration")).startsWith(QStringLiteral("0:00:10.000")));
     QVERIFY(info.diagnosticsBar()->isVisible());
-    // Warnings first, marked; then the informational lines.
-    const QStringList lines = info.diagnosticsBar()->messages();
+    // Warnings first, marked; then the informational lines; the bar shows the first in one line.
+    const QStringList lines = info.diagnosticsBar()->text().split(QLatin1Char('\n'));
     QCOMPARE(lines.size(), 2);
     QCOMPARE(lines[0], QStringLiteral("Warning: signal 2 label is not EDF+ style"));
     QCOMPARE(lines[1], QStringLiteral("EDFlib refused the file; read with BioSig"));
+    QCOMPARE(info.diagnosticsBar()->severity(), Severity::Warning);
+    QCOMPARE(info.diagnosticsBar()->summary(),
+             QStringLiteral("signal 2 label is not EDF+ style  (+1 more)"));
     info.setRecording(nullptr);
     QVERIFY(!info.diagnosticsBar()->isVisible());
   }

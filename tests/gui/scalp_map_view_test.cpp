@@ -191,6 +191,40 @@ class ScalpMapViewTest : public QObject {
   }
 
   // A left-right dipole turns the map: red on the right (T8 side), blue on the left.
+  // Central sites only (C3, Cz, C4, FCz-like and CPz-like rows): the map stops 2 % beyond the
+  // outermost electrode, as EEGLAB's topoplot masks at intrad; between there and the head
+  // circle is the background, not invented colour.
+  void mapIsMaskedBeyondTheOutermostElectrode() {
+    std::vector<ChannelInfo> central;
+    double outermost = 0.0;
+    for (const ChannelInfo& ch : channels_) {
+      const DiscPoint d = projectToDisc(*ch.position);
+      const double r = std::hypot(d.x, d.y);
+      if (r > 0.45) continue;
+      central.push_back(ch);
+      outermost = std::max(outermost, r);
+    }
+    QVERIFY(central.size() >= 8);
+    ScalpMapView view;
+    view.resize(520, 440);
+    view.setMap(central, dipoleField(central, {1, 0, 0}, 20.0), QStringLiteral("Central"),
+                QStringLiteral("uV"));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QImage image = grabbed(view);
+    save(image, "scalp_masked_central");
+    const QRgb base = view.palette().color(QPalette::Base).rgb();
+    // Inside the electrodes: coloured (red right, blue left); between 1.1 x outermost and the
+    // head circle: the background on every side.
+    QVERIFY(isRed(pixelAt(image, view.pixelForDisc(0.8 * outermost, 0.0))));
+    QVERIFY(isBlue(pixelAt(image, view.pixelForDisc(-0.8 * outermost, 0.0))));
+    const double r = 0.5 * (1.1 * outermost + 0.97);
+    for (double angle = 0.0; angle < 6.2; angle += 0.7) {
+      const QPointF p = view.pixelForDisc(r * std::cos(angle), r * std::sin(angle));
+      QCOMPARE(QColor(pixelAt(image, p)).name(), QColor(base).name());
+    }
+  }
+
   void dipoleTowardTheRightEar() {
     ScalpMapView view;
     view.resize(400, 360);

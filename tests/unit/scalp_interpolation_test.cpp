@@ -346,6 +346,26 @@ TEST(ScalpGrid, CellsMatchTheSplineAndGeometry) {
   EXPECT_LE(g.minValue, back);
 }
 
+// A set that ends inside the head circle is masked 2 % beyond its outermost electrode (EEGLAB's
+// topoplot intrad), not painted out to the circle.
+TEST(ScalpGrid, EndsAtTheOutermostElectrodeInsideTheHead) {
+  std::vector<Position3> sites;
+  for (const auto& p : positionsOf(bundled("1020"))) {
+    const DiscPoint d = projectToDisc(p);
+    if (std::hypot(d.x, d.y) < 0.6) sites.push_back(p);
+  }
+  ASSERT_GE(sites.size(), 5u);
+  double outermost = 0.0;
+  for (const auto& p : sites) {
+    const DiscPoint d = projectToDisc(p);
+    outermost = std::max(outermost, std::hypot(d.x, d.y));
+  }
+  const SphericalSpline spline(sites);
+  const ScalpGridInterpolator grid(spline, sites, 33);
+  EXPECT_NEAR(grid.radius(), 1.02 * outermost, 1e-12);
+  EXPECT_LT(grid.radius(), 0.7);
+}
+
 // Electrodes below the equator stretch the map to them (1.02 x the outermost radius).
 TEST(ScalpGrid, ReachesElectrodesBelowTheHeadCircle) {
   const auto sites = positionsOf(bundled("1005"));
