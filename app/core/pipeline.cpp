@@ -401,12 +401,24 @@ PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
   return s;
 }
 
+PipelineInterpolateStep readInterpolateStep(const Where& w, const JsonValue& step,
+                                            std::vector<std::string>* notes) {
+  // No start or duration: the step replaces whole channels.
+  refuseUnknownFields(w, step, {"step", "params", "channels", "backend"});
+  PipelineInterpolateStep s;
+  s.selection = readSelection(w, step);
+  s.params =
+      readParams(w, step, splineInterpolationParamTable(), SplineInterpolationParams{}, notes);
+  return s;
+}
+
 PipelineStep readStep(const std::string& path, std::size_t index, const JsonValue& step,
                       std::vector<std::string>* notes) {
   Where w{path, "step " + std::to_string(index + 1)};
   const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
-              "an object {\"step\": \"filter\" | \"emd\" | \"memd\" | \"ica\", ...}");
+              "an object {\"step\": \"filter\" | \"interpolate\" | \"emd\" | \"memd\" | \"ica\", "
+              "...}");
   const JsonValue* kind = step.find("step");
   if (!kind)
     fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
@@ -422,6 +434,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   if (k == "filter") return readFilterStep(w, step);
   if (k == "emd") return readEmdStep(w, step, notes);
   if (k == "memd") return readMemdStep(w, step, notes);
+  if (k == "interpolate") return readInterpolateStep(w, step, notes);
   return readIcaStep(w, step, notes);
 }
 
@@ -548,6 +561,11 @@ bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b) {
          sameParams(memdParamTable(), a.params, b.params);
 }
 
+bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b) {
+  return a.selection == b.selection &&
+         sameParams(splineInterpolationParamTable(), a.params, b.params);
+}
+
 bool operator==(const Pipeline& a, const Pipeline& b) {
   return a.version == b.version && a.description == b.description && a.steps == b.steps;
 }
@@ -556,6 +574,7 @@ const char* stepKind(const PipelineStep& step) {
   if (std::holds_alternative<PipelineFilterStep>(step)) return "filter";
   if (std::holds_alternative<PipelineEmdStep>(step)) return "emd";
   if (std::holds_alternative<PipelineMemdStep>(step)) return "memd";
+  if (std::holds_alternative<PipelineInterpolateStep>(step)) return "interpolate";
   return "ica";
 }
 
@@ -708,6 +727,9 @@ std::string writePipelineJson(const Pipeline& pipeline) {
       if (!d->preset.empty()) w.field("preset", d->preset);
       writeSelection(w, d->selection);
       writeParams(w, memdParamTable(), d->params, memdStepBase(d->preset));
+    } else if (const auto* b = std::get_if<PipelineInterpolateStep>(&step)) {
+      writeSelection(w, b->selection);
+      writeParams(w, splineInterpolationParamTable(), b->params, SplineInterpolationParams{});
     }
     w.endObject();
   }

@@ -30,6 +30,7 @@
 #include "engine/emd/emd_params.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
+#include "engine/spatial/channel_interpolation.h"
 
 namespace modescope {
 
@@ -80,8 +81,16 @@ struct PipelineIcaStep {
   IcaParams params;
 };
 
-using PipelineStep =
-    std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep, PipelineMemdStep>;
+// Spherical-spline interpolation of bad channels (as `interpolate`). `selection.channels` names
+// the channels to interpolate (absent: those the input marks bad); the step works on the whole
+// recording, so it has no start or duration.
+struct PipelineInterpolateStep {
+  StepSelection selection;
+  SplineInterpolationParams params;
+};
+
+using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep,
+                                  PipelineMemdStep, PipelineInterpolateStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -95,9 +104,10 @@ bool operator==(const PipelineFilterStep& a, const PipelineFilterStep& b);
 bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b);
 bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b);
 bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
+bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "emd", "ica", "memd".
+// "filter", "emd", "ica", "memd", "interpolate".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.

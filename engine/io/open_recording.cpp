@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/bids_channels.h"
 #include "engine/io/child_process.h"
 #include "engine/io/edf_header.h"
 #include "engine/io/hdf5_recording.h"
@@ -236,6 +237,7 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
     if (helper.empty()) throwUnsupported(path, "'" + printableBytes(magic) + "'");
     std::shared_ptr<Recording> rec = readWithBiosigChild(path, options, helper);
     rec->info.format = otherFormatName(path, magic);
+    applyBidsSidecarIfPresent(*rec, path);  // BrainVision, GDF, ... in a BIDS folder
     return rec;
   }
   for (const auto& f : check.findings) {
@@ -256,6 +258,7 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
           "The header does not follow the " + formatName(check.header) +
               " specification in every detail (read anyway): " + summariseFindings(check.findings));
     }
+    applyBidsSidecarIfPresent(*r.recording, path);  // the bad channels EDF cannot hold
     return r.recording;
   }
   edflibError = "EDFlib refused this file (" + r.errorMessage + ")";
@@ -289,6 +292,7 @@ std::shared_ptr<const Recording> openRecording(const std::string& path,
   rec->info.format = formatName(check.header);
   addDiagnostic(rec->diagnostics, Severity::Warning, "edf.edflibRefused",
                 edflibError + "; read with BioSig instead. Non-compliant: " + findings);
+  applyBidsSidecarIfPresent(*rec, path);
   return rec;
 }
 
