@@ -4,6 +4,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QStringList>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
@@ -35,6 +36,15 @@ BadChannelSuggestionsDialog::BadChannelSuggestionsDialog(const Recording& rec,
     criteria += QStringLiteral("\n  \u2022 ") + QString::fromStdString(line);
   for (const std::string& note : report.notes)
     criteria += QStringLiteral("\n  ") + tr("Note: %1").arg(QString::fromStdString(note));
+  const std::vector<std::size_t> suggested = report.suggested();
+  QString verdict = tr("Suggested: none");
+  if (!suggested.empty()) {
+    QStringList names;
+    for (std::size_t i : suggested)
+      names << QString::fromStdString(sanitizeUtf8(rec.channels[i].name));
+    verdict = tr("Suggested (ticked, listed first): %1").arg(names.join(QStringLiteral(", ")));
+  }
+  criteria += QStringLiteral("\n") + verdict;
   auto* thresholds = new QLabel(criteria, this);
   thresholds->setObjectName(QStringLiteral("suggestionThresholds"));
   thresholds->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -48,8 +58,14 @@ BadChannelSuggestionsDialog::BadChannelSuggestionsDialog(const Recording& rec,
   table_->setRowCount(static_cast<int>(report.channels.size()));
   table_->verticalHeader()->setVisible(false);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  for (int r = 0; r < static_cast<int>(report.channels.size()); ++r) {
-    const ChannelQuality& q = report.channels[static_cast<std::size_t>(r)];
+  // The suggested channels first, each group in recording order.
+  std::vector<const ChannelQuality*> order;
+  for (const ChannelQuality& q : report.channels)
+    if (q.suggested()) order.push_back(&q);
+  for (const ChannelQuality& q : report.channels)
+    if (!q.suggested()) order.push_back(&q);
+  for (int r = 0; r < static_cast<int>(order.size()); ++r) {
+    const ChannelQuality& q = *order[static_cast<std::size_t>(r)];
     const ChannelInfo& c = rec.channels[q.channel];
     const std::string name = c.name.empty() ? c.label : c.name;
     names_.push_back(name);
@@ -68,9 +84,10 @@ BadChannelSuggestionsDialog::BadChannelSuggestionsDialog(const Recording& rec,
                                  ? QString::number(100.0 * q.lowCorrelationFraction, 'f', 1) +
                                        QStringLiteral(" %")
                                  : QStringLiteral("-")));
-    table_->setItem(r, 5,
-                    new QTableWidgetItem(QString::fromStdString(
-                        q.suggested() ? q.explanation(report.criteria) : std::string())));
+    auto* why = new QTableWidgetItem(
+        QString::fromStdString(q.suggested() ? q.explanation(report.criteria) : std::string()));
+    why->setToolTip(why->text());  // the column may be narrower than the reasons
+    table_->setItem(r, 5, why);
     if (q.suggested()) {
       for (int col = 0; col < table_->columnCount(); ++col)
         table_->item(r, col)->setBackground(QColor(255, 228, 200));
@@ -78,6 +95,8 @@ BadChannelSuggestionsDialog::BadChannelSuggestionsDialog(const Recording& rec,
   }
   table_->resizeColumnsToContents();
   table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   layout->addWidget(table_, 1);
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);

@@ -8,11 +8,13 @@
 #include "engine/core/bad_marks.h"
 
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QListWidget>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 #include <memory>
@@ -22,6 +24,7 @@
 #include "app/gui/bad_marks_workflow.h"
 #include "app/gui/main_window.h"
 #include "demo_window_support.h"
+#include "engine/io/recording_io.h"
 #include "widgets/signal_browser.h"
 #include "widgets/trace_renderer.h"
 
@@ -65,6 +68,7 @@ class BadMarksTest : public QObject {
     QCoreApplication::setApplicationName(QStringLiteral("bad_marks_test"));
     QSettings().clear();
     qputenv("MODESCOPE_CLI", MODESCOPE_CLI);  // the demo's BioSig fallback runs the CLI
+    qRegisterMetaType<BadChannelSuggestionsDialog*>();
     w_ = std::make_unique<MainWindow>();
     const QString opened = gui_test::showWithDemo(*w_);
     QVERIFY2(opened.isEmpty(), qPrintable(opened));
@@ -117,7 +121,7 @@ class BadMarksTest : public QObject {
     QSignalSpy shown(w_->badMarksWorkflow(), &BadMarksWorkflow::suggestionsShown);
     QVERIFY(w_->badMarksWorkflow()->suggest() != 0);
     QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 60000));
-    auto* dialog = shown.at(0).at(0).value<BadChannelSuggestionsDialog*>();
+    auto* dialog = w_->findChild<BadChannelSuggestionsDialog*>();
     QVERIFY(dialog);
     // The marked channel is not measured (left out as bad); the 63 others are.
     QCOMPARE(dialog->table()->rowCount(), 63);
@@ -126,6 +130,10 @@ class BadMarksTest : public QObject {
     QVERIFY2(thresholds.contains(QStringLiteral("|robust z of the robust SD| > 5")),
              qPrintable(thresholds));
     QVERIFY(thresholds.contains(QStringLiteral("best |r| < 0.4")));
+    QVERIFY(thresholds.contains(QStringLiteral("Suggested")));
+    // The suggested channels come first, ticked, with why.
+    QVERIFY(!dialog->table()->item(0, 5)->text().isEmpty());  // Fp1 on this recording
+    QCOMPARE(dialog->table()->item(0, 0)->checkState(), Qt::Checked);
     save(dialog, "bad_marks_suggestions.png");
     // Tick one more channel by hand and accept: it joins the marks, the first one stays.
     const std::vector<std::string> before = w_->marks().badChannels;
@@ -170,6 +178,44 @@ class BadMarksTest : public QObject {
     QCOMPARE(w_->badMarksWorkflow()->interpolate(), JobId{0});
     QCOMPARE(refused.count(), 1);
     QVERIFY(refused.at(0).at(0).toString().contains(QStringLiteral("Shift+click")));
+  }
+
+  void sessionAndExportsKeepTheMarks() {
+    w_->setDiscardQuestion([](const QString&, const QStringList&) { return true; });
+    BadMarksWorkflow* bm = w_->badMarksWorkflow();
+    bm->toggleBadChannel(QStringLiteral("C3"));
+    bm->markBadSegment(10.0, 1.5);
+    QTemporaryDir tmp;
+    // EDF+: the bad segment as an annotation, the bad channel in the BIDS sidecar.
+    const QString edf = tmp.filePath(QStringLiteral("marked_eeg.edf"));
+    const QString sidecar = tmp.filePath(QStringLiteral("marked_channels.tsv"));
+    w_->exportRecording(edf);
+    QVERIFY(QTest::qWaitFor([&] { return QFile::exists(edf) && QFile::exists(sidecar); }, 30000));
+    QFile table(sidecar);
+    QVERIFY(table.open(QIODevice::ReadOnly));
+    QVERIFY(table.readAll().contains("C3\tEEG\tuV\t160\tn/a\tn/a\tbad"));
+    OpenOptions open;
+    open.helperExecutable = MODESCOPE_CLI;
+    const auto back = openRecording(QFile::encodeName(edf).toStdString(), open);
+    QCOMPARE(badChannelIndices(*back).size(), std::size_t{1});
+    // The segment of shiftDragMarksABadSegment and this one.
+    const std::size_t segments = badSegments(w_->marks().userAnnotations).size();
+    QCOMPARE(segments, std::size_t{2});
+    QCOMPARE(badSegments(back->annotations).size(), segments);
+    // The session keeps both and gives them back to the recording methods read.
+    const QString session = tmp.filePath(QStringLiteral("marks.h5"));
+    QSignalSpy saved(w_.get(), &MainWindow::sessionSaved);
+    w_->saveSession(session);
+    QVERIFY(QTest::qWaitFor([&] { return saved.count() == 1; }, 30000));
+    bm->setBadChannels({});
+    QSignalSpy loaded(w_.get(), &MainWindow::sessionLoaded);
+    w_->loadSession(session);
+    QVERIFY(QTest::qWaitFor([&] { return loaded.count() == 1; }, 60000));
+    QCOMPARE(w_->marks().badChannels, std::vector<std::string>{"C3"});
+    const auto rec = w_->documents().front().recording;
+    QVERIFY(rec->channels[static_cast<std::size_t>(rec->findChannel("C3"))].bad);
+    QCOMPARE(badSegments(rec->annotations).size(), segments);
+    QCOMPARE(bm->segmentList()->count(), static_cast<int>(segments));
   }
 
   void cleanupTestCase() {
