@@ -102,6 +102,12 @@ std::optional<double> BadMarkingInput::timeAt(const QPointF& pos) const {
   return browser_->pageStart() + (pos.x() - t.left()) / t.width() * browser_->pageLength();
 }
 
+std::optional<double> BadMarkingInput::dragTimeAt(double x) const {
+  // A drag may leave the traces: it then ends at their edge, at any height.
+  const QRectF t = layoutOf(*browser_).traces;
+  return timeAt(QPointF(std::clamp(x, t.left(), t.right()), t.center().y()));
+}
+
 bool BadMarkingInput::eventFilter(QObject* watched, QEvent* event) {
   if (watched != browser_) return false;
   switch (event->type()) {
@@ -126,21 +132,18 @@ bool BadMarkingInput::eventFilter(QObject* watched, QEvent* event) {
     }
     case QEvent::MouseMove: {
       if (!dragStart_) return false;
-      auto* e = static_cast<QMouseEvent*>(event);
-      const QRectF t = layoutOf(*browser_).traces;
-      const QPointF clamped(std::clamp(e->position().x(), t.left(), t.right()), t.center().y());
-      if (auto now = timeAt(clamped)) overlay_->setDragRange(std::make_pair(*dragStart_, *now));
+      const auto* e = static_cast<QMouseEvent*>(event);
+      if (auto now = dragTimeAt(e->position().x()))
+        overlay_->setDragRange(std::make_pair(*dragStart_, *now));
       return true;
     }
     case QEvent::MouseButtonRelease: {
       if (!dragStart_) return false;
-      auto* e = static_cast<QMouseEvent*>(event);
-      const QRectF t = layoutOf(*browser_).traces;
-      const QPointF clamped(std::clamp(e->position().x(), t.left(), t.right()), t.center().y());
+      const auto* e = static_cast<QMouseEvent*>(event);
       const double start = *dragStart_;
       dragStart_.reset();
       overlay_->setDragRange(std::nullopt);
-      const auto end = timeAt(clamped);
+      const auto end = dragTimeAt(e->position().x());
       if (end && std::abs(e->position().x() - dragStartX_) >= kMinimumDragPixels)
         emit segmentMarked(std::min(start, *end), std::abs(*end - start));
       return true;

@@ -57,6 +57,8 @@ class BadMarkingInput : public QObject {
   QString labelChannelAt(const QPointF& pos) const;
   // Recording seconds at `x` on the traces, clamped to the page; nullopt outside the traces.
   std::optional<double> timeAt(const QPointF& pos) const;
+  // timeAt of `x` clamped to the traces (a drag may leave them).
+  std::optional<double> dragTimeAt(double x) const;
 
  signals:
   void channelToggled(const QString& name);           // Shift + click on its label

@@ -9,9 +9,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 #include <string>
 
 #include "app/core/channel_selection.h"
+#include "app/core/ica_job.h"
 #include "app/core/recording_selection.h"
 #include "engine/core/error.h"
 #include "engine/io/bids_channels.h"
@@ -130,6 +133,60 @@ TEST(BadMarks, ProvenanceNamesBadChannelsAndSegments) {
   Provenance none;
   stampJobProvenance(none, "CPU", "x.edf", *smallRecording(), {0}, 3.0, 1.0, 1.0);
   EXPECT_TRUE(none.parameters.empty());
+}
+
+// ICA leaves bad segments out of the fit: the unmixing equals that of the good samples joined
+// (same seed, one thread), however large the artefact inside the segments, and the provenance
+// says so; the file still covers the whole range.
+TEST(BadMarks, IcaSkipsBadSegments) {
+  const int64_t n = 1000;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<std::vector<float>> sources(3, std::vector<float>(n));
+  for (auto& s : sources)
+    for (auto& x : s) x = static_cast<float>(std::pow(u(rng), 3) * 40.0);  // super-Gaussian
+  const double mixing[3][3] = {{1.0, 0.5, 0.2}, {0.3, 1.0, 0.4}, {0.6, 0.1, 1.0}};
+  std::vector<std::vector<float>> marked(3, std::vector<float>(n));
+  for (int c = 0; c < 3; ++c)
+    for (int64_t t = 0; t < n; ++t)
+      for (int k = 0; k < 3; ++k) marked[c][t] += static_cast<float>(mixing[c][k] * sources[k][t]);
+  auto makeRec = [](std::vector<std::vector<float>> samples) {
+    auto rec = std::make_shared<Recording>();
+    for (int c = 0; c < 3; ++c) {
+      ChannelInfo info;
+      info.name = info.label = "E" + std::to_string(c + 1);
+      info.type = ChannelType::EEG;
+      info.sampleRate = 100.0;
+      info.sampleCount = static_cast<int64_t>(samples[0].size());
+      rec->channels.push_back(info);
+    }
+    rec->source = std::make_shared<InMemorySource>(std::move(samples));
+    return rec;
+  };
+  // The good samples joined, before the artefact goes in.
+  std::vector<std::vector<float>> good(3);
+  for (int c = 0; c < 3; ++c)
+    for (int64_t t = 0; t < n; ++t)
+      if (!(t >= 200 && t < 250)) good[c].push_back(marked[c][t]);
+  for (int c = 0; c < 3; ++c)
+    for (int64_t t = 200; t < 250; ++t) marked[c][t] = 1e4f * static_cast<float>(c + 1);
+  auto withBad = makeRec(marked);
+  withBad->annotations = {{2.0, 0.5, "BAD_artefact"}};
+  const auto joined = makeRec(good);
+
+  IcaJobSpec spec;
+  spec.channels = {0, 1, 2};
+  spec.params.maxSteps = 50;
+  spec.params.seed = 3;
+  auto backend = makeCpuBackend(1);
+  JobContext ctx;
+  const IcaJobResult a = runIcaJob(*withBad, spec, *backend, ctx);
+  const IcaJobResult b = runIcaJob(*joined, spec, *backend, ctx);
+  EXPECT_EQ(a.file->result.unmixing.values, b.file->result.unmixing.values);
+  EXPECT_EQ(a.file->samples, n);
+  std::map<std::string, std::string> v(a.file->provenance.parameters.begin(),
+                                       a.file->provenance.parameters.end());
+  EXPECT_EQ(v["badSegments"], "1 in the range (0.5 s), skipped (their samples left out)");
 }
 
 TEST_F(BadMarksFiles, Hdf5KeepsTheFlag) {

@@ -14,25 +14,17 @@
 
 #include "app/core/interpolation_job.h"
 #include "engine/core/error.h"
-#include "engine/montage/position_files.h"
 #include "error_message_support.h"
+#include "montage_1010_support.h"
 
 namespace modescope {
 namespace {
 
+// The 10-10 montage at 100 Hz; the plan normalises positions itself, so they are given as the
+// shared helper makes them.
 std::vector<ChannelInfo> montage1010() {
-  const ElectrodeLocations file = readElectrodeLocations(
-      std::string(MODESCOPE_SOURCE_DIR) + "/resources/montages/eeg_positions_standard_1010_3D.tsv");
-  std::vector<ChannelInfo> channels;
-  for (const auto& e : file.electrodes) {
-    if (e.label == "NAS" || e.label == "LPA" || e.label == "RPA") continue;
-    ChannelInfo c;
-    c.label = c.name = e.label;
-    c.type = ChannelType::EEG;
-    c.sampleRate = 100.0;
-    c.position = e.position;  // not unit length: the plan normalises
-    channels.push_back(c);
-  }
+  std::vector<ChannelInfo> channels = test_support::montage1010();
+  for (ChannelInfo& c : channels) c.sampleRate = 100.0;
   return channels;
 }
 
