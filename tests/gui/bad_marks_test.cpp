@@ -7,6 +7,7 @@
 // test functions, which run in the order written.
 #include "engine/core/bad_marks.h"
 
+#include <QColor>
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
@@ -25,6 +26,7 @@
 #include "app/gui/main_window.h"
 #include "demo_window_support.h"
 #include "engine/io/recording_io.h"
+#include "widgets/channel_table_model.h"
 #include "widgets/signal_browser.h"
 #include "widgets/trace_renderer.h"
 
@@ -84,6 +86,9 @@ class BadMarksTest : public QObject {
     QCOMPARE(w_->badMarksWorkflow()->channelList()->count(), 1);
     // The recording methods read carries the flag; the plain click still only selects.
     QVERIFY(w_->documents().front().recording->channels[2].bad);
+    // The Channels dock greys it too.
+    const QModelIndex cell = w_->channelModel()->index(2, 1);
+    QCOMPARE(w_->channelModel()->data(cell, Qt::ForegroundRole).value<QColor>(), QColor(Qt::gray));
     QTest::mouseClick(b, Qt::LeftButton, Qt::NoModifier, labelCentre(*b, 4));
     QCOMPARE(w_->marks().badChannels.size(), std::size_t{1});
     w_->undoStack()->undo();
