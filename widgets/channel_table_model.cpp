@@ -1,5 +1,7 @@
 #include "widgets/channel_table_model.h"
 
+#include <QColor>
+
 #include "widgets/time_format.h"
 
 namespace modescope {
@@ -47,6 +49,9 @@ QVariant ChannelTableModel::data(const QModelIndex& index, int role) const {
        index.column() == SamplesColumn)) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
+  // Channels marked bad are greyed, as the browser draws them (docs/bad-channels.md).
+  if (role == Qt::ForegroundRole && c.bad) return QColor(Qt::gray);
+  if (role == Qt::ToolTipRole && c.bad) return tr("Marked bad: methods leave it out");
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case IndexColumn:

@@ -94,7 +94,8 @@ int runFilter(const Args& argv) {
         ctx.checkpoint();
         printDiagnostics(*rec, display);
         std::string note;
-        const auto channels = resolveChannels(*rec, sel, defaultMethodChannels(*rec, &note));
+        const auto channels =
+            resolveChannels(*rec, sel, defaultMethodChannels(*rec, &note, BadChannels::Keep));
         if (!sel.channels && !note.empty()) display.message(std::string(kProgram) + ": " + note);
 
         Provenance prov;

@@ -24,10 +24,12 @@
 #include "app/core/entropy_job.h"
 #include "app/core/gpu_backend.h"
 #include "app/core/ica_job.h"
+#include "app/core/interpolation_job.h"
 #include "app/core/json_writer.h"
 #include "app/core/memd_job.h"
 #include "app/core/pipeline.h"
 #include "app/core/recording_selection.h"
+#include "engine/core/bad_marks.h"
 #include "engine/core/provenance.h"
 #include "engine/core/text.h"
 #include "engine/dsp/preprocess.h"
@@ -167,9 +169,17 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
     const StepSelection& sel = stepSelection(step);
     PlannedStep ps;
     try {
-      ps.channels = sel.channels ? parseChannelSelection(*shape, sel.channelsText())
-                                 : defaultMethodChannels(*shape, &ps.note);
-      if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
+      const auto* interpolate = std::get_if<PipelineInterpolateStep>(&step);
+      ps.channels = sel.channels  ? parseChannelSelection(*shape, sel.channelsText())
+                    : interpolate ? badChannelIndices(*shape)
+                                  : defaultMethodChannels(*shape, &ps.note);
+      if (interpolate) {
+        planChannelInterpolation(shape->channels, ps.channels, interpolate->params);
+        // The next steps read the same channels, the interpolated ones good again.
+        auto next = std::make_shared<Recording>(*shape);
+        for (std::size_t c : ps.channels) next->channels[c].bad = false;
+        shape = std::move(next);
+      } else if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
         if (ps.channels.empty()) {
           throw InvalidParameterError("channels", "an empty selection", "at least one channel");
         }
@@ -308,6 +318,34 @@ StepReport runFilterStep(const PipelineFilterStep& s, const std::vector<std::siz
     r.sampleRate = result->channels.front().sampleRate;
   }
   current = result;
+  currentPath = output;
+  return r;
+}
+
+StepReport runInterpolateStep(const PipelineInterpolateStep& s,
+                              const std::vector<std::size_t>& channels,
+                              std::shared_ptr<const Recording>& current, std::string& currentPath,
+                              const std::string& output, ComputeBackend& backend, JobContext& ctx) {
+  InterpolationJobSpec spec;
+  spec.bad = channels;
+  spec.params = s.params;
+  spec.inputFile = currentPath;
+  JobContext computeCtx = ctx.sub(0.0, 0.8);
+  InterpolationJobResult job = runInterpolationJob(current, spec, backend, computeCtx);
+  JobContext writeCtx = ctx.sub(0.8, 1.0);
+  writeRecording(*job.recording, output, OutputFormat::Hdf5, job.provenance, writeCtx);
+  StepReport r;
+  r.input = currentPath;
+  r.backend = job.backend;
+  r.onGpu = backend.info().kind == BackendKind::Cuda;
+  r.selection = job.provenance.selection;
+  r.parameters = job.provenance.parameters;
+  r.channels = job.recording->channelCount();
+  if (!job.recording->channels.empty()) {
+    r.samples = job.recording->channels.front().sampleCount;
+    r.sampleRate = job.recording->channels.front().sampleRate;
+  }
+  current = job.recording;
   currentPath = output;
   return r;
 }
@@ -638,6 +676,9 @@ int runRun(const Args& argv) {
             } else if (const auto* d = std::get_if<PipelineMemdStep>(&step)) {
               report = runMemdStep(*d, planned.channels, *current, currentPath, output, backend,
                                    stepCtx);
+            } else if (const auto* b = std::get_if<PipelineInterpolateStep>(&step)) {
+              report = runInterpolateStep(*b, planned.channels, current, currentPath, output,
+                                          backend, stepCtx);
             } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
               report = runIcaStep(*c, planned.channels, *current, currentPath, output, backend,
                                   choice, stepCtx, display);

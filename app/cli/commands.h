@@ -38,6 +38,8 @@ CommandSpec xapenSpec();
 int runXapen(const Args& args);
 CommandSpec tfrSpec();
 int runTfr(const Args& args);
+CommandSpec interpolateSpec();
+int runInterpolate(const Args& args);
 CommandSpec synthSpec();
 int runSynth(const Args& args);
 CommandSpec demoSpec();

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "app/core/recording_selection.h"
+#include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -95,6 +96,9 @@ EventFeatureOptions arEventOptions(const Recording& rec, const ArJobSpec& spec,
     const double end = spec.startSeconds + spec.durationSeconds;
     if (end < total) o.gaps.push_back({end, total - end + 1.0});  // past the end as well
   }
+  // Trials that reach into a bad segment are rejected the same way, with the same diagnostic
+  // (MNE's reject_by_annotation for epochs).
+  for (const Annotation& a : badSegments(rec.annotations)) o.gaps.push_back({a.onset, a.duration});
   return o;
 }
 

@@ -86,7 +86,8 @@ std::string describeChannels(const Recording& rec, const std::vector<std::size_t
          name(channels.back()) + ")";
 }
 
-std::vector<std::size_t> defaultMethodChannels(const Recording& rec, std::string* note) {
+std::vector<std::size_t> defaultMethodChannels(const Recording& rec, std::string* note,
+                                               BadChannels badChannels) {
   std::map<double, std::size_t> perRate;
   std::size_t stim = 0;
   for (const auto& c : rec.channels) {
@@ -101,21 +102,24 @@ std::vector<std::size_t> defaultMethodChannels(const Recording& rec, std::string
   for (const auto& [r, count] : perRate) {
     if (count >= best) best = count, rate = r;
   }
-  std::vector<std::size_t> out;
+  std::vector<std::size_t> out, bad;
   for (std::size_t i = 0; i < rec.channels.size(); ++i) {
     const auto& c = rec.channels[i];
-    if (c.type != ChannelType::STIM && c.sampleRate == rate) out.push_back(i);
+    if (c.type == ChannelType::STIM || c.sampleRate != rate) continue;
+    // Marked bad: left out, as MNE's pick_types(exclude="bads").
+    (c.bad && badChannels == BadChannels::LeaveOut ? bad : out).push_back(i);
   }
   if (note) {
     note->clear();
-    const std::size_t otherRate = rec.channelCount() - stim - out.size();
-    if (stim > 0 || otherRate > 0) {
+    const std::size_t otherRate = rec.channelCount() - stim - out.size() - bad.size();
+    if (stim > 0 || otherRate > 0 || !bad.empty()) {
       *note =
           "using the " + std::to_string(out.size()) + " channels at " + formatNumber(rate) + " Hz";
       if (stim > 0) *note += "; left out " + std::to_string(stim) + " trigger/status channel(s)";
       if (otherRate > 0) {
         *note += "; left out " + std::to_string(otherRate) + " channel(s) at other sample rates";
       }
+      if (!bad.empty()) *note += "; left out the bad channels " + describeChannels(rec, bad);
       *note += " (select channels with --channels)";
     }
   }

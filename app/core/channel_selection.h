@@ -27,8 +27,13 @@ std::vector<std::size_t> parseChannelSelection(const Recording& rec, const std::
 std::string describeChannels(const Recording& rec, const std::vector<std::size_t>& channels);
 
 // The channels a per-channel method uses when the user gave no selection: every channel that is
-// not a trigger/status (STIM) channel, restricted to the sample rate most of them share (methods
-// need one rate). `note` receives a sentence when channels were left out, else "".
-std::vector<std::size_t> defaultMethodChannels(const Recording& rec, std::string* note = nullptr);
+// not a trigger/status (STIM) channel nor marked bad (ChannelInfo::bad), restricted to the sample
+// rate most of them share (methods need one rate). `note` receives a sentence when channels were
+// left out, else "".
+// Filters pass BadChannels::Keep: a filtered recording keeps every channel, bad ones included
+// (as MNE's raw.filter does), so that they can still be inspected or interpolated.
+enum class BadChannels { LeaveOut, Keep };
+std::vector<std::size_t> defaultMethodChannels(const Recording& rec, std::string* note = nullptr,
+                                               BadChannels bad = BadChannels::LeaveOut);
 
 }  // namespace modescope

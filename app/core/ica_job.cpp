@@ -7,6 +7,7 @@
 
 #include "app/core/gpu_backend.h"
 #include "app/core/recording_selection.h"
+#include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 #include "engine/core/provenance.h"
 #include "engine/core/text.h"
@@ -67,6 +68,15 @@ IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, ComputeBack
 
   ctx.progress(0.0, "reading the selection");
   SignalBlock block = extractBlock(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  const int64_t rangeSamples = block.samples;
+  // Bad segments are left out of the fit and the rest joined (MNE's ICA.fit with
+  // reject_by_annotation=True); the unmixing still applies to the whole range.
+  const int64_t skipped = dropBadSamples(block, badSegments(rec.annotations));
+  if (skipped > 0 && block.samples == 0) {
+    throw InvalidParameterError("start", "a range that lies wholly in bad segments",
+                                "a range with samples outside the bad segments",
+                                "choose another range, or remove bad segments");
+  }
   ctx.checkpoint();
   JobContext icaCtx = ctx.sub(0.05, 1.0);
   auto file = std::make_shared<IcaFile>();
@@ -75,7 +85,7 @@ IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, ComputeBack
   file->channels = icaFileChannels(rec, block.channels);
   file->sampleRate = block.sampleRate;
   file->firstSample = block.firstSample;
-  file->samples = block.samples;
+  file->samples = rangeSamples;
   file->inputFile = spec.inputFile.empty() ? rec.sourcePath : spec.inputFile;
 
   Provenance& prov = file->provenance;
@@ -84,7 +94,7 @@ IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, ComputeBack
   prov.seed = std::to_string(spec.params.seed);
   out.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
   stampJobProvenance(prov, out.backend, file->inputFile, rec, spec.channels, spec.startSeconds,
-                     spec.durationSeconds, out.wallSeconds);
+                     spec.durationSeconds, out.wallSeconds, BadSegmentUse::Skipped);
   out.file = std::move(file);
   ctx.progress(1.0, "decomposed");
   return out;

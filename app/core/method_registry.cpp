@@ -6,6 +6,9 @@ const std::vector<MethodEntry>& methodRegistry() {
   static const std::vector<MethodEntry> kMethods = {
       {"filter", "Process", "&Filter and re-reference...", true,
        "re-reference and zero-phase FIR filters (docs/preprocessing.md)"},
+      {"interpolate", "Process", "&Interpolate bad channels", true,
+       "spherical-spline interpolation of the bad channels, as MNE's interpolate_bads "
+       "(docs/bad-channels.md)"},
       {"emd", "Analysis", "&Decompose (EMD family)...", true,
        "EMD, EEMD, CEEMDAN, ICEEMDAN with Hilbert-Huang spectra (docs/emd.md)"},
       {"memd", "", "", true,

@@ -410,12 +410,24 @@ PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
   return s;
 }
 
+PipelineInterpolateStep readInterpolateStep(const Where& w, const JsonValue& step,
+                                            std::vector<std::string>* notes) {
+  // No start or duration: the step replaces whole channels.
+  refuseUnknownFields(w, step, {"step", "params", "channels", "backend"});
+  PipelineInterpolateStep s;
+  s.selection = readSelection(w, step);
+  s.params =
+      readParams(w, step, splineInterpolationParamTable(), SplineInterpolationParams{}, notes);
+  return s;
+}
+
 PipelineStep readStep(const std::string& path, std::size_t index, const JsonValue& step,
                       std::vector<std::string>* notes) {
   Where w{path, "step " + std::to_string(index + 1)};
   const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
-              "an object {\"step\": \"filter\" | \"emd\" | \"memd\" | \"ica\" | \"xapen\", ...}");
+              "an object {\"step\": \"filter\" | \"interpolate\" | \"emd\" | \"memd\" | \"ica\" | "
+              "\"xapen\", ...}");
   const JsonValue* kind = step.find("step");
   if (!kind)
     fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
@@ -432,6 +444,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   if (k == "emd") return readEmdStep(w, step, notes);
   if (k == "memd") return readMemdStep(w, step, notes);
   if (k == "xapen") return readEntropyStep(w, step, notes);
+  if (k == "interpolate") return readInterpolateStep(w, step, notes);
   return readIcaStep(w, step, notes);
 }
 
@@ -562,6 +575,11 @@ bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b) {
   return a.selection == b.selection && sameParams(entropyParamTable(), a.params, b.params);
 }
 
+bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b) {
+  return a.selection == b.selection &&
+         sameParams(splineInterpolationParamTable(), a.params, b.params);
+}
+
 bool operator==(const Pipeline& a, const Pipeline& b) {
   return a.version == b.version && a.description == b.description && a.steps == b.steps;
 }
@@ -571,6 +589,7 @@ const char* stepKind(const PipelineStep& step) {
   if (std::holds_alternative<PipelineEmdStep>(step)) return "emd";
   if (std::holds_alternative<PipelineMemdStep>(step)) return "memd";
   if (std::holds_alternative<PipelineEntropyStep>(step)) return "xapen";
+  if (std::holds_alternative<PipelineInterpolateStep>(step)) return "interpolate";
   return "ica";
 }
 
@@ -726,6 +745,9 @@ std::string writePipelineJson(const Pipeline& pipeline) {
     } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
       writeSelection(w, x->selection);
       writeParams(w, entropyParamTable(), x->params, EntropyParams{});
+    } else if (const auto* b = std::get_if<PipelineInterpolateStep>(&step)) {
+      writeSelection(w, b->selection);
+      writeParams(w, splineInterpolationParamTable(), b->params, SplineInterpolationParams{});
     }
     w.endObject();
   }

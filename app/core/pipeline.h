@@ -32,6 +32,7 @@
 #include "engine/entropy/entropy_params.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
+#include "engine/spatial/channel_interpolation.h"
 
 namespace modescope {
 
@@ -89,8 +90,16 @@ struct PipelineEntropyStep {
   EntropyParams params;
 };
 
+// Spherical-spline interpolation of bad channels (as `interpolate`). `selection.channels` names
+// the channels to interpolate (absent: those the input marks bad); the step works on the whole
+// recording, so it has no start or duration.
+struct PipelineInterpolateStep {
+  StepSelection selection;
+  SplineInterpolationParams params;
+};
+
 using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep,
-                                  PipelineMemdStep, PipelineEntropyStep>;
+                                  PipelineMemdStep, PipelineEntropyStep, PipelineInterpolateStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -105,9 +114,10 @@ bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b);
 bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b);
 bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
 bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b);
+bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "emd", "ica", "memd", "xapen".
+// "filter", "interpolate", "emd", "ica", "memd", "xapen".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "app/core/channel_selection.h"
+#include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -80,13 +81,43 @@ double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>
 
 void stampJobProvenance(Provenance& prov, const std::string& backend, const std::string& inputFile,
                         const Recording& rec, const std::vector<std::size_t>& channels,
-                        double startSeconds, double durationSeconds, double wallSeconds) {
+                        double startSeconds, double durationSeconds, double wallSeconds,
+                        BadSegmentUse segments) {
   prov.backend = backend;
   prov.softwareVersion = softwareVersion();
   prov.inputFile = inputFile;
   prov.selection = describeSelection(rec, channels, startSeconds, durationSeconds);
   prov.createdAt = utcNowIso8601();
   prov.wallSeconds = wallSeconds;
+
+  std::vector<std::size_t> leftOut, usedBad;
+  for (std::size_t i : badChannelIndices(rec)) {
+    const bool used = std::find(channels.begin(), channels.end(), i) != channels.end();
+    (used ? usedBad : leftOut).push_back(i);
+  }
+  std::string badChannels;
+  if (!leftOut.empty()) badChannels = "left out: " + describeChannels(rec, leftOut);
+  if (!usedBad.empty()) {
+    badChannels += (badChannels.empty() ? "" : "; ") + std::string("used although marked bad: ") +
+                   describeChannels(rec, usedBad);
+  }
+  if (!badChannels.empty()) prov.parameters.emplace_back("badChannels", badChannels);
+
+  const double end = durationSeconds < 0 ? rec.duration() : startSeconds + durationSeconds;
+  std::size_t inRange = 0;
+  const std::vector<Annotation> bad = badSegments(rec.annotations);
+  for (const Annotation& a : bad)
+    if (a.onset < end && a.onset + a.duration > startSeconds) ++inRange;
+  if (inRange > 0) {
+    double covered = 0.0;
+    goodRanges(bad, startSeconds, end, &covered);
+    prov.parameters.emplace_back(
+        "badSegments", std::to_string(inRange) + " in the range (" + formatNumber(covered) +
+                           " s), " +
+                           (segments == BadSegmentUse::Skipped
+                                ? std::string("skipped (their samples left out)")
+                                : std::string("kept: the method needs contiguous samples")));
+  }
 }
 
 std::string shiftIsoDateTime(const std::string& iso, double seconds) {

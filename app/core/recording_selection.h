@@ -43,12 +43,20 @@ double checkJobChannelRates(const Recording& rec, const std::vector<std::size_t>
 std::string describeSelection(const Recording& rec, const std::vector<std::size_t>& channels,
                               double startSeconds, double durationSeconds);
 
+// How a method treated the bad segments (engine/core/bad_marks.h) in its range: kept (methods
+// that need contiguous samples: EMD, MEMD, time-frequency, entropy) or skipped (ICA, as MNE's
+// reject_by_annotation).
+enum class BadSegmentUse { Kept, Skipped };
+
 // What every method job records of its run besides method and parameters: the backend, this
 // software's version, the input file, the selection in words (describeSelection), the time now
-// and the wall time.
+// and the wall time; and, where the recording has them, the bad marks: "badChannels" (those left
+// out of `channels`, and any used although marked bad) and "badSegments" (how many lie in the
+// range, their seconds, and `segments`).
 void stampJobProvenance(Provenance& prov, const std::string& backend, const std::string& inputFile,
                         const Recording& rec, const std::vector<std::size_t>& channels,
-                        double startSeconds, double durationSeconds, double wallSeconds);
+                        double startSeconds, double durationSeconds, double wallSeconds,
+                        BadSegmentUse segments = BadSegmentUse::Kept);
 
 // Adds `seconds` to an ISO 8601 local time "YYYY-MM-DDTHH:MM:SS[.f...]" (fraction kept to
 // 100 ns, trailing zeros dropped); returns "" when `iso` does not parse.

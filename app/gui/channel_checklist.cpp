@@ -16,14 +16,16 @@ ChannelChecklist::ChannelChecklist(const Recording& rec, const std::vector<int>&
   list_->setObjectName(QStringLiteral("channels"));
   for (std::size_t i = 0; i < rec.channelCount(); ++i) {
     const auto& c = rec.channels[i];
-    auto* item = new QListWidgetItem(QStringLiteral("%1  %2  (%3, %4 Hz)")
+    auto* item = new QListWidgetItem(QStringLiteral("%1  %2  (%3, %4 Hz)%5")
                                          .arg(i + 1)
                                          .arg(QString::fromStdString(c.name))
                                          .arg(QLatin1String(channelTypeName(c.type)))
-                                         .arg(c.sampleRate),
+                                         .arg(c.sampleRate)
+                                         .arg(c.bad ? tr("  bad") : QString()),
                                      list_);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    const bool pre = selected.empty() ? c.type == ChannelType::EEG
+    // Channels marked bad start unticked (docs/bad-channels.md).
+    const bool pre = selected.empty() ? c.type == ChannelType::EEG && !c.bad
                                       : std::find(selected.begin(), selected.end(),
                                                   static_cast<int>(i)) != selected.end();
     item->setCheckState(pre ? Qt::Checked : Qt::Unchecked);
@@ -34,8 +36,9 @@ ChannelChecklist::ChannelChecklist(const Recording& rec, const std::vector<int>&
   auto* none = new QPushButton(tr("None"), this);
   connect(all, &QPushButton::clicked, this,
           [this] { checkWhere([](const ChannelInfo&) { return true; }); });
-  connect(eeg, &QPushButton::clicked, this,
-          [this] { checkWhere([](const ChannelInfo& c) { return c.type == ChannelType::EEG; }); });
+  connect(eeg, &QPushButton::clicked, this, [this] {
+    checkWhere([](const ChannelInfo& c) { return c.type == ChannelType::EEG && !c.bad; });
+  });
   connect(none, &QPushButton::clicked, this,
           [this] { checkWhere([](const ChannelInfo&) { return false; }); });
   auto* layout = new QVBoxLayout(this);

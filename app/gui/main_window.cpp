@@ -25,6 +25,7 @@
 #include <set>
 
 #include "app/gui/ar_workflow.h"
+#include "app/gui/bad_marks_workflow.h"
 #include "app/gui/browser_actions.h"
 #include "app/gui/cursor_time.h"
 #include "app/gui/emd_workflow.h"
@@ -161,9 +162,12 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, jobDock);
   resizeDocks({channelDock}, {430}, Qt::Horizontal);
   resizeDocks({jobDock}, {150}, Qt::Vertical);
-  emd_ = new EmdWorkflow(this);  // its dock, hidden until a result arrives
-  ica_ = new IcaWorkflow(this);  // the same for the component browser
-  ar_ = new ArWorkflow(this);    // and for the event-related AR spectra
+  emd_ = new EmdWorkflow(this);            // its dock, hidden until a result arrives
+  ica_ = new IcaWorkflow(this);            // the same for the component browser
+  ar_ = new ArWorkflow(this);              // and for the event-related AR spectra
+  badMarks_ = new BadMarksWorkflow(this);  // its dock beside the channels
+  tabifyDockWidget(channelDock, badMarks_->dock());
+  channelDock->raise();
 }
 
 void MainWindow::buildStatusBar() {

@@ -32,6 +32,7 @@ namespace modescope {
 
 class AnnotationFilterModel;
 class ArWorkflow;
+class BadMarksWorkflow;
 class BrowserActions;
 class AnnotationModel;
 class BrowserPane;
@@ -114,6 +115,12 @@ class MainWindow : public QMainWindow {
   // channels, user annotations) of that recording.
   const std::vector<Document>& documents() const { return documents_; }
   const Marks& marks() const { return marks_; }
+  // Replaces the marks (user annotations sorted by onset), redraws the opened recording's
+  // browsers and gives its tab's recording the marks (withBadMarks, engine/core/bad_marks.h), so
+  // that every method and export sees the bad channels and segments (main_window_marks.cpp).
+  // BadMarksWorkflow makes the changes undoable.
+  void setMarks(Marks marks);
+  BadMarksWorkflow* badMarksWorkflow() const { return badMarks_; }  // bad channels and segments
   // Submits a job the way every window action does: success goes to `onSuccess` (GUI thread,
   // with the job's id), failure to an error box headed `failHeading`, cancel to the job list.
   JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
@@ -180,6 +187,7 @@ class MainWindow : public QMainWindow {
   void sessionLoaded(const QString& path);
   void pipelineApplied(const QString& path);
   void pipelineFailed(const QString& path, const QString& message);
+  void marksChanged();  // setMarks ran
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -255,6 +263,8 @@ class MainWindow : public QMainWindow {
   std::map<const BrowserPane*, QStringList> displayProblems_;  // the browsers' own messages
   std::map<JobId, JobRecord> sessionJobs_;  // jobs of the current recording, for sessions
   Marks marks_;
+  BadMarksWorkflow* badMarks_ = nullptr;
+  std::shared_ptr<const Recording> unmarkedPrimary_;  // the first tab's recording as opened
   bool syncingSelection_ = false;
   std::function<bool(const QString&, const QStringList&)> discardQuestion_;
   Pipeline history_;

@@ -18,6 +18,7 @@
 #include "app/core/method_registry.h"
 #include "app/gui/about_dialog.h"
 #include "app/gui/ar_workflow.h"
+#include "app/gui/bad_marks_workflow.h"
 #include "app/gui/browser_actions.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
@@ -111,9 +112,12 @@ void MainWindow::buildMenus() {
   // The methods' actions come from the one method list (app/core/method_registry.h); each id
   // opens its workflow's dialog.
   const std::map<std::string, std::function<void()>> openDialog = {
-      {"filter", [this] { askPreprocess(); }},       {"emd", [this] { emd_->askDecompose(); }},
-      {"ica", [this] { ica_->askIca(); }},           {"ar", [this] { ar_->askAr(); }},
+      {"filter", [this] { askPreprocess(); }},
+      {"emd", [this] { emd_->askDecompose(); }},
+      {"ica", [this] { ica_->askIca(); }},
+      {"ar", [this] { ar_->askAr(); }},
       {"xapen", [this] { entropy_->askEntropy(); }},
+      {"interpolate", [this] { badMarks_->interpolate(); }},
   };
   std::map<std::string, QMenu*> methodMenus;
   methodMenus["Process"] = menuBar()->addMenu(tr("&Process"));
@@ -131,6 +135,9 @@ void MainWindow::buildMenus() {
     a->setObjectName(QStringLiteral("method_") + QString::fromStdString(m.id));
     documentActions_ << a;
   }
+  // Not a method of its own: what the marks for interpolation and every method come from.
+  documentActions_ << methodMenus["Process"]->addAction(tr("&Suggest bad channels..."), this,
+                                                        [this] { badMarks_->suggest(); });
   // Not a method of its own: the AR pipeline replayed live.
   documentActions_ << methodMenus["Analysis"]->addAction(tr("&Live replay (AR features)..."), this,
                                                          [this] { ReplayWindow::showFor(this); });

@@ -2,12 +2,15 @@
 
 #include <QTimer>
 
+#include "app/core/channel_selection.h"
+#include "app/gui/bad_marks_workflow.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/entropy_workflow.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_history.h"
+#include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 
 namespace modescope {
@@ -40,6 +43,11 @@ void PipelinePlayer::runStep() {
       running_ = window_->icaWorkflow()->runIca(icaRequest(rec, *i));
     } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
       running_ = window_->entropyWorkflow()->runEntropy(entropyRequest(rec, *x));
+    } else if (const auto* b = std::get_if<PipelineInterpolateStep>(&step)) {
+      const auto& sel = b->selection;
+      running_ = window_->badMarksWorkflow()->interpolate(
+          sel.channels ? parseChannelSelection(rec, sel.channelsText()) : badChannelIndices(rec),
+          b->params);
     } else if (std::holds_alternative<PipelineMemdStep>(step)) {
       return stop(tr("%1: the window has no MEMD view yet; run this pipeline with "
                      "modescope-cli run")

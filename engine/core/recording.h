@@ -37,6 +37,9 @@ struct ChannelInfo {
   int digitalMin = 0, digitalMax = 0;
   std::string prefilter, transducer;
   std::optional<Position3> position;  // from the montage when the name is a known site
+  // Marked bad by the user (MNE's info["bads"], BIDS channels.tsv status "bad"): methods leave
+  // it out of their default selection and say so in their provenance; interpolation replaces it.
+  bool bad = false;
 };
 
 // Onset and duration in seconds from the recording start; duration 0 for an instant event.

@@ -55,7 +55,7 @@ void writeInfo(H5::Group& g, const Recording& rec) {
 
 void writeChannelTable(H5::Group& parent, const Recording& rec) {
   H5::Group g = parent.createGroup("channels");
-  std::vector<std::string> label, name, type, unit, prefilter, transducer;
+  std::vector<std::string> label, name, type, unit, prefilter, transducer, status;
   std::vector<double> rate, pmin, pmax, px, py, pz;
   std::vector<int64_t> count;
   std::vector<int32_t> dmin, dmax;
@@ -67,6 +67,7 @@ void writeChannelTable(H5::Group& parent, const Recording& rec) {
     unit.push_back(c.unit);
     prefilter.push_back(c.prefilter);
     transducer.push_back(c.transducer);
+    status.push_back(c.bad ? "bad" : "good");
     rate.push_back(c.sampleRate);
     count.push_back(c.sampleCount);
     pmin.push_back(c.physicalMin);
@@ -89,6 +90,7 @@ void writeChannelTable(H5::Group& parent, const Recording& rec) {
   h5::writeInt32s(g, "digital_max", dmax);
   h5::writeStrings(g, "prefilter", prefilter);
   h5::writeStrings(g, "transducer", transducer);
+  h5::writeStrings(g, "status", status);
   h5::writeDoubles(g, "position_x", px);
   h5::writeDoubles(g, "position_y", py);
   h5::writeDoubles(g, "position_z", pz);
@@ -211,6 +213,9 @@ ParsedRecording parseRecording(const h5::Reader& r, const H5::Group& g) {
   const auto px = r.doubles(ch, "position_x", n);
   const auto py = r.doubles(ch, "position_y", n);
   const auto pz = r.doubles(ch, "position_z", n);
+  // Added in ModeScope 0.6 (the user's bad-channel marks); older files have every channel good.
+  const auto status = r.hasChild(ch, "status") ? r.strings(ch, "status", n)
+                                               : std::vector<std::string>(label.size(), "good");
 
   H5::Group sig = r.group(g, "signals");
   for (int64_t i = 0; i < n; ++i) {
@@ -247,6 +252,7 @@ ParsedRecording parseRecording(const h5::Reader& r, const H5::Group& g) {
     c.digitalMax = static_cast<int>(dmax[k]);
     c.prefilter = prefilter[k];
     c.transducer = transducer[k];
+    c.bad = status[k] == "bad";
     if (std::isfinite(px[k]) && std::isfinite(py[k]) && std::isfinite(pz[k])) {
       c.position = Position3{px[k], py[k], pz[k]};
     }

@@ -11,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/bids_channels.h"
 #include "engine/io/child_process.h"
 #include "engine/io/edf_header.h"
 #include "engine/io/hdf5_recording.h"
@@ -253,6 +254,7 @@ std::shared_ptr<const Recording> openUnchecked(const std::string& path, const Op
     if (helper.empty()) throwUnsupported(path, "'" + printableBytes(magic) + "'");
     std::shared_ptr<Recording> rec = readWithBiosigChild(path, options, helper);
     rec->info.format = otherFormatName(path, magic);
+    applyBidsSidecarIfPresent(*rec, path);  // BrainVision, GDF, ... in a BIDS folder
     return rec;
   }
   *recordSeconds = check.header.recordDuration;
@@ -274,6 +276,7 @@ std::shared_ptr<const Recording> openUnchecked(const std::string& path, const Op
           "The header does not follow the " + formatName(check.header) +
               " specification in every detail (read anyway): " + summariseFindings(check.findings));
     }
+    applyBidsSidecarIfPresent(*r.recording, path);  // the bad channels EDF cannot hold
     return r.recording;
   }
   edflibError = "EDFlib refused this file (" + r.errorMessage + ")";
@@ -307,6 +310,7 @@ std::shared_ptr<const Recording> openUnchecked(const std::string& path, const Op
   rec->info.format = formatName(check.header);
   addDiagnostic(rec->diagnostics, Severity::Warning, "edf.edflibRefused",
                 edflibError + "; read with BioSig instead. Non-compliant: " + findings);
+  applyBidsSidecarIfPresent(*rec, path);
   return rec;
 }
 

@@ -5,8 +5,10 @@
 
 #include <memory>
 
+#include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/bids_channels.h"
 #include "engine/io/hdf5_schema.h"
 #include "engine/io/hdf5_util.h"
 #include "engine/io/recording_io.h"
@@ -51,6 +53,8 @@ void writeRecording(const Recording& rec, const std::string& path, OutputFormat 
 #ifdef MODESCOPE_HAVE_EDFLIB
       // EDF has no place for provenance beyond the header fields; HDF5 keeps it.
       writeEdfPlus(rec, path, format == OutputFormat::BdfPlus, ctx);
+      // Nor for a channel's status: the BIDS sidecar carries it (read back by openRecording).
+      if (!badChannelIndices(rec).empty()) writeBidsChannelsTsv(rec, bidsChannelsPathFor(path));
       return;
 #else
       throw InvalidParameterError(

@@ -21,26 +21,12 @@
 #include "engine/core/error.h"
 #include "engine/montage/position_files.h"
 #include "error_message_support.h"
+#include "montage_1010_support.h"
 
 namespace modescope {
 namespace {
 
-std::vector<ChannelInfo> montage1010() {
-  const ElectrodeLocations file = readElectrodeLocations(
-      std::string(MODESCOPE_SOURCE_DIR) + "/resources/montages/eeg_positions_standard_1010_3D.tsv");
-  std::vector<ChannelInfo> channels;
-  for (const auto& e : file.electrodes) {
-    if (e.label == "NAS" || e.label == "LPA" || e.label == "RPA") continue;
-    ChannelInfo c;
-    c.label = c.name = e.label;
-    c.type = ChannelType::EEG;
-    const double n = std::sqrt(e.position.x * e.position.x + e.position.y * e.position.y +
-                               e.position.z * e.position.z);
-    c.position = Position3{e.position.x / n, e.position.y / n, e.position.z / n};
-    channels.push_back(c);
-  }
-  return channels;
-}
+using test_support::montage1010;
 
 std::vector<std::size_t> all(const std::vector<ChannelInfo>& channels) {
   std::vector<std::size_t> s(channels.size());
