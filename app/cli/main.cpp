@@ -19,14 +19,25 @@ namespace modescope::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      {infoSpec, runInfo, false},         {convertSpec, runConvert, false},
-      {filterSpec, runFilter, false},     {emdSpec, runEmd, false},
-      {memdSpec, runMemd, false},         {icaSpec, runIca, false},
-      {icaApplySpec, runIcaApply, false}, {runSpec, runRun, false},
-      {studySpec, runStudy, false},       {arSpec, runAr, false},
-      {xapenSpec, runXapen, false},       {tfrSpec, runTfr, false},
-      {synthSpec, runSynth, false},       {demoSpec, runDemo, false},
-      {backendsSpec, runBackends, false}, {biosigImportSpec, runBiosigImportCommand, true},
+      {infoSpec, runInfo, false},
+      {convertSpec, runConvert, false},
+      {filterSpec, runFilter, false},
+      {emdSpec, runEmd, false},
+      {memdSpec, runMemd, false},
+      {icaSpec, runIca, false},
+      {icaApplySpec, runIcaApply, false},
+      {runSpec, runRun, false},
+      {studySpec, runStudy, false},
+      {arSpec, runAr, false},
+      {xapenSpec, runXapen, false},
+      {tfrSpec, runTfr, false},
+      {epochSpec, runEpoch, false},
+      {averageSpec, runAverage, false},
+      {annotationsSpec, runAnnotations, false},
+      {synthSpec, runSynth, false},
+      {demoSpec, runDemo, false},
+      {backendsSpec, runBackends, false},
+      {biosigImportSpec, runBiosigImportCommand, true},
   };
   return kCommands;
 }

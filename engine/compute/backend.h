@@ -19,6 +19,7 @@
 #include "engine/emd/emd_result.h"
 #include "engine/entropy/entropy_params.h"
 #include "engine/entropy/entropy_result.h"
+#include "engine/epochs/epoch_average.h"
 #include "engine/hht/hht.h"
 #include "engine/ica/ica_result.h"
 #include "engine/memd/memd.h"
@@ -154,6 +155,12 @@ class ComputeBackend {
   // size), InvalidInputError, Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
   virtual TfResult timeFrequency(const SignalBlock& block, const TfParams& params,
                                  JobContext& ctx) = 0;
+
+  // Mean and standard error per condition of a set of epochs (engine/epochs/epoch_average.h: the
+  // formulas both backends follow). The CPU computes in double; the CUDA backend reads the float
+  // samples once per pass into double accumulators, one thread per (condition, channel, sample).
+  // Throws Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
+  virtual EpochAverages averageEpochs(const EpochSet& set, JobContext& ctx) = 0;
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

@@ -261,6 +261,10 @@ class CpuBackend final : public ComputeBackend {
     return computeTfCpu(block, params, threads_, ctx);
   }
 
+  EpochAverages averageEpochs(const EpochSet& set, JobContext& ctx) override {
+    return averageEpochsCpu(set, ctx);
+  }
+
  private:
   int threads_;
 };

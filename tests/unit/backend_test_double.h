@@ -45,6 +45,9 @@ class UnexpectedCallBackend : public ComputeBackend {
   TfResult timeFrequency(const SignalBlock&, const TfParams&, JobContext&) override {
     unexpected("timeFrequency");
   }
+  EpochAverages averageEpochs(const EpochSet&, JobContext&) override {
+    unexpected("averageEpochs");
+  }
 
  protected:
   [[noreturn]] static void unexpected(const std::string& method) {
