@@ -9,6 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <utility>
+
+#include "widgets/annotation_colours.h"
 
 namespace modescope::browser {
 
@@ -21,8 +25,6 @@ const QColor kSelectedRow{0xee, 0xf4, 0xff};
 const QColor kMinorGrid{0xec, 0xec, 0xec};
 const QColor kMajorGrid{0xc8, 0xc8, 0xc8};
 const QColor kAxisText{0x30, 0x30, 0x30};
-const QColor kFileMarker{0xe0, 0x60, 0x00};
-const QColor kUserMarker{0x00, 0x89, 0x7b};
 const QColor kSpanFill{0xff, 0xb0, 0x50, 0x26};
 const QColor kUserSpanFill{0x40, 0xc0, 0xb0, 0x26};
 
@@ -110,24 +112,26 @@ void paintAnnotations(QPainter& p, const BrowserLayout& l, const PageScene& s) {
                  ia.user ? kUserSpanFill : kSpanFill);
     }
   }
-  // Markers: one line per pixel column at most, one drawLines per kind.
-  QVector<QLineF> fileLines, userLines;
-  int lastFileX = INT32_MIN, lastUserX = INT32_MIN;
+  // Markers in their event type's colour (widgets/annotation_colours.h), the user's dashed: one
+  // line per pixel column at most per kind, one drawLines per colour and kind.
+  std::map<std::pair<QRgb, bool>, QVector<QLineF>> lines;
+  std::map<std::pair<QRgb, bool>, int> lastX;
   for (const IndexedAnnotation& ia : s.annotations) {
     const double t = ia.annotation->onset;
     if (t < t0 || t > t1) continue;
     const double x = xOf(t);
     const int ix = static_cast<int>(std::floor(x));
-    int& last = ia.user ? lastUserX : lastFileX;
-    if (ix == last) continue;
-    last = ix;
-    (ia.user ? userLines : fileLines)
-        .append(QLineF(x, l.annotationBand.top(), x, l.traces.bottom()));
+    const std::pair<QRgb, bool> key{annotationColour(ia.annotation->text).rgb(), ia.user};
+    const auto [it, first] = lastX.emplace(key, ix);
+    if (!first && it->second == ix) continue;
+    it->second = ix;
+    lines[key].append(QLineF(x, l.annotationBand.top(), x, l.traces.bottom()));
   }
-  p.setPen(QPen(kFileMarker, 0));
-  p.drawLines(fileLines);
-  p.setPen(QPen(kUserMarker, 0));
-  p.drawLines(userLines);
+  for (const auto& [key, group] : lines) {
+    p.setPen(QPen(QColor::fromRgb(key.first), key.second ? 1.5 : 0,
+                  key.second ? Qt::DashLine : Qt::SolidLine));
+    p.drawLines(group);
+  }
 
   // Texts in the band above the traces: skipped where they would overlap the previous one, and
   // at most kMaxAnnotationTexts, so a page with thousands of events stays legible and fast.
@@ -142,7 +146,7 @@ void paintAnnotations(QPainter& p, const BrowserLayout& l, const PageScene& s) {
     if (x < freeFrom) continue;
     const QString text = fm.elidedText(QString::fromStdString(a.text), Qt::ElideRight, maxW);
     if (text.isEmpty()) continue;
-    p.setPen(ia.user ? kUserMarker : kFileMarker);
+    p.setPen(annotationColour(a.text).darker(ia.user ? 140 : 115));
     p.drawText(QPointF(x, l.annotationBand.top() + fm.ascent() + 1), text);
     freeFrom = x + fm.horizontalAdvance(text) + 6;
     ++drawn;

@@ -401,12 +401,51 @@ PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
   return s;
 }
 
+// An array of non-empty strings (event types, difference waves).
+std::vector<std::string> readStrings(const Where& w, const JsonValue& step,
+                                     const std::string& field, bool required,
+                                     const std::string& example) {
+  std::vector<std::string> out;
+  const JsonValue* v = step.find(field);
+  const std::string expected = "an array of strings, e.g. " + example;
+  if (!v) {
+    if (required) fail(w, field, &step, "", expected);
+    return out;
+  }
+  requireKind(w, field, *v, Kind::Array, expected);
+  for (std::size_t j = 0; j < v->asArray().size(); ++j) {
+    const JsonValue& e = v->asArray()[j];
+    const std::string where = field + ", item " + std::to_string(j + 1);
+    requireKind(w, where, e, Kind::String, "a non-empty string");
+    if (e.asString().empty()) fail(w, where, &e, "\"\"", "a non-empty string");
+    out.push_back(e.asString());
+  }
+  if (out.empty() && required) fail(w, field, v, "an empty array", expected);
+  return out;
+}
+
+PipelineEpochStep readEpochStep(const Where& w, const JsonValue& step,
+                                std::vector<std::string>* notes) {
+  refuseUnknownFields(w, step,
+                      {"step", "events", "differences", "epochs", "params", "channels", "backend"});
+  PipelineEpochStep s;
+  s.selection = readSelection(w, step);
+  s.events = readStrings(w, step, "events", true, "[\"T1\", \"T2\"]");
+  s.differences = readStrings(w, step, "differences", false, "[\"T1-T2\"]");
+  if (const JsonValue* v = step.find("epochs")) {
+    requireKind(w, "epochs", *v, Kind::Bool, "true (epochs and averages) or false (averages)");
+    s.epochs = v->asBool();
+  }
+  s.params = readParams(w, step, epochParamTable(), EpochParams{}, notes);
+  return s;
+}
+
 PipelineStep readStep(const std::string& path, std::size_t index, const JsonValue& step,
                       std::vector<std::string>* notes) {
   Where w{path, "step " + std::to_string(index + 1)};
   const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
-              "an object {\"step\": \"filter\" | \"emd\" | \"memd\" | \"ica\", ...}");
+              "an object {\"step\": \"filter\" | \"emd\" | \"memd\" | \"ica\" | \"epoch\", ...}");
   const JsonValue* kind = step.find("step");
   if (!kind)
     fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
@@ -422,6 +461,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   if (k == "filter") return readFilterStep(w, step);
   if (k == "emd") return readEmdStep(w, step, notes);
   if (k == "memd") return readMemdStep(w, step, notes);
+  if (k == "epoch") return readEpochStep(w, step, notes);
   return readIcaStep(w, step, notes);
 }
 
@@ -548,6 +588,11 @@ bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b) {
          sameParams(memdParamTable(), a.params, b.params);
 }
 
+bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b) {
+  return a.selection == b.selection && a.events == b.events && a.differences == b.differences &&
+         a.epochs == b.epochs && sameParams(epochParamTable(), a.params, b.params);
+}
+
 bool operator==(const Pipeline& a, const Pipeline& b) {
   return a.version == b.version && a.description == b.description && a.steps == b.steps;
 }
@@ -556,6 +601,7 @@ const char* stepKind(const PipelineStep& step) {
   if (std::holds_alternative<PipelineFilterStep>(step)) return "filter";
   if (std::holds_alternative<PipelineEmdStep>(step)) return "emd";
   if (std::holds_alternative<PipelineMemdStep>(step)) return "memd";
+  if (std::holds_alternative<PipelineEpochStep>(step)) return "epoch";
   return "ica";
 }
 
@@ -708,6 +754,18 @@ std::string writePipelineJson(const Pipeline& pipeline) {
       if (!d->preset.empty()) w.field("preset", d->preset);
       writeSelection(w, d->selection);
       writeParams(w, memdParamTable(), d->params, memdStepBase(d->preset));
+    } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
+      w.key("events").beginArray();
+      for (const std::string& e : p->events) w.value(e);
+      w.endArray();
+      if (!p->differences.empty()) {
+        w.key("differences").beginArray();
+        for (const std::string& d : p->differences) w.value(d);
+        w.endArray();
+      }
+      if (!p->epochs) w.field("epochs", false);
+      writeSelection(w, p->selection);
+      writeParams(w, epochParamTable(), p->params, EpochParams{});
     }
     w.endObject();
   }

@@ -28,6 +28,7 @@
 #include "engine/core/error.h"
 #include "engine/dsp/preprocess.h"
 #include "engine/emd/emd_params.h"
+#include "engine/epochs/epoch_params.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
 
@@ -80,8 +81,19 @@ struct PipelineIcaStep {
   IcaParams params;
 };
 
-using PipelineStep =
-    std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep, PipelineMemdStep>;
+// Epochs around events and their averages (as `epoch`, or `average` when epochs is false): a
+// result file, not a recording; the next step reads what this one read. The selection is the
+// channels and the backend (epochs are cut from the whole recording: no start or duration).
+struct PipelineEpochStep {
+  StepSelection selection;
+  std::vector<std::string> events;       // annotation texts, each a condition
+  std::vector<std::string> differences;  // "A-B"
+  bool epochs = true;                    // false: the averages only
+  EpochParams params;
+};
+
+using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep,
+                                  PipelineMemdStep, PipelineEpochStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -95,9 +107,10 @@ bool operator==(const PipelineFilterStep& a, const PipelineFilterStep& b);
 bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b);
 bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b);
 bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
+bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "emd", "ica", "memd".
+// "filter", "emd", "ica", "memd", "epoch".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.

@@ -31,6 +31,7 @@ class QUndoStack;
 namespace modescope {
 
 class AnnotationFilterModel;
+class AnnotationWorkflow;
 class ArWorkflow;
 class AnnotationModel;
 class BrowserPane;
@@ -38,6 +39,7 @@ class BrowserToolbar;
 class ChannelTableModel;
 class EmdWorkflow;
 class EntropyWorkflow;
+class EpochWorkflow;
 class EngineBridge;
 class IcaWorkflow;
 class InfoBar;
@@ -113,6 +115,11 @@ class MainWindow : public QMainWindow {
   // channels, user annotations) of that recording.
   const std::vector<Document>& documents() const { return documents_; }
   const Marks& marks() const { return marks_; }
+  // Replaces the user's annotations (sorted by onset): the recording's browser, the Annotations
+  // dock and the event types follow. Not an undo step itself (AnnotationWorkflow pushes those).
+  void setUserAnnotations(std::vector<Annotation> annotations);
+  AnnotationWorkflow* annotationWorkflow() const { return annotations_; }
+  EpochWorkflow* epochWorkflow() const { return epochs_; }  // Analysis > Epochs and averages
   // Submits a job the way every window action does: success goes to `onSuccess` (GUI thread,
   // with the job's id), failure to an error box headed `failHeading`, cancel to the job list.
   JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
@@ -177,6 +184,7 @@ class MainWindow : public QMainWindow {
   void sessionLoaded(const QString& path);
   void pipelineApplied(const QString& path);
   void pipelineFailed(const QString& path, const QString& message);
+  void userAnnotationsChanged();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -245,6 +253,8 @@ class MainWindow : public QMainWindow {
   IcaWorkflow* ica_ = nullptr;
   ArWorkflow* ar_ = nullptr;
   EntropyWorkflow* entropy_ = nullptr;
+  AnnotationWorkflow* annotations_ = nullptr;
+  EpochWorkflow* epochs_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
   std::vector<Document> documents_;                            // parallel to the tabs

@@ -17,10 +17,12 @@
 
 #include "app/core/method_registry.h"
 #include "app/gui/about_dialog.h"
+#include "app/gui/annotation_workflow.h"
 #include "app/gui/ar_workflow.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/entropy_workflow.h"
+#include "app/gui/epoch_workflow.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
 #include "app/gui/ica_workflow.h"
@@ -80,6 +82,8 @@ void MainWindow::buildMenus() {
   connect(ica_->resultTabs(), &QTabWidget::currentChanged, saveIca,
           [saveIca](int index) { saveIca->setEnabled(index >= 0); });
   file->addSeparator();
+  annotations_->addFileActions(file);
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
@@ -89,6 +93,7 @@ void MainWindow::buildMenus() {
   redo->setShortcut(QKeySequence::Redo);
   edit->addAction(undo);
   edit->addAction(redo);
+  annotations_->addEditActions(edit);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(toolbar_->toggleViewAction());
@@ -99,7 +104,7 @@ void MainWindow::buildMenus() {
   const std::map<std::string, std::function<void()>> openDialog = {
       {"filter", [this] { askPreprocess(); }},       {"emd", [this] { emd_->askDecompose(); }},
       {"ica", [this] { ica_->askIca(); }},           {"ar", [this] { ar_->askAr(); }},
-      {"xapen", [this] { entropy_->askEntropy(); }},
+      {"xapen", [this] { entropy_->askEntropy(); }}, {"epoch", [this] { epochs_->askEpochs(); }},
   };
   std::map<std::string, QMenu*> methodMenus;
   methodMenus["Process"] = menuBar()->addMenu(tr("&Process"));
@@ -117,6 +122,15 @@ void MainWindow::buildMenus() {
     a->setObjectName(QStringLiteral("method_") + QString::fromStdString(m.id));
     documentActions_ << a;
   }
+  // Welch spectra of what the browser shows (the epochs' spectrum is in their results).
+  QAction* pageSpectrum = methodMenus["Analysis"]->addAction(
+      tr("Power spectrum of the &page"), this, [this] { epochs_->showPageSpectrum(false); });
+  pageSpectrum->setObjectName(QStringLiteral("pageSpectrum"));
+  QAction* selectedSpectrum =
+      methodMenus["Analysis"]->addAction(tr("Power spectrum of the &selected channels"), this,
+                                         [this] { epochs_->showPageSpectrum(true); });
+  selectedSpectrum->setObjectName(QStringLiteral("selectedSpectrum"));
+  documentActions_ << pageSpectrum << selectedSpectrum;
   // Not a method of its own: the AR pipeline replayed live.
   documentActions_ << methodMenus["Analysis"]->addAction(tr("&Live replay (AR features)..."), this,
                                                          [this] { ReplayWindow::showFor(this); });

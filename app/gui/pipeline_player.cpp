@@ -2,8 +2,10 @@
 
 #include <QTimer>
 
+#include "app/core/channel_selection.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/epoch_workflow.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_history.h"
@@ -37,6 +39,16 @@ void PipelinePlayer::runStep() {
       running_ = window_->emdWorkflow()->runDecompose(decomposeRequest(rec, *e));
     } else if (const auto* i = std::get_if<PipelineIcaStep>(&step)) {
       running_ = window_->icaWorkflow()->runIca(icaRequest(rec, *i));
+    } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
+      EpochJobSpec spec;
+      spec.epochs.channels = p->selection.channels
+                                 ? parseChannelSelection(rec, p->selection.channelsText())
+                                 : defaultMethodChannels(rec);
+      spec.epochs.eventTypes = p->events;
+      spec.epochs.params = p->params;
+      spec.differences = p->differences;
+      spec.keepEpochs = p->epochs;
+      running_ = window_->epochWorkflow()->runEpochs(spec);
     } else if (std::holds_alternative<PipelineMemdStep>(step)) {
       return stop(tr("%1: the window has no MEMD view yet; run this pipeline with "
                      "modescope-cli run")

@@ -19,7 +19,6 @@
 #include "engine/emd/emd_result.h"
 #include "engine/entropy/entropy_params.h"
 #include "engine/entropy/entropy_result.h"
-#include "engine/epochs/epoch_average.h"
 #include "engine/hht/hht.h"
 #include "engine/ica/ica_result.h"
 #include "engine/memd/memd.h"
@@ -28,6 +27,11 @@
 #include "engine/tf/tf_result.h"
 
 namespace modescope {
+
+// engine/epochs/epoch_average.h (declared only: the epoch headers change more often than this
+// interface, and most of its users never average epochs).
+struct EpochSet;
+struct EpochAverages;
 
 enum class BackendKind { Cpu, Cuda };
 enum class BackendChoice { Auto, Cpu, Cuda };

@@ -19,6 +19,7 @@
 #include "engine/core/text.h"
 #include "engine/emd/emd.h"
 #include "engine/entropy/entropy_cpu.h"
+#include "engine/epochs/epoch_average.h"
 #include "engine/hht/hht_cpu.h"
 #include "engine/ica/infomax.h"
 #include "engine/parallel/fftw_owners.h"

@@ -24,7 +24,7 @@ std::vector<Field> makeFields() {
       realParam("tmin", "tmin", "Epoch start")
           .in("s")
           .atLeast(-kMaxOffsetSeconds)
-          .atMost(kMaxOffsetSeconds)
+          .below(kMaxOffsetSeconds)
           .shown(3, 0.05)
           .because("start of the window relative to the event, rounded to a sample (mne.Epochs "
                    "tmin)"),
@@ -32,7 +32,7 @@ std::vector<Field> makeFields() {
   f.push_back(bindField<EpochParams>(
       realParam("tmax", "tmax", "Epoch end")
           .in("s")
-          .atLeast(-kMaxOffsetSeconds)
+          .above(-kMaxOffsetSeconds)
           .atMost(kMaxOffsetSeconds)
           .shown(3, 0.05)
           .because("end of the window relative to the event, included (mne.Epochs tmax)"),

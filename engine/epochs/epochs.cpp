@@ -96,7 +96,7 @@ std::vector<std::pair<std::string, std::size_t>> eventTypeCounts(const Recording
   return out;
 }
 
-EpochSet extractEpochs(const Recording& rec, const EpochSpec& spec, JobContext& ctx) {
+void checkEpochSpec(const Recording& rec, const EpochSpec& spec) {
   checkChannels(rec, spec);
   if (spec.eventTypes.empty())
     throw InvalidParameterError(
@@ -111,6 +111,11 @@ EpochSet extractEpochs(const Recording& rec, const EpochSpec& spec, JobContext& 
                                   "an annotation text of the recording: " + joinTypes(types),
                                   "name the events exactly as the annotations spell them");
   }
+  epochWindow(spec.params, rec.channels[spec.channels.front()].sampleRate);
+}
+
+EpochSet extractEpochs(const Recording& rec, const EpochSpec& spec, JobContext& ctx) {
+  checkEpochSpec(rec, spec);
   EpochSet set;
   set.conditions = spec.eventTypes;
   set.channels = spec.channels;

@@ -83,6 +83,10 @@ std::vector<TimeSpan> badSegmentsFromAnnotations(const Recording& rec);
 // The event types a recording's annotations hold, with their counts, in first-onset order.
 std::vector<std::pair<std::string, std::size_t>> eventTypeCounts(const Recording& rec);
 
+// The checks of extractEpochs that need no samples (channels, event types, window at the rate),
+// for planning a pipeline before anything runs. Throws what extractEpochs throws for them.
+void checkEpochSpec(const Recording& rec, const EpochSpec& spec);
+
 // Steps 1-5 above. Throws InvalidParameterError: no channels, mixed rates, an unknown channel, no
 // event types, an event type no annotation has (naming the types the recording has), a window
 // that does not fit the rate, and no epoch left when every event was dropped (saying why they

@@ -38,7 +38,7 @@ TEST(MethodRegistry, PipelineStepKindsAreTheMarkedEntries) {
       EXPECT_NE(message.find("modescope-cli " + m.id), std::string::npos) << message;
     }
   }
-  EXPECT_EQ(pipelineStepKinds(), "filter, emd, memd or ica");
+  EXPECT_EQ(pipelineStepKinds(), "filter, emd, memd, ica or epoch");
 }
 
 }  // namespace

@@ -108,6 +108,29 @@ TEST_F(MneEpochsTest, CommandLineErrorsSayWhatToDo) {
   EXPECT_TRUE(listDir().empty());  // nothing half-written
 }
 
+TEST_F(MneEpochsTest, PipelineEpochStepWritesWhatTheCommandWrites) {
+  std::ofstream(path("p.json")) << R"({"modescope_pipeline": 1, "steps": [
+      {"step": "epoch", "events": ["T1", "T2"], "differences": ["T1-T2"], "backend": "cpu",
+       "channels": ["C3", "Cz", "C4"], "params": {"tmin": -0.2, "tmax": 0.6}}]})";
+  const RunResult r =
+      runCli({"run", path("p.json"), "--input", kEdf, "-o", path("out"), "--quiet"});
+  ASSERT_EQ(r.exitCode, 0) << describe(r);
+  const JsonValue run = readJsonFile(path("out/run.json"));
+  const JsonValue& step = run.find("steps")->asArray().at(0);
+  EXPECT_EQ(step.find("kind")->asString(), "epoch");
+  EXPECT_EQ(step.find("channels")->asInt64(), 3);
+  EXPECT_EQ(step.find("events")->asInt64(), 15);  // 8 T1 + 7 T2
+  EXPECT_EQ(step.find("epochs_kept")->asInt64(), 15);
+  // The same numbers as the command: compared with MNE like the command's file.
+  if (haveMne()) {
+    const JsonValue j =
+        compare(path("out/01-epoch.h5"), {"T1,T2", "-0.2", "0.6", "-0.2", "0", "0"});
+    const auto& cs = j.find("conditions")->asArray();
+    ASSERT_EQ(cs.size(), 2u);
+    for (const JsonValue& c : cs) EXPECT_LT(c.find("mean_max_abs_diff_uv")->asDouble(), 1e-3);
+  }
+}
+
 TEST_F(MneEpochsTest, AnnotationsExportImportRoundTrip) {
   const std::string tsv = path("events.tsv");
   RunResult r = runCli({"annotations", "export", kEdf, "-o", tsv});

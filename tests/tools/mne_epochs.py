@@ -26,9 +26,14 @@ def main():
     raw = mne.io.read_raw_edf(edf, preload=True)
     events, ids = mne.events_from_annotations(raw)
     event_id = {t: ids[t] for t in types}
+    with h5py.File(h5, "r") as f:
+        ours = [c.decode() if isinstance(c, bytes) else c for c in f["channels"][()]]
+    # ModeScope normalises labels ("Fc5." -> "FC5"); match MNE's by letters, case-insensitively.
+    key = {n.strip(".").upper(): n for n in raw.ch_names}
+    picks = [key[c.upper()] for c in ours]
     epochs = mne.Epochs(raw, events, event_id=event_id, tmin=tmin, tmax=tmax,
                         baseline=(bmin, bmax), reject={"eeg": reject * 1e-6} if reject > 0 else None,
-                        reject_by_annotation=True, preload=True, picks="eeg")
+                        reject_by_annotation=True, preload=True, picks=picks)
     out = {"mne_version": mne.__version__, "conditions": []}
     with h5py.File(h5, "r") as f:
         conditions = [c.decode() if isinstance(c, bytes) else c for c in f["conditions"][()]]

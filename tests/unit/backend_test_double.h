@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/compute/backend.h"
+#include "engine/epochs/epoch_average.h"
 
 namespace modescope::test_support {
 
