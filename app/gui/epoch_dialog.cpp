@@ -37,16 +37,18 @@ EpochDialog::EpochDialog(std::shared_ptr<const Recording> recording,
   all.annotations.insert(all.annotations.end(), user_.begin(), user_.end());
   types_ = new QListWidget;
   types_->setObjectName(QStringLiteral("eventTypes"));
+  types_->setIconSize(QSize(12, 12));
   for (const auto& [type, count] : eventTypeCounts(all)) {
     auto* item =
         new QListWidgetItem(tr("%1  (%2)").arg(QString::fromStdString(type)).arg(count), types_);
     item->setData(Qt::UserRole, QString::fromStdString(type));
     item->setData(Qt::DecorationRole, annotationColour(type));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    // Bad segments are what epochs are rejected by, not conditions.
+    // Bad segments are what epochs are rejected by, not conditions; a type with one event has
+    // no standard error, so it starts unchecked too.
     const bool bad =
         QString::fromStdString(type).startsWith(QStringLiteral("bad"), Qt::CaseInsensitive);
-    item->setCheckState(bad ? Qt::Unchecked : Qt::Checked);
+    item->setCheckState(bad || count < 2 ? Qt::Unchecked : Qt::Checked);
   }
   types_->setToolTip(tr("Each checked event type is a condition: its epochs are averaged"));
   connect(types_, &QListWidget::itemChanged, this, &EpochDialog::revalidate);
@@ -57,7 +59,11 @@ EpochDialog::EpochDialog(std::shared_ptr<const Recording> recording,
   editors_.build(epochParamTable(), this, QStringLiteral("epoch"));
   for (const auto& f : epochParamTable().fields()) {
     QWidget* w = editors_.editor(f.decl.key);
-    form->addRow(QString::fromStdString(f.decl.label), w);
+    // A check box carries its own label.
+    if (f.decl.kind == ParamKind::Flag)
+      form->addRow(w);
+    else
+      form->addRow(QString::fromStdString(f.decl.label), w);
     onParamEditorChanged(w, this, [this] { revalidate(); });
   }
   differences_ = new QLineEdit;

@@ -63,6 +63,19 @@ std::shared_ptr<const Recording> epochsAsRecording(const Recording& base, const 
   return rec;
 }
 
+// A tab: "label [choice]" above `plot`.
+QWidget* plotPage(const QString& label, QComboBox* choice, QWidget* plot) {
+  auto* page = new QWidget;
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(label));
+  bar->addWidget(choice);
+  bar->addStretch(1);
+  auto* layout = new QVBoxLayout(page);
+  layout->addLayout(bar);
+  layout->addWidget(plot, 1);
+  return page;
+}
+
 }  // namespace
 
 EpochResultsPane::EpochResultsPane(std::shared_ptr<const Recording> recording,
@@ -81,7 +94,6 @@ EpochResultsPane::EpochResultsPane(std::shared_ptr<const Recording> recording,
   tabs_->setObjectName(QStringLiteral("epochTabs"));
 
   // ERP per condition at one channel.
-  auto* erpPage = new QWidget;
   channel_ = new QComboBox;
   channel_->setObjectName(QStringLiteral("erpChannel"));
   for (const std::string& n : set.channelNames) channel_->addItem(QString::fromStdString(n));
@@ -89,18 +101,10 @@ EpochResultsPane::EpochResultsPane(std::shared_ptr<const Recording> recording,
   channel_->setCurrentIndex(std::max(cz, 0));
   erp_ = new CurvePlot;
   erp_->setObjectName(QStringLiteral("erpPlot"));
-  auto* erpBar = new QHBoxLayout;
-  erpBar->addWidget(new QLabel(tr("Channel")));
-  erpBar->addWidget(channel_);
-  erpBar->addStretch(1);
-  auto* erpLayout = new QVBoxLayout(erpPage);
-  erpLayout->addLayout(erpBar);
-  erpLayout->addWidget(erp_, 1);
   connect(channel_, &QComboBox::currentIndexChanged, this, [this] { showErp(); });
-  tabs_->addTab(erpPage, tr("ERP"));
+  tabs_->addTab(plotPage(tr("Channel"), channel_, erp_), tr("ERP"));
 
   // Butterfly of one condition or difference.
-  auto* butterflyPage = new QWidget;
   condition_ = new QComboBox;
   condition_->setObjectName(QStringLiteral("butterflyCondition"));
   for (const std::string& c : set.conditions) condition_->addItem(QString::fromStdString(c));
@@ -108,15 +112,8 @@ EpochResultsPane::EpochResultsPane(std::shared_ptr<const Recording> recording,
     condition_->addItem(QString::fromStdString(d.name));
   butterfly_ = new CurvePlot;
   butterfly_->setObjectName(QStringLiteral("butterflyPlot"));
-  auto* bBar = new QHBoxLayout;
-  bBar->addWidget(new QLabel(tr("Condition")));
-  bBar->addWidget(condition_);
-  bBar->addStretch(1);
-  auto* bLayout = new QVBoxLayout(butterflyPage);
-  bLayout->addLayout(bBar);
-  bLayout->addWidget(butterfly_, 1);
   connect(condition_, &QComboBox::currentIndexChanged, this, [this] { showButterfly(); });
-  tabs_->addTab(butterflyPage, tr("Butterfly"));
+  tabs_->addTab(plotPage(tr("Condition"), condition_, butterfly_), tr("Butterfly"));
 
   // Scalp maps over time.
   auto* mapPage = new QWidget;
