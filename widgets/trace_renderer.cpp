@@ -10,7 +10,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <utility>
 
 #include "widgets/annotation_colours.h"
 
@@ -112,24 +111,24 @@ void paintAnnotations(QPainter& p, const BrowserLayout& l, const PageScene& s) {
                  ia.user ? kUserSpanFill : kSpanFill);
     }
   }
-  // Markers in their event type's colour (widgets/annotation_colours.h), the user's dashed: one
-  // line per pixel column at most per kind, one drawLines per colour and kind.
-  std::map<std::pair<QRgb, bool>, QVector<QLineF>> lines;
-  std::map<std::pair<QRgb, bool>, int> lastX;
+  // Markers in their event type's colour (widgets/annotation_colours.h): one line per pixel
+  // column at most per kind (file, user), in the colour of the first annotation there, then one
+  // drawLines per colour.
+  std::map<QRgb, QVector<QLineF>> lines;
+  int lastFileX = INT32_MIN, lastUserX = INT32_MIN;
   for (const IndexedAnnotation& ia : s.annotations) {
     const double t = ia.annotation->onset;
     if (t < t0 || t > t1) continue;
     const double x = xOf(t);
     const int ix = static_cast<int>(std::floor(x));
-    const std::pair<QRgb, bool> key{annotationColour(ia.annotation->text).rgb(), ia.user};
-    const auto [it, first] = lastX.emplace(key, ix);
-    if (!first && it->second == ix) continue;
-    it->second = ix;
-    lines[key].append(QLineF(x, l.annotationBand.top(), x, l.traces.bottom()));
+    int& last = ia.user ? lastUserX : lastFileX;
+    if (ix == last) continue;
+    last = ix;
+    lines[annotationColour(ia.annotation->text).rgb()].append(
+        QLineF(x, l.annotationBand.top(), x, l.traces.bottom()));
   }
-  for (const auto& [key, group] : lines) {
-    p.setPen(QPen(QColor::fromRgb(key.first), key.second ? 1.5 : 0,
-                  key.second ? Qt::DashLine : Qt::SolidLine));
+  for (const auto& [colour, group] : lines) {
+    p.setPen(QPen(QColor::fromRgb(colour), 0));
     p.drawLines(group);
   }
 

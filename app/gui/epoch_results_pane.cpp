@@ -303,6 +303,17 @@ void EpochResultsPane::showMaps() {
   std::vector<ChannelInfo> channels;
   for (std::size_t c : set.channels) channels.push_back(recording_->channels[c]);
   const double step = mapStep_->value() / 1000.0;
+  // One colour scale for the series (EEGLAB's timtopo, MNE's plot_topomap(times=...)): the
+  // largest |value| of any channel at any of the maps' times.
+  double largest = 0.0;
+  for (int m = 0; m < kMapCount; ++m) {
+    const auto i = static_cast<int64_t>(std::llround((mapStart_ + m * step) * set.sampleRate)) -
+                   set.window.first;
+    if (i < 0 || i >= set.samples) continue;
+    for (std::size_t c = 0; c < set.channelCount(); ++c)
+      largest = std::max(largest, std::abs(meanRow(choice, c)[static_cast<std::size_t>(i)]));
+  }
+  for (ScalpMapView* view : maps_) view->setSymmetricRange(largest);
   for (int m = 0; m < kMapCount; ++m) {
     const double t = mapStart_ + m * step;
     const auto i = static_cast<int64_t>(std::llround(t * set.sampleRate)) - set.window.first;

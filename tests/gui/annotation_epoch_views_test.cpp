@@ -267,6 +267,10 @@ class AnnotationEpochViewsTest : public QObject {
     QVERIFY2(pane->scalpMaps()[0]->message().isEmpty(),
              qPrintable(pane->scalpMaps()[0]->message()));
     QCOMPARE(pane->scalpMaps()[0]->title(), QStringLiteral("100 ms"));
+    // One scale for the series: every map's bar ends at the same value.
+    QVERIFY(pane->scalpMaps()[0]->scaleHigh() > 0);
+    for (ScalpMapView* m : pane->scalpMaps())
+      if (m->message().isEmpty()) QCOMPARE(m->scaleHigh(), pane->scalpMaps()[0]->scaleHigh());
     QTest::qWait(50);
     save(pane, "epochs_topography");
 
