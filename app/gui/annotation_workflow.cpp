@@ -175,7 +175,7 @@ void AnnotationWorkflow::addEditActions(QMenu* edit) {
   QAction* add =
       edit->addAction(tr("Add annotation at &cursor"), this, &AnnotationWorkflow::addAtCursor);
   add->setObjectName(QStringLiteral("addAnnotation"));
-  add->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+  add->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
   QAction* editAction =
       edit->addAction(tr("&Edit annotation..."), this, &AnnotationWorkflow::askEditSelected);
   editAction->setObjectName(QStringLiteral("editAnnotation"));

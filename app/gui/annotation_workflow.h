@@ -1,8 +1,8 @@
 // Annotating in the main window (issue 19, item 1):
 //
 //  - add: Shift + drag on the traces (or a plain drag in annotate mode, Edit > Annotate mode, A)
-//    marks a span; a click marks an instant; Edit > Add annotation at cursor (Ctrl+M) marks the
-//    time last under the mouse (the page's centre when none). The text is asked for, with the
+//    marks a span; a click marks an instant; Edit > Add annotation at cursor (Ctrl+Shift+A) marks
+//    the time last under the mouse (the page's centre when none). The text is asked for, with the
 //    known event types offered;
 //  - edit (double-click a row of yours in the Annotations dock, or Edit annotation...) onset,
 //    duration and text; delete (the Delete key in the dock, or Delete annotation);
