@@ -10,6 +10,7 @@
 #include "cuda/cuda_ar.h"
 #include "cuda/cuda_emd.h"
 #include "cuda/cuda_entropy.h"
+#include "cuda/cuda_epochs.h"
 #include "cuda/cuda_hht.h"
 #include "cuda/cuda_ica.h"
 #include "cuda/cuda_memd.h"
@@ -119,6 +120,11 @@ class CudaBackend final : public ComputeBackend {
                          JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
     return cuda::timeFrequencyGpu(block, params, ctx);
+  }
+
+  EpochAverages averageEpochs(const EpochSet& set, JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    return cuda::averageEpochsGpu(set, ctx);
   }
 
  private:

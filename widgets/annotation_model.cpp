@@ -1,5 +1,7 @@
 #include "widgets/annotation_model.h"
 
+#include <QFont>
+
 #include "widgets/time_format.h"
 
 namespace modescope {
@@ -12,8 +14,19 @@ void AnnotationModel::setAnnotations(std::vector<Annotation> annotations) {
   endResetModel();
 }
 
+void AnnotationModel::setUserAnnotations(std::vector<Annotation> annotations) {
+  beginResetModel();
+  user_ = std::move(annotations);
+  endResetModel();
+}
+
+const Annotation& AnnotationModel::annotation(int row) const {
+  const auto r = static_cast<size_t>(row);
+  return r < annotations_.size() ? annotations_.at(r) : user_.at(r - annotations_.size());
+}
+
 int AnnotationModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(annotations_.size());
+  return parent.isValid() ? 0 : static_cast<int>(annotations_.size() + user_.size());
 }
 
 int AnnotationModel::columnCount(const QModelIndex& parent) const {
@@ -22,8 +35,15 @@ int AnnotationModel::columnCount(const QModelIndex& parent) const {
 
 QVariant AnnotationModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
-  const Annotation& a = annotations_[static_cast<size_t>(index.row())];
+  const Annotation& a = annotation(index.row());
+  const int userIndex = index.row() - static_cast<int>(annotations_.size());
   if (role == kOnsetRole) return a.onset;
+  if (role == kUserIndexRole) return userIndex;
+  if (role == Qt::FontRole && userIndex >= 0) {
+    QFont bold;
+    bold.setBold(true);
+    return bold;
+  }
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
       case OnsetColumn:
@@ -36,8 +56,10 @@ QVariant AnnotationModel::data(const QModelIndex& index, int role) const {
         return {};
     }
   }
-  if (role == Qt::ToolTipRole && index.column() == TextColumn) {
-    return QString::fromStdString(a.text);
+  if (role == Qt::ToolTipRole) {
+    const QString text = QString::fromStdString(a.text);
+    return userIndex >= 0 ? tr("%1 (yours: double-click to edit, Delete removes it)").arg(text)
+                          : tr("%1 (from the file)").arg(text);
   }
   if (role == Qt::TextAlignmentRole && index.column() != TextColumn) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -63,6 +85,15 @@ QVariant AnnotationModel::headerData(int section, Qt::Orientation orientation, i
 AnnotationFilterModel::AnnotationFilterModel(QObject* parent) : QSortFilterProxyModel(parent) {
   setFilterKeyColumn(AnnotationModel::TextColumn);
   setFilterCaseSensitivity(Qt::CaseInsensitive);
+  // The user's rows come after the file's in the source; by onset they interleave (stable sort:
+  // at equal onsets the file's first).
+  setSortRole(AnnotationModel::kOnsetRole);
+  sort(AnnotationModel::OnsetColumn, Qt::AscendingOrder);
+}
+
+int AnnotationFilterModel::userIndexAt(int proxyRow) const {
+  const QModelIndex i = index(proxyRow, 0);
+  return i.isValid() ? i.data(AnnotationModel::kUserIndexRole).toInt() : -1;
 }
 
 double AnnotationFilterModel::onsetAt(int proxyRow) const {

@@ -1,4 +1,6 @@
-// Table model over a recording's annotations (onset, duration, text).
+// Table model over a recording's annotations (onset, duration, text) and the user's own
+// (session marks, editable through app/gui/annotation_workflow.h): the file's rows first, then
+// the user's, which show in bold with a "mine" tooltip; the filter model sorts all by onset.
 //
 // Built for 10,000+ rows: data() is O(1) per cell and the rows are kept as one vector, so a
 // QTableView with fixed row heights scrolls without delay. Filtering by text is done by
@@ -20,12 +22,16 @@ class AnnotationModel : public QAbstractTableModel {
   enum Column { OnsetColumn = 0, DurationColumn, TextColumn, ColumnCount };
   // Qt::UserRole on any column gives the onset in seconds as a double.
   static constexpr int kOnsetRole = Qt::UserRole;
+  // Index into the user's annotations (setUserAnnotations), or -1 for one of the file's.
+  static constexpr int kUserIndexRole = Qt::UserRole + 1;
 
   explicit AnnotationModel(QObject* parent = nullptr);
 
   // Replaces all rows (annotations are expected sorted by onset, as Recording keeps them).
   void setAnnotations(std::vector<Annotation> annotations);
-  const Annotation& annotation(int row) const { return annotations_.at(static_cast<size_t>(row)); }
+  // The user's annotations, shown after the file's.
+  void setUserAnnotations(std::vector<Annotation> annotations);
+  const Annotation& annotation(int row) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -34,7 +40,7 @@ class AnnotationModel : public QAbstractTableModel {
                       int role = Qt::DisplayRole) const override;
 
  private:
-  std::vector<Annotation> annotations_;
+  std::vector<Annotation> annotations_, user_;
 };
 
 // Case-insensitive text filter over AnnotationModel's text column. An empty pattern shows all.
@@ -45,6 +51,8 @@ class AnnotationFilterModel : public QSortFilterProxyModel {
   explicit AnnotationFilterModel(QObject* parent = nullptr);
   // Onset in seconds of a proxy row.
   double onsetAt(int proxyRow) const;
+  // The user annotation index of a proxy row, -1 for a file annotation or no row.
+  int userIndexAt(int proxyRow) const;
 
  public slots:
   void setFilterText(const QString& text);

@@ -145,6 +145,7 @@ struct ScalpMapView::State {
 
   bool compact = false, marked = false, highlighted = false;
   bool labels = false, contours = true, symmetric = true;
+  double fixedHalfRange = 0.0;  // setSymmetricRange; 0 = the map's own
 
   double low = 0.0, high = 0.0;
   std::vector<double> levels;
@@ -291,7 +292,7 @@ void ScalpMapView::rebuild() {
   if (s.hasMap) {
     const double lo = s.grid.minValue, hi = s.grid.maxValue;
     if (s.symmetric) {
-      double m = std::max(std::abs(lo), std::abs(hi));
+      double m = s.fixedHalfRange > 0 ? s.fixedHalfRange : std::max(std::abs(lo), std::abs(hi));
       if (!(m > 0.0) || !std::isfinite(m)) m = 1.0;
       s.low = -m;
       s.high = m;
@@ -379,6 +380,13 @@ void ScalpMapView::setShowContours(bool show) {
 void ScalpMapView::setSymmetricScale(bool symmetric) {
   if (state_->symmetric == symmetric) return;
   state_->symmetric = symmetric;
+  rebuild();
+}
+
+void ScalpMapView::setSymmetricRange(double halfRange) {
+  const double h = std::isfinite(halfRange) && halfRange > 0 ? halfRange : 0.0;
+  if (state_->fixedHalfRange == h) return;
+  state_->fixedHalfRange = h;
   rebuild();
 }
 

@@ -84,6 +84,9 @@ class ScalpMapView : public QWidget {
   void setShowContours(bool show);
   // Symmetric scale (default, for signed maps) or min..max with a sequential map (r^2, power).
   void setSymmetricScale(bool symmetric);
+  // A symmetric scale of -halfRange..+halfRange shared by several maps (a series over time);
+  // 0 (the default) = each map's own max|v|. Values beyond it take the bar's end colours.
+  void setSymmetricRange(double halfRange);
 
   QString title() const;
   QStringList unmappedChannels() const;

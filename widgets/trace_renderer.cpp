@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+
+#include "widgets/annotation_colours.h"
 
 namespace modescope::browser {
 
@@ -21,8 +24,6 @@ const QColor kSelectedRow{0xee, 0xf4, 0xff};
 const QColor kMinorGrid{0xec, 0xec, 0xec};
 const QColor kMajorGrid{0xc8, 0xc8, 0xc8};
 const QColor kAxisText{0x30, 0x30, 0x30};
-const QColor kFileMarker{0xe0, 0x60, 0x00};
-const QColor kUserMarker{0x00, 0x89, 0x7b};
 const QColor kSpanFill{0xff, 0xb0, 0x50, 0x26};
 const QColor kUserSpanFill{0x40, 0xc0, 0xb0, 0x26};
 
@@ -110,8 +111,10 @@ void paintAnnotations(QPainter& p, const BrowserLayout& l, const PageScene& s) {
                  ia.user ? kUserSpanFill : kSpanFill);
     }
   }
-  // Markers: one line per pixel column at most, one drawLines per kind.
-  QVector<QLineF> fileLines, userLines;
+  // Markers in their event type's colour (widgets/annotation_colours.h): one line per pixel
+  // column at most per kind (file, user), in the colour of the first annotation there, then one
+  // drawLines per colour.
+  std::map<QRgb, QVector<QLineF>> lines;
   int lastFileX = INT32_MIN, lastUserX = INT32_MIN;
   for (const IndexedAnnotation& ia : s.annotations) {
     const double t = ia.annotation->onset;
@@ -121,13 +124,13 @@ void paintAnnotations(QPainter& p, const BrowserLayout& l, const PageScene& s) {
     int& last = ia.user ? lastUserX : lastFileX;
     if (ix == last) continue;
     last = ix;
-    (ia.user ? userLines : fileLines)
-        .append(QLineF(x, l.annotationBand.top(), x, l.traces.bottom()));
+    lines[annotationColour(ia.annotation->text).rgb()].append(
+        QLineF(x, l.annotationBand.top(), x, l.traces.bottom()));
   }
-  p.setPen(QPen(kFileMarker, 0));
-  p.drawLines(fileLines);
-  p.setPen(QPen(kUserMarker, 0));
-  p.drawLines(userLines);
+  for (const auto& [colour, group] : lines) {
+    p.setPen(QPen(QColor::fromRgb(colour), 0));
+    p.drawLines(group);
+  }
 
   // Texts in the band above the traces: skipped where they would overlap the previous one, and
   // at most kMaxAnnotationTexts, so a page with thousands of events stays legible and fast.
@@ -142,7 +145,7 @@ void paintAnnotations(QPainter& p, const BrowserLayout& l, const PageScene& s) {
     if (x < freeFrom) continue;
     const QString text = fm.elidedText(QString::fromStdString(a.text), Qt::ElideRight, maxW);
     if (text.isEmpty()) continue;
-    p.setPen(ia.user ? kUserMarker : kFileMarker);
+    p.setPen(annotationColour(a.text).darker(ia.user ? 140 : 115));
     p.drawText(QPointF(x, l.annotationBand.top() + fm.ascent() + 1), text);
     freeFrom = x + fm.horizontalAdvance(text) + 6;
     ++drawn;

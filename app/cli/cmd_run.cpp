@@ -22,6 +22,7 @@
 #include "app/core/channel_selection.h"
 #include "app/core/emd_job.h"
 #include "app/core/entropy_job.h"
+#include "app/core/epoch_job.h"
 #include "app/core/gpu_backend.h"
 #include "app/core/ica_job.h"
 #include "app/core/interpolation_job.h"
@@ -36,6 +37,7 @@
 #include "engine/io/atomic_file.h"
 #include "engine/io/hdf5_emd.h"
 #include "engine/io/hdf5_entropy.h"
+#include "engine/io/hdf5_epochs.h"
 #include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_memd.h"
 #include "engine/io/recording_io.h"
@@ -74,6 +76,8 @@ struct StepReport {
   // xapen
   std::string measure;
   int64_t epochs = 0;
+  // epoch
+  int64_t epochsKept = 0, events = 0;
 };
 
 // A step's channels, resolved against the recording it will read.
@@ -157,6 +161,16 @@ IcaJobSpec icaJobSpec(const PipelineIcaStep& s, const std::vector<std::size_t>& 
   return job;
 }
 
+EpochJobSpec epochJobSpec(const PipelineEpochStep& s, const std::vector<std::size_t>& channels) {
+  EpochJobSpec job;
+  job.epochs.channels = channels;
+  job.epochs.eventTypes = s.events;
+  job.epochs.params = s.params;
+  job.differences = s.differences;
+  job.keepEpochs = s.epochs;
+  return job;
+}
+
 // Every step's selection checked against the recording it will read, before anything runs: a
 // filter step's output has the filter's channels over its range, as selectRecording() cuts them
 // (lazily: no sample is read here).
@@ -195,6 +209,8 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
         checkIcaJob(*shape, icaJobSpec(*c, ps.channels, input, BackendChoice::Cpu));
       } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
         checkEntropyJob(*shape, entropyJobSpec(*x, ps.channels));
+      } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
+        checkEpochSpec(*shape, epochJobSpec(*p, ps.channels).epochs);
       }
     } catch (const Cancelled&) {
       throw;
@@ -458,6 +474,29 @@ StepReport runEntropyStep(const PipelineEntropyStep& s, const std::vector<std::s
   return r;
 }
 
+StepReport runEpochStep(const PipelineEpochStep& s, const std::vector<std::size_t>& channels,
+                        const Recording& current, const std::string& currentPath,
+                        const std::string& output, ComputeBackend& backend, JobContext& ctx) {
+  StepReport r;
+  JobContext computeCtx = ctx.sub(0.0, 0.9);
+  const EpochJobResult result =
+      runEpochJob(current, epochJobSpec(s, channels), backend, computeCtx);
+  JobContext writeCtx = ctx.sub(0.9, 1.0);
+  writeEpochFile(output, *result.file, writeCtx);
+  const EpochSet& set = result.file->set;
+  r.input = currentPath;
+  r.backend = result.backend;
+  r.onGpu = backend.info().kind == BackendKind::Cuda;
+  r.selection = result.file->provenance.selection;
+  r.parameters = result.file->provenance.parameters;
+  r.channels = set.channelCount();
+  r.samples = set.samples;
+  r.sampleRate = set.sampleRate;
+  r.epochsKept = static_cast<int64_t>(set.epochCount());
+  r.events = static_cast<int64_t>(set.log.size());
+  return r;
+}
+
 std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePath,
                         const std::string& input, const std::string& outDir,
                         const std::optional<BackendChoice>& backendOption,
@@ -507,6 +546,9 @@ std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePat
     } else if (s.kind == "xapen") {
       w.field("measure", s.measure);
       w.field("epochs", s.epochs);
+    } else if (s.kind == "epoch") {
+      w.field("epochs_kept", s.epochsKept);
+      w.field("events", s.events);
     }
     // A list, not an object: a filter step has one "filter" entry per filter.
     w.key("parameters").beginArray();
@@ -685,6 +727,9 @@ int runRun(const Args& argv) {
             } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
               report = runEntropyStep(*x, planned.channels, *current, currentPath, output, backend,
                                       stepCtx);
+            } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
+              report = runEpochStep(*p, planned.channels, *current, currentPath, output, backend,
+                                    stepCtx);
             }
           } catch (const Cancelled&) {
             throw;

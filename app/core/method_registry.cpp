@@ -19,6 +19,12 @@ const std::vector<MethodEntry>& methodRegistry() {
        "Burg AR spectra and the r^2 map between two event classes (docs/ar.md)"},
       {"xapen", "Analysis", "&Entropy matrices (Cross-ApEn / SampEn)...", true,
        "ApEn / Cross-ApEn / SampEn matrices of every channel pair (docs/entropy.md)"},
+      {"epoch", "Analysis", "E&pochs and averages...", true,
+       "epochs around events, averaged ERPs with confidence bands, difference waves "
+       "(docs/epochs.md)"},
+      {"average", "", "", false,
+       "averaged ERPs per event type with confidence bands and difference waves, without the "
+       "epochs (docs/epochs.md)"},
       {"tfr", "", "", false,
        "spectrograms and synchrosqueezing of orders 1-4, ridges, reconstruction "
        "(docs/time-frequency.md)"},

@@ -30,6 +30,7 @@
 #include "engine/dsp/preprocess.h"
 #include "engine/emd/emd_params.h"
 #include "engine/entropy/entropy_params.h"
+#include "engine/epochs/epoch_params.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
 #include "engine/spatial/channel_interpolation.h"
@@ -98,8 +99,20 @@ struct PipelineInterpolateStep {
   SplineInterpolationParams params;
 };
 
-using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep,
-                                  PipelineMemdStep, PipelineEntropyStep, PipelineInterpolateStep>;
+// Epochs around events and their averages (as `epoch`, or `average` when epochs is false): a
+// result file, not a recording; the next step reads what this one read. The selection is the
+// channels and the backend (epochs are cut from the whole recording: no start or duration).
+struct PipelineEpochStep {
+  StepSelection selection;
+  std::vector<std::string> events;       // annotation texts, each a condition
+  std::vector<std::string> differences;  // "A-B"
+  bool epochs = true;                    // false: the averages only
+  EpochParams params;
+};
+
+using PipelineStep =
+    std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep, PipelineMemdStep,
+                 PipelineEntropyStep, PipelineInterpolateStep, PipelineEpochStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -115,9 +128,10 @@ bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b);
 bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
 bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b);
 bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b);
+bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "interpolate", "emd", "ica", "memd", "xapen".
+// "filter", "interpolate", "emd", "ica", "memd", "xapen", "epoch".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.

@@ -22,14 +22,17 @@
 #include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <set>
 
+#include "app/gui/annotation_workflow.h"
 #include "app/gui/ar_workflow.h"
 #include "app/gui/bad_marks_workflow.h"
 #include "app/gui/browser_actions.h"
 #include "app/gui/cursor_time.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/epoch_workflow.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/result_dock.h"
 #include "widgets/annotation_model.h"
@@ -168,6 +171,13 @@ void MainWindow::buildDocks() {
   badMarks_ = new BadMarksWorkflow(this);  // its dock beside the channels
   tabifyDockWidget(channelDock, badMarks_->dock());
   channelDock->raise();
+  emd_ = new EmdWorkflow(this);                 // its dock, hidden until a result arrives
+  ica_ = new IcaWorkflow(this);                 // the same for the component browser
+  ar_ = new ArWorkflow(this);                   // and for the event-related AR spectra
+  annotations_ = new AnnotationWorkflow(this);  // the Events dock, annotation editing
+  tabifyDockWidget(annotationDock, annotations_->dock());
+  annotationDock->raise();
+  epochs_ = new EpochWorkflow(this);  // the Epochs and averages dock, hidden until a result
 }
 
 void MainWindow::buildStatusBar() {
@@ -238,7 +248,10 @@ int MainWindow::addDocument(Document doc) {
   browser->installEventFilter(this);
   browserActions_->attach(browser);  // ruler, cursor read-out, context menus
   browser->setBadChannels(doc.derived ? std::vector<std::string>{} : marks_.badChannels);
-  if (!doc.derived) browser->setUserAnnotations(marks_.userAnnotations);
+  if (!doc.derived) {
+    browser->setUserAnnotations(marks_.userAnnotations);
+    annotations_->attach(browser);
+  }
   connect(pane, &BrowserPane::selectionChanged, this, [this, pane] {
     if (pane == currentPane()) syncChannelSelectionFromBrowser();
   });
@@ -356,6 +369,9 @@ void MainWindow::onCurrentTabChanged(int index) {
   channelModel_->setRecording(doc->recording);
   channelModel_->setVisibility(doc->pane->channelVisibility());
   annotationModel_->setAnnotations(doc->recording->annotations);
+  annotationModel_->setUserAnnotations(doc->derived ? std::vector<Annotation>{}
+                                                    : marks_.userAnnotations);
+  annotations_->refresh();
   info_->setRecording(doc->recording, doc->origin);
   toolbar_->setBrowser(doc->pane->browser());
   fileLabel_->setText(doc->path.isEmpty() ? doc->title : doc->path);
@@ -410,6 +426,18 @@ void MainWindow::updateInfoBar() {
     }
   }
   infoBar_->setMessages(messages);
+}
+
+void MainWindow::setUserAnnotations(std::vector<Annotation> annotations) {
+  std::stable_sort(annotations.begin(), annotations.end(),
+                   [](const Annotation& a, const Annotation& b) { return a.onset < b.onset; });
+  marks_.userAnnotations = std::move(annotations);
+  for (Document& d : documents_)
+    if (!d.derived && d.pane) d.pane->browser()->setUserAnnotations(marks_.userAnnotations);
+  const Document* doc = currentDocument();
+  annotationModel_->setUserAnnotations(doc && !doc->derived ? marks_.userAnnotations
+                                                            : std::vector<Annotation>{});
+  emit userAnnotationsChanged();
 }
 
 void MainWindow::updateCursorTime(const QPoint& pos) {

@@ -31,6 +31,7 @@ class QUndoStack;
 namespace modescope {
 
 class AnnotationFilterModel;
+class AnnotationWorkflow;
 class ArWorkflow;
 class BadMarksWorkflow;
 class BrowserActions;
@@ -40,6 +41,7 @@ class BrowserToolbar;
 class ChannelTableModel;
 class EmdWorkflow;
 class EntropyWorkflow;
+class EpochWorkflow;
 class EngineBridge;
 class IcaWorkflow;
 class InfoBar;
@@ -121,6 +123,11 @@ class MainWindow : public QMainWindow {
   // BadMarksWorkflow makes the changes undoable.
   void setMarks(Marks marks);
   BadMarksWorkflow* badMarksWorkflow() const { return badMarks_; }  // bad channels and segments
+  // Replaces the user's annotations (sorted by onset): the recording's browser, the Annotations
+  // dock and the event types follow. Not an undo step itself (AnnotationWorkflow pushes those).
+  void setUserAnnotations(std::vector<Annotation> annotations);
+  AnnotationWorkflow* annotationWorkflow() const { return annotations_; }
+  EpochWorkflow* epochWorkflow() const { return epochs_; }  // Analysis > Epochs and averages
   // Submits a job the way every window action does: success goes to `onSuccess` (GUI thread,
   // with the job's id), failure to an error box headed `failHeading`, cancel to the job list.
   JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
@@ -188,6 +195,7 @@ class MainWindow : public QMainWindow {
   void pipelineApplied(const QString& path);
   void pipelineFailed(const QString& path, const QString& message);
   void marksChanged();  // setMarks ran
+  void userAnnotationsChanged();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -257,6 +265,8 @@ class MainWindow : public QMainWindow {
   ArWorkflow* ar_ = nullptr;
   EntropyWorkflow* entropy_ = nullptr;
   BrowserActions* browserActions_ = nullptr;
+  AnnotationWorkflow* annotations_ = nullptr;
+  EpochWorkflow* epochs_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
   std::vector<Document> documents_;                            // parallel to the tabs

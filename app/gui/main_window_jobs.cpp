@@ -19,6 +19,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_value.h"
 #include "engine/dsp/preprocess.h"
+#include "engine/io/annotation_files.h"
 #include "engine/io/atomic_file.h"
 #include "engine/io/recording_io.h"
 #include "resources/embedded_resources.h"
@@ -316,7 +317,13 @@ void MainWindow::onDerivedReady(JobId id, const DerivedRecording& result, const 
 JobId MainWindow::exportRecording(const QString& path) {
   const Document* doc = currentDocument();
   if (!doc) return 0;
-  const std::shared_ptr<const Recording> rec = doc->recording;
+  std::shared_ptr<const Recording> rec = doc->recording;
+  if (!doc->derived && !marks_.userAnnotations.empty()) {
+    // The user's annotations go into the file with the recording's own (EDF+ TALs, HDF5).
+    auto marked = std::make_shared<Recording>(*rec);
+    marked->annotations = mergeAnnotations(marked->annotations, marks_.userAnnotations);
+    rec = std::move(marked);
+  }
   Provenance prov = doc->provenance;
   if (prov.method.empty()) {
     prov.method = "convert";
@@ -331,10 +338,10 @@ JobId MainWindow::exportRecording(const QString& path) {
         return file;
       },
       tr("Export failed"), tr("Could not write %1.").arg(path),
-      [this, path, rec](JobId, const JobOutcome&) {
+      [this, path, source = doc->recording](JobId, const JobOutcome&) {
         // The derived recording is now in a file: closing it loses nothing.
         for (Document& d : documents_)
-          if (d.recording == rec) d.exported = true;
+          if (d.recording == source) d.exported = true;
         statusBar()->showMessage(tr("Recording written to %1").arg(path), 5000);
       });
 }

@@ -17,12 +17,14 @@
 
 #include "app/core/method_registry.h"
 #include "app/gui/about_dialog.h"
+#include "app/gui/annotation_workflow.h"
 #include "app/gui/ar_workflow.h"
 #include "app/gui/bad_marks_workflow.h"
 #include "app/gui/browser_actions.h"
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/entropy_workflow.h"
+#include "app/gui/epoch_workflow.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/file_filters.h"
 #include "app/gui/help_browser.h"
@@ -84,6 +86,8 @@ void MainWindow::buildMenus() {
   connect(ica_->resultTabs(), &QTabWidget::currentChanged, saveIca,
           [saveIca](int index) { saveIca->setEnabled(index >= 0); });
   file->addSeparator();
+  annotations_->addFileActions(file);
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
@@ -93,6 +97,7 @@ void MainWindow::buildMenus() {
   redo->setShortcut(QKeySequence::Redo);
   edit->addAction(undo);
   edit->addAction(redo);
+  annotations_->addEditActions(edit);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(toolbar_->toggleViewAction());
@@ -118,6 +123,12 @@ void MainWindow::buildMenus() {
       {"ar", [this] { ar_->askAr(); }},
       {"xapen", [this] { entropy_->askEntropy(); }},
       {"interpolate", [this] { badMarks_->interpolate(); }},
+      {"filter", [this] { askPreprocess(); }},
+      {"emd", [this] { emd_->askDecompose(); }},
+      {"ica", [this] { ica_->askIca(); }},
+      {"ar", [this] { ar_->askAr(); }},
+      {"xapen", [this] { entropy_->askEntropy(); }},
+      {"epoch", [this] { epochs_->askEpochs(); }},
   };
   std::map<std::string, QMenu*> methodMenus;
   methodMenus["Process"] = menuBar()->addMenu(tr("&Process"));
@@ -138,6 +149,15 @@ void MainWindow::buildMenus() {
   // Not a method of its own: what the marks for interpolation and every method come from.
   documentActions_ << methodMenus["Process"]->addAction(tr("&Suggest bad channels..."), this,
                                                         [this] { badMarks_->suggest(); });
+  // Welch spectra of what the browser shows (the epochs' spectrum is in their results).
+  QAction* pageSpectrum = methodMenus["Analysis"]->addAction(
+      tr("Power spectrum of the &page"), this, [this] { epochs_->showPageSpectrum(false); });
+  pageSpectrum->setObjectName(QStringLiteral("pageSpectrum"));
+  QAction* selectedSpectrum =
+      methodMenus["Analysis"]->addAction(tr("Power spectrum of the &selected channels"), this,
+                                         [this] { epochs_->showPageSpectrum(true); });
+  selectedSpectrum->setObjectName(QStringLiteral("selectedSpectrum"));
+  documentActions_ << pageSpectrum << selectedSpectrum;
   // Not a method of its own: the AR pipeline replayed live.
   documentActions_ << methodMenus["Analysis"]->addAction(tr("&Live replay (AR features)..."), this,
                                                          [this] { ReplayWindow::showFor(this); });

@@ -7,6 +7,7 @@
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/entropy_workflow.h"
+#include "app/gui/epoch_workflow.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_history.h"
@@ -48,6 +49,16 @@ void PipelinePlayer::runStep() {
       running_ = window_->badMarksWorkflow()->interpolate(
           sel.channels ? parseChannelSelection(rec, sel.channelsText()) : badChannelIndices(rec),
           b->params);
+    } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
+      EpochJobSpec spec;
+      spec.epochs.channels = p->selection.channels
+                                 ? parseChannelSelection(rec, p->selection.channelsText())
+                                 : defaultMethodChannels(rec);
+      spec.epochs.eventTypes = p->events;
+      spec.epochs.params = p->params;
+      spec.differences = p->differences;
+      spec.keepEpochs = p->epochs;
+      running_ = window_->epochWorkflow()->runEpochs(spec);
     } else if (std::holds_alternative<PipelineMemdStep>(step)) {
       return stop(tr("%1: the window has no MEMD view yet; run this pipeline with "
                      "modescope-cli run")

@@ -28,6 +28,11 @@
 
 namespace modescope {
 
+// engine/epochs/epoch_average.h (declared only: the epoch headers change more often than this
+// interface, and most of its users never average epochs).
+struct EpochSet;
+struct EpochAverages;
+
 enum class BackendKind { Cpu, Cuda };
 enum class BackendChoice { Auto, Cpu, Cuda };
 
@@ -154,6 +159,12 @@ class ComputeBackend {
   // size), InvalidInputError, Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
   virtual TfResult timeFrequency(const SignalBlock& block, const TfParams& params,
                                  JobContext& ctx) = 0;
+
+  // Mean and standard error per condition of a set of epochs (engine/epochs/epoch_average.h: the
+  // formulas both backends follow). The CPU computes in double; the CUDA backend reads the float
+  // samples once per pass into double accumulators, one thread per (condition, channel, sample).
+  // Throws Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
+  virtual EpochAverages averageEpochs(const EpochSet& set, JobContext& ctx) = 0;
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.

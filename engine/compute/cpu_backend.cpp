@@ -19,6 +19,7 @@
 #include "engine/core/text.h"
 #include "engine/emd/emd.h"
 #include "engine/entropy/entropy_cpu.h"
+#include "engine/epochs/epoch_average.h"
 #include "engine/hht/hht_cpu.h"
 #include "engine/ica/infomax.h"
 #include "engine/parallel/fftw_owners.h"
@@ -259,6 +260,10 @@ class CpuBackend final : public ComputeBackend {
   TfResult timeFrequency(const SignalBlock& block, const TfParams& params,
                          JobContext& ctx) override {
     return computeTfCpu(block, params, threads_, ctx);
+  }
+
+  EpochAverages averageEpochs(const EpochSet& set, JobContext& ctx) override {
+    return averageEpochsCpu(set, ctx);
   }
 
  private:

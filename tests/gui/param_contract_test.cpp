@@ -19,6 +19,7 @@
 #include "engine/core/error.h"
 #include "engine/emd/emd_params.h"
 #include "engine/entropy/entropy_params.h"
+#include "engine/epochs/epoch_params.h"
 #include "engine/hht/hht.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
@@ -316,6 +317,45 @@ class ParamContractTest : public QObject {
                            return a;
                          }};
     checkEveryBound(tfr, missing, out, &checked);
+
+    // Epochs: tmin < tmax and the baseline inside the window are cross-field rules, so each of
+    // those fields is probed in a base that leaves its whole range open (the window -60..60 s).
+    EpochParams wide;
+    wide.tmin = -60;
+    wide.tmax = 60;
+    wide.baselineStart = -60;
+    wide.baselineEnd = 60;
+    EpochParams forTmin, forTmax;
+    forTmin.tmax = 60;
+    forTmin.baseline = false;
+    forTmax.tmin = -60;
+    forTmax.baseline = false;
+    Method<EpochParams> epoch{
+        "epoch",
+        &epochParamTable(),
+        {EpochParams{}},
+        validateEpochParams,
+        [](const std::string& probed) {
+          QStringList a{QStringLiteral("--events"), QStringLiteral("T1")};
+          auto add = [&](const char* o, const char* v) {
+            if (probed != o) a << QStringLiteral("--") + QLatin1String(o) << QLatin1String(v);
+          };
+          if (probed == "tmin") {
+            add("tmax", "60");
+            a << QStringLiteral("--no-baseline");
+          } else if (probed == "tmax") {
+            add("tmin", "-60");
+            a << QStringLiteral("--no-baseline");
+          } else if (probed == "baseline-start" || probed == "baseline-end") {
+            add("tmin", "-60");
+            add("tmax", "60");
+            add("baseline-start", "-60");
+            add("baseline-end", "60");
+          }
+          return a;
+        },
+        {{"tmin", forTmin}, {"tmax", forTmax}, {"baselineStart", wide}, {"baselineEnd", wide}}};
+    checkEveryBound(epoch, missing, out, &checked);
     QVERIFY(checked > 200);
     qInfo("%d probes agreed in the engine, the CLI and the dialog", checked);
   }

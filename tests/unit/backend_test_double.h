@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/compute/backend.h"
+#include "engine/epochs/epoch_average.h"
 
 namespace modescope::test_support {
 
@@ -44,6 +45,9 @@ class UnexpectedCallBackend : public ComputeBackend {
   }
   TfResult timeFrequency(const SignalBlock&, const TfParams&, JobContext&) override {
     unexpected("timeFrequency");
+  }
+  EpochAverages averageEpochs(const EpochSet&, JobContext&) override {
+    unexpected("averageEpochs");
   }
 
  protected:

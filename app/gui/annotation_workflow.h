@@ -1,0 +1,100 @@
+// Annotating in the main window (issue 19, item 1):
+//
+//  - add: Shift + drag on the traces (or a plain drag in annotate mode, Edit > Annotate mode, A)
+//    marks a span; a click marks an instant; Edit > Add annotation at cursor (Ctrl+Shift+A) marks
+//    the time last under the mouse (the page's centre when none). The text is asked for, with the
+//    known event types offered;
+//  - edit (double-click a row of yours in the Annotations dock, or Edit annotation...) onset,
+//    duration and text; delete (the Delete key in the dock, or Delete annotation);
+//  - every change is one step of the window's undo stack (Edit > Undo), as the ICA marks are;
+//  - the Events dock lists the event types with their counts (the file's and yours) and colours
+//    (the browser draws each type in its colour; double-click a type to change its colour);
+//  - File > Import annotations / Export annotations read and write CSV and BIDS events.tsv
+//    (engine/io/annotation_files.h).
+//
+// The file's own annotations stay as read (they are the recording's); yours are the session's
+// marks (Session::marks.userAnnotations): saved in sessions and written into exported
+// recordings (EDF+/BDF+ annotations, HDF5) together with the file's.
+//
+// Thread rules: GUI thread. MainWindow owns it.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <vector>
+
+#include "engine/core/recording.h"
+
+class QAction;
+class QDockWidget;
+class QMenu;
+class QTableView;
+
+namespace modescope {
+
+class AnnotationDragTool;
+class EventTypeModel;
+class MainWindow;
+class SignalBrowser;
+
+class AnnotationWorkflow : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit AnnotationWorkflow(MainWindow* window);  // creates the Events dock
+
+  // Lets the user annotate on `browser` (the recording's own tab).
+  void attach(SignalBrowser* browser);
+  // Edit-menu actions (annotate mode, add at cursor, edit, delete) and File-menu ones (import,
+  // export).
+  void addEditActions(QMenu* edit);
+  void addFileActions(QMenu* file);
+
+  // Undoable changes of the user's annotations; `index` into MainWindow::marks().userAnnotations.
+  void add(Annotation a);
+  void edit(int index, Annotation a);
+  void remove(int index);
+  void addAll(const std::vector<Annotation>& added, const QString& what);
+
+  // Interactive: asks for the text (add), for every field (edit), or a file name.
+  void addAtCursor();
+  void askAdd(double onset, double duration);
+  void askEditSelected();
+  void removeSelected();
+  bool importFile(const QString& path, QString* error = nullptr);
+  bool exportFile(const QString& path, QString* error = nullptr) const;
+
+  // The text asked for the next annotation: the last one used, or the first free "Mark N".
+  QString nextText() const { return nextText_; }
+  // Tests set an answer instead of the dialog (empty function: the dialog).
+  void setTextQuestion(std::function<QString(const QString& proposed)> ask) {
+    askText_ = std::move(ask);
+  }
+
+  EventTypeModel* eventTypes() const { return types_; }
+  QDockWidget* dock() const { return dock_; }
+  QTableView* typeView() const { return typeView_; }
+  AnnotationDragTool* dragTool() const { return drag_; }
+  QAction* annotateModeAction() const { return annotateMode_; }
+
+  // Recomputes the event type list (after the recording or the marks changed).
+  void refresh();
+
+ private:
+  void apply(std::vector<Annotation> after, const QString& undoText);
+  int selectedUserIndex() const;
+  QStringList knownTypes() const;
+
+  MainWindow* window_;
+  EventTypeModel* types_ = nullptr;
+  QTableView* typeView_ = nullptr;
+  QDockWidget* dock_ = nullptr;
+  AnnotationDragTool* drag_ = nullptr;
+  QAction* annotateMode_ = nullptr;
+  QString nextText_ = QStringLiteral("Mark");
+  std::function<QString(const QString&)> askText_;
+};
+
+}  // namespace modescope

@@ -1,0 +1,149 @@
+#include "app/gui/epoch_workflow.h"
+
+#include <QDockWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <algorithm>
+
+#include "app/core/channel_selection.h"
+#include "app/gui/engine_bridge.h"
+#include "app/gui/epoch_dialog.h"
+#include "app/gui/epoch_results_pane.h"
+#include "app/gui/error_presenter.h"
+#include "app/gui/main_window.h"
+#include "app/gui/result_dock.h"
+#include "engine/core/error.h"
+#include "engine/epochs/epoch_spectra.h"
+#include "widgets/browser_pane.h"
+#include "widgets/curve_plot.h"
+#include "widgets/signal_browser.h"
+
+namespace modescope {
+
+EpochWorkflow::EpochWorkflow(MainWindow* window) : QObject(window), window_(window) {
+  results_ = new ResultDock(window, tr("Epochs and averages"), QStringLiteral("epochs"));
+  connect(window, &MainWindow::recordingOpened, results_, &ResultDock::closeAll);
+}
+
+QDockWidget* EpochWorkflow::dock() const { return results_->dock(); }
+QTabWidget* EpochWorkflow::resultTabs() const { return results_->tabs(); }
+
+void EpochWorkflow::askEpochs() {
+  const Document* doc = window_->currentDocument();
+  if (!doc) return;
+  std::vector<int> selected = doc->pane ? doc->pane->selectedChannels() : std::vector<int>{};
+  if (selected.size() < 2) selected.clear();
+  EpochDialog dialog(doc->recording,
+                     doc->derived ? std::vector<Annotation>{} : window_->marks().userAnnotations,
+                     selected, window_);
+  if (dialog.exec() == QDialog::Accepted) runEpochs(dialog.spec());
+}
+
+JobId EpochWorkflow::runEpochs(const EpochJobSpec& spec) {
+  const Document* doc = window_->currentDocument();
+  if (!doc) return 0;
+  // The user's annotations are events too (on the recording's own tab).
+  std::shared_ptr<const Recording> rec = doc->recording;
+  if (!doc->derived && !window_->marks().userAnnotations.empty()) {
+    auto withMarks = std::make_shared<Recording>(*rec);
+    withMarks->annotations.insert(withMarks->annotations.end(),
+                                  window_->marks().userAnnotations.begin(),
+                                  window_->marks().userAnnotations.end());
+    std::stable_sort(withMarks->annotations.begin(), withMarks->annotations.end(),
+                     [](const Annotation& a, const Annotation& b) { return a.onset < b.onset; });
+    rec = std::move(withMarks);
+  }
+  QString types;
+  for (const std::string& t : spec.epochs.eventTypes)
+    types += (types.isEmpty() ? "" : ", ") + QString::fromStdString(t);
+  const QString title = tr("Epochs: %1").arg(types);
+  EngineBridge* engine = window_->engine();
+  return window_->submitTyped<EpochJobResult>(
+      tr("%1 in %2").arg(title, doc->title),
+      [rec, spec, engine](JobContext& ctx) {
+        return runEpochJob(*rec, spec, *engine->backendFor(std::nullopt), ctx);
+      },
+      tr("Epochs failed"), tr("Could not epoch around %1.").arg(types),
+      [this, rec, title](JobId, std::shared_ptr<const EpochJobResult> result) {
+        showResults(rec, *result, title);
+      });
+}
+
+EpochResultsPane* EpochWorkflow::showResults(std::shared_ptr<const Recording> recording,
+                                             const EpochJobResult& result, const QString& title) {
+  if (!recording || !result.file) return nullptr;
+  auto* pane = new EpochResultsPane(std::move(recording), result);
+  results_->addResult(pane, title, title, 0.6);
+  emit resultsShown(pane);
+  return pane;
+}
+
+CurvePlot* EpochWorkflow::showPageSpectrum(bool selectedOnly) {
+  const Document* doc = window_->currentDocument();
+  SignalBrowser* browser = window_->currentBrowser();
+  if (!doc || !browser) return nullptr;
+  const Recording& rec = *doc->recording;
+  std::vector<int> chosen = doc->pane->selectedChannels();
+  std::vector<std::size_t> channels;
+  if (selectedOnly) {
+    for (int c : chosen) channels.push_back(static_cast<std::size_t>(c));
+  } else {
+    channels = defaultMethodChannels(rec);
+  }
+  // One rate: the first channel's.
+  if (!channels.empty()) {
+    const double rate = rec.channels[channels.front()].sampleRate;
+    std::erase_if(channels, [&](std::size_t c) { return rec.channels[c].sampleRate != rate; });
+  }
+  const QString what = selectedOnly ? tr("selected channels") : tr("page");
+  try {
+    if (channels.empty())
+      throw InvalidParameterError("channels", "none", "at least one channel",
+                                  "select channels by their labels first");
+    const SignalBlock block =
+        extractBlock(rec, channels, browser->pageStart(), browser->pageLength());
+    const ChannelSpectra s = blockSpectra(rec, block, SpectrumParams{});
+    std::vector<double> hz;
+    for (std::size_t k = 0; k < s.bins(); ++k) hz.push_back(s.frequency(k));
+    std::vector<PlotCurve> curves;
+    for (std::size_t c = 0; c < s.power.size(); ++c) {
+      PlotCurve p;
+      p.colour = QColor::fromHsvF(static_cast<float>(c) / static_cast<float>(s.power.size()), 0.55f,
+                                  0.75f, 0.7f);
+      p.width = 0.8;
+      p.x = hz;
+      p.y = s.power[c];
+      if (s.power.size() <= 8) p.name = QString::fromStdString(s.channels[c]);
+      curves.push_back(std::move(p));
+    }
+    PlotCurve mean;
+    mean.name = tr("mean over %1 channels").arg(s.power.size());
+    mean.colour = Qt::black;
+    mean.width = 2.2;
+    mean.x = hz;
+    mean.y = s.meanPower;
+    curves.push_back(std::move(mean));
+    auto* plot = new CurvePlot;
+    plot->setObjectName(QStringLiteral("pageSpectrum"));
+    plot->setLogY(true);
+    plot->setCurves(std::move(curves));
+    const QString unit = QString::fromStdString(rec.channels[channels.front()].unit);
+    plot->setLabels(tr("Welch power spectrum, %1 s from %2 s (%3 segments of %4 samples)")
+                        .arg(browser->pageLength(), 0, 'g', 4)
+                        .arg(browser->pageStart(), 0, 'f', 1)
+                        .arg(s.segmentsPerSeries)
+                        .arg(s.segmentLength),
+                    tr("Frequency (Hz)"), tr("%1^2/Hz").arg(unit.isEmpty() ? "a.u." : unit));
+    results_->addResult(plot, tr("Spectrum (%1)").arg(what),
+                        tr("Power spectrum of the %1 at %2 s").arg(what).arg(browser->pageStart()),
+                        0.45);
+    return plot;
+  } catch (const Error& e) {
+    showError(window_, tr("Spectrum failed"),
+              tr("Could not compute the spectrum of the %1.").arg(what),
+              QString::fromStdString(e.what()));
+    return nullptr;
+  }
+}
+
+}  // namespace modescope
