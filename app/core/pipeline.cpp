@@ -418,155 +418,157 @@ PipelineInterpolateStep readInterpolateStep(const Where& w, const JsonValue& ste
   s.selection = readSelection(w, step);
   s.params =
       readParams(w, step, splineInterpolationParamTable(), SplineInterpolationParams{}, notes);
-  // An array of non-empty strings (event types, difference waves).
-  std::vector<std::string> readStrings(const Where& w, const JsonValue& step,
-                                       const std::string& field, bool required,
-                                       const std::string& example) {
-    std::vector<std::string> out;
-    const JsonValue* v = step.find(field);
-    const std::string expected = "an array of strings, e.g. " + example;
-    if (!v) {
-      if (required) fail(w, field, &step, "", expected);
-      return out;
-    }
-    requireKind(w, field, *v, Kind::Array, expected);
-    for (std::size_t j = 0; j < v->asArray().size(); ++j) {
-      const JsonValue& e = v->asArray()[j];
-      const std::string where = field + ", item " + std::to_string(j + 1);
-      requireKind(w, where, e, Kind::String, "a non-empty string");
-      if (e.asString().empty()) fail(w, where, &e, "\"\"", "a non-empty string");
-      out.push_back(e.asString());
-    }
-    if (out.empty() && required) fail(w, field, v, "an empty array", expected);
+  return s;
+}
+
+// An array of non-empty strings (event types, difference waves).
+std::vector<std::string> readStrings(const Where& w, const JsonValue& step,
+                                     const std::string& field, bool required,
+                                     const std::string& example) {
+  std::vector<std::string> out;
+  const JsonValue* v = step.find(field);
+  const std::string expected = "an array of strings, e.g. " + example;
+  if (!v) {
+    if (required) fail(w, field, &step, "", expected);
     return out;
   }
-
-  PipelineEpochStep readEpochStep(const Where& w, const JsonValue& step,
-                                  std::vector<std::string>* notes) {
-    refuseUnknownFields(
-        w, step, {"step", "events", "differences", "epochs", "params", "channels", "backend"});
-    PipelineEpochStep s;
-    s.selection = readSelection(w, step);
-    s.events = readStrings(w, step, "events", true, "[\"T1\", \"T2\"]");
-    s.differences = readStrings(w, step, "differences", false, "[\"T1-T2\"]");
-    if (const JsonValue* v = step.find("epochs")) {
-      requireKind(w, "epochs", *v, Kind::Bool, "true (epochs and averages) or false (averages)");
-      s.epochs = v->asBool();
-    }
-    s.params = readParams(w, step, epochParamTable(), EpochParams{}, notes);
-    return s;
+  requireKind(w, field, *v, Kind::Array, expected);
+  for (std::size_t j = 0; j < v->asArray().size(); ++j) {
+    const JsonValue& e = v->asArray()[j];
+    const std::string where = field + ", item " + std::to_string(j + 1);
+    requireKind(w, where, e, Kind::String, "a non-empty string");
+    if (e.asString().empty()) fail(w, where, &e, "\"\"", "a non-empty string");
+    out.push_back(e.asString());
   }
+  if (out.empty() && required) fail(w, field, v, "an empty array", expected);
+  return out;
+}
 
-  PipelineStep readStep(const std::string& path, std::size_t index, const JsonValue& step,
-                        std::vector<std::string>* notes) {
-    Where w{path, "step " + std::to_string(index + 1)};
-    const std::string kinds = "one of " + pipelineStepKinds();
-    requireKind(
-        w, "", step, Kind::Object,
-        "an object {\"step\": \"filter\" | \"interpolate\" | \"emd\" | \"memd\" | \"ica\" | "
-        "\"xapen\" | \"epoch\", ...}");
-    const JsonValue* kind = step.find("step");
-    if (!kind)
-      fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
-    requireKind(w, "step", *kind, Kind::String, kinds);
-    const std::string k = kind->asString();
-    const MethodEntry* method = findMethod(k);
-    if (!method || !method->pipelineStep) {
-      fail(w, "step", kind, valueText(*kind), kinds,
-           method ? "pipeline version 1 has no " + k + " steps; run it with modescope-cli " + k
-                  : std::string());
-    }
-    w.step += " (" + k + ")";
-    if (k == "filter") return readFilterStep(w, step);
-    if (k == "emd") return readEmdStep(w, step, notes);
-    if (k == "memd") return readMemdStep(w, step, notes);
-    if (k == "xapen") return readEntropyStep(w, step, notes);
-    if (k == "interpolate") return readInterpolateStep(w, step, notes);
-    if (k == "epoch") return readEpochStep(w, step, notes);
-    return readIcaStep(w, step, notes);
+PipelineEpochStep readEpochStep(const Where& w, const JsonValue& step,
+                                std::vector<std::string>* notes) {
+  refuseUnknownFields(w, step,
+                      {"step", "events", "differences", "epochs", "params", "channels", "backend"});
+  PipelineEpochStep s;
+  s.selection = readSelection(w, step);
+  s.events = readStrings(w, step, "events", true, "[\"T1\", \"T2\"]");
+  s.differences = readStrings(w, step, "differences", false, "[\"T1-T2\"]");
+  if (const JsonValue* v = step.find("epochs")) {
+    requireKind(w, "epochs", *v, Kind::Bool, "true (epochs and averages) or false (averages)");
+    s.epochs = v->asBool();
   }
+  s.params = readParams(w, step, epochParamTable(), EpochParams{}, notes);
+  return s;
+}
 
-  // ---------------------------------------------------------------------------------------------
-  // Writing
-
-  // The shortest fixed-notation text that reads back as `v` (no exponent: "bandpass:0.00001-40"
-  // must not contain a second '-').
-  std::string exactDecimal(double v) {
-    std::string buf(400, '\0');
-    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed);
-    if (r.ec != std::errc()) return formatNumber(v);
-    buf.resize(static_cast<std::size_t>(r.ptr - buf.data()));
-    return buf;
+PipelineStep readStep(const std::string& path, std::size_t index, const JsonValue& step,
+                      std::vector<std::string>* notes) {
+  Where w{path, "step " + std::to_string(index + 1)};
+  const std::string kinds = "one of " + pipelineStepKinds();
+  requireKind(w, "", step, Kind::Object,
+              "an object {\"step\": \"filter\" | \"interpolate\" | \"emd\" | \"memd\" | \"ica\" | "
+              "\"xapen\" | \"epoch\", ...}");
+  const JsonValue* kind = step.find("step");
+  if (!kind)
+    fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
+  requireKind(w, "step", *kind, Kind::String, kinds);
+  const std::string k = kind->asString();
+  const MethodEntry* method = findMethod(k);
+  if (!method || !method->pipelineStep) {
+    fail(w, "step", kind, valueText(*kind), kinds,
+         method ? "pipeline version 1 has no " + k + " steps; run it with modescope-cli " + k
+                : std::string());
   }
+  w.step += " (" + k + ")";
+  if (k == "filter") return readFilterStep(w, step);
+  if (k == "emd") return readEmdStep(w, step, notes);
+  if (k == "memd") return readMemdStep(w, step, notes);
+  if (k == "xapen") return readEntropyStep(w, step, notes);
+  if (k == "interpolate") return readInterpolateStep(w, step, notes);
+  if (k == "epoch") return readEpochStep(w, step, notes);
+  return readIcaStep(w, step, notes);
+}
 
-  void writeParamValue(JsonWriter & w, const ParamDecl& d, const ParamValue& v) {
-    std::visit(
-        [&](const auto& x) {
-          using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
-            if (d.special && static_cast<double>(x) == *d.special && !d.specialText.empty()) {
-              w.value(d.specialText);
-              return;
-            }
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+// The shortest fixed-notation text that reads back as `v` (no exponent: "bandpass:0.00001-40"
+// must not contain a second '-').
+std::string exactDecimal(double v) {
+  std::string buf(400, '\0');
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed);
+  if (r.ec != std::errc()) return formatNumber(v);
+  buf.resize(static_cast<std::size_t>(r.ptr - buf.data()));
+  return buf;
+}
+
+void writeParamValue(JsonWriter& w, const ParamDecl& d, const ParamValue& v) {
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
+          if (d.special && static_cast<double>(x) == *d.special && !d.specialText.empty()) {
+            w.value(d.specialText);
+            return;
           }
-          w.value(x);
-        },
-        v);
-  }
+        }
+        w.value(x);
+      },
+      v);
+}
 
-  template <class P>
-  void writeParams(JsonWriter & w, const ParamTable<P>& table, const P& p, const P& base) {
-    bool open = false;
-    for (const auto& f : table.fields()) {
-      const ParamValue v = f.get(p);
-      if (v == f.get(base)) continue;
-      if (!open) {
-        w.key("params").beginObject();
-        open = true;
-      }
-      w.key(f.decl.key);
-      writeParamValue(w, f.decl, v);
+template <class P>
+void writeParams(JsonWriter& w, const ParamTable<P>& table, const P& p, const P& base) {
+  bool open = false;
+  for (const auto& f : table.fields()) {
+    const ParamValue v = f.get(p);
+    if (v == f.get(base)) continue;
+    if (!open) {
+      w.key("params").beginObject();
+      open = true;
     }
-    if (open) w.endObject();
+    w.key(f.decl.key);
+    writeParamValue(w, f.decl, v);
   }
+  if (open) w.endObject();
+}
 
-  void writeSelection(JsonWriter & w, const StepSelection& s) {
-    if (s.channels) {
-      w.key("channels").beginArray();
-      for (const std::string& item : *s.channels) {
-        if (isIndexText(item))
-          w.value(static_cast<int64_t>(std::stoll(item)));
-        else
-          w.value(item);
-      }
-      w.endArray();
+void writeSelection(JsonWriter& w, const StepSelection& s) {
+  if (s.channels) {
+    w.key("channels").beginArray();
+    for (const std::string& item : *s.channels) {
+      if (isIndexText(item))
+        w.value(static_cast<int64_t>(std::stoll(item)));
+      else
+        w.value(item);
     }
-    if (s.start != 0.0) w.field("start", s.start);
-    if (s.duration >= 0.0) w.field("duration", s.duration);
-    if (s.backend) w.field("backend", backendChoiceName(*s.backend));
+    w.endArray();
   }
+  if (s.start != 0.0) w.field("start", s.start);
+  if (s.duration >= 0.0) w.field("duration", s.duration);
+  if (s.backend) w.field("backend", backendChoiceName(*s.backend));
+}
 
-  template <class P>
-  bool sameParams(const ParamTable<P>& table, const P& a, const P& b) {
-    for (const auto& f : table.fields())
-      if (!(f.get(a) == f.get(b))) return false;
-    return true;
-  }
+template <class P>
+bool sameParams(const ParamTable<P>& table, const P& a, const P& b) {
+  for (const auto& f : table.fields())
+    if (!(f.get(a) == f.get(b))) return false;
+  return true;
+}
 
-  bool sameFilter(const FilterSpec& a, const FilterSpec& b) {
-    if (a.kind != b.kind || a.transitionHz != b.transitionHz) return false;
-    switch (a.kind) {
-      case FilterKind::BandPass:
-        return a.lowHz == b.lowHz && a.highHz == b.highHz;
-      case FilterKind::HighPass:
-        return a.lowHz == b.lowHz;
-      case FilterKind::LowPass:
-        return a.highHz == b.highHz;
-      case FilterKind::Notch:
-        return a.notchHz == b.notchHz && a.notchHarmonics == b.notchHarmonics;
-    }
-    return false;
+bool sameFilter(const FilterSpec& a, const FilterSpec& b) {
+  if (a.kind != b.kind || a.transitionHz != b.transitionHz) return false;
+  switch (a.kind) {
+    case FilterKind::BandPass:
+      return a.lowHz == b.lowHz && a.highHz == b.highHz;
+    case FilterKind::HighPass:
+      return a.lowHz == b.lowHz;
+    case FilterKind::LowPass:
+      return a.highHz == b.highHz;
+    case FilterKind::Notch:
+      return a.notchHz == b.notchHz && a.notchHarmonics == b.notchHarmonics;
   }
+  return false;
+}
 
 }  // namespace
 
@@ -616,198 +618,200 @@ bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b) {
 bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b) {
   return a.selection == b.selection &&
          sameParams(splineInterpolationParamTable(), a.params, b.params);
-  bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b) {
-    return a.selection == b.selection && a.events == b.events && a.differences == b.differences &&
-           a.epochs == b.epochs && sameParams(epochParamTable(), a.params, b.params);
+}
+
+bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b) {
+  return a.selection == b.selection && a.events == b.events && a.differences == b.differences &&
+         a.epochs == b.epochs && sameParams(epochParamTable(), a.params, b.params);
+}
+
+bool operator==(const Pipeline& a, const Pipeline& b) {
+  return a.version == b.version && a.description == b.description && a.steps == b.steps;
+}
+
+const char* stepKind(const PipelineStep& step) {
+  if (std::holds_alternative<PipelineFilterStep>(step)) return "filter";
+  if (std::holds_alternative<PipelineEmdStep>(step)) return "emd";
+  if (std::holds_alternative<PipelineMemdStep>(step)) return "memd";
+  if (std::holds_alternative<PipelineEntropyStep>(step)) return "xapen";
+  if (std::holds_alternative<PipelineInterpolateStep>(step)) return "interpolate";
+  if (std::holds_alternative<PipelineEpochStep>(step)) return "epoch";
+  return "ica";
+}
+
+const StepSelection& stepSelection(const PipelineStep& step) {
+  return std::visit([](const auto& s) -> const StepSelection& { return s.selection; }, step);
+}
+
+std::string stepLabel(std::size_t index, const PipelineStep& step) {
+  return "step " + std::to_string(index + 1) + " (" + stepKind(step) + ")";
+}
+
+std::string stepOutputName(std::size_t index, const PipelineStep& step) {
+  char number[24];
+  std::snprintf(number, sizeof number, "%02zu", index + 1);
+  return std::string(number) + "-" + stepKind(step) + ".h5";
+}
+
+EmdParams emdStepBase(const std::string& preset) {
+  return preset.empty() ? EmdParams{} : emdPreset(preset);
+}
+
+MemdParams memdStepBase(const std::string& preset) {
+  return preset.empty() ? MemdParams{} : memdPreset(preset);
+}
+
+IcaParams icaStepBase(const std::string& preset) {
+  return icaPreset(preset.empty() ? kIcaDefaultPreset : preset);
+}
+
+std::string emdStepPresetName(const PipelineEmdStep& step) { return step.preset; }
+
+std::string icaStepPresetName(const PipelineIcaStep& step) {
+  return step.preset.empty() ? kIcaDefaultPreset : step.preset;
+}
+
+std::string filterSpecText(const FilterSpec& spec) {
+  if (spec.transitionHz != 0.0) {
+    throw InvalidParameterError("filter", describe(spec),
+                                "a filter with the automatic transition width",
+                                "Pipeline version 1 writes filters in the --filter syntax, which "
+                                "has no transition width");
   }
-
-  bool operator==(const Pipeline& a, const Pipeline& b) {
-    return a.version == b.version && a.description == b.description && a.steps == b.steps;
-  }
-
-  const char* stepKind(const PipelineStep& step) {
-    if (std::holds_alternative<PipelineFilterStep>(step)) return "filter";
-    if (std::holds_alternative<PipelineEmdStep>(step)) return "emd";
-    if (std::holds_alternative<PipelineMemdStep>(step)) return "memd";
-    if (std::holds_alternative<PipelineEntropyStep>(step)) return "xapen";
-    if (std::holds_alternative<PipelineInterpolateStep>(step)) return "interpolate";
-    if (std::holds_alternative<PipelineEpochStep>(step)) return "epoch";
-    return "ica";
-  }
-
-  const StepSelection& stepSelection(const PipelineStep& step) {
-    return std::visit([](const auto& s) -> const StepSelection& { return s.selection; }, step);
-  }
-
-  std::string stepLabel(std::size_t index, const PipelineStep& step) {
-    return "step " + std::to_string(index + 1) + " (" + stepKind(step) + ")";
-  }
-
-  std::string stepOutputName(std::size_t index, const PipelineStep& step) {
-    char number[24];
-    std::snprintf(number, sizeof number, "%02zu", index + 1);
-    return std::string(number) + "-" + stepKind(step) + ".h5";
-  }
-
-  EmdParams emdStepBase(const std::string& preset) {
-    return preset.empty() ? EmdParams{} : emdPreset(preset);
-  }
-
-  MemdParams memdStepBase(const std::string& preset) {
-    return preset.empty() ? MemdParams{} : memdPreset(preset);
-  }
-
-  IcaParams icaStepBase(const std::string& preset) {
-    return icaPreset(preset.empty() ? kIcaDefaultPreset : preset);
-  }
-
-  std::string emdStepPresetName(const PipelineEmdStep& step) { return step.preset; }
-
-  std::string icaStepPresetName(const PipelineIcaStep& step) {
-    return step.preset.empty() ? kIcaDefaultPreset : step.preset;
-  }
-
-  std::string filterSpecText(const FilterSpec& spec) {
-    if (spec.transitionHz != 0.0) {
-      throw InvalidParameterError("filter", describe(spec),
-                                  "a filter with the automatic transition width",
-                                  "Pipeline version 1 writes filters in the --filter syntax, which "
-                                  "has no transition width");
-    }
-    switch (spec.kind) {
-      case FilterKind::BandPass:
-        return "bandpass:" + exactDecimal(spec.lowHz) + "-" + exactDecimal(spec.highHz);
-      case FilterKind::HighPass:
-        return "highpass:" + exactDecimal(spec.lowHz);
-      case FilterKind::LowPass:
-        return "lowpass:" + exactDecimal(spec.highHz);
-      case FilterKind::Notch:
-        if (!spec.notchHarmonics) {
-          throw InvalidParameterError("filter", describe(spec), "a notch with its harmonics",
-                                      "Pipeline version 1 writes filters in the --filter syntax, "
-                                      "whose notch always removes the harmonics");
-        }
-        return "notch:" + exactDecimal(spec.notchHz);
-    }
-    return {};
-  }
-
-  std::string referenceSpecText(const ReferenceSpec& spec) {
-    switch (spec.kind) {
-      case ReferenceKind::AsRecorded:
-        return "none";
-      case ReferenceKind::Average:
-        return "average";
-      case ReferenceKind::LinkedMastoids:
-        return "mastoids";
-      case ReferenceKind::Channel:
-        return "channel:" + spec.channel;
-    }
-    return "none";
-  }
-
-  Pipeline readPipeline(const JsonValue& root, const std::string& path,
-                        std::vector<std::string>* notes) {
-    const Where top{path, ""};
-    const std::string shape = "a JSON object {\"modescope_pipeline\": 1, \"steps\": [...]}";
-    if (root.kind() != Kind::Object) fail(top, "", &root, typeText(root), shape);
-
-    // The version first: a newer file is refused for its version, not for fields it may add.
-    const JsonValue* version = root.find("modescope_pipeline");
-    const std::string versionExpected = "the format version " + std::to_string(kPipelineVersion);
-    if (!version) {
-      fail(top, "modescope_pipeline", &root, "", versionExpected,
-           "A pipeline file starts with {\"modescope_pipeline\": 1, ...}");
-    }
-    requireKind(top, "modescope_pipeline", *version, Kind::Number, versionExpected);
-    int64_t v = 0;
-    try {
-      v = version->asInt64();
-    } catch (const std::range_error&) {
-      fail(top, "modescope_pipeline", version, valueText(*version), versionExpected);
-    }
-    if (v > kPipelineVersion) {
-      fail(top, "modescope_pipeline", version, valueText(*version),
-           "version " + std::to_string(kPipelineVersion) + " (the newest this ModeScope reads)",
-           "The file was written for a newer ModeScope; update ModeScope to run it");
-    }
-    if (v < 1) fail(top, "modescope_pipeline", version, valueText(*version), versionExpected);
-
-    refuseUnknownFields(top, root, {"modescope_pipeline", "description", "steps"});
-    Pipeline p;
-    p.version = static_cast<int>(v);
-    if (const JsonValue* d = root.find("description")) {
-      requireKind(top, "description", *d, Kind::String, "a string");
-      p.description = d->asString();
-    }
-    const JsonValue* steps = root.find("steps");
-    if (!steps) fail(top, "steps", &root, "", "an array of steps");
-    requireKind(top, "steps", *steps, Kind::Array, "an array of steps");
-    if (steps->asArray().empty()) fail(top, "steps", steps, "an empty array", "at least one step");
-    for (std::size_t i = 0; i < steps->asArray().size(); ++i)
-      p.steps.push_back(readStep(path, i, steps->asArray()[i], notes));
-    return p;
-  }
-
-  Pipeline readPipelineFile(const std::string& path, std::vector<std::string>* notes) {
-    return readPipeline(readJsonFile(path), path, notes);
-  }
-
-  std::string writePipelineJson(const Pipeline& pipeline) {
-    JsonWriter w(true);
-    w.beginObject();
-    w.field("modescope_pipeline", kPipelineVersion);
-    if (!pipeline.description.empty()) w.field("description", pipeline.description);
-    w.key("steps").beginArray();
-    for (const PipelineStep& step : pipeline.steps) {
-      w.beginObject();
-      w.field("step", stepKind(step));
-      if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
-        if (!f->spec.filters.empty()) {
-          w.key("filters").beginArray();
-          for (const FilterSpec& s : f->spec.filters) w.value(filterSpecText(s));
-          w.endArray();
-        }
-        if (f->spec.reference.kind != ReferenceKind::AsRecorded)
-          w.field("reference", referenceSpecText(f->spec.reference));
-        writeSelection(w, f->selection);
-      } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
-        if (!e->preset.empty()) w.field("preset", e->preset);
-        writeSelection(w, e->selection);
-        if (!e->hht) w.field("hht", false);
-        writeParams(w, emdParamTable(), e->params, emdStepBase(e->preset));
-      } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
-        if (!c->preset.empty()) w.field("preset", c->preset);
-        writeSelection(w, c->selection);
-        writeParams(w, icaParamTable(), c->params, icaStepBase(c->preset));
-      } else if (const auto* d = std::get_if<PipelineMemdStep>(&step)) {
-        if (!d->preset.empty()) w.field("preset", d->preset);
-        writeSelection(w, d->selection);
-        writeParams(w, memdParamTable(), d->params, memdStepBase(d->preset));
-      } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
-        writeSelection(w, x->selection);
-        writeParams(w, entropyParamTable(), x->params, EntropyParams{});
-      } else if (const auto* b = std::get_if<PipelineInterpolateStep>(&step)) {
-        writeSelection(w, b->selection);
-        writeParams(w, splineInterpolationParamTable(), b->params, SplineInterpolationParams{});
-      } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
-        w.key("events").beginArray();
-        for (const std::string& e : p->events) w.value(e);
-        w.endArray();
-        if (!p->differences.empty()) {
-          w.key("differences").beginArray();
-          for (const std::string& d : p->differences) w.value(d);
-          w.endArray();
-        }
-        if (!p->epochs) w.field("epochs", false);
-        writeSelection(w, p->selection);
-        writeParams(w, epochParamTable(), p->params, EpochParams{});
+  switch (spec.kind) {
+    case FilterKind::BandPass:
+      return "bandpass:" + exactDecimal(spec.lowHz) + "-" + exactDecimal(spec.highHz);
+    case FilterKind::HighPass:
+      return "highpass:" + exactDecimal(spec.lowHz);
+    case FilterKind::LowPass:
+      return "lowpass:" + exactDecimal(spec.highHz);
+    case FilterKind::Notch:
+      if (!spec.notchHarmonics) {
+        throw InvalidParameterError("filter", describe(spec), "a notch with its harmonics",
+                                    "Pipeline version 1 writes filters in the --filter syntax, "
+                                    "whose notch always removes the harmonics");
       }
-      w.endObject();
-    }
-    w.endArray();
-    w.endObject();
-    return w.str() + "\n";
+      return "notch:" + exactDecimal(spec.notchHz);
   }
+  return {};
+}
+
+std::string referenceSpecText(const ReferenceSpec& spec) {
+  switch (spec.kind) {
+    case ReferenceKind::AsRecorded:
+      return "none";
+    case ReferenceKind::Average:
+      return "average";
+    case ReferenceKind::LinkedMastoids:
+      return "mastoids";
+    case ReferenceKind::Channel:
+      return "channel:" + spec.channel;
+  }
+  return "none";
+}
+
+Pipeline readPipeline(const JsonValue& root, const std::string& path,
+                      std::vector<std::string>* notes) {
+  const Where top{path, ""};
+  const std::string shape = "a JSON object {\"modescope_pipeline\": 1, \"steps\": [...]}";
+  if (root.kind() != Kind::Object) fail(top, "", &root, typeText(root), shape);
+
+  // The version first: a newer file is refused for its version, not for fields it may add.
+  const JsonValue* version = root.find("modescope_pipeline");
+  const std::string versionExpected = "the format version " + std::to_string(kPipelineVersion);
+  if (!version) {
+    fail(top, "modescope_pipeline", &root, "", versionExpected,
+         "A pipeline file starts with {\"modescope_pipeline\": 1, ...}");
+  }
+  requireKind(top, "modescope_pipeline", *version, Kind::Number, versionExpected);
+  int64_t v = 0;
+  try {
+    v = version->asInt64();
+  } catch (const std::range_error&) {
+    fail(top, "modescope_pipeline", version, valueText(*version), versionExpected);
+  }
+  if (v > kPipelineVersion) {
+    fail(top, "modescope_pipeline", version, valueText(*version),
+         "version " + std::to_string(kPipelineVersion) + " (the newest this ModeScope reads)",
+         "The file was written for a newer ModeScope; update ModeScope to run it");
+  }
+  if (v < 1) fail(top, "modescope_pipeline", version, valueText(*version), versionExpected);
+
+  refuseUnknownFields(top, root, {"modescope_pipeline", "description", "steps"});
+  Pipeline p;
+  p.version = static_cast<int>(v);
+  if (const JsonValue* d = root.find("description")) {
+    requireKind(top, "description", *d, Kind::String, "a string");
+    p.description = d->asString();
+  }
+  const JsonValue* steps = root.find("steps");
+  if (!steps) fail(top, "steps", &root, "", "an array of steps");
+  requireKind(top, "steps", *steps, Kind::Array, "an array of steps");
+  if (steps->asArray().empty()) fail(top, "steps", steps, "an empty array", "at least one step");
+  for (std::size_t i = 0; i < steps->asArray().size(); ++i)
+    p.steps.push_back(readStep(path, i, steps->asArray()[i], notes));
+  return p;
+}
+
+Pipeline readPipelineFile(const std::string& path, std::vector<std::string>* notes) {
+  return readPipeline(readJsonFile(path), path, notes);
+}
+
+std::string writePipelineJson(const Pipeline& pipeline) {
+  JsonWriter w(true);
+  w.beginObject();
+  w.field("modescope_pipeline", kPipelineVersion);
+  if (!pipeline.description.empty()) w.field("description", pipeline.description);
+  w.key("steps").beginArray();
+  for (const PipelineStep& step : pipeline.steps) {
+    w.beginObject();
+    w.field("step", stepKind(step));
+    if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
+      if (!f->spec.filters.empty()) {
+        w.key("filters").beginArray();
+        for (const FilterSpec& s : f->spec.filters) w.value(filterSpecText(s));
+        w.endArray();
+      }
+      if (f->spec.reference.kind != ReferenceKind::AsRecorded)
+        w.field("reference", referenceSpecText(f->spec.reference));
+      writeSelection(w, f->selection);
+    } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
+      if (!e->preset.empty()) w.field("preset", e->preset);
+      writeSelection(w, e->selection);
+      if (!e->hht) w.field("hht", false);
+      writeParams(w, emdParamTable(), e->params, emdStepBase(e->preset));
+    } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
+      if (!c->preset.empty()) w.field("preset", c->preset);
+      writeSelection(w, c->selection);
+      writeParams(w, icaParamTable(), c->params, icaStepBase(c->preset));
+    } else if (const auto* d = std::get_if<PipelineMemdStep>(&step)) {
+      if (!d->preset.empty()) w.field("preset", d->preset);
+      writeSelection(w, d->selection);
+      writeParams(w, memdParamTable(), d->params, memdStepBase(d->preset));
+    } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
+      writeSelection(w, x->selection);
+      writeParams(w, entropyParamTable(), x->params, EntropyParams{});
+    } else if (const auto* b = std::get_if<PipelineInterpolateStep>(&step)) {
+      writeSelection(w, b->selection);
+      writeParams(w, splineInterpolationParamTable(), b->params, SplineInterpolationParams{});
+    } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
+      w.key("events").beginArray();
+      for (const std::string& e : p->events) w.value(e);
+      w.endArray();
+      if (!p->differences.empty()) {
+        w.key("differences").beginArray();
+        for (const std::string& d : p->differences) w.value(d);
+        w.endArray();
+      }
+      if (!p->epochs) w.field("epochs", false);
+      writeSelection(w, p->selection);
+      writeParams(w, epochParamTable(), p->params, EpochParams{});
+    }
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  return w.str() + "\n";
+}
 
 }  // namespace modescope
