@@ -27,6 +27,7 @@ const std::vector<Command>& commands() {
       {xapenSpec, runXapen, false},       {tfrSpec, runTfr, false},
       {synthSpec, runSynth, false},       {demoSpec, runDemo, false},
       {backendsSpec, runBackends, false}, {biosigImportSpec, runBiosigImportCommand, true},
+      {icaFlagsSpec, runIcaFlags, false},
   };
   return kCommands;
 }
