@@ -116,6 +116,20 @@ int runIcaFlags(const Args& argv) {
       for (const IcaDetectorVerdict& v : c.verdicts)
         if (v.flagged) w.value(v.reason);
       w.endArray();
+      // Every rule that ran, with its features: what the properties view shows.
+      w.key("rules").beginArray();
+      for (const IcaDetectorVerdict& v : c.verdicts) {
+        w.beginObject();
+        w.field("rule", v.rule);
+        w.field("label", icaFlagLabelName(v.label));
+        w.field("flagged", v.flagged);
+        w.field("confidence", v.confidence);
+        w.key("features").beginObject();
+        for (const IcaFlagFeature& f : v.features) w.field(f.key, f.value);
+        w.endObject();
+        w.endObject();
+      }
+      w.endArray();
       w.endObject();
     }
     w.endArray();

@@ -16,8 +16,6 @@ using namespace ica_flags;
 
 // Heart rates the periodicity check accepts: 42-180 beats per minute.
 constexpr double kHeartLowHz = 0.7, kHeartHighHz = 3.0;
-// ECG R peaks: MNE find_ecg_events band-passes 5-35 Hz before its QRS detector.
-constexpr double kQrsLowHz = 5.0, kQrsHighHz = 35.0;
 constexpr double kRefractorySeconds = 0.3;  // no two R peaks closer (200 beats per minute)
 constexpr double kCtpsHalfWindow = 0.5;     // create_ecg_epochs tmin -0.5, tmax 0.5
 constexpr double kLineBandHz = 0.5;         // "within 0.5 Hz of the mains frequency"
@@ -144,11 +142,11 @@ void correlationRule(const IcaFlagInput& in, const std::vector<IcaReferenceSerie
   }
 }
 
-// R peaks of an ECG: the 5-35 Hz band's largest |x| above half its 99th percentile, at least
-// kRefractorySeconds apart.
-std::vector<int64_t> rPeaks(const std::vector<float>& ecg, double fs) {
+// R peaks of an ECG: in the band find_bads_ecg hands find_ecg_events (8-16 Hz), the largest |x|
+// above half its 99th percentile, at least kRefractorySeconds apart.
+std::vector<int64_t> rPeaks(const std::vector<float>& ecg, double fs, double low, double high) {
   const int64_t n = static_cast<int64_t>(ecg.size());
-  const std::vector<double> x = bandPass(ecg.data(), n, fs, kQrsLowHz, kQrsHighHz);
+  const std::vector<double> x = bandPass(ecg.data(), n, fs, low, high);
   std::vector<double> mag(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) mag[i] = std::fabs(x[i]);
   std::vector<double> sorted = mag;
@@ -168,8 +166,8 @@ std::vector<int64_t> rPeaks(const std::vector<float>& ecg, double fs) {
   return peaks;
 }
 
-// MNE find_bads_ecg(method='ctps'): 8-16 Hz activations in epochs of +-0.5 s around the R peaks,
-// the phase of each epoch, Kuiper's pk across epochs at each time, its maximum over time.
+// MNE find_bads_ecg(method='ctps'): the activations in epochs of +-0.5 s around the R peaks, the
+// phase of each epoch, Kuiper's pk across epochs at each time, its maximum over time.
 std::vector<double> ctpsScores(const IcaFlagInput& in, const std::vector<int64_t>& peaks,
                                const std::vector<std::vector<double>>& filtered) {
   const auto half = static_cast<int64_t>(std::llround(kCtpsHalfWindow * in.sampleRate));
@@ -412,10 +410,16 @@ IcaFlags flagIcaComponents(const IcaFlagInput& in, const IcaFlagParams& params, 
   if (!in.ecg.empty()) {
     correlationRule(in, in.ecg, heartBand, params.ecgLowHz, params.ecgHighHz, params.ecgZThreshold,
                     IcaFlagLabel::Heart, "find_bads_ecg correlation", out, ctx);
-    const std::vector<int64_t> peaks = rPeaks(in.ecg.front().samples, fs);
+    const std::vector<int64_t> peaks =
+        rPeaks(in.ecg.front().samples, fs, params.ecgLowHz, params.ecgHighHz);
     const double tCtps =
         params.ctpsThreshold > 0 ? params.ctpsThreshold : ctpsAutomaticThreshold(fs);
-    const std::vector<double> ctps = ctpsScores(in, peaks, heartBand);
+    // create_ecg_epochs epochs the recording as it is: l_freq and h_freq only filter the ECG for
+    // the QRS detector, so the phases are those of the unfiltered activations.
+    std::vector<std::vector<double>> plain(static_cast<std::size_t>(r));
+    for (int k = 0; k < r; ++k)
+      plain[static_cast<std::size_t>(k)].assign(activation(k), activation(k) + n);
+    const std::vector<double> ctps = ctpsScores(in, peaks, plain);
     for (int k = 0; k < r; ++k) {
       const auto i = static_cast<std::size_t>(k);
       IcaDetectorVerdict v = allAbove(IcaFlagLabel::Heart, kByReference,

@@ -6,7 +6,6 @@
 #include <numbers>
 #include <numeric>
 
-#include "engine/dsp/fir_design.h"
 #include "engine/parallel/fftw_owners.h"
 
 namespace modescope::ica_flags {
@@ -71,19 +70,39 @@ std::vector<double> convolveCentred(const std::vector<double>& x, const std::vec
 std::vector<double> bandPass(const float* x, int64_t n, double fs, double lowHz, double highHz) {
   std::vector<double> y(x, x + n);
   if (n < 3) return y;
-  // MNE: filter_length '10s', 0.5 Hz transitions. The pieces must fit the length and the signal.
-  std::size_t length = static_cast<std::size_t>(std::llround(10.0 * fs)) | 1u;
-  double width = 0.5;
-  const auto longest = static_cast<std::size_t>((n - 1) | 1);
-  if (length > longest) length = longest;
-  while (filterLengthFor(width, fs) > length) width *= 1.25;
   const double nyquist = fs / 2.0;
-  std::vector<FirTransition> steps;
-  if (lowHz > 0 && lowHz < nyquist) steps.push_back({lowHz, width, 0});
-  if (highHz < nyquist) steps.push_back({highHz, width, 1});
-  if (steps.empty()) return y;
-  const int gainAtNyquist = highHz < nyquist ? 0 : 1;
-  const std::vector<double> h = composeFir(steps, gainAtNyquist, length, fs);
+  // filter_length '10s' made odd (_check_zero_phase_length), at most the signal's length.
+  auto taps = static_cast<std::size_t>(std::llround(10.0 * fs)) | 1u;
+  taps = std::min(taps, static_cast<std::size_t>((n - 1) | 1));
+  // The desired gain through (0, 0), (low - 0.5, 0), (low, 1), (high, 1), (high + 0.5, 0),
+  // (Nyquist, 0), sampled on firwin2's grid of 1 + 2^ceil(log2(taps)) frequencies.
+  constexpr double kTransition = 0.5;
+  const double lowStop = std::max(0.0, lowHz - kTransition);
+  const double highStop = std::min(nyquist, highHz + kTransition);
+  auto desired = [&](double f) {
+    if (f <= lowStop || f >= highStop) return 0.0;
+    if (f < lowHz) return (f - lowStop) / (lowHz - lowStop);
+    if (f > highHz) return (highStop - f) / (highStop - highHz);
+    return 1.0;
+  };
+  const std::size_t grid = nextPowerOfTwo(taps) + 1;
+  const std::size_t size = 2 * (grid - 1);
+  std::vector<std::complex<double>> spectrum(size);
+  for (std::size_t k = 0; k < grid; ++k) {
+    const double f = nyquist * static_cast<double>(k) / static_cast<double>(grid - 1);
+    // Delay by (taps - 1) / 2 samples so the impulse response starts at 0 (firwin2's shift).
+    const double phase =
+        -kPi * static_cast<double>(k) * static_cast<double>(taps - 1) / static_cast<double>(size);
+    spectrum[k] = desired(f) * std::polar(1.0, phase);
+    if (k > 0 && k < grid - 1) spectrum[size - k] = std::conj(spectrum[k]);
+  }
+  fft(spectrum, true);
+  std::vector<double> h(taps);
+  for (std::size_t j = 0; j < taps; ++j) {
+    const double hann =
+        taps > 1 ? 0.5 - 0.5 * std::cos(2.0 * kPi * static_cast<double>(j) / (taps - 1)) : 1.0;
+    h[j] = spectrum[j].real() * hann;
+  }
   return convolveCentred(convolveCentred(y, h), h);
 }
 
@@ -105,7 +124,7 @@ std::vector<double> normalisedPhase(const double* x, int n) {
 
 std::vector<double> mnePsd(const float* x, int64_t n, double fs, double lowHz, double highHz,
                            std::vector<double>* freqs) {
-  const int len = static_cast<int>(std::min<int64_t>(2048, n));
+  const int len = static_cast<int>(std::min<int64_t>(256, n));
   std::vector<double> window(static_cast<std::size_t>(len));
   for (int i = 0; i < len; ++i) window[i] = 0.54 - 0.46 * std::cos(2.0 * kPi * i / len);
   const int bins = len / 2 + 1;
@@ -113,7 +132,10 @@ std::vector<double> mnePsd(const float* x, int64_t n, double fs, double lowHz, d
   const int64_t segments = n / len;
   std::vector<std::complex<double>> seg(static_cast<std::size_t>(len));
   for (int64_t g = 0; g < segments; ++g) {
-    for (int i = 0; i < len; ++i) seg[i] = x[g * len + i] * window[i];
+    double mean = 0.0;  // scipy.signal.spectrogram's detrend='constant'
+    for (int i = 0; i < len; ++i) mean += x[g * len + i];
+    mean /= len;
+    for (int i = 0; i < len; ++i) seg[i] = (x[g * len + i] - mean) * window[i];
     fft(seg, false);
     for (int k = 0; k < bins; ++k) power[k] += std::norm(seg[k]);
   }

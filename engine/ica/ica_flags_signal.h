@@ -9,18 +9,19 @@
 
 namespace modescope::ica_flags {
 
-// Zero-phase band-pass as MNE's ICA scoring filters (ica.py _band_pass_filter: FIR, 0.5 Hz
-// transitions, 10 s long, applied forwards and backwards, 'zero-double'): a Hamming windowed-sinc
-// band-pass (engine/dsp/fir_design.h) convolved twice, centred, the ends padded by reflection.
-// Shorter signals get a shorter filter with correspondingly wider transitions.
+// Zero-phase band-pass as MNE's ICA scoring filter (ica.py _band_pass_filter: FIR designed the
+// way scipy.signal.firwin2 does it - frequency sampling of a piecewise-linear gain with 0.5 Hz
+// transitions, Hann window - 10 s long, applied forwards and backwards, 'zero-double'), centred,
+// the ends padded by reflection. Shorter signals get a filter as long as they are.
 std::vector<double> bandPass(const float* x, int64_t n, double fs, double lowHz, double highHz);
 
 // Instantaneous phase of the analytic signal (scipy.signal.hilbert), mapped to [0, 1) as
 // MNE's ctps _compute_normalized_phase: (angle + pi) / (2 pi).
 std::vector<double> normalisedPhase(const double* x, int n);
 
-// Welch PSD as MNE's Raw.compute_psd defaults: n_fft = min(2048, n), no overlap, periodic
-// Hamming window; bins with frequency in [lowHz, highHz]. `freqs` receives the frequencies.
+// Welch PSD as MNE's Raw.compute_psd defaults (psd_array_welch): n_fft = min(256, n), no
+// overlap, periodic Hamming window, each segment's mean removed; bins in [lowHz, highHz].
+// `freqs` receives the frequencies.
 std::vector<double> mnePsd(const float* x, int64_t n, double fs, double lowHz, double highHz,
                            std::vector<double>* freqs);
 

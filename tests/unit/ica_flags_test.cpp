@@ -115,7 +115,7 @@ const Decomposed& decomposed() {
     p.backgroundMicrovolts = 2.0;
     p.blinkRatePerMinute = 15.0;
     p.saccadesPerMinute = 30.0;
-    p.saccadeMicrovolts = 60.0;
+    p.saccadeMicrovolts = 100.0;  // large (15-20 deg) saccades
     p.heartRatePerMinute = 72.0;
     p.heartMicrovolts = 20.0;
     p.muscleBurstsPerMinute = 6.0;
