@@ -61,11 +61,16 @@ IcaFlagInput icaFlagInput(const Recording& rec, const IcaFile& file) {
   for (const IcaFileChannel& c : file.channels) channels.push_back(c.recordingIndex);
   const SignalBlock block = extractBlock(rec, channels, file.startSeconds(),
                                          static_cast<double>(file.samples) / file.sampleRate);
+  return icaFlagInput(rec, file, icaActivations(file.result, block));
+}
+
+IcaFlagInput icaFlagInput(const Recording& rec, const IcaFile& file,
+                          std::vector<float> activations) {
   IcaFlagInput in;
   in.sampleRate = file.sampleRate;
   in.components = file.result.components;
-  in.samples = block.samples;
-  in.activations = icaActivations(file.result, block);
+  in.samples = in.components > 0 ? static_cast<int64_t>(activations.size()) / in.components : 0;
+  in.activations = std::move(activations);
   in.mixing = file.result.mixing;
   for (const IcaFileChannel& c : file.channels) {
     in.channelNames.push_back(c.name);

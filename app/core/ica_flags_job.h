@@ -21,6 +21,9 @@ namespace modescope {
 // the bipolar F8-F7 or AF8-AF7 as a horizontal EOG stand-in).
 // Throws InvalidParameterError when `rec` is not the recording `file` was computed on.
 IcaFlagInput icaFlagInput(const Recording& rec, const IcaFile& file);
+// The same with the activations already computed (icaActivations over the decomposed range).
+IcaFlagInput icaFlagInput(const Recording& rec, const IcaFile& file,
+                          std::vector<float> activations);
 
 IcaFlags flagIcaFile(const Recording& rec, const IcaFile& file, const IcaFlagParams& params,
                      JobContext& ctx);

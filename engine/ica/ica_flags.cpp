@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "engine/core/error.h"
@@ -33,6 +34,8 @@ constexpr Named kLabels[] = {{IcaFlagLabel::BrainOrOther, "brain", "brain"},
                              {IcaFlagLabel::Channel, "channel", "channel noise"}};
 
 std::string number(double v) { return formatNumber(std::round(v * 1000.0) / 1000.0); }
+
+constexpr double kNoThreshold = std::numeric_limits<double>::quiet_NaN();
 
 IcaFlagFeature feature(std::string key, std::string label, double value, double threshold) {
   return {std::move(key), std::move(label), value, threshold, value > threshold};
@@ -128,11 +131,10 @@ void correlationRule(const IcaFlagInput& in, const std::vector<IcaReferenceSerie
       const auto i = static_cast<std::size_t>(k);
       IcaDetectorVerdict v =
           allAbove(label, kByReference, std::string("MNE ") + function + " (" + ref.name + ")",
-                   {feature("r_" + ref.name, "r with " + ref.name, scores[i], 0.0),
-                    feature("z_" + ref.name, "|z| of r", z[i], zThreshold)},
-                   {1.0, 0.5});
-      // The r feature only informs; MNE's rule is the z-score alone.
-      v.features[0].above = true;
+                   {feature("z_" + ref.name, "|z| of r", z[i], zThreshold)}, {0.5});
+      // r only informs (no threshold of its own): MNE's rule is the z-score over the components.
+      v.features.insert(v.features.begin(),
+                        {"r_" + ref.name, "r with " + ref.name, scores[i], kNoThreshold, false});
       v.flagged = bad[i];
       v.confidence = logistic(z[i], zThreshold, 0.5);
       v.reason = v.rule + ": r " + number(scores[i]) + ", |z| " + number(z[i]) +

@@ -73,7 +73,8 @@ struct IcaFlagFeature {
   std::string key;    // "sad", "eog_z", ...
   std::string label;  // "spatial average difference"
   double value = 0.0;
-  double threshold = 0.0;  // the value it is compared with (automatic ones resolved)
+  double threshold = 0.0;  // the value it is compared with (automatic ones resolved); NaN: none,
+                           // the feature only informs (r beside MNE's z-score)
   bool above = false;      // value > threshold
 };
 

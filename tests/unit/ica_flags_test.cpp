@@ -12,6 +12,7 @@
 #include "app/core/ica_flags_job.h"
 #include "app/core/ica_metrics.h"
 #include "engine/core/error.h"
+#include "engine/ica/ica_component_properties.h"
 #include "engine/ica/ica_flags_signal.h"
 #include "engine/ica/infomax.h"
 #include "engine/synth/synthetic_eeg.h"
@@ -221,6 +222,45 @@ TEST(IcaFlagsSynthetic, EogAndEcgChannelsFindEveryPlantedArtifact) {
   EXPECT_EQ(tsv.rfind("component\ttype\tdescription\tstatus\t", 0), 0u);
   EXPECT_NE(tsv.find("\teye blink\t"), std::string::npos);
   EXPECT_NE(tsv.find("\theart beat\t"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace modescope
+
+namespace modescope {
+namespace {
+
+TEST(IcaComponentProperties, SegmentsEpochsSpectrumAndVarianceShare) {
+  // One component, map (1, 1): the data are exactly map * activation, so it accounts for 100 %.
+  const double fs = 100.0;
+  const int64_t n = 1000;
+  std::vector<float> act(n), data(2 * n);
+  for (int64_t i = 0; i < n; ++i) {
+    act[i] = static_cast<float>(std::sin(2 * M_PI * 10.0 * i / fs));
+    data[i] = data[n + i] = act[i];
+  }
+  const auto p =
+      icaComponentProperties(act.data(), n, fs, {1.0, 1.0}, data.data(), {0.0, 0.0}, 2.0);
+  ASSERT_EQ(p.rows.size(), 5u);  // 10 s in 2 s segments
+  EXPECT_EQ(p.rowSamples, 200);
+  ASSERT_EQ(p.variancePercent.size(), 5u);
+  for (double v : p.variancePercent) EXPECT_NEAR(v, 100.0, 1e-6);
+  // The spectrum peaks at 10 Hz and stays within 1-50 Hz (Nyquist below 80).
+  ASSERT_FALSE(p.frequencies.empty());
+  EXPECT_GE(p.frequencies.front(), 1.0);
+  EXPECT_LE(p.frequencies.back(), 50.0);
+  const auto peak = std::max_element(p.powerDb.begin(), p.powerDb.end()) - p.powerDb.begin();
+  EXPECT_NEAR(p.frequencies[static_cast<std::size_t>(peak)], 10.0, 0.5);
+  // Epochs around events: 0.5 s before, 1 s after; the one too close to the end is skipped.
+  const auto e = icaComponentProperties(act.data(), n, fs, {1.0, 1.0}, nullptr, {}, 2.0,
+                                        {1.0, 4.05, 9.5}, 0.5, 1.0);
+  ASSERT_EQ(e.rows.size(), 2u);
+  EXPECT_EQ(e.rowSamples, 150);
+  EXPECT_DOUBLE_EQ(e.rowStartSeconds, -0.5);
+  EXPECT_TRUE(e.variancePercent.empty());
+  // The average is the mean of the rows, sample by sample.
+  for (int i = 0; i < e.rowSamples; ++i)
+    EXPECT_NEAR(e.average[i], 0.5 * (e.rows[0][i] + e.rows[1][i]), 1e-6);
 }
 
 }  // namespace
