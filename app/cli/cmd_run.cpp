@@ -22,6 +22,7 @@
 #include "app/core/channel_selection.h"
 #include "app/core/emd_job.h"
 #include "app/core/gpu_backend.h"
+#include "app/core/ica_flags_job.h"
 #include "app/core/ica_job.h"
 #include "app/core/json_writer.h"
 #include "app/core/memd_job.h"
@@ -357,6 +358,11 @@ StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& 
   }
   JobContext writeCtx = ctx.sub(0.95, 1.0);
   writeIcaFile(output, *result.file, writeCtx);
+  if (s.flags) {
+    JobContext flagCtx = ctx.sub(0.95, 1.0);
+    writeIcaFlagsTsv(defaultFlagsPath(output),
+                     flagIcaFile(current, *result.file, IcaFlagParams{}, flagCtx));
+  }
 
   const IcaFile& f = *result.file;
   r.input = currentPath;

@@ -11,7 +11,9 @@
 
 #include "app/core/ica_flags_job.h"
 #include "app/core/ica_metrics.h"
+#include "app/core/pipeline.h"
 #include "engine/core/error.h"
+#include "engine/core/json_value.h"
 #include "engine/ica/ica_component_properties.h"
 #include "engine/ica/ica_flags_signal.h"
 #include "engine/ica/infomax.h"
@@ -261,6 +263,36 @@ TEST(IcaComponentProperties, SegmentsEpochsSpectrumAndVarianceShare) {
   // The average is the mean of the rows, sample by sample.
   for (int i = 0; i < e.rowSamples; ++i)
     EXPECT_NEAR(e.average[i], 0.5 * (e.rows[0][i] + e.rows[1][i]), 1e-6);
+}
+
+}  // namespace
+}  // namespace modescope
+
+namespace modescope {
+namespace {
+
+// The ICA pipeline step's "flags" field: read, written only when set, round trip, refusals.
+TEST(IcaFlagsPipeline, IcaStepFlagsFieldReadsWritesAndRefuses) {
+  auto read = [](const std::string& step) {
+    return readPipeline(
+        parseJson(R"({"modescope_pipeline": 1, "steps": [)" + step + "]}", "p.json"), "p.json",
+        nullptr);
+  };
+  const Pipeline on = read(R"({"step": "ica", "flags": true})");
+  EXPECT_TRUE(std::get<PipelineIcaStep>(on.steps[0]).flags);
+  EXPECT_FALSE(std::get<PipelineIcaStep>(read(R"({"step": "ica"})").steps[0]).flags);
+  const std::string text = writePipelineJson(on);
+  EXPECT_NE(text.find("\"flags\": true"), std::string::npos) << text;
+  EXPECT_TRUE(read(R"({"step": "ica", "flags": true})") == on);
+  EXPECT_FALSE(read(R"({"step": "ica"})") == on);
+  EXPECT_EQ(writePipelineJson(read(R"({"step": "ica"})")).find("flags"), std::string::npos);
+  try {
+    read(R"({"step": "ica", "flags": "yes"})");
+    ADD_FAILURE() << "a string accepted for flags";
+  } catch (const InvalidInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("field flags"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read(R"({"step": "emd", "flags": true})"), InvalidInputError);
 }
 
 }  // namespace
