@@ -12,8 +12,15 @@ namespace {
 
 using Field = ParamField<IcaFlagParams>;
 
-ParamDecl frequency(const char* key, const char* cli, const char* label, const char* help) {
-  return realParam(key, cli, label).in("Hz").above(0).atMost(1000).shown(1, 1).because(help);
+// Band edges: each band's low edge at most `split` Hz and its high edge above it, so that no
+// combination of values crosses (a range per field, no rule between fields).
+ParamDecl lowEdge(const char* key, const char* cli, const char* label, double split,
+                  const char* help) {
+  return realParam(key, cli, label).in("Hz").above(0).atMost(split).shown(1, 1).because(help);
+}
+ParamDecl highEdge(const char* key, const char* cli, const char* label, double split,
+                   const char* help) {
+  return realParam(key, cli, label).in("Hz").above(split).atMost(1000).shown(1, 1).because(help);
 }
 
 ParamDecl adjustThreshold(const char* key, const char* cli, const char* label, const char* help) {
@@ -36,11 +43,11 @@ std::vector<Field> makeFields() {
           .because("MNE find_bads_eog threshold: |z| of the EOG correlation over the components"),
       &IcaFlagParams::eogZThreshold));
   f.push_back(bindField<IcaFlagParams>(
-      frequency("eogLowHz", "eog-low", "EOG band low edge", "MNE find_bads_eog l_freq (1 Hz)"),
+      lowEdge("eogLowHz", "eog-low", "EOG band low edge", 5, "MNE find_bads_eog l_freq (1 Hz)"),
       &IcaFlagParams::eogLowHz));
-  f.push_back(bindField<IcaFlagParams>(
-      frequency("eogHighHz", "eog-high", "EOG band high edge", "MNE find_bads_eog h_freq (10 Hz)"),
-      &IcaFlagParams::eogHighHz));
+  f.push_back(bindField<IcaFlagParams>(highEdge("eogHighHz", "eog-high", "EOG band high edge", 5,
+                                                "MNE find_bads_eog h_freq (10 Hz)"),
+                                       &IcaFlagParams::eogHighHz));
   f.push_back(bindField<IcaFlagParams>(
       adjustThreshold("sadThreshold", "sad", "SAD threshold",
                       "ADJUST spatial average difference |mean frontal| - |mean posterior|"),
@@ -70,11 +77,11 @@ std::vector<Field> makeFields() {
           .because("MNE find_bads_ecg(method='correlation', measure='zscore') threshold"),
       &IcaFlagParams::ecgZThreshold));
   f.push_back(bindField<IcaFlagParams>(
-      frequency("ecgLowHz", "ecg-low", "ECG band low edge", "MNE find_bads_ecg l_freq (8 Hz)"),
+      lowEdge("ecgLowHz", "ecg-low", "ECG band low edge", 12, "MNE find_bads_ecg l_freq (8 Hz)"),
       &IcaFlagParams::ecgLowHz));
-  f.push_back(bindField<IcaFlagParams>(
-      frequency("ecgHighHz", "ecg-high", "ECG band high edge", "MNE find_bads_ecg h_freq (16 Hz)"),
-      &IcaFlagParams::ecgHighHz));
+  f.push_back(bindField<IcaFlagParams>(highEdge("ecgHighHz", "ecg-high", "ECG band high edge", 12,
+                                                "MNE find_bads_ecg h_freq (16 Hz)"),
+                                       &IcaFlagParams::ecgHighHz));
   f.push_back(bindField<IcaFlagParams>(
       realParam("ctpsThreshold", "ctps", "CTPS threshold")
           .above(0)
@@ -100,13 +107,12 @@ std::vector<Field> makeFields() {
           .because("MNE find_bads_muscle threshold (flags scores above threshold^3; Dharmaprani "
                    "et al. 2016)"),
       &IcaFlagParams::muscleThreshold));
-  f.push_back(
-      bindField<IcaFlagParams>(frequency("muscleLowHz", "muscle-low", "Muscle slope low edge",
-                                         "MNE find_bads_muscle l_freq (7 Hz)"),
-                               &IcaFlagParams::muscleLowHz));
+  f.push_back(bindField<IcaFlagParams>(lowEdge("muscleLowHz", "muscle-low", "Muscle slope low edge",
+                                               20, "MNE find_bads_muscle l_freq (7 Hz)"),
+                                       &IcaFlagParams::muscleLowHz));
   f.push_back(bindField<IcaFlagParams>(
-      frequency("muscleHighHz", "muscle-high", "Muscle slope high edge",
-                "MNE find_bads_muscle h_freq (45 Hz; 75 Hz in Dharmaprani et al.)"),
+      highEdge("muscleHighHz", "muscle-high", "Muscle slope high edge", 20,
+               "MNE find_bads_muscle h_freq (45 Hz; 75 Hz in Dharmaprani et al.)"),
       &IcaFlagParams::muscleHighHz));
   f.push_back(bindField<IcaFlagParams>(
       realParam("linePeakDb", "line-db", "Line peak threshold")
@@ -141,22 +147,10 @@ std::vector<Field> makeFields() {
   return f;
 }
 
-void checkBand(double low, double high, const char* lowKey, const char* highKey) {
-  if (low >= high)
-    throw InvalidParameterError(
-        lowKey, formatNumber(low),
-        std::string("below ") + highKey + " (" + formatNumber(high) + " Hz)",
-        std::string("lower ") + lowKey + " or raise " + highKey);
-}
-
 }  // namespace
 
 const ParamTable<IcaFlagParams>& icaFlagParamTable() {
-  static const ParamTable<IcaFlagParams> table(makeFields(), [](const IcaFlagParams& p) {
-    checkBand(p.eogLowHz, p.eogHighHz, "eogLowHz", "eogHighHz");
-    checkBand(p.ecgLowHz, p.ecgHighHz, "ecgLowHz", "ecgHighHz");
-    checkBand(p.muscleLowHz, p.muscleHighHz, "muscleLowHz", "muscleHighHz");
-  });
+  static const ParamTable<IcaFlagParams> table(makeFields());
   return table;
 }
 

@@ -53,7 +53,8 @@ struct IcaFlagParams {
 
 const ParamTable<IcaFlagParams>& icaFlagParamTable();
 
-// Throws InvalidParameterError naming the field (the table's ranges; low edges below high ones).
+// Throws InvalidParameterError naming the field (the table's ranges; each band's low edge lies
+// at or below a split its high edge lies above: EOG 5 Hz, ECG 12 Hz, muscle 20 Hz).
 void validateIcaFlagParams(const IcaFlagParams& p);
 
 }  // namespace modescope

@@ -89,7 +89,7 @@ TEST(IcaFlagsLabels, ParseNamesAndRefuseOthers) {
   EXPECT_THROW(parseIcaFlagLabels("", "--reject-flagged"), InvalidParameterError);
 }
 
-TEST(IcaFlagsParams, TableRefusesCrossedBands) {
+TEST(IcaFlagsParams, TableRefusesBandEdgesBeyondTheirSplit) {
   IcaFlagParams p;
   EXPECT_NO_THROW(validateIcaFlagParams(p));
   p.eogLowHz = 12.0;
