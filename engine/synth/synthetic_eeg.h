@@ -6,11 +6,13 @@
 // or a random mixing matrix; pink background noise per channel; eye blinks (frontal, decaying with
 // distance from the eyes); line noise at 50/60 Hz; muscle bursts (20-100 Hz noise of the
 // temporalis muscles, one source per side, largest on the temporal channels); heartbeats (an
-// ECG-shaped source with a broad left-posterior field, as the cardiac field reaches the scalp);
+// ECG-shaped source with a broad left-right field, as the cardiac field reaches the scalp);
 // horizontal saccades (gaze steps seen with opposite polarity at F7 and F8). Every random number
 // comes from Philox-4x32-10 keyed by `seed`, so the same seed gives the same recording on every
 // machine. Blinks, bursts and saccades are also written as annotations. Heartbeats and saccades are
-// off by default so recordings made before they existed stay the same for the same seed.
+// off by default. Muscle bursts are one source per side (they were independent noise per channel,
+// which no independent component could hold), so recordings with bursts differ from earlier
+// versions' for the same seed.
 #pragma once
 
 #include <cstdint>
