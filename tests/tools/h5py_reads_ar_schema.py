@@ -1,54 +1,29 @@
-#!/ usr / bin / python3
-""
-    "Reads a ModeScope AR result file (schema modescope-ar/1) with h5py, using only what
-    docs /
-    ar.md("HDF5 file") documents,
-    and checks it three ways :
+#!/usr/bin/python3
+"""Reads a ModeScope AR result file (schema modescope-ar/1) with h5py, using only what
+docs/ar.md ("HDF5 file") documents, and checks it three ways:
 
-    1. layout and types : every documented object is there with its documented dtype,
-    shape and units;
-2. internal consistency, recomputed here with numpy(an oracle independent of the C++ code)
-    : bin centres = first + k * width;
-window end times = (first_sample + start + N) / fs;
-per - class mean maps = the mean of the per - trial features;
-r ^ 2 =
-    Pearson's r^2 between each row x bin feature and the class label(1 = A, 0 = B) over all trials,
-    in[0, 1];
-signed r ^ 2 = sign(mean_a - mean_b) * r ^ 2;
-a common average reference matrix is I - 1 / C;
-spectra of power output are >= 0;
-3. with EXPECTED.json(written by the C++ test)
-    : the values the writer was given
-          .
+1. layout and types: every documented object is there with its documented dtype, shape and units;
+2. internal consistency, recomputed here with numpy (an oracle independent of the C++ code):
+   bin centres = first + k * width; window end times = (first_sample + start + N) / fs;
+   per-class mean maps = the mean of the per-trial features; r^2 = Pearson's r^2 between each
+   row x bin feature and the class label (1 = A, 0 = B) over all trials, in [0, 1];
+   signed r^2 = sign(mean_a - mean_b) * r^2; a common average reference matrix is I - 1/C;
+   spectra of power output are >= 0;
+3. with EXPECTED.json (written by the C++ test): the values the writer was given.
 
-      Usage : h5py_reads_ar_schema.py FILE
-          .h5[EXPECTED.json | -][AR.md]
+Usage: h5py_reads_ar_schema.py FILE.h5 [EXPECTED.json|-] [AR.md]
 
-              With AR.md,
-the Python example of the page's "Reading an AR result" section is run on FILE.h5 as written
-    there(only the file name is substituted) and
-    its results are checked against the file
-        .
+With AR.md, the Python example of the page's "Reading an AR result" section is run on FILE.h5 as
+written there (only the file name is substituted) and its results are checked against the file.
 
-    EXPECTED.json may hold : "input_file";
-"channels"(recording_index, name, label, type, unit, position([ x, y, z ] or null));
-"ar"(the / ar attributes);
-"spectra", "noise_variance"(float32 values, flattened row - major);
-"bin_centers", "window_start_samples", "row_names", "row_channels";
-"spatial_filter"({"attrs", "matrix"(rows), "input_names", "output_names", "input_channels"});
-"events"({
-  "attrs",
-  "r2",
-  "signed_r2",
-  "mean_a",
-  "mean_b"(flattened),
-  "row_names",
-  "channels",
-  "bin_centers",
-  "class_a" / "class_b" : {"label", "onset_seconds", "first_sample", "samples", "annotation_index",
-                           "windows", "features"(flattened)}
-});
-"diagnostics"([ severity, code, message ] rows); "provenance".
+EXPECTED.json may hold: "input_file"; "channels" (recording_index, name, label, type, unit,
+position ([x, y, z] or null)); "ar" (the /ar attributes); "spectra", "noise_variance" (float32
+values, flattened row-major); "bin_centers", "window_start_samples", "row_names",
+"row_channels"; "spatial_filter" ({"attrs", "matrix" (rows), "input_names", "output_names",
+"input_channels"}); "events" ({"attrs", "r2", "signed_r2", "mean_a", "mean_b" (flattened),
+"row_names", "channels", "bin_centers", "class_a"/"class_b": {"label", "onset_seconds",
+"first_sample", "samples", "annotation_index", "windows", "features" (flattened)}});
+"diagnostics" ([severity, code, message] rows); "provenance".
 
 Exits 0 when everything matches, 1 with one line per mismatch otherwise.
 """
@@ -63,9 +38,9 @@ sys.dont_write_bytecode = True
 from h5py_check import (as_str, check, check_attrs, check_provenance, check_root,  # noqa: E402
                         doc_python_example, load_expected, report)
 
-#r ^ 2 recomputed here in double from the stored float64 features, against the stored float64
-#r ^ 2 computed in double by the engine from the same features : both sides are sums of ~100
-#terms, so they agree to ~1e-15; 1e-9 absolute is far above rounding, far below any real error.
+# r^2 recomputed here in double from the stored float64 features, against the stored float64
+# r^2 computed in double by the engine from the same features: both sides are sums of ~100
+# terms, so they agree to ~1e-15; 1e-9 absolute is far above rounding, far below any real error.
 R2_TOL = 1e-9
 
 

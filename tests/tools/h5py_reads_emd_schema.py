@@ -1,32 +1,20 @@
-#!/ usr / bin / python3
-""
-        "Reads a ModeScope EMD result file (schema modescope-emd/1) with h5py, using only what
-        docs /
-        hdf5 -
-    schema.md("EMD result files") documents,
-    and compares it with the values the writer was given(a JSON file written by the C++ test)
-            .
+#!/usr/bin/python3
+"""Reads a ModeScope EMD result file (schema modescope-emd/1) with h5py, using only what
+docs/hdf5-schema.md ("EMD result files") documents, and compares it with the values the writer
+was given (a JSON file written by the C++ test).
 
-        Usage : h5py_reads_emd_schema.py FILE.h5 EXPECTED
-            .json[SCHEMA.md]
+Usage: h5py_reads_emd_schema.py FILE.h5 EXPECTED.json [SCHEMA.md]
 
-                With SCHEMA.md,
-    the Python example of the page's "Reading an EMD result" section is run on FILE.h5 as written
-        there(only the file name and the channel name are substituted) and
-        its results are checked too
-            .
+With SCHEMA.md, the Python example of the page's "Reading an EMD result" section is run on
+FILE.h5 as written there (only the file name and the channel name are substituted) and its
+results are checked too.
 
-        EXPECTED.json holds : "input_file";
-"emd"(the / emd attributes by name, strings and numbers);
-"channels"(one object per channel
-           : name, label, unit, type, recording_index, group, modes(rows of numbers), sifts,
-             degenerate_members);
-"hht"(null, or
-      : attrs, frequency_edges, time_edges, time_edges_s, imf_selection,
-        and per channel(same order) spectrum(rows), marginal, imf_rows, mean_frequency, energy,
-        and instantaneous_amplitude / instantaneous_frequency(rows) or null);
-"diagnostics"([ stage, severity, code, message ] rows);
-"provenance" (string attributes,
+EXPECTED.json holds: "input_file"; "emd" (the /emd attributes by name, strings and numbers);
+"channels" (one object per channel: name, label, unit, type, recording_index, group, modes
+(rows of numbers), sifts, degenerate_members); "hht" (null, or: attrs, frequency_edges,
+time_edges, time_edges_s, imf_selection, and per channel (same order) spectrum (rows), marginal,
+imf_rows, mean_frequency, energy, and instantaneous_amplitude / instantaneous_frequency (rows) or
+null); "diagnostics" ([stage, severity, code, message] rows); "provenance" (string attributes,
 wall_seconds, parameters as [name, value] pairs).
 
 Exits 0 when everything matches, 1 with one line per mismatch otherwise.
@@ -37,10 +25,11 @@ import sys
 import h5py
 import numpy as np
 
-#The shared helpers sit next to this script(sys.path[0]); no bytecode cache in the source tree.
+# The shared helpers sit next to this script (sys.path[0]); no bytecode cache in the source tree.
 sys.dont_write_bytecode = True
 from h5py_check import (as_str, check, check_attrs, check_provenance, check_root,  # noqa: E402
                         doc_python_example, load_expected, report)
+
 
 def same_f32(data, rows, what):
     want = np.array(rows, dtype=np.float32)
@@ -81,7 +70,7 @@ def main():
     with h5py.File(path, "r") as f:
         check_root(f, "modescope-emd/1", want)
 
-#Channel table.
+        # Channel table.
         ct = f["channels"]
         n = len(want["channels"])
         idx = ct["recording_index"][...]
@@ -92,12 +81,12 @@ def main():
             for col in ("name", "label", "unit", "type", "group"):
                 check(cols[col][i] == c[col], f"channel {i} {col}: {cols[col][i]!r} != {c[col]!r}")
 
-#/ emd attributes.
+        # /emd attributes.
         e = f["emd"]
         check_attrs(e, want["emd"], "/emd")
         check(np.asarray(e.attrs["seed"]).dtype == np.uint64, "/emd@seed is uint64")
 
-#Modes per channel.
+        # Modes per channel.
         for i, c in enumerate(want["channels"]):
             g = e[c["group"]]
             tag = f"channel {c['group']}"
@@ -120,7 +109,7 @@ def main():
             check(int(g.attrs["recording_index"]) == c["recording_index"], f"{tag} recording_index")
             check(as_str(g.attrs["name"]) == c["name"], f"{tag} name attribute")
 
-#HHT.
+        # HHT.
         wh = want["hht"]
         check(("hht" in f) == (wh is not None), "/hht present exactly when computed")
         if wh is not None and "hht" in f:
@@ -169,13 +158,13 @@ def main():
                     check(as_str(g["instantaneous_frequency"].attrs["units"]) == "Hz",
                           f"{tag} instantaneous_frequency units")
 
-#Diagnostics.
+        # Diagnostics.
         d = f["diagnostics"]
         got = [list(r) for r in zip(*(d[c].asstr()[...].tolist()
                                       for c in ("stage", "severity", "code", "message")))]
         check(got == want["diagnostics"], f"diagnostics {got}")
 
-#Provenance.
+        # Provenance.
         check_provenance(f["provenance"], want["provenance"])
 
     if len(sys.argv) > 3:

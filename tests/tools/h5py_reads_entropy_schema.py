@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """Reads a ModeScope entropy result file (schema modescope-entropy/1) with h5py, using only what
 docs/entropy.md ("File schema") documents, and checks it for consistency and, optionally,
 against values recomputed here with numpy from the source recording.
@@ -8,19 +8,15 @@ Usage: h5py_reads_entropy_schema.py FILE.h5 [--source REC.h5] [--csv FILE.csv]
 
 Checks:
 - the root schema and orientation attributes, the parameters group;
-- per recording:dataset shapes(epochs x C x C, C x C),
-                the average equals the NaN - skipping mean of the epoch matrices with average_epochs
-                    finite epochs,
-                channel_entropy is the average's diagonal, epoch starts are epoch_samples apart,
-                channel names and indices are present;
+- per recording: dataset shapes (epochs x C x C, C x C), the average equals the NaN-skipping
+  mean of the epoch matrices with average_epochs finite epochs, channel_entropy is the average's
+  diagonal, epoch starts are epoch_samples apart, channel names and indices are present;
 - per group: the mean is the NaN-skipping mean of its members' averages (--groups gives the
   expected member counts per label);
-- with-- source(a ModeScope recording HDF5, schema modescope - recording / 1,
-                the file recording 0 was computed from):Cross
-    - ApEn(or SampEn)of a few ordered channel pairs in the first and last epoch recomputed here from
-    the float32 samples,
-    straight from the definitions(z - score by population SD, Chebyshev distance, d <= r,
-                                  natural log, the bias rule from the parameters);
+- with --source (a ModeScope recording HDF5, schema modescope-recording/1, the file recording 0
+  was computed from): Cross-ApEn (or SampEn) of a few ordered channel pairs in the first and last
+  epoch recomputed here from the float32 samples, straight from the definitions (z-score by
+  population SD, Chebyshev distance, d <= r, natural log, the bias rule from the parameters);
 - with --csv: the CSV export equals the average matrix of recording 0 with the channel names.
 
 Exits 0 when everything matches, 1 with one line per mismatch otherwise.
@@ -176,8 +172,8 @@ def main():
                 xv = zscore(src["signals"][str(idx[v])][s0:s0 + n], sd)
                 want = xapen(xu, xv, m, r, bias) if measure == "apen" else sampen(xu, xv, m, r, u == v)
                 got = em[ei, u, v]
-#Same double arithmetic up to summation order : 1e-9 is far above rounding and far
-#below any change of a single match count(~1e-3 at these N).
+                # Same double arithmetic up to summation order: 1e-9 is far above rounding and far
+                # below any change of a single match count (~1e-3 at these N).
                 check(same_nan(got, want, 1e-9),
                       f"rec 0 epoch {ei} [{u}][{v}]: file {got!r}, numpy {want!r}")
 

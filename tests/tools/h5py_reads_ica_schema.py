@@ -1,33 +1,19 @@
-#!/ usr / bin / python3
-""
-        "Reads a ModeScope ICA result file (schema modescope-ica/1) with h5py, using only what
-        docs /
-        hdf5 -
-    schema.md("ICA result files") documents,
-    and compares it with the values the writer was given(a JSON file written by the C++ test)
-            .
+#!/usr/bin/python3
+"""Reads a ModeScope ICA result file (schema modescope-ica/1) with h5py, using only what
+docs/hdf5-schema.md ("ICA result files") documents, and compares it with the values the writer
+was given (a JSON file written by the C++ test).
 
-        Usage : h5py_reads_ica_schema.py FILE.h5 EXPECTED
-            .json[SCHEMA.md]
+Usage: h5py_reads_ica_schema.py FILE.h5 EXPECTED.json [SCHEMA.md]
 
-                With SCHEMA.md,
-    the Python example of the page's "Reading an ICA result" section is run on FILE.h5 as written
-        there(only the file name is substituted) and
-        its results are checked too
-            .
+With SCHEMA.md, the Python example of the page's "Reading an ICA result" section is run on
+FILE.h5 as written there (only the file name is substituted) and its results are checked too.
 
-        EXPECTED.json holds : "input_file";
-"channels"(one object per channel
-           : recording_index, name, label, type, unit, position([ x, y, z ] or null));
-"ica"(the / ica attributes by name, strings and numbers);
-"float64"(name->values of the 1 - D float64 datasets under / ica);
-"units"(dataset name under / ica->its `units` attribute);
-"matrices"(name->rows of the float64 matrices under / ica);
-"signs";
-"parameters"(the / ica / parameters attributes by name);
-"history"(column->values);
-"diagnostics"([ severity, code, message ] rows);
-"provenance"
+EXPECTED.json holds: "input_file"; "channels" (one object per channel: recording_index, name,
+label, type, unit, position ([x, y, z] or null)); "ica" (the /ica attributes by name, strings
+and numbers); "float64" (name -> values of the 1-D float64 datasets under /ica); "units"
+(dataset name under /ica -> its `units` attribute); "matrices" (name -> rows of the float64
+matrices under /ica); "signs"; "parameters" (the /ica/parameters attributes by name);
+"history" (column -> values); "diagnostics" ([severity, code, message] rows); "provenance"
 (string attributes, wall_seconds, parameters as [name, value] pairs).
 
 Exits 0 when everything matches, 1 with one line per mismatch otherwise.
@@ -39,10 +25,11 @@ import sys
 import h5py
 import numpy as np
 
-#The shared helpers sit next to this script(sys.path[0]); no bytecode cache in the source tree.
+# The shared helpers sit next to this script (sys.path[0]); no bytecode cache in the source tree.
 sys.dont_write_bytecode = True
 from h5py_check import (as_str, check, check_attrs, check_provenance, check_root,  # noqa: E402
                         doc_python_example, load_expected, report)
+
 
 def same_f64(data, values, what):
     want = np.array(values, dtype=np.float64)
@@ -76,7 +63,7 @@ def main():
     with h5py.File(path, "r") as f:
         check_root(f, "modescope-ica/1", want)
 
-#Channel table.
+        # Channel table.
         ct = f["channels"]
         n = len(want["channels"])
         idx = ct["recording_index"][...]
@@ -93,7 +80,7 @@ def main():
             else:
                 check(list(pos[i]) == c["position"], f"channel {i} position {list(pos[i])}")
 
-#/ ica attributes, vectors, matrices.
+        # /ica attributes, vectors, matrices.
         g = f["ica"]
         check_attrs(g, want["ica"], "/ica")
         for k, v in want["float64"].items():
@@ -109,14 +96,14 @@ def main():
         check(g["sphere"].shape == (k, n) and g["weights"].shape == (k, k) and
               g["unmixing"].shape == (k, n) and g["mixing"].shape == (n, k), "matrix shapes")
 
-#Parameters.
+        # Parameters.
         p = g["parameters"]
         check_attrs(p, want["parameters"], "/ica/parameters")
         check(np.asarray(p.attrs["seed"]).dtype == np.uint64, "/ica/parameters@seed is uint64")
         check(len(as_str(p.attrs["description"])) > 0, "/ica/parameters@description")
         check("degrees" in as_str(p.attrs["units"]), "/ica/parameters@units")
 
-#History.
+        # History.
         h = g["history"]
         types = {"step": np.int64, "change": np.float64, "angle_deg": np.float64,
                  "learning_rate": np.float64, "restarted_after": np.int32, "sub_gaussian": np.int32}
@@ -124,13 +111,13 @@ def main():
             d = h[col][...]
             check(d.dtype == t and list(d) == want["history"][col], f"/ica/history/{col}")
 
-#Diagnostics.
+        # Diagnostics.
         d = f["diagnostics"]
         got = [list(r) for r in zip(*(d[c].asstr()[...].tolist()
                                       for c in ("severity", "code", "message")))]
         check(got == want["diagnostics"], f"diagnostics {got}")
 
-#Provenance.
+        # Provenance.
         check_provenance(f["provenance"], want["provenance"])
 
     if len(sys.argv) > 3:

@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """Reads a ModeScope HDF5 file with h5py, using only what docs/hdf5-schema.md documents, and
 compares it with the values the writer was given (a JSON file written by the C++ test).
 
@@ -22,7 +22,7 @@ import sys
 import h5py
 import numpy as np
 
-#The shared helpers sit next to this script(sys.path[0]); no bytecode cache in the source tree.
+# The shared helpers sit next to this script (sys.path[0]); no bytecode cache in the source tree.
 sys.dont_write_bytecode = True
 from h5py_check import as_str, check, check_provenance, doc_python_example, report  # noqa: E402
 
@@ -57,13 +57,13 @@ def main():
             check(int(f["jobs"].attrs["count"]) >= 1, "/jobs count")
 
         g = f[group_path]
-#Root attributes(strings), schema first.
+        # Root attributes (strings), schema first.
         check(as_str(g.attrs["modescope_schema"]) == "modescope-recording/1",
               "modescope_schema of the recording group")
         for k, v in want["attrs"].items():
             check(as_str(g.attrs[k]) == v, f"attribute {k}: {g.attrs.get(k)!r} != {v!r}")
 
-#Channel table : parallel 1 - D datasets.
+        # Channel table: parallel 1-D datasets.
         ch = g["channels"]
         n = len(want["channels"])
         labels = ch["label"].asstr()[...]
@@ -107,11 +107,11 @@ def main():
             check(data.shape == expected.shape and np.array_equal(data, expected),
                   f"{tag} samples differ (max |diff| "
                   f"{np.max(np.abs(data - expected)) if data.shape == expected.shape else 'n/a'})")
-#Time axis as documented : sample k at k / sample_rate.
+            # Time axis as documented: sample k at k / sample_rate.
             if data.size:
                 check(abs((data.size - 1) / rates[i] - c["last_time"]) < 1e-9, f"{tag} time axis")
 
-#Annotations.
+        # Annotations.
         a = g["annotations"]
         onset = a["onset"][...]
         duration = a["duration"][...]
@@ -125,7 +125,7 @@ def main():
             check(text[i] == x["text"], f"annotation {i} text {text[i]!r} != {x['text']!r}")
         check(all(np.diff(onset) >= 0), "annotations sorted by onset")
 
-#Provenance.
+        # Provenance.
         check_provenance(g["provenance"], want["provenance"])
 
     if len(sys.argv) > 4:

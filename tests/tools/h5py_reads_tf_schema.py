@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """Reads a ModeScope time-frequency file (schema modescope-tf/1) with h5py, using only what
 docs/time-frequency.md ("File schema") documents, and checks it for consistency and, with
 --source, against the source recording.
@@ -7,10 +7,9 @@ Usage: h5py_reads_tf_schema.py FILE.h5 [--source REC.h5] [--min-rqf DB]
 
 Checks:
 - the root attributes (schema, sample_rate, columns, bins, first_bin, storage), the parameters;
-- frequencies = (first_bin + k)fs / N, times = start_s + t hop / fs;
-- the image("magnitude" float32 or "values" complex64)is channels x columns x bins, finite;
-- renyi_entropy:one value per channel;
-with complex values, recomputed here(alpha = 3);
+- frequencies = (first_bin + k) fs / N, times = start_s + t hop / fs;
+- the image ("magnitude" float32 or "values" complex64) is channels x columns x bins, finite;
+- renyi_entropy: one value per channel; with complex values, recomputed here (alpha = 3);
 - with complex values and "reconstruction": the reconstruction equals 2 / (N h(0)) Re sum_k of
   each column, and with --source it matches the recording's samples to --min-rqf dB (default 45);
 - ridge_rows / ridge_modes shapes and row range.

@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """MNE 1.3's artifact detectors on a ModeScope ICA decomposition, for the agreement test
 (tests/integration/ica_flags_mne_test.cpp).
 
@@ -46,8 +46,8 @@ def main():
     raw = mne.io.read_raw(a.recording, preload=True)
 
     def resolve(name):
-#EDF + labels carry the type("EOG VEOG", "EEG Fp1-REF"), PhysioNet's dots and its own
-#case ("Af7.") : match the site inside them.
+        # EDF+ labels carry the type ("EOG VEOG", "EEG Fp1-REF"), PhysioNet's dots and its own
+        # case ("Af7."): match the site inside them.
         for ch in raw.ch_names:
             site = ch.split(" ")[-1].split("-")[0].rstrip(".")
             if ch == name or site.lower() == name.lower():
@@ -63,8 +63,7 @@ def main():
     raw.set_channel_types(types)
     raw.crop(tmin=first / raw.info["sfreq"], tmax=(first + samples - 1) / raw.info["sfreq"])
     montage = mne.channels.make_dig_montage(
-        ch_pos={
-l: p * 0.095 for l, p in zip(labels, positions)}, coord_frame="head")
+        ch_pos={l: p * 0.095 for l, p in zip(labels, positions)}, coord_frame="head")
     raw.set_montage(montage, on_missing="ignore")
     keys = dict(zip(eog, given))  # MNE's channel name -> the name the caller gave
     if a.bipolar:
@@ -97,7 +96,7 @@ l: p * 0.095 for l, p in zip(labels, positions)}, coord_frame="head")
     for name in eog:
         idx, scores = ica.find_bads_eog(raw, ch_name=name)
         out["eog"][keys[name]] = {"scores": np.atleast_1d(scores).tolist(),
-                            "flagged": sorted(int(i) for i in idx)}
+                                  "flagged": sorted(int(i) for i in idx)}
     if ecg:
         idx, scores = ica.find_bads_ecg(raw, ch_name=ecg, method="correlation",
                                         measure="zscore", threshold=3.0)

@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """Independent reference for tests/unit/ica_mne_test.cpp: MNE-Python's extended Infomax run with
 EEGLAB runica's settings (fed these settings, MNE agrees with runica.m run in GNU Octave at mean
 |correlation| 0.9994 on the 64-channel demo recording, 1 Hz high-passed).
@@ -6,8 +6,8 @@ EEGLAB runica's settings (fed these settings, MNE agrees with runica.m run in GN
 usage: mne_infomax_runica.py DATA.f32 CHANNELS SAMPLES COMPONENTS SEED OUT.txt [MAX_STEPS]
 
 DATA.f32 holds CHANNELS x SAMPLES little-endian float32, channel-major. Pre-processing is runica's:
-channel means removed; for
-  COMPONENTS < CHANNELS a projection onto the top principal components(runica 'pca'); then sphere = 2 * inv(sqrtm(cov)) (cov with 1/(N-1)). mne.preprocessing.infomax
+channel means removed; for COMPONENTS < CHANNELS a projection onto the top principal components
+(runica 'pca'); then sphere = 2 * inv(sqrtm(cov)) (cov with 1/(N-1)). mne.preprocessing.infomax
 then runs with learning rate 0.00065/ln(CHANNELS), block ceil(min(5 ln N, 0.3 N)), stop 1e-6
 (1e-7 above 32 components), anneal 0.98 past 60 degrees, MAX_STEPS (default 512) steps, blow-up 1e9 / 0.8 and no
 small-angle stop. OUT.txt receives "STEPS SECONDS" (steps actually run) on the first line, then

@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """What MNE-Python reads from EDF/BDF files, as JSON, for tests/integration/mne_agreement_test.
 
 Usage: /usr/bin/python3 tests/tools/mne_summary.py FILE...
@@ -27,7 +27,7 @@ def summary(path):
     sfreq = float(raw.info["sfreq"])
     record = float(np.atleast_1d(ex["record_length"])[0])
     tal = set(int(i) for i in np.atleast_1d(ex.get("tal_idx", [])))
-#n_samps covers every signal in the file, annotation signals included.
+    # n_samps covers every signal in the file, annotation signals included.
     n_samps = [int(n) for i, n in enumerate(ex["n_samps"]) if i not in tal]
     n_records = int(ex["n_records"])
     out = {
@@ -46,8 +46,8 @@ def summary(path):
     stim = {}
     for idx in ex.get("stim_channel_idxs", []):
         name = raw.ch_names[idx]
-#ModeScope's rule (engine/io/trigger_channel.h): every change of (code & 0xFFFF) to a
-#non - zero value, the first sample included.
+        # ModeScope's rule (engine/io/trigger_channel.h): every change of (code & 0xFFFF) to a
+        # non-zero value, the first sample included.
         ev = mne.find_events(raw, stim_channel=name, consecutive=True, shortest_event=1,
                              mask=0xFFFF, mask_type="and", initial_event=True, verbose="ERROR")
         stim[name] = [[float(s) / sfreq, int(c)] for s, _, c in ev]
