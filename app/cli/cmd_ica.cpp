@@ -12,6 +12,7 @@
 #include "app/cli/param_options.h"
 #include "app/core/channel_selection.h"
 #include "app/core/ica_cleaning.h"
+#include "app/core/ica_flags_job.h"
 #include "app/core/ica_job.h"
 #include "app/core/ica_metrics.h"
 #include "app/core/json_writer.h"
@@ -271,12 +272,20 @@ CommandSpec icaApplySpec() {
       {"reject", 0, "LIST",
        "Components to remove: 1-based numbers as 'ica' prints them, comma-separated (1,3,7); "
        "'none' writes the back-projection of everything."},
+      {"reject-flagged", 0, "LABELS",
+       "Also remove the components flagged with these labels (eye, heart, muscle, line, "
+       "channel; comma-separated) at confidence >= 0.5, as 'ica-flags' labels them."},
+      {"flags", 0, "FLAGS.tsv",
+       "With --reject-flagged: read the labels from this components.tsv ('ica-flags' or "
+       "mne-icalabel) instead of running the detectors with their default thresholds."},
       jsonOption("a summary (the file, the removed components)"),
       quietOption(),
       helpOption()};
   s.examples =
       "  modescope-cli ica-apply rec.edf --ica rec-ica.h5 --reject 1,3 -o rec-clean.edf\n"
-      "  modescope-cli ica-apply rec.bdf --ica rec-ica.h5 --reject 2 -o rec-clean.h5 --json\n";
+      "  modescope-cli ica-apply rec.bdf --ica rec-ica.h5 --reject 2 -o rec-clean.h5 --json\n"
+      "  modescope-cli ica-apply rec.edf --ica rec-ica.h5 --reject-flagged eye,heart -o "
+      "clean.edf\n";
   s.minPositionals = 1;
   s.maxPositionals = 1;
   return s;
@@ -292,9 +301,18 @@ int runIcaApply(const Args& argv) {
   const auto icaPath = args.value("ica");
   const auto rejectText = args.value("reject");
   if (!icaPath) throw UsageError("--ica ICA.h5 is required: the decomposition to apply");
-  if (!rejectText) {
-    throw UsageError("--reject LIST is required: the components to remove (1,3,7), or 'none'");
+  const auto flaggedText = args.value("reject-flagged");
+  const auto flagsPath = args.value("flags");
+  if (!rejectText && !flaggedText) {
+    throw UsageError(
+        "--reject LIST or --reject-flagged LABELS is required: the components to remove (1,3,7, "
+        "or 'none'), or the automatic labels to remove (eye,heart)");
   }
+  if (flagsPath && !flaggedText)
+    throw UsageError("--flags FLAGS.tsv is read for --reject-flagged LABELS: give both");
+  const std::vector<IcaFlagLabel> flaggedLabels =
+      flaggedText ? parseIcaFlagLabels(*flaggedText, "--reject-flagged")
+                  : std::vector<IcaFlagLabel>{};
   const OutputFormat format = outputFormatForPath(output);
   checkOutputPath(output, input);
   if (output == *icaPath) {
@@ -309,9 +327,18 @@ int runIcaApply(const Args& argv) {
       [&](JobContext& ctx) -> std::any {
         ctx.progress(0.0, "reading " + *icaPath);
         ica = readIcaFile(*icaPath);
-        rejected = parseRejectList(*rejectText, ica.result.components);
+        rejected = parseRejectList(rejectText.value_or("none"), ica.result.components);
         const auto rec = openRecording(input);
         ctx.checkpoint();
+        if (flaggedText) {
+          JobContext flagCtx = ctx.sub(0.0, 0.05);
+          const IcaFlags flags = flagsPath ? readIcaFlagsTsv(*flagsPath, ica.result.components)
+                                           : flagIcaFile(*rec, ica, IcaFlagParams{}, flagCtx);
+          for (int k : rejectedByFlags(flags, flaggedLabels))
+            if (std::find(rejected.begin(), rejected.end(), k) == rejected.end())
+              rejected.push_back(k);
+          std::sort(rejected.begin(), rejected.end());
+        }
         printDiagnostics(*rec, display);
         ctx.progress(0.05, "back-projecting");
         const auto cleaned = icaCleanedRecording(rec, ica, rejected, *icaPath);

@@ -24,6 +24,7 @@
 #include "app/core/entropy_job.h"
 #include "app/core/epoch_job.h"
 #include "app/core/gpu_backend.h"
+#include "app/core/ica_flags_job.h"
 #include "app/core/ica_job.h"
 #include "app/core/interpolation_job.h"
 #include "app/core/json_writer.h"
@@ -428,6 +429,11 @@ StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& 
   }
   JobContext writeCtx = ctx.sub(0.95, 1.0);
   writeIcaFile(output, *result.file, writeCtx);
+  if (s.flags) {
+    JobContext flagCtx = ctx.sub(0.95, 1.0);
+    writeIcaFlagsTsv(defaultFlagsPath(output),
+                     flagIcaFile(current, *result.file, IcaFlagParams{}, flagCtx));
+  }
 
   const IcaFile& f = *result.file;
   r.input = currentPath;

@@ -27,24 +27,33 @@ CommandSpec synthSpec() {
       "muscle bursts (blinks and bursts are also written as annotations). The same --seed gives "
       "the same recording on every machine. The seed and all parameters are stored in the "
       "output's provenance (HDF5).";
-  s.options = {outputOption("The file to write.", true),
-               {"channels", 0, "N",
-                "Number of electrodes: 19 (10-20), 32, 64 (10-10) or up to "
-                "128 (10-05 sites). Default 32."},
-               {"rate", 0, "HZ", "Sample rate in Hz (default 256)."},
-               {"duration", 0, "SECONDS", "Length in seconds (default 60)."},
-               {"sources", 0, "K", "Number of oscillatory sources (default 4)."},
-               {"mixing", 0, "head|random",
-                "Mixing model: head (spherical head model, the "
-                "default) or random (a random matrix)."},
-               {"line-noise", 0, "50|60|0", "Mains frequency in Hz, 0 for none (default 50)."},
-               {"seed", 0, "N", "Random seed, a whole number (default 1)."},
-               quietOption(),
-               helpOption()};
+  s.options = {
+      outputOption("The file to write.", true),
+      {"channels", 0, "N",
+       "Number of electrodes: 19 (10-20), 32, 64 (10-10) or up to "
+       "128 (10-05 sites). Default 32."},
+      {"rate", 0, "HZ", "Sample rate in Hz (default 256)."},
+      {"duration", 0, "SECONDS", "Length in seconds (default 60)."},
+      {"sources", 0, "K", "Number of oscillatory sources (default 4)."},
+      {"mixing", 0, "head|random",
+       "Mixing model: head (spherical head model, the "
+       "default) or random (a random matrix)."},
+      {"line-noise", 0, "50|60|0", "Mains frequency in Hz, 0 for none (default 50)."},
+      {"heart-rate", 0, "BPM",
+       "Heartbeats per minute, 40-180, 0 for none (default 0): an ECG-shaped source "
+       "with a broad lateral field."},
+      {"saccades", 0, "PER_MIN",
+       "Horizontal saccades per minute, 0-120 (default 0): gaze steps seen with "
+       "opposite signs at F7 and F8."},
+      {"exg", 0, "", "Also write VEOG, HEOG and ECG channels (typed EOG/ECG) after the EEG."},
+      {"seed", 0, "N", "Random seed, a whole number (default 1)."},
+      quietOption(),
+      helpOption()};
   s.examples =
       "  modescope-cli synth -o synthetic.h5\n"
       "  modescope-cli synth -o test.edf --channels 64 --rate 512 --duration 300 --mixing random "
-      "--line-noise 60 --seed 42\n";
+      "--line-noise 60 --seed 42\n"
+      "  modescope-cli synth -o artifacts.h5 --heart-rate 72 --saccades 30 --exg\n";
   s.maxPositionals = 0;
   return s;
 }
@@ -82,6 +91,9 @@ int runSynth(const Args& argv) {
     }
     p.lineNoiseHz = hz;
   }
+  if (auto v = args.value("heart-rate")) p.heartRatePerMinute = parseNumber("--heart-rate", *v);
+  if (auto v = args.value("saccades")) p.saccadesPerMinute = parseNumber("--saccades", *v);
+  p.exgChannels = args.has("exg");
   if (auto v = args.value("seed")) p.seed = parseUnsigned("--seed", *v);
   checkOutputPath(output);
   const OutputFormat format = outputFormatForPath(output);
@@ -106,7 +118,10 @@ int runSynth(const Args& argv) {
                            {"line_noise_amplitude", formatNumber(p.lineNoiseMicrovolts) + " uV"},
                            {"blink_rate", formatNumber(p.blinkRatePerMinute) + " /min"},
                            {"muscle_burst_rate", formatNumber(p.muscleBurstsPerMinute) + " /min"},
-                           {"background_rms", formatNumber(p.backgroundMicrovolts) + " uV"}};
+                           {"background_rms", formatNumber(p.backgroundMicrovolts) + " uV"},
+                           {"heart_rate", formatNumber(p.heartRatePerMinute) + " /min"},
+                           {"saccade_rate", formatNumber(p.saccadesPerMinute) + " /min"},
+                           {"exg_channels", p.exgChannels ? "VEOG, HEOG, ECG" : "none"}};
         prov.seed = std::to_string(p.seed);
         prov.backend = "CPU";
         prov.softwareVersion = softwareVersion();

@@ -32,6 +32,9 @@ CommandSpec icaSpec();
 int runIca(const Args& args);
 CommandSpec icaApplySpec();
 int runIcaApply(const Args& args);
+CommandSpec icaFlagsSpec();
+int runIcaFlags(const Args& args);
+std::string defaultFlagsPath(const std::string& icaPath);  // rec-ica.h5 -> rec-ica_components.tsv
 CommandSpec arSpec();
 int runAr(const Args& args);
 CommandSpec xapenSpec();

@@ -39,6 +39,7 @@ const std::vector<Command>& commands() {
       {demoSpec, runDemo, false},
       {backendsSpec, runBackends, false},
       {biosigImportSpec, runBiosigImportCommand, true},
+      {icaFlagsSpec, runIcaFlags, false},
   };
   return kCommands;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "app/core/ica_cleaning.h"
+#include "app/core/ica_flags_job.h"
 #include "engine/ica/infomax.h"
 
 namespace modescope {
@@ -121,7 +122,11 @@ IcaComponentSummary summariseIcaComponents(const Recording& rec, const IcaFile& 
     ctx.checkpoint();
     ctx.progress(0.3 + 0.5 * (k + 1) / r, "component metrics");
   }
-  if (n >= 8) out.spectra = welchSpectra(act.data(), r, n, file.sampleRate);
+  if (n >= 8) {
+    out.spectra = welchSpectra(act.data(), r, n, file.sampleRate);
+    JobContext flagCtx = ctx.sub(0.85, 1.0);
+    out.flags = flagIcaComponents(icaFlagInput(rec, file, act), IcaFlagParams{}, flagCtx);
+  }
   ctx.progress(1.0, "summarised");
   return out;
 }

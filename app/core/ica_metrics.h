@@ -20,6 +20,7 @@
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
 #include "engine/dsp/welch.h"
+#include "engine/ica/ica_flags.h"
 #include "engine/io/hdf5_ica.h"
 
 namespace modescope {
@@ -58,11 +59,13 @@ struct IcaComponentSummary {
   std::vector<IcaComponentMetrics> components;  // in the result's component order
   IcaReferenceChannels references;
   std::vector<WelchSpectrum> spectra;  // of each activation (unit^2/Hz of the activation)
+  IcaFlags flags;  // the automatic artifact flags at the default thresholds (ica_flags_job.h)
 };
 
 // Activations over the decomposed range of `rec` (the recording `file` was computed on; checked
 // like ica-apply checks it), then the metrics and spectra above. Progress: reading, activations,
-// metrics; checkpoints between components. Throws InvalidParameterError when `rec` does not match.
+// metrics, flags; checkpoints between components. Throws InvalidParameterError when `rec` does not
+// match.
 IcaComponentSummary summariseIcaComponents(const Recording& rec, const IcaFile& file,
                                            JobContext& ctx);
 

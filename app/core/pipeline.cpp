@@ -401,12 +401,18 @@ PipelineEntropyStep readEntropyStep(const Where& w, const JsonValue& step,
 
 PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
                             std::vector<std::string>* notes) {
-  refuseUnknownFields(w, step,
-                      {"step", "preset", "params", "channels", "start", "duration", "backend"});
+  refuseUnknownFields(
+      w, step, {"step", "preset", "params", "channels", "start", "duration", "backend", "flags"});
   PipelineIcaStep s;
   s.selection = readSelection(w, step);
   s.preset = readPreset(w, step, icaPresetNames());
   s.params = readParams(w, step, icaParamTable(), icaStepBase(s.preset), notes);
+  if (const JsonValue* v = step.find("flags")) {
+    requireKind(w, "flags", *v, Kind::Bool,
+                "true (also write the automatic artifact flags as OUT_components.tsv) or false "
+                "(the default)");
+    s.flags = v->asBool();
+  }
   return s;
 }
 
@@ -602,7 +608,7 @@ bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b) {
 }
 
 bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b) {
-  return a.selection == b.selection && a.preset == b.preset &&
+  return a.selection == b.selection && a.preset == b.preset && a.flags == b.flags &&
          sameParams(icaParamTable(), a.params, b.params);
 }
 
@@ -783,6 +789,7 @@ std::string writePipelineJson(const Pipeline& pipeline) {
     } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
       if (!c->preset.empty()) w.field("preset", c->preset);
       writeSelection(w, c->selection);
+      if (c->flags) w.field("flags", true);
       writeParams(w, icaParamTable(), c->params, icaStepBase(c->preset));
     } else if (const auto* d = std::get_if<PipelineMemdStep>(&step)) {
       if (!d->preset.empty()) w.field("preset", d->preset);

@@ -82,6 +82,9 @@ struct PipelineIcaStep {
   StepSelection selection;
   std::string preset;  // "" = eeglab-runica (as `ica` without --preset)
   IcaParams params;
+  // "flags": true also writes the automatic artifact flags beside the ICA file
+  // (OUT_components.tsv, as `ica-flags` at its default thresholds; engine/ica/ica_flags.h).
+  bool flags = false;
 };
 
 // ApEn / Cross-ApEn / SampEn matrices of the selection's channels (as `xapen` on one recording;

@@ -54,9 +54,55 @@ QVariant IcaComponentModel::data(const QModelIndex& index, int role) const {
     case kEcgColumn:
       if (role == Qt::ForegroundRole && m.ecgCorrelation > 0.5) return QColor(0xc0, 0x1c, 0x1c);
       return number(m.ecgCorrelation, 2);
+    case kLabelColumn:
+      return labelData(k, role);
     default:
       return {};
   }
+}
+
+QVariant IcaComponentModel::labelData(int k, int role) const {
+  if (static_cast<std::size_t>(k) >= summary_.flags.components.size())
+    return role == Qt::DisplayRole ? QVariant(QStringLiteral("-")) : QVariant();
+  const IcaComponentFlags& f = summary_.flags.components[static_cast<std::size_t>(k)];
+  const bool artifact = f.label != IcaFlagLabel::BrainOrOther;
+  const QString name = QString::fromUtf8(icaFlagLabelName(f.label));
+  switch (role) {
+    case Qt::DisplayRole:
+      return artifact ? QStringLiteral("%1 %2").arg(name).arg(f.confidence, 0, 'f', 2) : name;
+    case kLabelRole:
+      return name;
+    case kSortRole:  // artifacts first when descending, the most confident first
+      return artifact ? 1.0 + f.confidence : 1.0 - f.confidence;
+    case Qt::ForegroundRole:
+      return artifact ? QVariant(QColor(0xc0, 0x1c, 0x1c)) : QVariant();
+    case Qt::ToolTipRole: {
+      QString tip = artifact ? tr("Flagged %1 (confidence %2):\n%3")
+                                   .arg(name)
+                                   .arg(f.confidence, 0, 'f', 2)
+                                   .arg(QString::fromStdString(f.reasons()))
+                             : tr("No rule flagged it (brain or other; confidence %1)")
+                                   .arg(f.confidence, 0, 'f', 2);
+      for (const std::string& note : summary_.flags.notes)
+        tip += QStringLiteral("\n") + tr("Note: %1").arg(QString::fromStdString(note));
+      return tip;
+    }
+    default:
+      return {};
+  }
+}
+
+std::vector<int> IcaComponentModel::flaggedComponents(double minConfidence,
+                                                      const QString& label) const {
+  std::vector<int> out;
+  const auto& comps = summary_.flags.components;
+  for (std::size_t k = 0; k < comps.size(); ++k) {
+    const IcaComponentFlags& f = comps[k];
+    if (f.label == IcaFlagLabel::BrainOrOther || f.confidence < minConfidence) continue;
+    if (!label.isEmpty() && label != QString::fromUtf8(icaFlagLabelName(f.label))) continue;
+    out.push_back(static_cast<int>(k));
+  }
+  return out;
 }
 
 QVariant IcaComponentModel::headerData(int section, Qt::Orientation orientation, int role) const {
@@ -76,6 +122,8 @@ QVariant IcaComponentModel::headerData(int section, Qt::Orientation orientation,
         return proxy ? tr("|r| Fp") : tr("|r| EOG");
       case kEcgColumn:
         return tr("|r| ECG");
+      case kLabelColumn:
+        return tr("Label");
       default:
         return {};
     }
@@ -109,6 +157,11 @@ QVariant IcaComponentModel::headerData(int section, Qt::Orientation orientation,
                    : tr("Largest |Pearson correlation| of the activation with the ECG channels "
                         "(%1). Sort descending to find the heartbeat.")
                          .arg(ecgNames_.join(QStringLiteral(", ")));
+      case kLabelColumn:
+        return tr(
+            "Automatic label and its confidence from published detectors (MNE "
+            "find_bads_eog/ecg/muscle, ADJUST; docs/ica.md, \"Automatic flags\"); hover "
+            "a cell for the rules that flagged it");
       default:
         return {};
     }

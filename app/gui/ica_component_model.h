@@ -1,6 +1,8 @@
 // The component browser's table: one row per independent component with its number, the variance
 // it accounts for, the kurtosis of its activation, its |correlation| with the EOG and ECG
-// channels (app/core/ica_metrics.h) and the artifact mark. Sorted through a QSortFilterProxyModel
+// channels (app/core/ica_metrics.h), the automatic label with its confidence (eye, heart,
+// muscle, line, channel or brain; engine/ica/ica_flags.h; the reasons on hover) and the artifact
+// mark. Filtered by label through kLabelRole. Sorted through a QSortFilterProxyModel
 // on kSortRole (numbers, not texts): "|r| EOG" descending puts the blink components first.
 //
 // Thread rules: GUI thread.
@@ -24,9 +26,12 @@ class IcaComponentModel : public QAbstractTableModel {
     kKurtosisColumn,
     kEogColumn,
     kEcgColumn,
+    kLabelColumn,
     kColumnCount
   };
   static constexpr int kSortRole = Qt::UserRole + 1;
+  // The label's name ("eye", ..., "brain") on kLabelColumn, for filtering.
+  static constexpr int kLabelRole = Qt::UserRole + 2;
 
   // `eogNames` names the channels the EOG column correlates with (for the header tooltip).
   IcaComponentModel(IcaComponentSummary summary, QStringList eogNames, QStringList ecgNames,
@@ -43,12 +48,16 @@ class IcaComponentModel : public QAbstractTableModel {
   bool isMarked(int component) const;
   void setMarked(int component, bool marked);  // emits dataChanged, not markToggled
   std::vector<int> markedComponents() const;   // ascending
+  // Components labelled an artifact with at least this confidence; `label` "" = any artifact.
+  std::vector<int> flaggedComponents(double minConfidence, const QString& label = {}) const;
 
  signals:
   // The user checked or unchecked a row's mark box.
   void markToggled(int component, bool marked);
 
  private:
+  QVariant labelData(int component, int role) const;
+
   IcaComponentSummary summary_;
   QStringList eogNames_, ecgNames_;
   std::vector<bool> marked_;

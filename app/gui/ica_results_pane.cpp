@@ -27,6 +27,7 @@
 #include "app/core/ica_cleaning.h"
 #include "app/gui/error_presenter.h"
 #include "app/gui/ica_component_model.h"
+#include "app/gui/ica_flags_bar.h"
 #include "app/gui/ica_overlay_view.h"
 #include "app/gui/pane_figures.h"
 #include "app/gui/result_dock.h"
@@ -208,6 +209,8 @@ IcaResultsPane::IcaResultsPane(std::shared_ptr<const Recording> recording,
   auto* tableBox = new QWidget(this);
   auto* tableLayout = new QVBoxLayout(tableBox);
   tableLayout->setContentsMargins(0, 0, 0, 0);
+  flagsBar_ = new IcaFlagsBar(this);
+  tableLayout->addWidget(flagsBar_);
   tableLayout->addWidget(table_, 1);
   tableLayout->addWidget(summary_);
   // Left: the table over the current component's map and spectrum; middle: every map; right:
@@ -435,6 +438,20 @@ void IcaResultsPane::toggleMark(int component) {
   } else {
     setMarked(component, on);
   }
+}
+
+void IcaResultsPane::markAll(const std::vector<int>& components, const QString& what) {
+  std::vector<int> todo;
+  for (int k : components)
+    if (k >= 0 && k < componentCount() && !isMarked(k)) todo.push_back(k);
+  if (todo.empty()) return;
+  if (!undo_) {
+    for (int k : todo) setMarked(k, true);
+    return;
+  }
+  undo_->beginMacro(what);
+  for (int k : todo) undo_->push(new MarkCommand(this, k, true));
+  undo_->endMacro();
 }
 
 bool IcaResultsPane::timeLinked() const { return link_->isChecked(); }

@@ -76,6 +76,15 @@ class IcaResultsPane : public QWidget {
   void setMarkedComponents(const std::vector<int>& components);
   // Through the undo stack (the table box, M / space, the grid).
   void toggleMark(int component);
+  // Marks every one of `components` not yet marked as one undo step ("mark all flagged").
+  void markAll(const std::vector<int>& components, const QString& what);
+  // The automatic labels' bar (filter, mark flagged, properties; app/gui/ica_flags_bar.h).
+  class IcaFlagsBar* flagsBar() const {
+    return flagsBar_;
+  }
+  // The scalp map of a component as the map views take it.
+  std::vector<ChannelInfo> mapChannels() const;
+  std::vector<double> mapValues(int component) const;
   bool timeLinked() const;
 
   IcaComponentModel* componentModel() const { return model_; }
@@ -123,8 +132,6 @@ class IcaResultsPane : public QWidget {
   void fillGrid();
   void markActivations();
   void chooseAndExport(const QString& which, const QString& what);
-  std::vector<ChannelInfo> mapChannels() const;
-  std::vector<double> mapValues(int component) const;
 
   std::shared_ptr<const Recording> recording_;
   std::shared_ptr<const IcaFile> file_;
@@ -151,6 +158,7 @@ class IcaResultsPane : public QWidget {
   QPushButton* apply_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* currentLabel_ = nullptr;
+  class IcaFlagsBar* flagsBar_ = nullptr;
 };
 
 }  // namespace modescope

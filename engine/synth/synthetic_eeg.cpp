@@ -36,12 +36,14 @@ constexpr uint64_t kStreamMixing = 2;
 constexpr uint64_t kStreamBlinks = 3;
 constexpr uint64_t kStreamMuscleEvents = 4;
 constexpr uint64_t kStreamLine = 5;
+constexpr uint64_t kStreamHeart = 6;
+constexpr uint64_t kStreamSaccades = 7;
 uint64_t backgroundStream(std::size_t channel, int component) {
   return (uint64_t{1} << 40) | (static_cast<uint64_t>(channel) << 8) |
          static_cast<uint64_t>(component);
 }
-uint64_t muscleNoiseStream(std::size_t burst, std::size_t channel) {
-  return (uint64_t{2} << 40) | (static_cast<uint64_t>(burst) << 8) | static_cast<uint64_t>(channel);
+uint64_t muscleNoiseStream(std::size_t burst, std::size_t side) {
+  return (uint64_t{2} << 40) | (static_cast<uint64_t>(burst) << 8) | static_cast<uint64_t>(side);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,6 +127,15 @@ constexpr double kBlinkWidth = 0.6;  // rad: Fz gets ~1/3 of Fp1's blink, Cz ~1 
 const Position3 kLeftTemporalis = normalised(-0.99, 0.1, 0.05);
 const Position3 kRightTemporalis = normalised(0.99, 0.1, 0.05);
 constexpr double kMuscleWidth = 0.35;  // rad: T7 ~0.7, C3 ~0.04, Cz ~0
+// The cardiac field reaches the scalp from below and to the left (the heart's axis points down
+// and left): a broad left-right gradient, largest at left inferior sites and reversed on the
+// right, as the ECG artifact of referenced EEG looks (Dirlich et al. 1997).
+const Position3 kHeartDirection = normalised(-0.8, -0.3, -0.5);
+// Horizontal eye movements: the corneo-retinal dipoles turn together, so sites left and right of
+// the eyes see the gaze with opposite signs, falling off with the distance from the eyes.
+constexpr double kSaccadeWidth = 0.6;        // rad, as the blink field
+constexpr double kSaccadeDuration = 0.04;    // s: a 10-20 deg saccade lasts 40-60 ms
+constexpr double kExgNoiseMicrovolts = 2.0;  // pink noise on the EOG and ECG channels
 
 // ---------------------------------------------------------------------------------------------
 
@@ -220,6 +231,94 @@ std::vector<MuscleBurst> scheduleMuscle(const SynthParams& p, const Philox4x32& 
     if (b.onset + b.duration > p.duration) break;
     out.push_back(b);
     t += std::max(mean * (0.5 + rng.uniformDouble(kStreamMuscleEvents, n++)), b.duration + 0.2);
+  }
+  return out;
+}
+
+// R-peak times: the mean interval of the rate with +-5 % beat-to-beat variation.
+std::vector<double> scheduleHeartbeats(const SynthParams& p, const Philox4x32& rng) {
+  std::vector<double> out;
+  if (p.heartRatePerMinute <= 0) return out;
+  const double mean = 60.0 / p.heartRatePerMinute;
+  uint64_t n = 0;
+  for (double t = mean * rng.uniformDouble(kStreamHeart, n++); t < p.duration;
+       t += mean * (0.95 + 0.1 * rng.uniformDouble(kStreamHeart, n++))) {
+    out.push_back(t);
+  }
+  return out;
+}
+
+// One beat around its R peak (t in s from the peak), R = 1: the P, Q, R, S and T waves as Gaussian
+// bumps at the extrema of McSharry et al. 2003's ECG model (IEEE TBME 50:289), their angles
+// turned into times at 60 beats per minute.
+double heartbeatShape(double t) {
+  struct Wave {
+    double at, amplitude, width;
+  };
+  static constexpr Wave kWaves[] = {{-0.20, 0.12, 0.025},
+                                    {-0.035, -0.12, 0.008},
+                                    {0.0, 1.0, 0.010},
+                                    {0.035, -0.25, 0.010},
+                                    {0.28, 0.30, 0.045}};
+  double v = 0.0;
+  for (const Wave& w : kWaves) {
+    const double d = (t - w.at) / w.width;
+    v += w.amplitude * std::exp(-0.5 * d * d);
+  }
+  return v;
+}
+
+std::vector<float> heartWaveform(const std::vector<double>& beats, int64_t samples, double fs) {
+  std::vector<float> out(static_cast<std::size_t>(samples), 0.0f);
+  const auto reach = static_cast<int64_t>(std::ceil(0.5 * fs));  // every wave is within 0.5 s
+  for (double beat : beats) {
+    const auto centre = static_cast<int64_t>(std::llround(beat * fs));
+    for (int64_t n = std::max<int64_t>(0, centre - reach);
+         n <= std::min<int64_t>(samples - 1, centre + reach); ++n) {
+      out[static_cast<std::size_t>(n)] += static_cast<float>(heartbeatShape(n / fs - beat));
+    }
+  }
+  return out;
+}
+
+struct Saccade {
+  double onset, from, to;  // s; gaze before and after, -1 (left) to 1 (right)
+};
+
+// Fixations of 0.5-1.5 x the mean interval, each ending in a step to a gaze drawn uniformly in
+// [-1, 1].
+std::vector<Saccade> scheduleSaccades(const SynthParams& p, const Philox4x32& rng) {
+  std::vector<Saccade> out;
+  if (p.saccadesPerMinute <= 0) return out;
+  const double mean = 60.0 / p.saccadesPerMinute;
+  uint64_t n = 0;
+  double gaze = 0.0;
+  for (double t = mean * rng.uniformDouble(kStreamSaccades, n++); t + kSaccadeDuration < p.duration;
+       t += mean * (0.5 + rng.uniformDouble(kStreamSaccades, n++))) {
+    const double to = 2.0 * rng.uniformDouble(kStreamSaccades, n++) - 1.0;
+    out.push_back({t, gaze, to});
+    gaze = to;
+  }
+  return out;
+}
+
+// The gaze over time: constant during fixations, a raised-cosine step during each saccade.
+std::vector<float> gazeWaveform(const std::vector<Saccade>& saccades, int64_t samples, double fs) {
+  std::vector<float> out(static_cast<std::size_t>(samples), 0.0f);
+  std::size_t next = 0;
+  double gaze = 0.0;
+  for (int64_t n = 0; n < samples; ++n) {
+    const double t = n / fs;
+    while (next < saccades.size() && t >= saccades[next].onset + kSaccadeDuration) {
+      gaze = saccades[next++].to;
+    }
+    double v = gaze;
+    if (next < saccades.size() && t >= saccades[next].onset) {
+      const Saccade& s = saccades[next];
+      const double tau = (t - s.onset) / kSaccadeDuration;
+      v = s.from + (s.to - s.from) * 0.5 * (1.0 - std::cos(kPi * tau));
+    }
+    out[static_cast<std::size_t>(n)] = static_cast<float>(v);
   }
   return out;
 }
@@ -321,6 +420,20 @@ int64_t validate(const SynthParams& p) {
   require(std::isfinite(p.backgroundMicrovolts) && p.backgroundMicrovolts >= 0 &&
               p.backgroundMicrovolts <= 1e4,
           "backgroundMicrovolts", p.backgroundMicrovolts, "0 to 10000 uV RMS", "use a few uV");
+  require(std::isfinite(p.heartRatePerMinute) &&
+              (p.heartRatePerMinute == 0 ||
+               (p.heartRatePerMinute >= 40 && p.heartRatePerMinute <= 180)),
+          "heartRatePerMinute", p.heartRatePerMinute, "0 (none) or 40 to 180 beats per minute",
+          "a resting heart beats 60 to 80 times a minute");
+  require(std::isfinite(p.heartMicrovolts) && p.heartMicrovolts >= 0 && p.heartMicrovolts <= 1e4,
+          "heartMicrovolts", p.heartMicrovolts, "0 to 10000 uV", "use a few uV");
+  require(
+      std::isfinite(p.saccadesPerMinute) && p.saccadesPerMinute >= 0 && p.saccadesPerMinute <= 120,
+      "saccadesPerMinute", p.saccadesPerMinute, "0 (none) to 120 per minute",
+      "use a lower saccade rate");
+  require(
+      std::isfinite(p.saccadeMicrovolts) && p.saccadeMicrovolts >= 0 && p.saccadeMicrovolts <= 1e4,
+      "saccadeMicrovolts", p.saccadeMicrovolts, "0 to 10000 uV", "use tens of uV");
   return static_cast<int64_t>(samples);
 }
 
@@ -364,42 +477,92 @@ void addBlinks(std::vector<double>& acc, double gain, const std::vector<Blink>& 
   }
 }
 
-void addMuscle(std::vector<double>& acc, std::size_t channel, const Position3& site,
+// Each burst is one band-limited noise per active side (the left and the right temporalis are
+// separate muscles): every electrode sees the same series scaled by its gain, as volume
+// conduction carries one source to all sites, so the burst is one independent component per
+// side.
+void addMuscle(std::vector<double>& acc, const Position3& site,
                const std::vector<MuscleBurst>& bursts, double fs, uint64_t seed) {
   // 20-100 Hz, narrowed at low sample rates to stay below Nyquist.
   const double fHigh = std::min(100.0, 0.45 * fs);
   const double fLow = std::min(20.0, 0.5 * fHigh);
-  const double leftGain = gaussianGain(angleBetween(site, kLeftTemporalis), kMuscleWidth);
-  const double rightGain = gaussianGain(angleBetween(site, kRightTemporalis), kMuscleWidth);
+  const double sideGain[2] = {gaussianGain(angleBetween(site, kLeftTemporalis), kMuscleWidth),
+                              gaussianGain(angleBetween(site, kRightTemporalis), kMuscleWidth)};
   for (std::size_t i = 0; i < bursts.size(); ++i) {
     const auto& b = bursts[i];
-    const double gain = (b.left ? leftGain : 0.0) + (b.right ? rightGain : 0.0);
-    if (gain < 1e-3) continue;  // far from both muscles: below 0.03 uV, not worth the filtering
+    const bool active[2] = {b.left, b.right};
     const auto first = static_cast<int64_t>(std::ceil(b.onset * fs));
     const auto last =
         std::min<int64_t>(static_cast<int64_t>(std::floor((b.onset + b.duration) * fs)),
                           static_cast<int64_t>(acc.size()) - 1);
     if (last < first) continue;
-    // Band-limited noise: white noise through high-pass and low-pass Butterworth sections, after
-    // a 0.2 s pre-roll so the filters have settled, then scaled to the burst's RMS.
-    const auto preroll = static_cast<int64_t>(std::ceil(0.2 * fs));
-    const auto length = last - first + 1;
-    Biquad hp = butterworth(fLow, fs, true), lp = butterworth(fHigh, fs, false);
-    std::vector<double> noise(static_cast<std::size_t>(length));
-    PhiloxStream draws(seed, muscleNoiseStream(i, channel));
-    double sumSq = 0.0;
-    for (int64_t n = 0; n < preroll + length; ++n) {
-      const double y = lp.step(hp.step(draws.nextNormal()));
-      if (n >= preroll) {
-        noise[static_cast<std::size_t>(n - preroll)] = y;
-        sumSq += y * y;
+    for (std::size_t side = 0; side < 2; ++side) {
+      const double gain = active[side] ? sideGain[side] : 0.0;
+      if (gain < 1e-3) continue;  // far from the muscle: below 0.03 uV, not worth the filtering
+      // Band-limited noise: white noise through high-pass and low-pass Butterworth sections,
+      // after a 0.2 s pre-roll so the filters have settled, then scaled to the burst's RMS.
+      const auto preroll = static_cast<int64_t>(std::ceil(0.2 * fs));
+      const auto length = last - first + 1;
+      Biquad hp = butterworth(fLow, fs, true), lp = butterworth(fHigh, fs, false);
+      std::vector<double> noise(static_cast<std::size_t>(length));
+      PhiloxStream draws(seed, muscleNoiseStream(i, side));
+      double sumSq = 0.0;
+      for (int64_t n = 0; n < preroll + length; ++n) {
+        const double y = lp.step(hp.step(draws.nextNormal()));
+        if (n >= preroll) {
+          noise[static_cast<std::size_t>(n - preroll)] = y;
+          sumSq += y * y;
+        }
+      }
+      const double norm = sumSq > 0 ? b.rms * gain / std::sqrt(sumSq / length) : 0.0;
+      for (int64_t n = first; n <= last; ++n) {
+        acc[n] += norm * noise[static_cast<std::size_t>(n - first)] *
+                  tukey((n / fs - b.onset) / b.duration);
       }
     }
-    const double norm = sumSq > 0 ? b.rms * gain / std::sqrt(sumSq / length) : 0.0;
-    for (int64_t n = first; n <= last; ++n) {
-      acc[n] += norm * noise[static_cast<std::size_t>(n - first)] *
-                tukey((n / fs - b.onset) / b.duration);
+  }
+}
+
+// The reference channels a recording with EOG and ECG electrodes has: VEOG above the right eye
+// (1.5 x Fp1's blink), HEOG across the outer canthi (2.5 x F8's saccade field, bipolar), ECG in
+// lead I (1 mV R peaks), each with its own pink noise.
+void addExgChannels(const SynthParams& p, const std::vector<Blink>& blinks, const SyntheticEeg& out,
+                    std::vector<ChannelInfo>& channels, std::vector<std::vector<float>>& data,
+                    const JobContext& ctx) {
+  const double fs = p.sampleRate;
+  const std::size_t ns = data.empty() ? 0 : data.front().size();
+  struct Exg {
+    const char* name;
+    ChannelType type;
+  };
+  const Exg kExg[] = {
+      {"VEOG", ChannelType::EOG}, {"HEOG", ChannelType::EOG}, {"ECG", ChannelType::ECG}};
+  for (std::size_t j = 0; j < std::size(kExg); ++j) {
+    std::vector<double> acc(ns, 0.0);
+    const std::size_t index = channels.size();
+    addPinkNoise(acc, index, kExgNoiseMicrovolts, fs, p.seed, ctx);
+    if (j == 0) addBlinks(acc, 1.5, blinks, fs);
+    if (j == 1 && !out.gazeSource.empty()) {
+      for (std::size_t n = 0; n < ns; ++n) acc[n] += 2.5 * p.saccadeMicrovolts * out.gazeSource[n];
     }
+    if (j == 2 && !out.heartSource.empty()) {
+      for (std::size_t n = 0; n < ns; ++n) acc[n] += 1000.0 * out.heartSource[n];
+    }
+    ChannelInfo ch = channels.front();
+    ch.label = ch.name = kExg[j].name;
+    ch.type = kExg[j].type;
+    ch.position.reset();
+    std::vector<float> d(ns);
+    double lo = 0.0, hi = 0.0;
+    for (std::size_t n = 0; n < ns; ++n) {
+      d[n] = static_cast<float>(acc[n]);
+      lo = std::min(lo, acc[n]);
+      hi = std::max(hi, acc[n]);
+    }
+    ch.physicalMin = std::floor(lo) - 1.0;
+    ch.physicalMax = std::ceil(hi) + 1.0;
+    channels.push_back(ch);
+    data.push_back(std::move(d));
   }
 }
 
@@ -464,6 +627,21 @@ SyntheticEeg generateSyntheticEeg(const SynthParams& params, JobContext& ctx) {
   const std::vector<MuscleBurst> bursts = scheduleMuscle(params, rng);
   const Position3 fp1 = standardPosition("Fp1").value();
   const double fp1Angle = angleBetween(fp1, kEyes);
+  const std::vector<double> beats = scheduleHeartbeats(params, rng);
+  const std::vector<Saccade> saccades = scheduleSaccades(params, rng);
+  if (!blinks.empty()) {
+    std::vector<double> fp1Blinks(ns, 0.0);
+    addBlinks(fp1Blinks, 1.0, blinks, fs);
+    out.blinkSource.assign(fp1Blinks.begin(), fp1Blinks.end());
+  }
+  if (!beats.empty()) out.heartSource = heartWaveform(beats, samples, fs);
+  if (!saccades.empty()) out.gazeSource = gazeWaveform(saccades, samples, fs);
+  // Saccade gains relative to F8's (the site right of the eyes): x times the eye fall-off.
+  auto saccadeField = [](const Position3& site) {
+    const double a = angleBetween(site, kEyes);
+    return site.x * gaussianGain(a, kSaccadeWidth);
+  };
+  const double f8Field = saccadeField(standardPosition("F8").value());
   const bool line = params.lineNoiseHz > 0 && params.lineNoiseMicrovolts > 0;
   const double linePhase = 2.0 * kPi * rng.uniformDouble(kStreamLine, 0);
   ctx.progress(0.1, "synthetic EEG: channels");
@@ -505,7 +683,17 @@ SyntheticEeg generateSyntheticEeg(const SynthParams& params, JobContext& ctx) {
             std::exp(-(a * a - fp1Angle * fp1Angle) / (2.0 * kBlinkWidth * kBlinkWidth));
         addBlinks(acc, gain, blinks, fs);
       }
-      if (!bursts.empty()) addMuscle(acc, i, sites[i], bursts, fs, params.seed);
+      if (!bursts.empty()) addMuscle(acc, sites[i], bursts, fs, params.seed);
+      if (!out.heartSource.empty()) {
+        const Position3& u = kHeartDirection;
+        const double gain =
+            params.heartMicrovolts * (sites[i].x * u.x + sites[i].y * u.y + sites[i].z * u.z);
+        for (std::size_t n = 0; n < ns; ++n) acc[n] += gain * out.heartSource[n];
+      }
+      if (!out.gazeSource.empty()) {
+        const double gain = params.saccadeMicrovolts * saccadeField(sites[i]) / f8Field;
+        for (std::size_t n = 0; n < ns; ++n) acc[n] += gain * out.gazeSource[n];
+      }
 
       auto& d = data[i];
       d.resize(ns);
@@ -524,6 +712,8 @@ SyntheticEeg generateSyntheticEeg(const SynthParams& params, JobContext& ctx) {
                      " channels");
   }
 
+  if (params.exgChannels) addExgChannels(params, blinks, out, channels, data, ctx);
+
   auto rec = std::make_shared<Recording>();
   rec->info.format = "synthetic";
   rec->info.reader = "ModeScope generator";
@@ -537,6 +727,11 @@ SyntheticEeg generateSyntheticEeg(const SynthParams& params, JobContext& ctx) {
     rec->annotations.push_back({b.onset, b.duration, "muscle"});
     out.muscleBurstOnsets.push_back(b.onset);
   }
+  for (const Saccade& s : saccades) {
+    rec->annotations.push_back({s.onset, kSaccadeDuration, "saccade"});
+    out.saccadeOnsets.push_back(s.onset);
+  }
+  out.heartbeatTimes = beats;
   std::stable_sort(rec->annotations.begin(), rec->annotations.end(),
                    [](const Annotation& a, const Annotation& b) { return a.onset < b.onset; });
   rec->source = std::make_shared<InMemorySource>(std::move(data));

@@ -21,6 +21,7 @@
 #include "engine/entropy/entropy_params.h"
 #include "engine/epochs/epoch_params.h"
 #include "engine/hht/hht.h"
+#include "engine/ica/ica_flags_params.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
 #include "engine/tf/tf_params.h"
@@ -234,6 +235,15 @@ class ParamContractTest : public QObject {
                           validateIcaParams,
                           [](const std::string&) { return QStringList{}; }};
     checkEveryBound(ica, missing, out, &checked);
+    if (QTest::currentTestFailed()) return;
+
+    // The ICA flags' thresholds (`ica-flags`, whose positional is the ICA file: missing too).
+    Method<IcaFlagParams> flags{"ica-flags",
+                                &icaFlagParamTable(),
+                                {IcaFlagParams{}},
+                                validateIcaFlagParams,
+                                [](const std::string&) { return QStringList{}; }};
+    checkEveryBound(flags, missing, out, &checked);
     if (QTest::currentTestFailed()) return;
 
     // Burg AR: the CLI checks, before it opens the input, what needs no sample rate (the

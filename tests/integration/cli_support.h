@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -141,6 +142,22 @@ class Child {
   int outFd_ = -1, errFd_ = -1;
   RunResult result_;
 };
+
+// A shell command's stdout (popen), its wait status in *status (-1 when it could not start):
+// for the Python reference scripts the agreement tests run.
+inline std::string runShellCapture(const std::string& cmd, int* status) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) {
+    *status = -1;
+    return out;
+  }
+  char buf[65536];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  *status = ::pclose(p);
+  return out;
+}
 
 // modescope-cli run to the end with `args`.
 inline RunResult runCli(const std::vector<std::string>& args) { return Child(args).finish(); }

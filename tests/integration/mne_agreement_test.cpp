@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "cli_support.h"
 #include "engine/io/recording_io.h"
 
 namespace modescope {
@@ -176,17 +177,7 @@ class JsonParser {
 const char* kPython = "/usr/bin/python3";
 
 std::string runCapture(const std::string& cmd, int* status) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) {
-    *status = -1;
-    return out;
-  }
-  char buf[65536];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  *status = ::pclose(p);
-  return out;
+  return cli_support::runShellCapture(cmd, status);
 }
 
 const std::vector<std::string> kFiles = {"mne_test.bdf",

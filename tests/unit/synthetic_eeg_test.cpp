@@ -469,3 +469,51 @@ TEST(SyntheticEeg, ProgressReachesOneAndCancelStops) {
 
 }  // namespace
 }  // namespace modescope
+
+namespace modescope {
+namespace {
+
+TEST(SyntheticEeg, HeartbeatsSaccadesAndExgChannels) {
+  SynthParams p = quiet();
+  p.duration = 30.0;
+  p.heartRatePerMinute = 60.0;
+  p.saccadesPerMinute = 20.0;
+  p.exgChannels = true;
+  const auto s = generate(p);
+  // 60 beats per minute +-5 %: 28 to 31 R peaks in 30 s, each a local maximum of the ECG.
+  EXPECT_GE(s.heartbeatTimes.size(), 28u);
+  EXPECT_LE(s.heartbeatTimes.size(), 31u);
+  const auto& rec = *s.recording;
+  ASSERT_EQ(rec.channelCount(), static_cast<std::size_t>(p.channels) + 3);
+  const std::size_t ecg = channelIndex(s, "ECG"), heog = channelIndex(s, "HEOG");
+  EXPECT_EQ(rec.channels[ecg].type, ChannelType::ECG);
+  EXPECT_EQ(rec.channels[heog].type, ChannelType::EOG);
+  EXPECT_EQ(rec.channels[channelIndex(s, "VEOG")].type, ChannelType::EOG);
+  const auto ecgData = channelData(s, ecg);
+  for (double beat : s.heartbeatTimes) {
+    const auto n = static_cast<std::size_t>(std::llround(beat * p.sampleRate));
+    if (n < 3 || n + 3 >= ecgData.size()) continue;
+    EXPECT_GT(ecgData[n], 800.0f) << "R peak at " << beat;  // 1 mV R wave, 2 uV noise
+  }
+  // Saccades: annotated, and F7 and F8 see the gaze with opposite signs.
+  std::size_t annotated = 0;
+  for (const Annotation& a : rec.annotations) annotated += a.text == "saccade";
+  EXPECT_EQ(annotated, s.saccadeOnsets.size());
+  EXPECT_GE(annotated, 5u);
+  const auto f7 = channelData(s, channelIndex(s, "F7")), f8 = channelData(s, channelIndex(s, "F8"));
+  double c7 = 0.0, c8 = 0.0;
+  for (std::size_t n = 0; n < f7.size(); ++n) {
+    c7 += f7[n] * s.gazeSource[n];
+    c8 += f8[n] * s.gazeSource[n];
+  }
+  EXPECT_LT(c7, 0.0);
+  EXPECT_GT(c8, 0.0);
+  // Off by default: no cardiac source, no extra channels.
+  SynthParams plain = quiet();
+  plain.duration = 30.0;
+  EXPECT_TRUE(generate(plain).heartSource.empty());
+  EXPECT_EQ(generate(plain).recording->channelCount(), static_cast<std::size_t>(p.channels));
+}
+
+}  // namespace
+}  // namespace modescope
