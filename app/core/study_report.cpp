@@ -1,6 +1,7 @@
 #include "app/core/study_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "engine/core/json_value.h"
 #include "engine/core/provenance.h"
 #include "engine/io/atomic_file.h"
+#include "engine/io/hdf5_entropy.h"
 
 namespace modescope {
 namespace {
@@ -143,6 +145,101 @@ std::string htmlEscape(const std::string& text) {
     }
   }
   return s;
+}
+
+// A C x C matrix as a heat map (white = the smallest finite entry, dark blue = the largest; NaN
+// grey), channel names along both axes.
+std::string matrixSvg(const std::string& title, const std::vector<std::string>& names,
+                      const std::vector<double>& values) {
+  const int n = static_cast<int>(names.size());
+  const int cell = std::max(6, std::min(24, 520 / std::max(n, 1))), left = 70, top = 40;
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    lo = any ? std::min(lo, v) : v;
+    hi = any ? std::max(hi, v) : v;
+    any = true;
+  }
+  const double span = hi > lo ? hi - lo : 1.0;
+  std::ostringstream s;
+  s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << std::max(left + n * cell + 20, 480)
+    << "' height='" << top + n * cell + 20
+    << "' font-family='sans-serif' font-size='10'><text x='4' y='16'>" << htmlEscape(title) << " ("
+    << fmt(lo, 3) << " .. " << fmt(hi, 3) << ")</text>";
+  for (int u = 0; u < n; ++u) {
+    s << "<text x='4' y='" << top + u * cell + cell - 2 << "'>" << htmlEscape(names[u])
+      << "</text>";
+    for (int v = 0; v < n; ++v) {
+      const double x = values[static_cast<std::size_t>(u * n + v)];
+      std::string colour = "#bbbbbb";
+      if (std::isfinite(x)) {
+        const int shade = static_cast<int>(255 - 200 * (x - lo) / span);
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "#%02x%02xff", shade, shade);
+        colour = buf;
+      }
+      s << "<rect x='" << left + v * cell << "' y='" << top + u * cell << "' width='" << cell
+        << "' height='" << cell << "' fill='" << colour << "'/>";
+    }
+  }
+  s << "</svg>";
+  return s.str();
+}
+
+// The group mean of an entropy step's matrices over the done recordings (entropyGroupMeans:
+// NaN-skipping per entry), read from their output files; "" when none can be read or the
+// recordings' channels differ.
+std::string entropyGroupSummary(const StudyManifest& m, const std::vector<const StudyTask*>& done,
+                                std::size_t stepIndex, int step) {
+  std::vector<EntropyFileRecording> runs;
+  std::string measure;
+  for (const StudyTask* t : done) {
+    try {
+      EntropyFile f = readEntropyFile(m.root + "/" + t->outputs[stepIndex].file);
+      if (f.recordings.empty()) continue;
+      const auto names = [](const EntropyFileRecording& r) {
+        std::vector<std::string> out;
+        for (const EntropyFileChannel& c : r.channels) out.push_back(c.name);
+        return out;
+      };
+      if (!runs.empty() && names(f.recordings.front()) != names(runs.front())) {
+        return "<p>Step " + std::to_string(step) +
+               " (xapen): the recordings have different channels; no group mean.</p>\n";
+      }
+      f.recordings.front().group = "study";  // one group: every recording
+      measure = entropyMeasureName(f.recordings.front().result.params.measure);
+      runs.push_back(std::move(f.recordings.front()));
+    } catch (const Error&) {
+    }
+  }
+  if (runs.empty()) return {};
+  const std::vector<EntropyGroupMean> groups = entropyGroupMeans(runs);
+  if (groups.empty()) return {};
+  const EntropyGroupMean& g = groups.front();
+  std::ostringstream h;
+  h << "<h3>Step " << step << " (xapen): group mean of the " << measure << " matrices over "
+    << runs.size() << " recordings</h3>\n";
+  h << figure(matrixSvg("Group mean, row = template channel", g.channelNames, g.mean),
+              "Step " + std::to_string(step) + ": group mean matrix");
+  // Per recording: the mean over the off-diagonal entries (cross-entropy between channels).
+  std::vector<Bar> bars;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const EntropyMatrixResult& r = runs[i].result;
+    const std::size_t c = r.channelCount();
+    double sum = 0;
+    int count = 0;
+    for (std::size_t u = 0; u < c; ++u)
+      for (std::size_t v = 0; v < c; ++v)
+        if (u != v && std::isfinite(r.averageAt(u, v))) {
+          sum += r.averageAt(u, v);
+          ++count;
+        }
+    bars.push_back({done[i]->label(), count ? sum / count : 0.0});
+  }
+  h << figure(barChartSvg("Mean off-diagonal entry per recording", "", bars),
+              "Step " + std::to_string(step) + ": mean cross-channel value per recording");
+  return h.str();
 }
 
 std::string studyReportHtml(const StudyManifest& m) {
@@ -288,6 +385,15 @@ std::string studyReportHtml(const StudyManifest& m) {
         anySummary = true;
         h << figure(barChartSvg("ICA components per recording", "", bars),
                     "Step " + std::to_string(o.step) + ": ICA components per recording");
+      }
+    } else if (o.kind == "xapen") {
+      std::vector<const StudyTask*> done;
+      for (const Row& r : rows)
+        if (r.complete) done.push_back(r.task);
+      const std::string section = entropyGroupSummary(m, done, si, o.step);
+      if (!section.empty()) {
+        anySummary = true;
+        h << section;
       }
     }
   }

@@ -30,8 +30,8 @@ bool AnnotationDragTool::eventFilter(QObject* watched, QEvent* event) {
   const std::optional<double> t = cursorTimeAt(*browser, pos);
   if (t) lastCursor_ = t;
   if (type == QEvent::MouseButtonPress) {
-    const bool wanted = me->button() == Qt::LeftButton &&
-                        (annotateMode_ || me->modifiers().testFlag(Qt::ShiftModifier));
+    // Only in annotate mode (key A): Shift+drag marks a bad segment (bad_marking_input.h).
+    const bool wanted = me->button() == Qt::LeftButton && annotateMode_;
     if (!wanted || !t) return false;
     dragging_ = browser;
     dragStartTime_ = *t;

@@ -346,7 +346,7 @@ bool AnnotationWorkflow::exportFile(const QString& path, QString* error) const {
   try {
     const Document* doc = window_->currentDocument();
     if (!doc) throw InvalidParameterError("recording", "none", "an open recording");
-    std::vector<Annotation> all = doc->recording->annotations;
+    std::vector<Annotation> all = window_->fileAnnotations(*doc);
     if (!doc->derived) all = mergeAnnotations(all, window_->marks().userAnnotations);
     double fs = 0;
     for (const ChannelInfo& c : doc->recording->channels) fs = std::max(fs, c.sampleRate);
@@ -364,9 +364,9 @@ void AnnotationWorkflow::refresh() {
     types_->setAnnotations({}, {});
     return;
   }
-  types_->setAnnotations(doc->recording->annotations, doc->derived
-                                                          ? std::vector<Annotation>{}
-                                                          : window_->marks().userAnnotations);
+  types_->setAnnotations(window_->fileAnnotations(*doc), doc->derived
+                                                             ? std::vector<Annotation>{}
+                                                             : window_->marks().userAnnotations);
 }
 
 }  // namespace modescope

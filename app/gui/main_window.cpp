@@ -368,7 +368,7 @@ void MainWindow::onCurrentTabChanged(int index) {
   }
   channelModel_->setRecording(doc->recording);
   channelModel_->setVisibility(doc->pane->channelVisibility());
-  annotationModel_->setAnnotations(doc->recording->annotations);
+  annotationModel_->setAnnotations(fileAnnotations(*doc));
   annotationModel_->setUserAnnotations(doc->derived ? std::vector<Annotation>{}
                                                     : marks_.userAnnotations);
   annotations_->refresh();
@@ -428,12 +428,18 @@ void MainWindow::updateInfoBar() {
   infoBar_->setMessages(messages);
 }
 
+const std::vector<Annotation>& MainWindow::fileAnnotations(const Document& doc) const {
+  const bool marked = !doc.derived && !documents_.empty() && &doc == &documents_.front() &&
+                      unmarkedPrimary_ && unmarkedPrimary_->source == doc.recording->source;
+  return marked ? unmarkedPrimary_->annotations : doc.recording->annotations;
+}
+
 void MainWindow::setUserAnnotations(std::vector<Annotation> annotations) {
-  std::stable_sort(annotations.begin(), annotations.end(),
-                   [](const Annotation& a, const Annotation& b) { return a.onset < b.onset; });
-  marks_.userAnnotations = std::move(annotations);
-  for (Document& d : documents_)
-    if (!d.derived && d.pane) d.pane->browser()->setUserAnnotations(marks_.userAnnotations);
+  // Through setMarks: an annotation starting with "bad" is a bad segment, which the recording
+  // that methods read must carry too.
+  Marks marks = marks_;
+  marks.userAnnotations = std::move(annotations);
+  setMarks(std::move(marks));
   const Document* doc = currentDocument();
   annotationModel_->setUserAnnotations(doc && !doc->derived ? marks_.userAnnotations
                                                             : std::vector<Annotation>{});

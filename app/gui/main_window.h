@@ -126,6 +126,9 @@ class MainWindow : public QMainWindow {
   // Replaces the user's annotations (sorted by onset): the recording's browser, the Annotations
   // dock and the event types follow. Not an undo step itself (AnnotationWorkflow pushes those).
   void setUserAnnotations(std::vector<Annotation> annotations);
+  // The annotations of `doc`'s file: the first tab's recording also carries the user's bad
+  // segments (setMarks, for the methods), which are listed with the user's annotations instead.
+  const std::vector<Annotation>& fileAnnotations(const Document& doc) const;
   AnnotationWorkflow* annotationWorkflow() const { return annotations_; }
   EpochWorkflow* epochWorkflow() const { return epochs_; }  // Analysis > Epochs and averages
   // Submits a job the way every window action does: success goes to `onSuccess` (GUI thread,

@@ -5,6 +5,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <algorithm>
 #include <fstream>
 
 #include "app/core/gpu_backend.h"
@@ -320,7 +321,15 @@ JobId MainWindow::exportRecording(const QString& path) {
   std::shared_ptr<const Recording> rec = doc->recording;
   if (!doc->derived && !marks_.userAnnotations.empty()) {
     // The user's annotations go into the file with the recording's own (EDF+ TALs, HDF5).
+    // Bad segments are user annotations that setMarks already put into the recording (for the
+    // methods): drop those copies first so each is written once.
     auto marked = std::make_shared<Recording>(*rec);
+    std::erase_if(marked->annotations, [this](const Annotation& a) {
+      return std::any_of(
+          marks_.userAnnotations.begin(), marks_.userAnnotations.end(), [&a](const Annotation& u) {
+            return u.onset == a.onset && u.duration == a.duration && u.text == a.text;
+          });
+    });
     marked->annotations = mergeAnnotations(marked->annotations, marks_.userAnnotations);
     rec = std::move(marked);
   }

@@ -95,9 +95,14 @@ class AnnotationEpochViewsTest : public QObject {
     const auto t0 = cursorTimeAt(*b, from), t1 = cursorTimeAt(*b, to);
     QVERIFY(t0 && t1);
     nextText_ = QStringLiteral("BAD_movement");
-    QTest::mousePress(b, Qt::LeftButton, Qt::ShiftModifier, from);
+    // Annotate mode (key A) makes a plain drag mark a span; Shift+drag marks a bad segment.
+    QAction* annotate = window_->annotationWorkflow()->annotateModeAction();
+    QVERIFY(annotate && annotate->isCheckable());
+    annotate->setChecked(true);
+    QTest::mousePress(b, Qt::LeftButton, Qt::NoModifier, from);
     QTest::mouseMove(b, to);
-    QTest::mouseRelease(b, Qt::LeftButton, Qt::ShiftModifier, to);
+    QTest::mouseRelease(b, Qt::LeftButton, Qt::NoModifier, to);
+    annotate->setChecked(false);
     QCOMPARE(window_->marks().userAnnotations.size(), std::size_t{1});
     const Annotation& a = window_->marks().userAnnotations.front();
     QCOMPARE(a.text, std::string("BAD_movement"));

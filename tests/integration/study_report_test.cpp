@@ -24,6 +24,17 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The study pipeline plus an entropy step, whose group mean the report shows.
+const char* kReportPipeline = R"({
+  "modescope_pipeline": 1,
+  "steps": [
+    {"step": "filter", "filters": ["highpass:1"]},
+    {"step": "emd", "preset": "iceemdan-colominas", "channels": [1, 2], "duration": 4,
+     "params": {"ensembleSize": 4, "seed": 7, "stop.kind": "fixed", "stop.fixedSifts": 5}},
+    {"step": "xapen", "params": {"epoch": 512}}
+  ]
+})";
+
 class StudyReportTest : public cli_support::TempDirTest {
  protected:
   StudyReportTest() : TempDirTest("modescope-study-report") {}
@@ -33,7 +44,7 @@ TEST_F(StudyReportTest, ChromiumLoadsTheReportWithItsTablesAndImages) {
   synthRecording(path("a.h5"), 4, 8, 1);
   synthRecording(path("b.h5"), 4, 8, 2);
   writeText(path("broken.edf"), "not an EDF file at all");
-  writeText(path("p.json"), kPipeline);
+  writeText(path("p.json"), kReportPipeline);
   const RunResult r =
       runCli({"study", path("p.json"), "--input", path("a.h5"), "--input", path("b.h5"), "--input",
               path("broken.edf"), "-o", path("out"), "--backend", "cpu"});
@@ -64,8 +75,10 @@ TEST_F(StudyReportTest, ChromiumLoadsTheReportWithItsTablesAndImages) {
       << dom.out.substr(0, 2000);
   EXPECT_GE(count(dom.out, "<table"), 4u) << "summary, recordings, EMD group summary, pipeline";
   EXPECT_NE(dom.out.find("id=\"recordings\""), std::string::npos);
-  EXPECT_GE(count(dom.out, "<img"), 2u) << "timings and the EMD group figure";
-  EXPECT_GE(count(dom.out, "src=\"data:image/svg+xml;base64,"), 2u);
+  EXPECT_GE(count(dom.out, "<img"), 4u)
+      << "timings, the EMD group figure, the entropy group matrix and its per-recording bars";
+  EXPECT_GE(count(dom.out, "src=\"data:image/svg+xml;base64,"), 4u);
+  EXPECT_NE(dom.out.find("group mean of the apen matrices over 2 recordings"), std::string::npos);
   EXPECT_NE(dom.out.find("rec-broken"), std::string::npos);
   EXPECT_NE(dom.out.find("class=\"failed\""), std::string::npos);
   EXPECT_NE(dom.out.find("IMFs per channel"), std::string::npos);
