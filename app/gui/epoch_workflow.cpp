@@ -46,6 +46,8 @@ JobId EpochWorkflow::runEpochs(const EpochJobSpec& spec) {
   std::shared_ptr<const Recording> rec = doc->recording;
   if (!doc->derived && !window_->marks().userAnnotations.empty()) {
     auto withMarks = std::make_shared<Recording>(*rec);
+    // The file's own annotations: the recording also carries the user's bad segments.
+    withMarks->annotations = window_->fileAnnotations(*doc);
     withMarks->annotations.insert(withMarks->annotations.end(),
                                   window_->marks().userAnnotations.begin(),
                                   window_->marks().userAnnotations.end());
