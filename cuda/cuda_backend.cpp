@@ -119,7 +119,8 @@ class CudaBackend final : public ComputeBackend {
   TfResult timeFrequency(const SignalBlock& block, const TfParams& params,
                          JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
-    return cuda::timeFrequencyGpu(block, params, ctx);
+    if (!tf_) tf_ = cuda::makeTfWorkspace();
+    return cuda::timeFrequencyGpu(block, params, ctx, *tf_, resources_.pool());
   }
 
   EpochAverages averageEpochs(const EpochSet& set, JobContext& ctx) override {
@@ -139,6 +140,9 @@ class CudaBackend final : public ComputeBackend {
   std::string name_;
   std::size_t memory_;
   cuda::PipelineResources resources_;  // created on the current device, which the factory set
+  // Created by the first transform; kept so a view that recomputes as the user scrolls reuses
+  // its plan and buffers (cuda_tf.h).
+  cuda::TfWorkspacePtr tf_;
 };
 
 }  // namespace

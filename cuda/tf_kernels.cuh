@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace modescope::cuda {
@@ -26,20 +27,30 @@ struct TfGrid {
 };
 
 // frames[(f * J + j) * N + n] = x_c(t hop + k) w_j(k) for frame f0 + f = c T + t, k the tap that
-// lands at FFT index n (k mod N), zero outside the window and the signal. x: C x S, w: J x L.
+// lands at FFT index n (k mod N), zero outside the signal. x: C x S, w: J x L. Writes only the L
+// taps of each row: the caller keeps the other N - L positions zero (zeroes the buffer whenever
+// N, L or the row layout change).
 void launchTfFrames(const TfGrid& g, const float* x, const float* windows, int64_t firstFrame,
                     int64_t frames, float* out, cudaStream_t stream);
 
 // One block per frame: the target bin of every source bin (thresholds: per channel), then each
-// image row summed by the one thread that owns it, in increasing source bin (no atomics, the CPU's
-// order). spectra: (frames x J) x M; out: frames x K (K = lastBin - firstBin + 1); scratch:
-// frames x M ints (used only when a column does not fit in shared memory).
+// image row summed by one thread over its sources in increasing source bin (the CPU's order; no
+// floating-point atomics, so the image is deterministic). spectra: (frames x J) x M; out: frames x
+// K (K = lastBin - firstBin + 1); scratch: frames x tfSqueezeScratchInts ints (used only when a
+// column does not fit in shared memory).
 void launchTfSqueeze(const TfGrid& g, const cufftComplex* spectra, const float* thresholds,
                      int64_t firstFrame, int64_t frames, int* scratch, float2* out,
                      cudaStream_t stream);
 
-// Whether a column's targets and rows fit the device's shared memory (else the kernel uses
-// scratch and accumulates in global memory, still one owner per row).
+// Whether a column's targets, source lists and row offsets fit the device's shared memory (else
+// the kernel keeps them in `scratch`).
 bool tfSqueezeFitsShared(const TfGrid& g);
+
+// The ints the squeeze needs per frame: M targets, M listed sources, K + 1 row starts and K
+// cursors (K = lastBin - firstBin + 1).
+__host__ __device__ inline std::size_t tfSqueezeScratchInts(const TfGrid& g) {
+  const std::size_t K = static_cast<std::size_t>(g.lastBin - g.firstBin + 1);
+  return 2 * static_cast<std::size_t>(g.bins) + 2 * K + 1;
+}
 
 }  // namespace modescope::cuda

@@ -180,7 +180,7 @@ TfPlan planTf(const SignalBlock& block, const TfParams& params) {
   return plan;
 }
 
-TfResult makeTfResult(const TfPlan& plan, const SignalBlock& block) {
+TfResult makeTfResult(const TfPlan& plan, const SignalBlock& block, bool allocateValues) {
   TfResult r;
   r.params = plan.params;
   r.sampleRate = block.sampleRate;
@@ -192,9 +192,10 @@ TfResult makeTfResult(const TfPlan& plan, const SignalBlock& block) {
   r.bins = plan.bins;
   r.sigma = plan.sigma;
   r.windowAtZero = plan.windowAtZero;
-  r.values.assign(
-      plan.channels * static_cast<std::size_t>(plan.columns) * static_cast<std::size_t>(plan.bins),
-      std::complex<float>(0.0f, 0.0f));
+  if (allocateValues)
+    r.values.assign(plan.channels * static_cast<std::size_t>(plan.columns) *
+                        static_cast<std::size_t>(plan.bins),
+                    std::complex<float>(0.0f, 0.0f));
   r.diagnostics = plan.diagnostics;
   return r;
 }

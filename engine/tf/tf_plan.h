@@ -54,7 +54,7 @@ std::vector<double> tfWindows(const TfParams& p, double* windowAtZero = nullptr)
 TfPlan planTf(const SignalBlock& block, const TfParams& params);
 
 // An empty result with every field but values filled from the plan (values sized C x T x K,
-// zeros).
-TfResult makeTfResult(const TfPlan& plan, const SignalBlock& block);
+// zeros; left empty without `allocateValues`, for an image kept elsewhere, e.g. on a device).
+TfResult makeTfResult(const TfPlan& plan, const SignalBlock& block, bool allocateValues = true);
 
 }  // namespace modescope

@@ -14,9 +14,10 @@
 //    it with --cpu-eeg.
 //
 // Usage: tf_bench [--repeats R] [--threads T] [--batch C] [--cpu] [--cpu-eeg] [--no-grid]
-//                 [--no-eeg]
+//                 [--no-eeg] [--cell ORDER:FFT:WINDOW]
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -29,6 +30,7 @@
 #include "engine/tf/tf_params.h"
 #ifdef MODESCOPE_HAVE_CUDA
 #include "cuda/cuda_backend.h"
+#include "cuda/cuda_tf.h"
 #endif
 
 using namespace modescope;
@@ -70,6 +72,24 @@ double timeRun(ComputeBackend& be, const SignalBlock& b, const TfParams& p, int 
   return best;
 }
 
+#ifdef MODESCOPE_HAVE_CUDA
+// The transform with the image left on the device (cuda::timeFrequencyGpuOnDevice), the way the
+// time-frequency view draws it through CUDA-OpenGL interop: upload, framing, cuFFT, operators,
+// relocation; no copy to host memory. One workspace for all runs, as a backend keeps one.
+double timeOnDevice(cuda::TfWorkspace& ws, const SignalBlock& b, const TfParams& p, int repeats) {
+  double best = 1e300;
+  for (int r = 0; r < repeats; ++r) {
+    JobContext ctx;
+    TfResult res;
+    const double t0 = now();
+    const std::complex<float>* image = cuda::timeFrequencyGpuOnDevice(b, p, ctx, ws, res);
+    best = std::min(best, now() - t0);
+    if (!image) std::printf("no image\n");
+  }
+  return best;
+}
+#endif
+
 const TfOrder kOrders[] = {TfOrder::First, TfOrder::Second, TfOrder::Third, TfOrder::ThirdCanonical,
                            TfOrder::Fourth};
 
@@ -78,6 +98,7 @@ const TfOrder kOrders[] = {TfOrder::First, TfOrder::Second, TfOrder::Third, TfOr
 int main(int argc, char** argv) {
   int repeats = 3, threads = 0, batch = 8;
   bool cpuGrid = false, cpuEeg = false, grid = true, eeg = true;
+  std::string cell;  // "ORDER:FFT:WINDOW", or empty for the whole grid
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--repeats" && i + 1 < argc)
@@ -94,10 +115,12 @@ int main(int argc, char** argv) {
       grid = false;
     else if (a == "--no-eeg")
       eeg = false;
+    else if (a == "--cell" && i + 1 < argc)  // one grid cell, e.g. 3:8192:64 (for a profiler)
+      cell = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: tf_bench [--repeats R] [--threads T] [--batch C] [--cpu] "
-                   "[--cpu-eeg] [--no-grid] [--no-eeg]\n");
+                   "[--cpu-eeg] [--no-grid] [--no-eeg] [--cell ORDER:FFT:WINDOW]\n");
       return 1;
     }
   }
@@ -113,22 +136,47 @@ int main(int argc, char** argv) {
     if (grid) {
       std::printf("\n1. Seed grid: 16384-sample frame, hop 1 (min of %d runs, host to host)\n",
                   repeats);
-      std::printf("%-5s %6s %5s %10s %11s %11s %10s %11s\n", "order", "fft", "win", "GPU ms",
-                  "GPU Gbins/s", "GPU Gpts/s", "CPU ms", "CPU Mbins/s");
+      std::printf(
+          "(host: host memory to host memory through the backend; device: the image left in "
+          "device memory, as the view uses it)\n");
+      std::printf("%-5s %6s %5s %10s %11s %11s %10s %11s %10s %11s\n", "order", "fft", "win",
+                  "GPU ms", "GPU Gbins/s", "GPU Gpts/s", "dev ms", "dev Gpts/s", "CPU ms",
+                  "CPU Mbins/s");
       const SignalBlock b = frames(1, 16384, 1.0e6, 1);
+#ifdef MODESCOPE_HAVE_CUDA
+      cuda::TfWorkspacePtr ws = gpu ? cuda::makeTfWorkspace() : nullptr;
+#endif
       for (TfOrder o : kOrders)
         for (int n : {512, 1024, 2048, 4096, 8192})
           for (int w : {32, 48, 64, 80, 96}) {
+            if (!cell.empty() && cell != std::string(tfOrderName(o)) + ":" + std::to_string(n) +
+                                             ":" + std::to_string(w))
+              continue;
             TfParams p;
             p.order = o;
             p.fftLength = n;
             p.windowLength = w;
             const double bins = 16384.0 * (n / 2 + 1), pts = 16384.0 * n;
-            double g = 0, c = 0;
+            double g = 0, d = 0, c = 0;
             if (gpu) g = timeRun(*gpu, b, p, repeats);
+#ifdef MODESCOPE_HAVE_CUDA
+            if (ws) d = timeOnDevice(*ws, b, p, repeats);
+#endif
             if (cpuGrid) c = timeRun(*cpu, b, p, 1);
-            std::printf("%-5s %6d %5d %10.3f %11.3f %11.3f %10.1f %11.1f\n", tfOrderName(o), n, w,
-                        g * 1e3, g > 0 ? bins / g / 1e9 : 0.0, g > 0 ? pts / g / 1e9 : 0.0, c * 1e3,
+            if (!cell.empty()) {
+              // What the host side alone costs: a zeroed image of this size, as the result holds.
+              double best = 1e300;
+              for (int r = 0; r < repeats; ++r) {
+                const double t0 = now();
+                std::vector<std::complex<float>> image(16384 * static_cast<std::size_t>(n / 2 + 1));
+                best = std::min(best, now() - t0);
+                if (image[image.size() / 2] != std::complex<float>()) std::printf("?\n");
+              }
+              std::printf("a zeroed host image of this size: %.3f ms\n", best * 1e3);
+            }
+            std::printf("%-5s %6d %5d %10.3f %11.3f %11.3f %10.3f %11.3f %10.1f %11.1f\n",
+                        tfOrderName(o), n, w, g * 1e3, g > 0 ? bins / g / 1e9 : 0.0,
+                        g > 0 ? pts / g / 1e9 : 0.0, d * 1e3, d > 0 ? pts / d / 1e9 : 0.0, c * 1e3,
                         c > 0 ? bins / c / 1e6 : 0.0);
             std::fflush(stdout);
           }

@@ -18,6 +18,11 @@
 #include "engine/tf/tf_analysis.h"
 #include "engine/tf/tf_cpu.h"
 #include "gpu_test_support.h"
+#ifdef MODESCOPE_HAVE_CUDA
+#include <complex>
+
+#include "cuda/cuda_tf.h"
+#endif
 
 namespace modescope {
 namespace {
@@ -151,6 +156,72 @@ TEST_F(TfParity, DeterministicAndTileIndependent) {
   gpu_test::setHooks(true);
   EXPECT_EQ(one.values, tiled.values);
 }
+
+TEST_F(TfParity, ALongFftSqueezesThroughGlobalMemoryAsTheCpuDoes) {
+  // FFT 32768: a frame's targets, source lists and row offsets (2 x 16385 + 2 x 16385 + 1 ints,
+  // 256 KiB) exceed the shared memory of an H100/H200 block (227 KiB), so the squeeze keeps them
+  // in global scratch.
+  const SignalBlock b = eegLike(1, 40000, seed_);
+  TfParams p = params(TfOrder::Third);
+  p.fftLength = 32768;
+  p.windowLength = 2048;
+  p.hop = 256;
+  const TfResult g = onGpu(b, p), c = onCpu(b, p), again = onGpu(b, p);
+  EXPECT_EQ(g.values, again.values);
+  ASSERT_EQ(g.values.size(), c.values.size());
+  const std::size_t K = static_cast<std::size_t>(c.bins);
+  std::size_t differing = 0;
+  for (std::size_t col = 0; col < c.values.size() / K; ++col) {
+    float peak = 0.0f;
+    for (std::size_t k = 0; k < K; ++k) peak = std::max(peak, std::abs(c.values[col * K + k]));
+    for (std::size_t k = 0; k < K; ++k)
+      if (std::abs(g.values[col * K + k] - c.values[col * K + k]) > 0.01f * peak) ++differing;
+  }
+  EXPECT_LT(static_cast<double>(differing), 0.01 * static_cast<double>(c.values.size()));
+}
+
+TEST_F(TfParity, AReusedWorkspaceGivesWhatAFreshOneGives) {
+  // The backend keeps its plan and buffers between calls (cuda_tf.h): changing the order, the
+  // FFT length, the hop and the channel count in turn must not leave anything of the last call.
+  const SignalBlock four = eegLike(4, 3000, seed_), one = eegLike(1, 2000, seed_ + 1);
+  TfParams a = params(TfOrder::Fourth);
+  TfParams b = params(TfOrder::Second);
+  b.fftLength = 256;
+  b.windowLength = 128;
+  b.hop = 5;
+  const TfResult first = onGpu(four, a);
+  const TfResult other = onGpu(one, b);
+  const TfResult again = onGpu(four, a);
+  EXPECT_EQ(first.values, again.values);
+  std::string reason;
+  std::unique_ptr<ComputeBackend> fresh = gpu_test::gpuBackend(reason);
+  ASSERT_TRUE(fresh) << reason;
+  JobContext ctx;
+  EXPECT_EQ(other.values, fresh->timeFrequency(one, b, ctx).values);
+}
+
+#ifdef MODESCOPE_HAVE_CUDA
+TEST_F(TfParity, TheImageLeftOnTheDeviceIsTheHostImage) {
+  const SignalBlock b = eegLike(3, 2500, seed_);
+  for (TfOrder o : {TfOrder::Spectrogram, TfOrder::Third}) {
+    TfParams p = params(o);
+    p.hop = 2;
+    p.maxFrequency = 100;
+    const TfResult host = onGpu(b, p);
+    cuda::TfWorkspacePtr ws = cuda::makeTfWorkspace();
+    JobContext ctx;
+    TfResult shape;
+    const std::complex<float>* image = cuda::timeFrequencyGpuOnDevice(b, p, ctx, *ws, shape);
+    ASSERT_NE(image, nullptr);
+    EXPECT_TRUE(shape.values.empty());
+    EXPECT_EQ(shape.columns, host.columns);
+    EXPECT_EQ(shape.bins, host.bins);
+    std::vector<std::complex<float>> back(host.values.size());
+    cuda::copyTfImageToHost(image, back.size(), back.data());
+    EXPECT_EQ(back, host.values) << tfOrderName(o);
+  }
+}
+#endif
 
 TEST_F(TfParity, RefusesWhatTheCpuRefuses) {
   const SignalBlock b = eegLike(1, 1024, seed_);
