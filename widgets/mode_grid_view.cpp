@@ -9,7 +9,7 @@
 namespace modescope {
 namespace {
 
-constexpr int kEnvelopePoints = 160;  // columns of a thumbnail's envelope (its drawn width)
+constexpr int kEnvelopePoints = 320;  // (low, high) pairs per thumbnail: wide cells stay sharp
 constexpr int kLabelWidth = 72;
 constexpr int kHeaderHeight = 34;
 constexpr int kCellWidth = 116;
@@ -18,7 +18,8 @@ constexpr int kGap = 3;
 
 }  // namespace
 
-ModeGridView::ModeGridView(QWidget* parent) : QWidget(parent) {
+ModeGridView::ModeGridView(QWidget* parent)
+    : QWidget(parent), cellWidth_(kCellWidth), cellHeight_(kCellHeight) {
   setBackgroundRole(QPalette::Base);
   setAutoFillBackground(true);
   setToolTip(
@@ -74,8 +75,17 @@ void ModeGridView::setModes(const EmdResult& modes, const QStringList& channelNa
       }
     }
   }
+  setMinimumSize(sizeHint());
   updateGeometry();
   update();
+}
+
+void ModeGridView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (columns_ == 0) return;
+  cellWidth_ = std::max(kCellWidth, (width() - kLabelWidth) / columns_ - kGap);
+  cellHeight_ = std::clamp((height() - kHeaderHeight - kGap) / std::max(1, rows_) - kGap,
+                           kCellHeight, 2 * kCellHeight);
 }
 
 QString ModeGridView::columnTitle(int column) const {
@@ -103,9 +113,9 @@ void ModeGridView::setCurrentColumn(int column) {
 }
 
 QRect ModeGridView::cellRect(int row, int column) const {
-  const int x = kLabelWidth + column * (kCellWidth + kGap);
-  if (row < 0) return {x, 0, kCellWidth, kHeaderHeight};
-  return {x, kHeaderHeight + kGap + row * (kCellHeight + kGap), kCellWidth, kCellHeight};
+  const int x = kLabelWidth + column * (cellWidth_ + kGap);
+  if (row < 0) return {x, 0, cellWidth_, kHeaderHeight};
+  return {x, kHeaderHeight + kGap + row * (cellHeight_ + kGap), cellWidth_, cellHeight_};
 }
 
 std::pair<int, int> ModeGridView::cellAt(const QPoint& pos) const {
@@ -118,8 +128,8 @@ std::pair<int, int> ModeGridView::cellAt(const QPoint& pos) const {
 
 QSize ModeGridView::sizeHint() const {
   if (columns_ == 0) return {kLabelWidth + 4 * kCellWidth, kHeaderHeight + 2 * kCellHeight};
-  const QRect last = cellRect(rows_ - 1, columns_ - 1);
-  return {last.right() + kGap + 1, last.bottom() + kGap + 1};
+  return {kLabelWidth + columns_ * (kCellWidth + kGap),
+          kHeaderHeight + kGap + rows_ * (kCellHeight + kGap)};
 }
 
 void ModeGridView::render(QPainter& painter, const QRect& area) const {
@@ -151,7 +161,7 @@ void ModeGridView::render(QPainter& painter, const QRect& area) const {
     }
   }
   for (int r = 0; r < rows_; ++r) {
-    const QRect label(0, cellRect(r, 0).top(), kLabelWidth - kGap, kCellHeight);
+    const QRect label(0, cellRect(r, 0).top(), kLabelWidth - kGap, cellHeight_);
     painter.setPen(text);
     painter.drawText(label.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
                      r < names_.size() ? names_[r] : QString::number(r + 1));

@@ -50,6 +50,8 @@ class ModeGridView : public QWidget {
   std::pair<int, int> cellAt(const QPoint& pos) const;
 
   void render(QPainter& painter, const QRect& area) const;  // the whole grid, for exports
+  // Cells grow with the widget (in a resizable scroll area: with the view) from their smallest
+  // size, which is the minimum size; their height stops at twice the smallest.
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override { return {200, 80}; }
 
@@ -62,6 +64,7 @@ class ModeGridView : public QWidget {
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   // Per cell, kEnvelopePoints (low, high) pairs of the trace, scaled to [-1, 1] by the column's
@@ -78,6 +81,7 @@ class ModeGridView : public QWidget {
   std::vector<Cell> cells_;    // rows x columns
   std::vector<char> dropped_;  // rows x columns
   int current_ = -1;
+  int cellWidth_ = 0, cellHeight_ = 0;  // as laid out (resizeEvent)
 };
 
 }  // namespace modescope

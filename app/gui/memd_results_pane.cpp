@@ -172,7 +172,7 @@ QWidget* MemdResultsPane::buildGridTab() {
   });
   auto* scroll = new QScrollArea;
   scroll->setWidget(grid_);
-  scroll->setWidgetResizable(false);
+  scroll->setWidgetResizable(true);  // the cells grow with the view (ModeGridView)
   auto* hint = new QLabel(
       tr("Click an IMF to see it on every channel; Ctrl+click or double-click a cell to drop "
          "that IMF on that channel, a header to drop it on every channel. Column headers give "
