@@ -6,7 +6,6 @@
 
 #include "app/core/channel_selection.h"
 #include "engine/core/error.h"
-#include "engine/core/text.h"
 #include "engine/memd/memd_memory.h"
 
 namespace modescope {
@@ -38,12 +37,9 @@ MemdJobSpec toJobSpec(const MemdRequest& request, const std::string& inputFile) 
 }
 
 std::string describeMemd(const Recording& rec, const MemdRequest& request) {
-  const std::string range = request.durationSeconds < 0
-                                ? "from " + formatNumber(request.startSeconds) + " s to the end"
-                                : formatNumber(request.durationSeconds) + " s from " +
-                                      formatNumber(request.startSeconds) + " s";
   return std::string(request.params.noiseChannels > 0 ? "NA-MEMD" : "MEMD") + " of " +
-         describeChannels(rec, request.channels) + " (" + range + ")";
+         describeChannels(rec, request.channels) + " (" +
+         describeTimeRange(request.startSeconds, request.durationSeconds) + ")";
 }
 
 HhtParams memdViewHhtParams() {

@@ -199,8 +199,22 @@ class MemdViewsTest : public QObject {
     MemdWorkflow* memd = w.memdWorkflow();
     QVERIFY(memd && !memd->dock()->isVisible());
 
-    // Analysis > Multivariate EMD: the dialog, filled, runs the job in the background.
+    // A run cancelled from the job list leaves no result and no history step.
     QSignalSpy shown(memd, &MemdWorkflow::resultsShown);
+    MemdRequest slow;
+    slow.params = MemdParams{};  // memd.m's stop rule, up to 1000 sifts per IMF
+    for (std::size_t c = 0; c < kChannels; ++c) slow.channels.push_back(c);
+    slow.backend = BackendChoice::Cpu;
+    const JobId cancelled = memd->runMemd(slow);
+    QVERIFY(cancelled != 0);
+    w.engine()->cancel(cancelled);
+    QTRY_COMPARE_WITH_TIMEOUT(w.jobList()->jobState(cancelled),
+                              std::optional<JobState>(JobState::Cancelled), 30000);
+    QTest::qWait(50);
+    QCOMPARE(shown.count(), 0);
+    QVERIFY(w.history().steps.empty());
+
+    // Analysis > Multivariate EMD: the dialog, filled, runs the job in the background.
     const QString problem = gui_test::runMenuDialog<MemdDialog>(
         w, QStringLiteral("&Multivariate EMD (MEMD, NA-MEMD)..."), [](MemdDialog& d) {
           d.setParams(quickParams());
@@ -340,6 +354,14 @@ class MemdViewsTest : public QObject {
     }
     const auto reread = openRecording(QFile::encodeName(h5).toStdString());
     QCOMPARE(reread->readChannel(4, 0, kSamples), clean->readChannel(4, 0, kSamples));
+    // BDF+ too (24-bit samples: equal to a quantisation step of the cleaned range).
+    const QString bdf = dir.filePath(QStringLiteral("cleaned.bdf"));
+    QVERIFY(waitForJob(w, w.exportRecording(bdf)));
+    const auto rereadBdf = openRecording(QFile::encodeName(bdf).toStdString());
+    QCOMPARE(rereadBdf->channelCount(), std::size_t(kChannels));
+    const std::vector<float> c4 = rereadBdf->readChannel(5, 0, kSamples);
+    const std::vector<float> c4Clean = clean->readChannel(5, 0, kSamples);
+    for (int64_t n = 0; n < kSamples; n += 11) QVERIFY(std::fabs(c4[n] - c4Clean[n]) < 0.01);
 
     // Figures: every view as PNG (and the grid as SVG and PDF).
     for (const char* which :
