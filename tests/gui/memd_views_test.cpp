@@ -416,6 +416,21 @@ class MemdViewsTest : public QObject {
     QCOMPARE(replayed->channels.size(), pane->modes()->channels.size());
     for (std::size_t c = 0; c < replayed->channels.size(); ++c)
       QVERIFY(replayed->channels[c].data == pane->modes()->channels[c].data);
+
+    // NA-MEMD: two noise channels decomposed with the data and dropped from the views.
+    MemdRequest noisy;
+    noisy.params = quickParams();
+    noisy.params.noiseChannels = 2;
+    noisy.channels = {0, 1, 2};
+    noisy.backend = BackendChoice::Cpu;
+    w.tabs()->setCurrentIndex(0);
+    QVERIFY(memd->runMemd(noisy) != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 3, 60000);
+    MemdResultsPane* na = memd->currentResults();
+    QVERIFY(memd->resultTabs()->tabText(memd->resultTabs()->currentIndex()).startsWith("NA-MEMD"));
+    QCOMPARE(na->grid()->rowCount(), 3);
+    QCOMPARE(na->result()->dims, 5);
+    QCOMPARE(na->alignment().channels, 3);
   }
 
   void cleanupTestCase() { QSettings().clear(); }
