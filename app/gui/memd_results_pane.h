@@ -3,7 +3,8 @@
 //                across all channels, Ctrl+click / double-click marks it for removal (a header:
 //                on every channel)
 //   IMF across channels   the chosen IMF of every channel in a signal browser, on the
-//                recording's time axis (memd_view_data.h: modeAcrossChannels)
+//                recording's time axis (memd_view_data.h: modeAcrossChannels); the workflow
+//                makes it follow the recording's page while the time link is on
 //   Scalp maps   per IMF, a scalp map of its energy and one of its mean instantaneous frequency
 //   Hilbert spectra       summed across channels, or one channel, with the marginal spectrum
 //   Alignment    the mean instantaneous frequency of each IMF on each channel, with the mean and

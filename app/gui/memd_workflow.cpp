@@ -100,6 +100,11 @@ MemdResultsPane* MemdWorkflow::showResults(std::shared_ptr<const Recording> reco
     });
     connect(channels, &EmdResultsPane::timeWindowChanged, browser,
             [browser](double start, double seconds) { showBrowserPage(browser, start, seconds); });
+    // The IMF-across-channels browser follows the page too (while the time link is on).
+    followBrowserPage(browser, pane, [pane](double start, double seconds) {
+      if (pane->channelsPane()->timeLinked())
+        showBrowserPage(pane->modeBrowser()->browser(), start, seconds);
+    });
   }
   results_->addResult(pane, title, QString::fromStdString(outcome.modes->provenance.selection),
                       0.5);

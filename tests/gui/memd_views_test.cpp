@@ -270,6 +270,11 @@ class MemdViewsTest : public QObject {
     const EmdChannelModes& oz = pane->modes()->channels[3];
     const std::vector<float> shownOz = imf2->readChannel(3, 0, kSamples);
     for (int64_t n = 0; n < kSamples; n += 17) QCOMPARE(shownOz[n], oz.row(1, kSamples)[n]);
+    // It follows the recording's browser page (time link on).
+    w.currentBrowser()->setPageLength(2.0);
+    w.currentBrowser()->setPageStart(1.0);
+    QCOMPARE(pane->modeBrowser()->browser()->pageStart(), 1.0);
+    QCOMPARE(pane->modeBrowser()->browser()->pageLength(), 2.0);
     QTest::qWait(200);
     save(pane, "memd_imf_across_channels");
 
