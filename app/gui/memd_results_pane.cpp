@@ -19,6 +19,7 @@
 #include "app/gui/cuda_spectrum_pixel_writer.h"
 #include "app/gui/emd_results_pane.h"
 #include "app/gui/pane_figures.h"
+#include "app/gui/read_only_item.h"
 #include "widgets/browser_pane.h"
 #include "widgets/hilbert_spectrum_view.h"
 #include "widgets/marginal_spectrum_view.h"
@@ -29,13 +30,6 @@
 
 namespace modescope {
 namespace {
-
-QTableWidgetItem* readOnly(const QString& text) {
-  auto* item = new QTableWidgetItem(text);
-  item->setFlags(item->flags() & ~Qt::ItemIsEditable);
-  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  return item;
-}
 
 QString hz(double v) { return std::isfinite(v) ? QString::number(v, 'f', 2) : QStringLiteral("-"); }
 
@@ -322,13 +316,13 @@ QWidget* MemdResultsPane::buildAlignmentTab() {
   alignmentTable_->setVerticalHeaderLabels(rows);
   for (int k = 0; k < imfs; ++k) {
     for (int c = 0; c < channels; ++c)
-      alignmentTable_->setItem(c, k, readOnly(hz(alignment_.frequency(c, k))));
-    QTableWidgetItem* mean = readOnly(hz(alignment_.imfMeanHz[k]));
+      alignmentTable_->setItem(c, k, readOnlyItem(hz(alignment_.frequency(c, k))));
+    QTableWidgetItem* mean = readOnlyItem(hz(alignment_.imfMeanHz[k]));
     QFont bold = mean->font();
     bold.setBold(true);
     mean->setFont(bold);
     alignmentTable_->setItem(channels, k, mean);
-    alignmentTable_->setItem(channels + 1, k, readOnly(hz(alignment_.imfSpreadHz[k])));
+    alignmentTable_->setItem(channels + 1, k, readOnlyItem(hz(alignment_.imfSpreadHz[k])));
   }
   alignmentTable_->resizeColumnsToContents();
   auto* note = new QLabel(
