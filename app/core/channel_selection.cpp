@@ -72,6 +72,12 @@ std::vector<std::size_t> parseChannelSelection(const Recording& rec, const std::
   return out;
 }
 
+std::string describeTimeRange(double startSeconds, double durationSeconds) {
+  return durationSeconds < 0
+             ? "from " + formatNumber(startSeconds) + " s to the end"
+             : formatNumber(durationSeconds) + " s from " + formatNumber(startSeconds) + " s";
+}
+
 std::string describeChannels(const Recording& rec, const std::vector<std::size_t>& channels) {
   if (channels.empty()) return "no channels";
   auto name = [&](std::size_t i) {

@@ -25,6 +25,8 @@ std::vector<std::size_t> parseChannelSelection(const Recording& rec, const std::
 // Short human text for provenance and messages: "Cz, C3, C4" for up to 8 channels, else
 // "64 channels (Fc5 ... Iz)".
 std::string describeChannels(const Recording& rec, const std::vector<std::size_t>& channels);
+// "10 s from 5 s", or "from 5 s to the end" for durationSeconds < 0 (job titles and tabs).
+std::string describeTimeRange(double startSeconds, double durationSeconds);
 
 // The channels a per-channel method uses when the user gave no selection: every channel that is
 // not a trigger/status (STIM) channel nor marked bad (ChannelInfo::bad), restricted to the sample

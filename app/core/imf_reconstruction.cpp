@@ -145,7 +145,11 @@ Provenance cleaningProvenance(const Recording& rec, const EmdResult& result,
   Provenance p;
   p.method = "emd-cleaning";
   p.parameters = {{"dropped", describeDroppedRows(rec, result, dropped)},
-                  {"decomposition", emdMethodName(result.params.method)}};
+                  // The method that made the modes: its provenance says ("memd" for MEMD modes
+                  // carried as an EmdResult); hand-made results fall back to the EMD variant.
+                  {"decomposition", result.provenance.method.empty()
+                                        ? std::string(emdMethodName(result.params.method))
+                                        : result.provenance.method}};
   for (const auto& parameter : result.provenance.parameters) {
     if (parameter.first != "method") p.parameters.push_back(parameter);
   }

@@ -71,9 +71,9 @@ std::string describeDroppedRows(const Recording& rec, const EmdResult& result,
                                 const DroppedRows& dropped);
 
 // Provenance of a cleaned recording: method "emd-cleaning"; parameters "dropped"
-// (describeDroppedRows), "decomposition" (the method) and then the decomposition's own
-// parameters (its "method" aside); seed, backend, input file and selection carried over from the
-// decomposition's provenance; this software version; created now.
+// (describeDroppedRows), "decomposition" (the provenance's method, else the EMD variant) and then
+// the decomposition's own parameters (its "method" aside); seed, backend, input file and selection
+// carried over from the decomposition's provenance; this software version; created now.
 Provenance cleaningProvenance(const Recording& rec, const EmdResult& result,
                               const DroppedRows& dropped);
 

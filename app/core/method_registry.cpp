@@ -11,7 +11,7 @@ const std::vector<MethodEntry>& methodRegistry() {
        "(docs/bad-channels.md)"},
       {"emd", "Analysis", "&Decompose (EMD family)...", true,
        "EMD, EEMD, CEEMDAN, ICEEMDAN with Hilbert-Huang spectra (docs/emd.md)"},
-      {"memd", "", "", true,
+      {"memd", "Analysis", "&Multivariate EMD (MEMD, NA-MEMD)...", true,
        "multivariate EMD (MEMD, NA-MEMD) of channels together, mode-aligned (docs/memd.md)"},
       {"ica", "Analysis", "&Independent components (Infomax ICA)...", true,
        "extended Infomax ICA as EEGLAB's runica or MNE compute it (docs/ica.md)"},

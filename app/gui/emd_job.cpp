@@ -1,7 +1,6 @@
 #include "app/gui/emd_job.h"
 
 #include "app/core/channel_selection.h"
-#include "engine/core/text.h"
 
 namespace modescope {
 namespace {
@@ -18,11 +17,6 @@ const char* methodTitle(EmdMethod m) {
       return "ICEEMDAN";
   }
   return "EMD";
-}
-
-std::string rangeText(double start, double duration) {
-  return duration < 0 ? "from " + formatNumber(start) + " s to the end"
-                      : formatNumber(duration) + " s from " + formatNumber(start) + " s";
 }
 
 }  // namespace
@@ -42,7 +36,7 @@ EmdJobSpec toJobSpec(const DecomposeRequest& request, const std::string& inputFi
 std::string describeDecomposition(const Recording& rec, const DecomposeRequest& request) {
   return std::string(methodTitle(request.params.method)) + " of " +
          describeChannels(rec, request.channels) + " (" +
-         rangeText(request.startSeconds, request.durationSeconds) + ")";
+         describeTimeRange(request.startSeconds, request.durationSeconds) + ")";
 }
 
 }  // namespace modescope

@@ -15,23 +15,13 @@
 
 #include "app/gui/cuda_spectrum_pixel_writer.h"
 #include "app/gui/error_presenter.h"
+#include "app/gui/read_only_item.h"
 #include "app/gui/result_dock.h"
 #include "widgets/hilbert_spectrum_view.h"
 #include "widgets/imf_stack_view.h"
 #include "widgets/marginal_spectrum_view.h"
 
 namespace modescope {
-namespace {
-
-QTableWidgetItem* readOnly(const QString& text) {
-  auto* item = new QTableWidgetItem(text);
-  item->setFlags(item->flags() & ~Qt::ItemIsEditable);
-  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  return item;
-}
-
-}  // namespace
-
 EmdResultsPane::EmdResultsPane(std::shared_ptr<const Recording> recording,
                                std::shared_ptr<const EmdResult> result,
                                std::shared_ptr<const HhtResult> hht, const QString& title,
@@ -278,7 +268,7 @@ void EmdResultsPane::fillTable() {
     drop->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
     drop->setCheckState(stack_->isMarked(r) ? Qt::Checked : Qt::Unchecked);
     table_->setItem(r, kDropColumn, drop);
-    auto* name = readOnly(r == modes.rows - 1 ? tr("Residue") : tr("IMF %1").arg(r + 1));
+    auto* name = readOnlyItem(r == modes.rows - 1 ? tr("Residue") : tr("IMF %1").arg(r + 1));
     name->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     table_->setItem(r, kRowColumn, name);
     const HhtImf* imf = nullptr;
@@ -288,16 +278,17 @@ void EmdResultsPane::fillTable() {
     }
     table_->setItem(
         r, kFrequencyColumn,
-        readOnly(imf ? QString::number(imf->meanFrequencyHz, 'f', 2) : QStringLiteral("-")));
+        readOnlyItem(imf ? QString::number(imf->meanFrequencyHz, 'f', 2) : QStringLiteral("-")));
     table_->setItem(
         r, kEnergyColumn,
-        readOnly(
+        readOnlyItem(
             imf ? QStringLiteral("%1 %2\u00b2\u00b7s").arg(QString::number(imf->energy, 'g', 4), u)
                 : QStringLiteral("-")));
     const bool hasSifts = r < static_cast<int>(modes.sifts.size()) && r < modes.rows - 1;
-    table_->setItem(r, kSiftsColumn,
-                    readOnly(hasSifts ? QString::number(modes.sifts[static_cast<std::size_t>(r)])
-                                      : QStringLiteral("-")));
+    table_->setItem(
+        r, kSiftsColumn,
+        readOnlyItem(hasSifts ? QString::number(modes.sifts[static_cast<std::size_t>(r)])
+                              : QStringLiteral("-")));
   }
   table_->resizeColumnsToContents();
   syncing_ = false;

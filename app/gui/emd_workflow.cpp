@@ -10,6 +10,7 @@
 #include "app/core/imf_reconstruction.h"
 #include "app/gui/emd_results_pane.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/imf_cleaning_job.h"
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
 #include "app/gui/result_dock.h"
@@ -92,46 +93,9 @@ void EmdWorkflow::linkToBrowser(EmdResultsPane* pane, BrowserPane* source) {
 
 JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {
   if (!pane) return 0;
-  const std::shared_ptr<const Recording> rec = pane->recording();
-  const std::shared_ptr<const EmdResult> result = pane->result();
-  const DroppedRows dropped = pane->droppedRows();
-  const QString source = pane->title();
-  return window_->submitTyped<DerivedRecording>(
-      tr("Clean by IMF rejection (%1)").arg(source),
-      [rec, result, dropped](JobContext& ctx) -> DerivedRecording {
-        ctx.progress(0.0, "reconstructing");
-        DerivedRecording derived;
-        derived.recording = cleanedRecording(rec, *result, dropped);
-        derived.provenance = cleaningProvenance(*rec, *result, dropped);
-        return derived;
-      },
-      tr("Cleaning failed"), tr("Could not make the cleaned recording."),
-      [this, source](JobId id, std::shared_ptr<const DerivedRecording> result) {
-        const auto& derived = *result;
-        const QString title = tr("%1 (EMD-cleaned)").arg(source);
-        const JobRecord record{title.toStdString(),
-                               jobStateName(JobState::Succeeded),
-                               {},
-                               derived.provenance,
-                               derived.recording};
-        Document doc;
-        doc.recording = derived.recording;
-        doc.title = title;
-        doc.derived = true;
-        QString dropped;
-        for (const auto& [name, value] : derived.provenance.parameters) {
-          if (name == "dropped") dropped = QString::fromStdString(value);
-        }
-        doc.origin = tr("Cleaned by IMF rejection from %1; dropped %2").arg(source, dropped);
-        doc.provenance = derived.provenance;
-        const int index = window_->addDerivedDocument(std::move(doc), id, record,
-                                                      tr("remove IMFs (%1)").arg(dropped));
-        window_->statusBar()->showMessage(
-            tr("Cleaned recording opened; Edit > Undo removes it, File > Export recording writes "
-               "it"),
-            8000);
-        emit cleanedRecordingOpened(index);
-      });
+  return submitImfCleaning(window_, pane->recording(), pane->result(), pane->droppedRows(),
+                           pane->title(), QStringLiteral("EMD"),
+                           [this](int index) { emit cleanedRecordingOpened(index); });
 }
 
 }  // namespace modescope

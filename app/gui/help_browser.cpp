@@ -23,6 +23,8 @@ const std::map<QString, HelpTopic>& topicsByClass() {
   static const std::map<QString, HelpTopic> topics = {
       {QStringLiteral("modescope::PreprocessDialog"), {QStringLiteral("preprocessing.md"), {}}},
       {QStringLiteral("modescope::DecomposeDialog"), {QStringLiteral("emd.md"), {}}},
+      {QStringLiteral("modescope::MemdDialog"),
+       {QStringLiteral("memd.md"), QStringLiteral("In the window")}},
       {QStringLiteral("modescope::IcaDialog"), {QStringLiteral("ica.md"), {}}},
       {QStringLiteral("modescope::ArDialog"), {QStringLiteral("ar.md"), {}}},
       {QStringLiteral("modescope::EntropyDialog"), {QStringLiteral("entropy.md"), {}}},

@@ -4,7 +4,6 @@
 #include <map>
 
 #include "app/core/channel_selection.h"
-#include "engine/core/text.h"
 
 namespace modescope {
 
@@ -22,11 +21,8 @@ IcaJobSpec toJobSpec(const IcaRequest& request, const std::string& inputFile,
 }
 
 std::string describeIca(const Recording& rec, const IcaRequest& request) {
-  const std::string range = request.durationSeconds < 0
-                                ? "from " + formatNumber(request.startSeconds) + " s to the end"
-                                : formatNumber(request.durationSeconds) + " s from " +
-                                      formatNumber(request.startSeconds) + " s";
-  return "ICA of " + describeChannels(rec, request.channels) + " (" + range + ")";
+  return "ICA of " + describeChannels(rec, request.channels) + " (" +
+         describeTimeRange(request.startSeconds, request.durationSeconds) + ")";
 }
 
 std::vector<int> defaultIcaChannels(const Recording& rec, const std::vector<std::string>& bad) {

@@ -34,6 +34,7 @@
 #include "app/gui/engine_bridge.h"
 #include "app/gui/epoch_workflow.h"
 #include "app/gui/ica_workflow.h"
+#include "app/gui/memd_workflow.h"
 #include "app/gui/result_dock.h"
 #include "widgets/annotation_model.h"
 #include "widgets/browser_pane.h"
@@ -168,12 +169,10 @@ void MainWindow::buildDocks() {
   emd_ = new EmdWorkflow(this);            // its dock, hidden until a result arrives
   ica_ = new IcaWorkflow(this);            // the same for the component browser
   ar_ = new ArWorkflow(this);              // and for the event-related AR spectra
+  memd_ = new MemdWorkflow(this);          // and for multivariate EMD
   badMarks_ = new BadMarksWorkflow(this);  // its dock beside the channels
   tabifyDockWidget(channelDock, badMarks_->dock());
   channelDock->raise();
-  emd_ = new EmdWorkflow(this);                 // its dock, hidden until a result arrives
-  ica_ = new IcaWorkflow(this);                 // the same for the component browser
-  ar_ = new ArWorkflow(this);                   // and for the event-related AR spectra
   annotations_ = new AnnotationWorkflow(this);  // the Events dock, annotation editing
   tabifyDockWidget(annotationDock, annotations_->dock());
   annotationDock->raise();

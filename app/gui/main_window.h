@@ -44,6 +44,7 @@ class EntropyWorkflow;
 class EpochWorkflow;
 class EngineBridge;
 class IcaWorkflow;
+class MemdWorkflow;
 class InfoBar;
 class JobListWidget;
 class RecordingInfoWidget;
@@ -178,6 +179,7 @@ class MainWindow : public QMainWindow {
   IcaWorkflow* icaWorkflow() const { return ica_; }  // Analysis > Independent components
   ArWorkflow* arWorkflow() const { return ar_; }     // Analysis > Event-related spectra (AR)
   EntropyWorkflow* entropyWorkflow() const { return entropy_; }  // Analysis > Entropy matrices
+  MemdWorkflow* memdWorkflow() const { return memd_; }           // Analysis > Multivariate EMD
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
@@ -267,6 +269,7 @@ class MainWindow : public QMainWindow {
   IcaWorkflow* ica_ = nullptr;
   ArWorkflow* ar_ = nullptr;
   EntropyWorkflow* entropy_ = nullptr;
+  MemdWorkflow* memd_ = nullptr;
   BrowserActions* browserActions_ = nullptr;
   AnnotationWorkflow* annotations_ = nullptr;
   EpochWorkflow* epochs_ = nullptr;

@@ -30,6 +30,7 @@
 #include "app/gui/help_browser.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
+#include "app/gui/memd_workflow.h"
 #include "app/gui/montage_chooser.h"
 #include "app/gui/recent_files.h"
 #include "app/gui/replay_window.h"
@@ -119,6 +120,7 @@ void MainWindow::buildMenus() {
   const std::map<std::string, std::function<void()>> openDialog = {
       {"filter", [this] { askPreprocess(); }},
       {"emd", [this] { emd_->askDecompose(); }},
+      {"memd", [this] { memd_->askMemd(); }},
       {"ica", [this] { ica_->askIca(); }},
       {"ar", [this] { ar_->askAr(); }},
       {"xapen", [this] { entropy_->askEntropy(); }},

@@ -10,6 +10,7 @@
 #include "app/gui/epoch_workflow.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
+#include "app/gui/memd_workflow.h"
 #include "app/gui/session_history.h"
 #include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
@@ -65,10 +66,8 @@ void PipelinePlayer::runStep() {
       return stop(tr("%1: time-frequency files are written by modescope-cli run; in the window "
                      "the time-frequency view follows the browser")
                       .arg(label));
-    } else if (std::holds_alternative<PipelineMemdStep>(step)) {
-      return stop(tr("%1: the window has no MEMD view yet; run this pipeline with "
-                     "modescope-cli run")
-                      .arg(label));
+    } else if (const auto* m = std::get_if<PipelineMemdStep>(&step)) {
+      running_ = window_->memdWorkflow()->runMemd(memdRequest(rec, *m));
     }
   } catch (const Error& e) {
     return stop(tr("%1: %2").arg(label, QString::fromUtf8(e.what())));

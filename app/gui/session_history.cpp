@@ -63,6 +63,15 @@ PipelineEntropyStep historyStep(const Recording& rec, const EntropyRequest& requ
   return step;
 }
 
+PipelineMemdStep historyStep(const Recording& rec, const MemdRequest& request) {
+  PipelineMemdStep step;
+  step.selection = selectionOf(rec, request.channels, request.startSeconds, request.durationSeconds,
+                               request.backend);
+  step.preset = request.presetName;
+  step.params = request.params;
+  return step;
+}
+
 PreprocessRequest preprocessRequest(const Recording& rec, const PipelineFilterStep& step) {
   PreprocessRequest r;
   r.spec = step.spec;
@@ -102,6 +111,17 @@ EntropyRequest entropyRequest(const Recording& rec, const PipelineEntropyStep& s
   r.spec.startSeconds = step.selection.start;
   r.spec.durationSeconds = step.selection.duration;
   r.backend = step.selection.backend;
+  return r;
+}
+
+MemdRequest memdRequest(const Recording& rec, const PipelineMemdStep& step) {
+  MemdRequest r;
+  r.params = step.params;
+  r.channels = channelsOf(rec, step.selection);
+  r.startSeconds = step.selection.start;
+  r.durationSeconds = step.selection.duration;
+  r.backend = step.selection.backend;
+  r.presetName = step.preset;  // as `memd --preset`: "" when none
   return r;
 }
 

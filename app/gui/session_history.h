@@ -11,6 +11,7 @@
 #include "app/gui/emd_job.h"
 #include "app/gui/entropy_dialog.h"
 #include "app/gui/ica_request.h"
+#include "app/gui/memd_request.h"
 #include "app/gui/preprocess_dialog.h"
 
 namespace modescope {
@@ -20,6 +21,7 @@ PipelineFilterStep historyStep(const Recording& rec, const PreprocessRequest& re
 PipelineEmdStep historyStep(const Recording& rec, const DecomposeRequest& request);
 PipelineIcaStep historyStep(const Recording& rec, const IcaRequest& request);
 PipelineEntropyStep historyStep(const Recording& rec, const EntropyRequest& request);
+PipelineMemdStep historyStep(const Recording& rec, const MemdRequest& request);
 
 // Requests for a step on `rec` (channel names resolved; absent channels: the method's default
 // channels). Throws InvalidParameterError naming the step's channels when one is not in `rec`.
@@ -27,5 +29,6 @@ PreprocessRequest preprocessRequest(const Recording& rec, const PipelineFilterSt
 DecomposeRequest decomposeRequest(const Recording& rec, const PipelineEmdStep& step);
 IcaRequest icaRequest(const Recording& rec, const PipelineIcaStep& step);
 EntropyRequest entropyRequest(const Recording& rec, const PipelineEntropyStep& step);
+MemdRequest memdRequest(const Recording& rec, const PipelineMemdStep& step);
 
 }  // namespace modescope

@@ -182,6 +182,10 @@ TEST(ImfReconstruction, DescribesTheDroppedRows) {
   EXPECT_EQ(p.backend, "CPU, 2 threads");
   EXPECT_EQ(p.inputFile, "in.edf");
   EXPECT_FALSE(p.createdAt.empty());
+  // Modes another method made (MEMD's, carried as an EmdResult) are named by their provenance.
+  result.provenance.method = "memd";
+  EXPECT_EQ(cleaningProvenance(*base, result, {{1, {3}}}).parameters[1],
+            (std::pair<std::string, std::string>{"decomposition", "memd"}));
 }
 
 // The CLI's form: IMF numbers for every decomposed channel.
