@@ -79,7 +79,8 @@ SpectrumGrid spectrumGridFromHht(const HhtResult& hht, std::size_t resultChannel
   return g;
 }
 
-HilbertSpectrumView::HilbertSpectrumView(QWidget* parent) : QWidget(parent) {
+HilbertSpectrumView::HilbertSpectrumView(QWidget* parent)
+    : QWidget(parent), figureTitle_(tr("Hilbert spectrum")) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
   setAttribute(Qt::WA_OpaquePaintEvent);
@@ -156,6 +157,7 @@ void HilbertSpectrumView::syncCanvas() {
     const QRect p = plotRect().toRect();
     canvas_->setGeometry(p.adjusted(1, 1, 0, 0));
     canvas_->setVisibleBins(c0_, c1_, r0_, r1_);
+    canvas_->setOverlay(overlayIn(QRectF(QPointF(0, 0), QSizeF(canvas_->size()))));
   }
   if (canvas_->isVisible() != on) canvas_->setVisible(on);
 }
@@ -175,6 +177,32 @@ void HilbertSpectrumView::setGrid(SpectrumGrid grid) {
   }
   colouringChanged();
   resetZoom();
+}
+
+void HilbertSpectrumView::setFigureTitle(const QString& title) {
+  figureTitle_ = title;
+  update();
+}
+
+void HilbertSpectrumView::setOverlayCurves(std::vector<QPolygonF> curves) {
+  overlay_ = std::move(curves);
+  viewChanged();
+}
+
+std::vector<QPolygonF> HilbertSpectrumView::overlayIn(const QRectF& plot) const {
+  std::vector<QPolygonF> out;
+  if (!grid_.valid() || c1_ <= c0_ || r1_ <= r0_) return out;
+  for (const QPolygonF& curve : overlay_) {
+    QPolygonF mapped;
+    mapped.reserve(curve.size());
+    for (const QPointF& p : curve) {
+      const double x = plot.left() + (colOfTime(p.x()) - c0_) / (c1_ - c0_) * plot.width();
+      const double y = plot.bottom() - (rowOfFrequency(p.y()) - r0_) / (r1_ - r0_) * plot.height();
+      mapped << QPointF(x, y);
+    }
+    out.push_back(std::move(mapped));
+  }
+  return out;
 }
 
 void HilbertSpectrumView::setColourScaleKind(ColourScaleKind kind) {
@@ -306,7 +334,7 @@ void HilbertSpectrumView::renderFrame(QPainter& painter, const QRect& area, bool
   const QFontMetricsF fm(small);
   if (!grid_.valid() || (drawImage && image().isNull())) {
     painter.setPen(text);
-    painter.drawText(plot, Qt::AlignCenter, tr("No Hilbert spectrum"));
+    painter.drawText(plot, Qt::AlignCenter, tr("No %1").arg(figureTitle_.toLower()));
     painter.restore();
     return;
   }
@@ -316,6 +344,14 @@ void HilbertSpectrumView::renderFrame(QPainter& painter, const QRect& area, bool
     const QRectF source(c0_, grid_.rows - r1_, c1_ - c0_, r1_ - r0_);
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(plot, image(), source);
+    // The overlay over the image; on screen the canvas draws it over its own.
+    if (!overlay_.empty()) {
+      painter.save();
+      painter.setClipRect(plot);
+      painter.setRenderHint(QPainter::Antialiasing, true);
+      drawOverlayCurves(painter, overlayIn(plot));
+      painter.restore();
+    }
   }
   painter.setPen(text);
   painter.setBrush(Qt::NoBrush);
@@ -417,8 +453,8 @@ bool HilbertSpectrumView::event(QEvent* event) {
 
 bool HilbertSpectrumView::exportImage(const QString& path, QString* error) const {
   return exportView(
-      path, size(), [this](QPainter& p, const QRect& area) { renderTo(p, area); },
-      tr("Hilbert spectrum"), error);
+      path, size(), [this](QPainter& p, const QRect& area) { renderTo(p, area); }, figureTitle_,
+      error);
 }
 
 void HilbertSpectrumView::mousePressEvent(QMouseEvent* event) {

@@ -48,6 +48,7 @@ class InfoBar;
 class JobListWidget;
 class RecordingInfoWidget;
 class SignalBrowser;
+class TfWorkflow;
 struct DerivedRecording;
 struct LoadedSession;
 struct OpenedRecording;
@@ -178,6 +179,7 @@ class MainWindow : public QMainWindow {
   IcaWorkflow* icaWorkflow() const { return ica_; }  // Analysis > Independent components
   ArWorkflow* arWorkflow() const { return ar_; }     // Analysis > Event-related spectra (AR)
   EntropyWorkflow* entropyWorkflow() const { return entropy_; }  // Analysis > Entropy matrices
+  TfWorkflow* tfWorkflow() const { return tf_; }                 // Analysis > Time-frequency
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
@@ -267,6 +269,7 @@ class MainWindow : public QMainWindow {
   IcaWorkflow* ica_ = nullptr;
   ArWorkflow* ar_ = nullptr;
   EntropyWorkflow* entropy_ = nullptr;
+  TfWorkflow* tf_ = nullptr;
   BrowserActions* browserActions_ = nullptr;
   AnnotationWorkflow* annotations_ = nullptr;
   EpochWorkflow* epochs_ = nullptr;

@@ -1,0 +1,129 @@
+#include "app/gui/tf_workflow.h"
+
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "app/core/gpu_backend.h"
+#include "app/gui/cuda_spectrum_pixel_writer.h"
+#include "app/gui/engine_bridge.h"
+#include "app/gui/job_results.h"
+#include "app/gui/main_window.h"
+#include "app/gui/pane_figures.h"
+#include "app/gui/result_dock.h"
+#include "app/gui/tf_view.h"
+#include "engine/core/error.h"
+#include "widgets/browser_pane.h"
+#include "widgets/signal_browser.h"
+
+namespace modescope {
+namespace {
+
+// The view's own backend of the window's choice; the CPU when a forced CUDA is missing (the
+// view still works, and says on what it computes).
+std::shared_ptr<ComputeBackend> viewBackend(BackendChoice choice) {
+  try {
+    return chooseBackend(choice);
+  } catch (const Error&) {
+    return makeCpuBackend(0);
+  }
+}
+
+}  // namespace
+
+TfWorkflow::TfWorkflow(MainWindow* window) : QObject(window), window_(window) {
+  views_ = new ResultDock(window, tr("Time-frequency"), QStringLiteral("tf"));
+  connect(window, &MainWindow::recordingOpened, views_, &ResultDock::closeAll);
+  connect(window->engine(), &EngineBridge::backendChanged, this, [this] {
+    for (TfView* v : views_->tabs()->findChildren<TfView*>())
+      v->setBackend(viewBackend(window_->engine()->backendChoice()));
+  });
+}
+
+QDockWidget* TfWorkflow::dock() const { return views_->dock(); }
+QTabWidget* TfWorkflow::viewTabs() const { return views_->tabs(); }
+
+TfView* TfWorkflow::openForCurrentChannel() {
+  const Document* doc = window_->currentDocument();
+  SignalBrowser* browser = window_->currentBrowser();
+  if (!doc || !browser || !doc->recording || doc->recording->channelCount() == 0) {
+    window_->statusBar()->showMessage(tr("Open a recording first"), 5000);
+    return nullptr;
+  }
+  const std::vector<int> selected = browser->selectedChannels();
+  const int channel = selected.empty() ? browser->firstVisibleChannel() : selected.front();
+  return openFor(static_cast<std::size_t>(std::max(0, channel)));
+}
+
+TfView* TfWorkflow::openFor(std::size_t channel) {
+  const Document* doc = window_->currentDocument();
+  SignalBrowser* browser = window_->currentBrowser();
+  if (!doc || !browser || !doc->recording || channel >= doc->recording->channelCount())
+    return nullptr;
+  const ChannelInfo& ch = doc->recording->channels[channel];
+  const QString name = QString::fromStdString(ch.name.empty() ? ch.label : ch.name);
+  auto* view = new TfView(viewBackend(window_->engine()->backendChoice()));
+  view->setPixelWriterFactory([] { return std::make_unique<CudaSpectrumPixelWriter>(); });
+  view->setSource(doc->recording, channel, name);
+  view->setPage(browser->pageStart(), browser->pageLength());
+  followBrowserPage(browser, view,
+                    [view](double start, double seconds) { view->setPage(start, seconds); });
+  connect(view, &TfView::exportRequested, view, [view] {
+    chooseAndExportFigure(
+        view, tr("time-frequency figure"),
+        [view](const QString& path, QString* error) { return view->exportFigure(path, error); });
+  });
+  connect(view, &TfView::reconstructRequested, this,
+          [this, view](const TfModesRequest& request) { reconstruct(view, request); });
+  views_->addResult(view, tr("TF: %1 (%2)").arg(name, doc->title),
+                    tr("Spectrogram and synchrosqueezing of %1 in %2, following its browser")
+                        .arg(name, doc->title),
+                    0.5);
+  emit viewOpened(view);
+  return view;
+}
+
+JobId TfWorkflow::reconstruct(TfView* view, const TfModesRequest& request) {
+  if (!view || !view->recording()) return 0;
+  const std::shared_ptr<const Recording> rec = view->recording();
+  EngineBridge* engine = window_->engine();
+  const QString source = view->title();
+  return window_->submitTyped<DerivedRecording>(
+      tr("Reconstruct ridges (%1)").arg(source),
+      [rec, request, engine](JobContext& ctx) -> DerivedRecording {
+        const TfModesRecording modes =
+            tfModesRecording(*rec, request, *engine->backendFor(std::nullopt), ctx);
+        return DerivedRecording{modes.recording, modes.provenance};
+      },
+      tr("Reconstruction failed"), tr("Could not reconstruct the ridges."),
+      [this, source, request](JobId id, std::shared_ptr<const DerivedRecording> result) {
+        const QString title = tr("%1 ridge modes %2-%3 s")
+                                  .arg(source)
+                                  .arg(request.startSeconds, 0, 'f', 1)
+                                  .arg(request.startSeconds + request.seconds, 0, 'f', 1);
+        const JobRecord record{title.toStdString(),
+                               jobStateName(JobState::Succeeded),
+                               {},
+                               result->provenance,
+                               result->recording};
+        Document doc;
+        doc.recording = result->recording;
+        doc.title = title;
+        doc.derived = true;
+        doc.origin = tr("%1 ridge modes of %2 (synchrosqueezing order %3), %4-%5 s")
+                         .arg(request.ridges)
+                         .arg(source)
+                         .arg(QString::fromLatin1(tfOrderName(request.params.order)))
+                         .arg(request.startSeconds, 0, 'f', 2)
+                         .arg(request.startSeconds + request.seconds, 0, 'f', 2);
+        doc.provenance = result->provenance;
+        const int index = window_->addDerivedDocument(std::move(doc), id, record,
+                                                      tr("reconstruct ridges of %1").arg(source));
+        window_->statusBar()->showMessage(
+            tr("Ridge modes opened; Edit > Undo removes them, File > Export recording writes "
+               "them"),
+            8000);
+        emit modesOpened(index);
+      });
+}
+
+}  // namespace modescope
