@@ -52,7 +52,43 @@ double valueOf(const std::vector<double>& edges, double index, bool geometric) {
   return geometric && a > 0 ? a * std::pow(b / a, f) : a + (b - a) * f;
 }
 
+void drawOverlayCurves(QPainter& painter, const std::vector<QPolygonF>& curves) {
+  // A dark casing under a light line: visible on every colour of the map.
+  painter.setRenderHint(QPainter::Antialiasing, true);
+  painter.setBrush(Qt::NoBrush);
+  for (const QColor& colour : {QColor(0, 0, 0, 160), QColor(255, 80, 80)}) {
+    painter.setPen(QPen(colour, colour.alpha() == 255 ? 1.5 : 3.5, Qt::SolidLine, Qt::RoundCap,
+                        Qt::RoundJoin));
+    for (const QPolygonF& curve : curves) painter.drawPolyline(curve);
+  }
+}
+
 }  // namespace
+
+// The overlay over the OpenGL canvas: a raster child stacked above it (Qt composes it over the
+// canvas's texture). A QPainter inside the canvas's paintGL, after the texture blit, drew nothing
+// under Mesa (tests/gui/tf_view_test.cpp counts the ridge's pixels on screen).
+class SpectrumOverlayWidget : public QWidget {
+ public:
+  explicit SpectrumOverlayWidget(QWidget* parent) : QWidget(parent) {
+    setAttribute(Qt::WA_TransparentForMouseEvents);
+    setAttribute(Qt::WA_NoSystemBackground);
+  }
+  void setCurves(std::vector<QPolygonF> curves) {
+    if (curves == curves_) return;
+    curves_ = std::move(curves);
+    update();
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter painter(this);
+    drawOverlayCurves(painter, curves_);
+  }
+
+ private:
+  std::vector<QPolygonF> curves_;
+};
 
 bool SpectrumGrid::valid() const {
   return rows >= 1 && cols >= 1 &&
@@ -157,9 +193,16 @@ void HilbertSpectrumView::syncCanvas() {
     const QRect p = plotRect().toRect();
     canvas_->setGeometry(p.adjusted(1, 1, 0, 0));
     canvas_->setVisibleBins(c0_, c1_, r0_, r1_);
-    canvas_->setOverlay(overlayIn(QRectF(QPointF(0, 0), QSizeF(canvas_->size()))));
   }
   if (canvas_->isVisible() != on) canvas_->setVisible(on);
+  const bool overlay = on && !overlay_.empty();
+  if (overlay) {
+    if (!canvasOverlay_) canvasOverlay_ = new SpectrumOverlayWidget(this);
+    canvasOverlay_->setGeometry(canvas_->geometry());
+    canvasOverlay_->setCurves(overlayIn(QRectF(QPointF(0, 0), QSizeF(canvas_->geometry().size()))));
+    canvasOverlay_->raise();
+  }
+  if (canvasOverlay_ && canvasOverlay_->isVisible() != overlay) canvasOverlay_->setVisible(overlay);
 }
 
 void HilbertSpectrumView::viewChanged() {

@@ -36,6 +36,7 @@
 namespace modescope {
 
 class SpectrumGlCanvas;
+class SpectrumOverlayWidget;
 class SpectrumPixelWriter;
 
 struct SpectrumGrid {
@@ -174,8 +175,9 @@ class HilbertSpectrumView : public QWidget {
   double logDecades_ = 3.0;
   mutable QImage image_;
   mutable bool imageStale_ = true;
-  SpectrumGlCanvas* canvas_ = nullptr;  // child; nullptr without OpenGL
-  bool canvasFailed_ = false;           // it cannot draw the current grid
+  SpectrumGlCanvas* canvas_ = nullptr;              // child; nullptr without OpenGL
+  SpectrumOverlayWidget* canvasOverlay_ = nullptr;  // the overlay over the canvas, when needed
+  bool canvasFailed_ = false;                       // it cannot draw the current grid
   QString drawingPath_;
   QString noGlWhy_;
   // Visible bin range.

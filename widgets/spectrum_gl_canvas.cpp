@@ -11,17 +11,6 @@
 
 namespace modescope {
 
-void drawOverlayCurves(QPainter& painter, const std::vector<QPolygonF>& curves) {
-  // A dark casing under a light line: visible on every colour of the map.
-  painter.setRenderHint(QPainter::Antialiasing, true);
-  painter.setBrush(Qt::NoBrush);
-  for (const QColor& colour : {QColor(0, 0, 0, 160), QColor(255, 80, 80)}) {
-    painter.setPen(QPen(colour, colour.alpha() == 255 ? 1.5 : 3.5, Qt::SolidLine, Qt::RoundCap,
-                        Qt::RoundJoin));
-    for (const QPolygonF& curve : curves) painter.drawPolyline(curve);
-  }
-}
-
 SpectrumGlCanvas::SpectrumGlCanvas(QWidget* parent) : QOpenGLWidget(parent) {
   setFocusPolicy(Qt::NoFocus);
 }
@@ -74,12 +63,6 @@ void SpectrumGlCanvas::setVisibleBins(double c0, double c1, double r0, double r1
 
 void SpectrumGlCanvas::setSelection(const QRectF& rect) {
   selection_ = rect;
-  update();
-}
-
-void SpectrumGlCanvas::setOverlay(std::vector<QPolygonF> curves) {
-  if (curves == overlay_) return;
-  overlay_ = std::move(curves);
   update();
 }
 
@@ -306,10 +289,6 @@ void SpectrumGlCanvas::paintGL() {
   blitter_->blit(texture_, QMatrix4x4(), source);
   blitter_->release();
 
-  if (!overlay_.empty()) {
-    QPainter painter(this);
-    drawOverlayCurves(painter, overlay_);
-  }
   if (!selection_.isEmpty()) {
     QPainter painter(this);
     painter.setPen(QPen(Qt::white, 1, Qt::DashLine));

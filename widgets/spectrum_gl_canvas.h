@@ -22,7 +22,6 @@
 
 #include <QOpenGLTextureBlitter>
 #include <QOpenGLWidget>
-#include <QPolygonF>
 #include <QRectF>
 #include <QString>
 #include <array>
@@ -33,13 +32,7 @@
 #include "widgets/colour_map.h"
 #include "widgets/spectrum_pixel_writer.h"
 
-class QPainter;
-
 namespace modescope {
-
-// Draws overlay curves (ridges) as both drawing paths of the spectrum views do: a light line on a
-// dark casing, visible on every colour of the map.
-void drawOverlayCurves(QPainter& painter, const std::vector<QPolygonF>& curves);
 
 class SpectrumGlCanvas : public QOpenGLWidget {
   Q_OBJECT
@@ -69,8 +62,6 @@ class SpectrumGlCanvas : public QOpenGLWidget {
   void setVisibleBins(double c0, double c1, double r0, double r1);
   // A rubber band drawn over the image (canvas coordinates; an empty rect hides it).
   void setSelection(const QRectF& rect);
-  // Curves drawn over the image (the view's overlay: ridges), canvas coordinates.
-  void setOverlay(std::vector<QPolygonF> curves);
 
   Path path() const { return path_; }
   QString pathText() const;
@@ -106,7 +97,6 @@ class SpectrumGlCanvas : public QOpenGLWidget {
   ColourScale scale_;
   double c0_ = 0, c1_ = 1, r0_ = 0, r1_ = 1;
   QRectF selection_;
-  std::vector<QPolygonF> overlay_;
 
   // GL state (valid while the context lives).
   bool glReady_ = false;

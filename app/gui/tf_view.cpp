@@ -166,7 +166,7 @@ void TfView::buildUi() {
 
   status_ = new QLabel;
   status_->setObjectName(QStringLiteral("tfStatus"));
-  status_->setWordWrap(true);
+  status_->setWordWrap(true);  // an engine message may be long; it must not widen the window
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   readout_ = new QLabel;
   readout_->setObjectName(QStringLiteral("tfReadout"));
@@ -359,8 +359,7 @@ void TfView::updateStatus() {
   status_->setStyleSheet({});
   if (page_) {
     const TfParams& p = page_->request.params;
-    text = tr("%1: %2-%3 s, %4 columns x %5 bins (hop %6, %7 Hz per bin), order %8; computed in "
-              "%9 ms on %10; %11")
+    text = tr("%1 %2-%3 s: %4 columns x %5 bins (hop %6, %7 Hz per bin), order %8, %9 ms on %10")
                .arg(title_)
                .arg(page_->request.startSeconds, 0, 'f', 2)
                .arg(page_->request.startSeconds + page_->request.seconds, 0, 'f', 2)
@@ -370,8 +369,10 @@ void TfView::updateStatus() {
                .arg(page_->binHz, 0, 'g', 3)
                .arg(QString::fromLatin1(tfOrderName(p.order)))
                .arg(page_->computeSeconds * 1000, 0, 'f', 0)
-               .arg(QString::fromStdString(page_->backend))
-               .arg((display() == Display::Spectrogram ? spectrogram_ : squeezed_)->drawingPath());
+               .arg(QString::fromStdString(page_->backend));
+    // How the image is drawn (and why not on the GPU) is a sentence: the tool tip.
+    status_->setToolTip(
+        (display() == Display::Spectrogram ? spectrogram_ : squeezed_)->drawingPath());
   } else {
     text = tr("Computing %1...").arg(title_);
   }

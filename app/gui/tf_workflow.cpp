@@ -1,11 +1,14 @@
 #include "app/gui/tf_workflow.h"
 
+#include <QAction>
 #include <QStatusBar>
 #include <QTabWidget>
 
 #include "app/core/gpu_backend.h"
 #include "app/gui/cuda_spectrum_pixel_writer.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/ica_results_pane.h"
+#include "app/gui/ica_workflow.h"
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
 #include "app/gui/pane_figures.h"
@@ -17,6 +20,9 @@
 
 namespace modescope {
 namespace {
+
+constexpr double kViewLowestHz = 1.0;
+constexpr double kViewHighestHz = 45.0;
 
 // The view's own backend of the window's choice; the CPU when a forced CUDA is missing (the
 // view still works, and says on what it computes).
@@ -33,6 +39,15 @@ std::shared_ptr<ComputeBackend> viewBackend(BackendChoice choice) {
 TfWorkflow::TfWorkflow(MainWindow* window) : QObject(window), window_(window) {
   views_ = new ResultDock(window, tr("Time-frequency"), QStringLiteral("tf"));
   connect(window, &MainWindow::recordingOpened, views_, &ResultDock::closeAll);
+  // The component browser's activations: a context menu entry for the current component.
+  connect(window->icaWorkflow(), &IcaWorkflow::resultsShown, this, [this](IcaResultsPane* pane) {
+    SignalBrowser* browser = pane->activationBrowser();
+    auto* action = new QAction(tr("Time-frequency of this component"), browser);
+    action->setObjectName(QStringLiteral("icaTimeFrequency"));
+    connect(action, &QAction::triggered, this, [this, pane] { openForComponent(pane); });
+    browser->addAction(action);
+    browser->setContextMenuPolicy(Qt::ActionsContextMenu);
+  });
   connect(window->engine(), &EngineBridge::backendChanged, this, [this] {
     for (TfView* v : views_->tabs()->findChildren<TfView*>())
       v->setBackend(viewBackend(window_->engine()->backendChoice()));
@@ -51,19 +66,31 @@ TfView* TfWorkflow::openForCurrentChannel() {
   }
   const std::vector<int> selected = browser->selectedChannels();
   const int channel = selected.empty() ? browser->firstVisibleChannel() : selected.front();
-  return openFor(static_cast<std::size_t>(std::max(0, channel)));
+  return openFor(doc->recording, static_cast<std::size_t>(std::max(0, channel)), doc->title,
+                 browser);
 }
 
-TfView* TfWorkflow::openFor(std::size_t channel) {
-  const Document* doc = window_->currentDocument();
-  SignalBrowser* browser = window_->currentBrowser();
-  if (!doc || !browser || !doc->recording || channel >= doc->recording->channelCount())
-    return nullptr;
-  const ChannelInfo& ch = doc->recording->channels[channel];
+TfView* TfWorkflow::openForComponent(IcaResultsPane* pane) {
+  if (!pane || !pane->activationBrowser()) return nullptr;
+  SignalBrowser* browser = pane->activationBrowser();
+  return openFor(browser->recording(), static_cast<std::size_t>(pane->currentComponent()),
+                 tr("ICA %1").arg(pane->title()), browser);
+}
+
+TfView* TfWorkflow::openFor(std::shared_ptr<const Recording> recording, std::size_t channel,
+                            const QString& sourceTitle, SignalBrowser* browser) {
+  if (!recording || !browser || channel >= recording->channelCount()) return nullptr;
+  const ChannelInfo& ch = recording->channels[channel];
   const QString name = QString::fromStdString(ch.name.empty() ? ch.label : ch.name);
   auto* view = new TfView(viewBackend(window_->engine()->backendChoice()));
   view->setPixelWriterFactory([] { return std::make_unique<CudaSpectrumPixelWriter>(); });
-  view->setSource(doc->recording, channel, name);
+  // The EEG band the eye reads (the declarations' defaults are 0 Hz to Nyquist, which spends
+  // most of the image above 45 Hz and puts the strongest ridge on the drift near 0 Hz).
+  TfParams params;
+  params.minFrequency = kViewLowestHz;
+  if (ch.sampleRate / 2 > kViewHighestHz) params.maxFrequency = kViewHighestHz;
+  view->setParams(params);
+  view->setSource(std::move(recording), channel, name);
   view->setPage(browser->pageStart(), browser->pageLength());
   followBrowserPage(browser, view,
                     [view](double start, double seconds) { view->setPage(start, seconds); });
@@ -74,9 +101,9 @@ TfView* TfWorkflow::openFor(std::size_t channel) {
   });
   connect(view, &TfView::reconstructRequested, this,
           [this, view](const TfModesRequest& request) { reconstruct(view, request); });
-  views_->addResult(view, tr("TF: %1 (%2)").arg(name, doc->title),
+  views_->addResult(view, tr("TF: %1 (%2)").arg(name, sourceTitle),
                     tr("Spectrogram and synchrosqueezing of %1 in %2, following its browser")
-                        .arg(name, doc->title),
+                        .arg(name, sourceTitle),
                     0.5);
   emit viewOpened(view);
   return view;

@@ -3,7 +3,9 @@
 //  - Analysis > Time-frequency... opens a TfView for the current tab's channel (the first
 //    selected channel of the browser, else the first channel on screen) as a tab of the
 //    "Time-frequency" dock, following that browser's page as it scrolls. The current tab may be a
-//    file, a derived recording, or the IMFs or IC activations opened as a recording;
+//    file or a derived recording (filtered, cleaned, the ridge modes);
+//  - the ICA component browser's activations get a context menu entry "Time-frequency of this
+//    component": the view of the current component's activation, following that browser;
 //  - the view's worker has a backend of its own, of the Compute menu's choice (the GPU when
 //    there is one), renewed when that choice changes;
 //  - its images get the CUDA-OpenGL interop pixel writer (the host path where the OpenGL context
@@ -26,8 +28,10 @@ class QTabWidget;
 
 namespace modescope {
 
+class IcaResultsPane;
 class MainWindow;
 class ResultDock;
+class SignalBrowser;
 class TfView;
 
 class TfWorkflow : public QObject {
@@ -42,8 +46,11 @@ class TfWorkflow : public QObject {
   // Opens the view for the current tab's current channel; nullptr (and a status message) when
   // nothing is open.
   TfView* openForCurrentChannel();
-  // Opens the view for `channel` of the current tab.
-  TfView* openFor(std::size_t channel);
+  // Opens the view for `channel` of `recording` (`sourceTitle` names it), following `browser`.
+  TfView* openFor(std::shared_ptr<const Recording> recording, std::size_t channel,
+                  const QString& sourceTitle, SignalBrowser* browser);
+  // Opens the view for the current component of an ICA result's activations.
+  TfView* openForComponent(IcaResultsPane* pane);
   // Runs the reconstruction of `request` on the recording `view` shows; the derived recording
   // opens as a tab (modesOpened).
   JobId reconstruct(TfView* view, const TfModesRequest& request);

@@ -11,6 +11,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -21,10 +22,14 @@
 #include <cmath>
 
 #include "app/core/tf_page.h"
+#include "app/gui/ica_request.h"
+#include "app/gui/ica_results_pane.h"
+#include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/tf_page_worker.h"
 #include "app/gui/tf_workflow.h"
 #include "demo_window_support.h"
+#include "engine/ica/ica_params.h"
 #include "widgets/hilbert_spectrum_view.h"
 #include "widgets/signal_browser.h"
 
@@ -105,7 +110,26 @@ class TfViewTest : public QObject {
     QCOMPARE(view_->squeezedView()->overlayCurves().size(), page->ridgeRows.size());
     QCOMPARE(view_->squeezedView()->overlayCurves().front().size(), page->cols);
     QVERIFY2(view_->problemText().isEmpty(), qPrintable(view_->problemText()));
+    // The ridges are on screen (red, drawn over the image by whichever path draws it).
+    QTest::qWait(200);
+    const QImage shot = view_->squeezedView()->grab().toImage();
+    shot.save(QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/tf_view_squeezed.png"));
+    int red = 0;
+    for (int y = 0; y < shot.height(); ++y)
+      for (int x = 0; x < shot.width(); ++x) {
+        const QColor c = shot.pixelColor(x, y);
+        red += c.red() > 200 && c.green() < 140 && c.blue() < 140;
+      }
+    QVERIFY2(red > page->cols / 2, qPrintable(QStringLiteral("%1 red pixels").arg(red)));
     QVERIFY(view_->statusText().contains(QStringLiteral("order 3")));
+    // The drawing path (here Mesa under Xvfb: the host path, and why) is the status tool tip.
+    QVERIFY(view_->findChild<QLabel*>(QStringLiteral("tfStatus"))
+                ->toolTip()
+                .contains(QStringLiteral("drawn")));
+    // The view's EEG band, 1-45 Hz (the demo runs at 160 Hz).
+    QCOMPARE(page->request.params.minFrequency, 1.0);
+    QCOMPARE(page->request.params.maxFrequency, 45.0);
+    QVERIFY(page->firstHz >= 1.0 && page->rowHz(page->rows - 1) <= 45.0);
   }
 
   void switchingTheOrderRecomputes() {
@@ -210,6 +234,42 @@ class TfViewTest : public QObject {
     // Undoable like every derived recording.
     window_->undoStack()->undo();
     QCOMPARE(window_->documentCount(), tabs);
+  }
+
+  // The component browser's context menu opens the view of the current component's activation,
+  // following the activation browser.
+  void openedForAnIndependentComponent() {
+    IcaWorkflow* ica = window_->icaWorkflow();
+    QSignalSpy shown(ica, &IcaWorkflow::resultsShown);
+    IcaRequest r;
+    r.params = icaPreset("eeglab-runica");
+    r.params.maxSteps = 30;  // a decomposition, not a converged one: what is tested is the link
+    for (std::size_t c = 0; c < 4; ++c) r.channels.push_back(c);
+    r.startSeconds = 0.0;
+    r.durationSeconds = 60.0;
+    r.backend = BackendChoice::Cpu;
+    window_->tabs()->setCurrentIndex(0);
+    QVERIFY(ica->runIca(r) != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 120000);
+    IcaResultsPane* pane = ica->currentResults();
+    QVERIFY(pane);
+    SignalBrowser* activations = pane->activationBrowser();
+    QAction* action = nullptr;
+    for (QAction* a : activations->actions())
+      if (a->objectName() == QStringLiteral("icaTimeFrequency")) action = a;
+    QVERIFY(action);
+    QCOMPARE(activations->contextMenuPolicy(), Qt::ActionsContextMenu);
+    QSignalSpy opened(window_->tfWorkflow(), &TfWorkflow::viewOpened);
+    action->trigger();
+    QCOMPARE(opened.count(), 1);
+    auto* view = qobject_cast<TfView*>(window_->tfWorkflow()->viewTabs()->currentWidget());
+    QVERIFY(view && view != view_);
+    QCOMPARE(view->recording(), activations->recording());
+    QCOMPARE(static_cast<int>(view->channel()), pane->currentComponent());
+    QVERIFY(waitForPage(*view, activations->pageStart(), TfParams{}.order));
+    activations->setPageStart(activations->pageStart() + 5.0);
+    QVERIFY(waitForPage(*view, activations->pageStart(), TfParams{}.order));
+    QVERIFY(directPage(*view).squeezed == view->page()->squeezed);
   }
 
   void screenshot() {
