@@ -31,6 +31,7 @@
 #include "app/core/memd_job.h"
 #include "app/core/pipeline.h"
 #include "app/core/recording_selection.h"
+#include "app/core/tf_job.h"
 #include "engine/core/bad_marks.h"
 #include "engine/core/provenance.h"
 #include "engine/core/text.h"
@@ -41,6 +42,7 @@
 #include "engine/io/hdf5_epochs.h"
 #include "engine/io/hdf5_ica.h"
 #include "engine/io/hdf5_memd.h"
+#include "engine/io/hdf5_tf.h"
 #include "engine/io/recording_io.h"
 
 namespace modescope::cli {
@@ -79,6 +81,9 @@ struct StepReport {
   int64_t epochs = 0;
   // epoch
   int64_t epochsKept = 0, events = 0;
+  // tfr
+  std::string tfOrder;
+  int64_t tfColumns = 0, tfBins = 0;
 };
 
 // A step's channels, resolved against the recording it will read.
@@ -162,6 +167,16 @@ IcaJobSpec icaJobSpec(const PipelineIcaStep& s, const std::vector<std::size_t>& 
   return job;
 }
 
+TfJobSpec tfJobSpec(const PipelineTfStep& s, const std::vector<std::size_t>& channels) {
+  TfJobSpec job;
+  job.channels = channels;
+  job.startSeconds = s.selection.start;
+  job.durationSeconds = s.selection.duration;
+  job.params = s.params;
+  job.readout = s.readout;
+  return job;
+}
+
 EpochJobSpec epochJobSpec(const PipelineEpochStep& s, const std::vector<std::size_t>& channels) {
   EpochJobSpec job;
   job.epochs.channels = channels;
@@ -212,6 +227,8 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
         checkEntropyJob(*shape, entropyJobSpec(*x, ps.channels));
       } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
         checkEpochSpec(*shape, epochJobSpec(*p, ps.channels).epochs);
+      } else if (const auto* t = std::get_if<PipelineTfStep>(&step)) {
+        checkTfJob(*shape, tfJobSpec(*t, ps.channels));
       }
     } catch (const Cancelled&) {
       throw;
@@ -298,10 +315,35 @@ JobContext stepContext(const JobContext& ctx, double begin, double end, std::str
                     });
 }
 
+// What every step's report has: where it read, what ran, the selection and parameters of its
+// provenance, and the shape of what it wrote.
+StepReport stepReport(const std::string& input, const std::string& backendText,
+                      const ComputeBackend& backend, const Provenance& prov, std::size_t channels,
+                      int64_t samples, double rate) {
+  StepReport r;
+  r.input = input;
+  r.backend = backendText;
+  r.onGpu = backend.info().kind == BackendKind::Cuda;
+  r.selection = prov.selection;
+  r.parameters = prov.parameters;
+  r.channels = channels;
+  r.samples = samples;
+  r.sampleRate = rate;
+  return r;
+}
+
+// The report of a step that wrote a recording (filter, interpolate).
+StepReport recordingStepReport(const std::string& input, const std::string& backendText,
+                               const ComputeBackend& backend, const Provenance& prov,
+                               const Recording& written) {
+  const ChannelInfo* first = written.channels.empty() ? nullptr : &written.channels.front();
+  return stepReport(input, backendText, backend, prov, written.channelCount(),
+                    first ? first->sampleCount : 0, first ? first->sampleRate : 0.0);
+}
+
 StepReport runFilterStep(const PipelineFilterStep& s, const std::vector<std::size_t>& channels,
                          std::shared_ptr<const Recording>& current, std::string& currentPath,
                          const std::string& output, ComputeBackend& backend, JobContext& ctx) {
-  StepReport r;
   const StepSelection& sel = s.selection;
   Provenance prov;
   const auto t0 = Clock::now();
@@ -324,16 +366,7 @@ StepReport runFilterStep(const PipelineFilterStep& s, const std::vector<std::siz
   JobContext writeCtx = ctx.sub(0.8, 1.0);
   writeRecording(*result, output, OutputFormat::Hdf5, prov, writeCtx);
 
-  r.input = currentPath;
-  r.backend = prov.backend;
-  r.onGpu = backend.info().kind == BackendKind::Cuda;
-  r.selection = prov.selection;
-  r.parameters = prov.parameters;
-  r.channels = result->channelCount();
-  if (!result->channels.empty()) {
-    r.samples = result->channels.front().sampleCount;
-    r.sampleRate = result->channels.front().sampleRate;
-  }
+  StepReport r = recordingStepReport(currentPath, prov.backend, backend, prov, *result);
   current = result;
   currentPath = output;
   return r;
@@ -351,43 +384,27 @@ StepReport runInterpolateStep(const PipelineInterpolateStep& s,
   InterpolationJobResult job = runInterpolationJob(current, spec, backend, computeCtx);
   JobContext writeCtx = ctx.sub(0.8, 1.0);
   writeRecording(*job.recording, output, OutputFormat::Hdf5, job.provenance, writeCtx);
-  StepReport r;
-  r.input = currentPath;
-  r.backend = job.backend;
-  r.onGpu = backend.info().kind == BackendKind::Cuda;
-  r.selection = job.provenance.selection;
-  r.parameters = job.provenance.parameters;
-  r.channels = job.recording->channelCount();
-  if (!job.recording->channels.empty()) {
-    r.samples = job.recording->channels.front().sampleCount;
-    r.sampleRate = job.recording->channels.front().sampleRate;
-  }
+  StepReport r =
+      recordingStepReport(currentPath, job.backend, backend, job.provenance, *job.recording);
   current = job.recording;
   currentPath = output;
   return r;
 }
 
 // The report of a step that produced modes (EMD family or MEMD).
-void reportModes(StepReport& r, const std::string& input, const std::string& backendText,
-                 const ComputeBackend& backend, const Provenance& prov,
-                 const std::vector<EmdChannelModes>& channels, int64_t samples, double rate,
-                 const std::string& method) {
-  r.input = input;
-  r.backend = backendText;
-  r.onGpu = backend.info().kind == BackendKind::Cuda;
-  r.selection = prov.selection;
-  r.parameters = prov.parameters;
-  r.channels = channels.size();
-  r.samples = samples;
-  r.sampleRate = rate;
+StepReport modesStepReport(const std::string& input, const std::string& backendText,
+                           const ComputeBackend& backend, const Provenance& prov,
+                           const std::vector<EmdChannelModes>& channels, int64_t samples,
+                           double rate, const std::string& method) {
+  StepReport r = stepReport(input, backendText, backend, prov, channels.size(), samples, rate);
   r.method = method;
   for (const EmdChannelModes& c : channels) r.imfCounts.push_back(c.imfCount());
+  return r;
 }
 
 StepReport runEmdStep(const PipelineEmdStep& s, const std::vector<std::size_t>& channels,
                       const Recording& current, const std::string& currentPath,
                       const std::string& output, ComputeBackend& backend, JobContext& ctx) {
-  StepReport r;
   const EmdJobSpec job = emdJobSpec(s, channels, currentPath);
   JobContext computeCtx = ctx.sub(0.0, 0.9);
   const EmdJobResult result = runEmdJob(current, job, backend, computeCtx);
@@ -395,31 +412,27 @@ StepReport runEmdStep(const PipelineEmdStep& s, const std::vector<std::size_t>& 
   writeEmdFile(output, current, *result.modes, result.hht.get(), writeCtx);
 
   const EmdResult& m = *result.modes;
-  reportModes(r, currentPath, result.backend, backend, m.provenance, m.channels, m.samples,
-              m.sampleRate, emdMethodName(m.params.method));
-  return r;
+  return modesStepReport(currentPath, result.backend, backend, m.provenance, m.channels, m.samples,
+                         m.sampleRate, emdMethodName(m.params.method));
 }
 
 StepReport runMemdStep(const PipelineMemdStep& s, const std::vector<std::size_t>& channels,
                        const Recording& current, const std::string& currentPath,
                        const std::string& output, ComputeBackend& backend, JobContext& ctx) {
-  StepReport r;
   JobContext computeCtx = ctx.sub(0.0, 0.9);
   const MemdJobResult result =
       runMemdJob(current, memdJobSpec(s, channels, currentPath), backend, computeCtx);
   JobContext writeCtx = ctx.sub(0.9, 1.0);
   writeMemdFile(output, current, *result.modes, writeCtx);
   const MemdResult& m = *result.modes;
-  reportModes(r, currentPath, result.backend, backend, m.provenance, m.channels, m.samples,
-              m.sampleRate, m.provenance.method);
-  return r;
+  return modesStepReport(currentPath, result.backend, backend, m.provenance, m.channels, m.samples,
+                         m.sampleRate, m.provenance.method);
 }
 
 StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& channels,
                       const Recording& current, const std::string& currentPath,
                       const std::string& output, ComputeBackend& backend, BackendChoice choice,
                       JobContext& ctx, ProgressDisplay& display) {
-  StepReport r;
   const IcaJobSpec job = icaJobSpec(s, channels, currentPath, choice);
   JobContext computeCtx = ctx.sub(0.0, 0.95);
   const IcaJobResult result = runIcaJob(current, job, backend, computeCtx);
@@ -436,14 +449,9 @@ StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& 
   }
 
   const IcaFile& f = *result.file;
-  r.input = currentPath;
-  r.backend = result.backend;
-  r.onGpu = result.onGpu;
-  r.selection = f.provenance.selection;
-  r.parameters = f.provenance.parameters;
-  r.channels = f.channels.size();
-  r.samples = f.samples;
-  r.sampleRate = f.sampleRate;
+  StepReport r = stepReport(currentPath, result.backend, backend, f.provenance, f.channels.size(),
+                            f.samples, f.sampleRate);
+  r.onGpu = result.onGpu;  // the ICA job may fall back from the GPU (ica_job.h)
   r.components = f.result.components;
   r.icaSteps = f.result.steps;
   r.converged = f.result.converged;
@@ -466,15 +474,8 @@ StepReport runEntropyStep(const PipelineEntropyStep& s, const std::vector<std::s
   writeEntropyFile(output, file, writeCtx);
 
   const EntropyFileRecording& run = file.recordings.front();
-  StepReport r;
-  r.input = currentPath;
-  r.backend = result.backend;
-  r.onGpu = backend.info().kind == BackendKind::Cuda;
-  r.selection = run.provenance.selection;
-  r.parameters = run.provenance.parameters;
-  r.channels = run.channels.size();
-  r.samples = run.selectionSamples;
-  r.sampleRate = run.result.sampleRate;
+  StepReport r = stepReport(currentPath, result.backend, backend, run.provenance,
+                            run.channels.size(), run.selectionSamples, run.result.sampleRate);
   r.measure = entropyMeasureName(run.result.params.measure);
   r.epochs = static_cast<int64_t>(run.result.epochCount());
   return r;
@@ -483,23 +484,33 @@ StepReport runEntropyStep(const PipelineEntropyStep& s, const std::vector<std::s
 StepReport runEpochStep(const PipelineEpochStep& s, const std::vector<std::size_t>& channels,
                         const Recording& current, const std::string& currentPath,
                         const std::string& output, ComputeBackend& backend, JobContext& ctx) {
-  StepReport r;
   JobContext computeCtx = ctx.sub(0.0, 0.9);
   const EpochJobResult result =
       runEpochJob(current, epochJobSpec(s, channels), backend, computeCtx);
   JobContext writeCtx = ctx.sub(0.9, 1.0);
   writeEpochFile(output, *result.file, writeCtx);
   const EpochSet& set = result.file->set;
-  r.input = currentPath;
-  r.backend = result.backend;
-  r.onGpu = backend.info().kind == BackendKind::Cuda;
-  r.selection = result.file->provenance.selection;
-  r.parameters = result.file->provenance.parameters;
-  r.channels = set.channelCount();
-  r.samples = set.samples;
-  r.sampleRate = set.sampleRate;
+  StepReport r = stepReport(currentPath, result.backend, backend, result.file->provenance,
+                            set.channelCount(), set.samples, set.sampleRate);
   r.epochsKept = static_cast<int64_t>(set.epochCount());
   r.events = static_cast<int64_t>(set.log.size());
+  return r;
+}
+
+StepReport runTfStep(const PipelineTfStep& s, const std::vector<std::size_t>& channels,
+                     const Recording& current, const std::string& currentPath,
+                     const std::string& output, ComputeBackend& backend, JobContext& ctx) {
+  JobContext computeCtx = ctx.sub(0.0, 0.85);
+  const TfJobSpec job = tfJobSpec(s, channels);
+  const TfJobResult result = runTfJob(current, job, backend, computeCtx);
+  JobContext writeCtx = ctx.sub(0.85, 1.0);
+  writeTfFile(output, *result.run, tfStorage(job.readout), writeCtx);
+  const TfFile& file = *result.run;
+  StepReport r = stepReport(currentPath, result.backend, backend, file.provenance,
+                            file.channels.size(), file.result.samples, file.result.sampleRate);
+  r.tfOrder = tfOrderName(file.result.params.order);
+  r.tfColumns = file.result.columns;
+  r.tfBins = file.result.bins;
   return r;
 }
 
@@ -555,6 +566,10 @@ std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePat
     } else if (s.kind == "epoch") {
       w.field("epochs_kept", s.epochsKept);
       w.field("events", s.events);
+    } else if (s.kind == "tfr") {
+      w.field("order", s.tfOrder);
+      w.field("columns", s.tfColumns);
+      w.field("bins", s.tfBins);
     }
     // A list, not an object: a filter step has one "filter" entry per filter.
     w.key("parameters").beginArray();
@@ -576,11 +591,21 @@ void printStepLine(std::size_t index, std::size_t count, const StepReport& s) {
   std::string what =
       std::to_string(s.channels) + " channels x " +
       formatNumber(s.sampleRate > 0 ? static_cast<double>(s.samples) / s.sampleRate : 0.0) + " s";
-  if (s.kind == "emd") {
+  if (s.kind == "emd" || s.kind == "memd") {
     what = s.method + " of " + what;
   } else if (s.kind == "ica") {
     what = "ICA of " + what + ", " + std::to_string(s.components) + " components" +
            (s.converged ? "" : " (NOT converged)");
+  } else if (s.kind == "xapen") {
+    what = s.measure + " matrix of " + what + ", " + std::to_string(s.epochs) + " epoch(s)";
+  } else if (s.kind == "epoch") {
+    what = std::to_string(s.epochsKept) + " epoch(s) of " + std::to_string(s.events) +
+           " event(s), " + std::to_string(s.channels) + " channels";
+  } else if (s.kind == "tfr") {
+    what = "order " + s.tfOrder + " image of " + what + ", " + std::to_string(s.tfColumns) +
+           " columns x " + std::to_string(s.tfBins) + " bins";
+  } else if (s.kind == "interpolate") {
+    what = "bad channels interpolated in " + what;
   } else {
     what = "filtered " + what;
   }
@@ -736,6 +761,9 @@ int runRun(const Args& argv) {
             } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
               report = runEpochStep(*p, planned.channels, *current, currentPath, output, backend,
                                     stepCtx);
+            } else if (const auto* t = std::get_if<PipelineTfStep>(&step)) {
+              report =
+                  runTfStep(*t, planned.channels, *current, currentPath, output, backend, stepCtx);
             }
           } catch (const Cancelled&) {
             throw;

@@ -3,9 +3,7 @@
 //  [--ridges N] [--ridge-penalty X] [--ridge-width B] [--reconstruct] [--channels] [--start]
 //  [--duration] [--threads] [--backend] [--json] [--quiet]`: STFT spectrograms and vertical
 // synchrosqueezing of chosen channels to HDF5 (docs/time-frequency.md).
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,28 +26,6 @@ namespace {
 
 // Above this the size of the file is announced before it is written.
 constexpr std::size_t kAnnounceBytes = std::size_t{100} << 20;
-
-int parseCount(const ParsedArgs& args, const std::string& name, int min, int max, int fallback) {
-  const auto v = args.value(name);
-  if (!v) return fallback;
-  char* end = nullptr;
-  const long n = std::strtol(v->c_str(), &end, 10);
-  if (v->empty() || *end != '\0' || n < min || n > max)
-    throw InvalidParameterError(
-        "--" + name, "'" + *v + "'",
-        "an integer from " + std::to_string(min) + " to " + std::to_string(max));
-  return static_cast<int>(n);
-}
-
-double parseReal(const ParsedArgs& args, const std::string& name, double fallback) {
-  const auto v = args.value(name);
-  if (!v) return fallback;
-  char* end = nullptr;
-  const double x = std::strtod(v->c_str(), &end);
-  if (v->empty() || *end != '\0' || !(x >= 0) || !std::isfinite(x))
-    throw InvalidParameterError("--" + name, "'" + *v + "'", "a number >= 0");
-  return x;
-}
 
 void printJson(const TfJobResult& run, const std::string& output, TfStorage storage,
                const std::string& note) {
@@ -111,24 +87,20 @@ CommandSpec tfrSpec() {
       "|T| as float32, or the complex values with --complex. The image is held in memory; one "
       "above 8 GiB is refused with its size (raise --hop, narrow the range or select fewer "
       "channels).";
-  s.options = {
-      outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
-      {"complex", 0, "", "Store the complex values (float32 pairs) instead of |T|."},
-      {"ridges", 0, "N", "Ridges per channel to extract, 0-16 (default 0)."},
-      {"ridge-penalty", 0, "X", "Cost per squared bin of jump between columns (default 0.1)."},
-      {"ridge-width", 0, "B",
-       "Bins either side of a ridge that belong to its mode, 0-64 (default 2)."},
-      {"reconstruct", 0, "", "Store the signal reconstructed from the image (hop 1)."},
-      channelsOption(),
-      startOption(),
-      durationOption(),
-      {"threads", 0, "N", "CPU threads (default: all cores)."},
-      backendOption(),
-      jsonOption("a summary (grid, sizes, Renyi entropy per channel, diagnostics)"),
-      quietOption(),
-      helpOption()};
+  s.options = {outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
+               channelsOption(),
+               startOption(),
+               durationOption(),
+               {"threads", 0, "N", "CPU threads (default: all cores)."},
+               backendOption(),
+               jsonOption("a summary (grid, sizes, Renyi entropy per channel, diagnostics)"),
+               quietOption(),
+               helpOption()};
   const std::vector<OptionSpec> params = paramOptions(tfParamTable(), TfParams{});
+  const std::vector<OptionSpec> readout = paramOptions(tfReadoutParamTable(), TfReadoutParams{});
   s.options.insert(s.options.begin() + 1, params.begin(), params.end());
+  s.options.insert(s.options.begin() + 1 + static_cast<std::ptrdiff_t>(params.size()),
+                   readout.begin(), readout.end());
   s.examples =
       "  modescope-cli tfr rec.edf -o tf.h5 --channels Cz --order 3 --window-length 256 --fft 512\n"
       "  modescope-cli tfr rec.edf -o sg.h5 --order 0 --window hann --hop 16 --fmax 45\n"
@@ -146,14 +118,12 @@ int runTfr(const Args& argv) {
   TfJobSpec job;
   applyParamOptions(args, tfParamTable(), job.params);
   validateAsOptions(tfParamTable(), job.params);  // cross-field errors name the --option
-  job.ridges = parseCount(args, "ridges", 0, 16, 0);
-  job.ridge.halfWidth = parseCount(args, "ridge-width", 0, 64, 2);
-  job.ridge.penalty = parseReal(args, "ridge-penalty", 0.1);
-  job.reconstruct = args.has("reconstruct");
-  if (job.reconstruct && job.params.hop != 1)
+  applyParamOptions(args, tfReadoutParamTable(), job.readout);
+  validateAsOptions(tfReadoutParamTable(), job.readout);
+  if (job.readout.reconstruct && job.params.hop != 1)
     throw InvalidParameterError("--hop", std::to_string(job.params.hop) + " samples",
                                 "1 sample with --reconstruct", "drop --hop or --reconstruct");
-  const TfStorage storage = args.has("complex") ? TfStorage::Complex : TfStorage::Magnitude;
+  const TfStorage storage = tfStorage(job.readout);
   requireHdf5Output(m.output, "The images are written to HDF5 (schema modescope-tf/1)");
   checkOutputPath(m.output, m.input);
   const BackendChoice choice = readBackendChoice(args);

@@ -252,16 +252,17 @@ std::vector<std::string> keyNames(const ParamTable<P>& table) {
 }
 
 // `base` with the file's "params" written over it, then the table's validation.
+// `object`: the step's field that holds the table's keys ("params"; a TF step's "readout").
 template <class P>
 P readParams(const Where& w, const JsonValue& step, const ParamTable<P>& table, P p,
-             std::vector<std::string>* notes) {
-  const JsonValue* params = step.find("params");
+             std::vector<std::string>* notes, const std::string& object = "params") {
+  const JsonValue* params = step.find(object);
   if (!params) return p;
-  requireKind(w, "params", *params, Kind::Object,
+  requireKind(w, object, *params, Kind::Object,
               "an object of parameter keys and values ({\"seed\": 7})");
   std::vector<std::pair<const ParamField<P>*, std::string>> given;
   for (const auto& [key, v] : params->members()) {
-    const std::string field = "params." + key;
+    const std::string field = object + "." + key;
     const ParamField<P>* f = table.find(key);
     if (!f) {
       fail(w, field, &v, "an unknown parameter", "one of " + joinNames(keyNames(table)),
@@ -281,14 +282,14 @@ P readParams(const Where& w, const JsonValue& step, const ParamTable<P>& table, 
     table.validate(p);
   } catch (const InvalidParameterError& e) {
     const JsonValue* at = params->find(e.parameter());
-    fail(w, "params." + e.parameter(), at ? at : params, afterGot(e), "");
+    fail(w, object + "." + e.parameter(), at ? at : params, afterGot(e), "");
   }
   if (notes) {
     for (const auto& [f, key] : given) {
       if (f->appliesTo(p)) continue;
       const std::string scope =
           f->decl.appliesTo.empty() ? std::string() : " (it applies to: " + f->decl.appliesTo + ")";
-      notes->push_back("'" + w.path + "', " + w.step + ", field params." + key +
+      notes->push_back("'" + w.path + "', " + w.step + ", field " + object + "." + key +
                        ": has no effect with this step's other parameters" + scope +
                        "; the method ignores it");
     }
@@ -399,6 +400,23 @@ PipelineEntropyStep readEntropyStep(const Where& w, const JsonValue& step,
   return s;
 }
 
+PipelineTfStep readTfStep(const Where& w, const JsonValue& step, std::vector<std::string>* notes) {
+  refuseUnknownFields(w, step,
+                      {"step", "params", "readout", "channels", "start", "duration", "backend"});
+  PipelineTfStep s;
+  s.selection = readSelection(w, step);
+  s.params = readParams(w, step, tfParamTable(), TfParams{}, notes);
+  s.readout = readParams(w, step, tfReadoutParamTable(), TfReadoutParams{}, notes, "readout");
+  if (s.readout.reconstruct && s.params.hop != 1) {
+    const JsonValue* at = step.find("readout");
+    fail(w, "readout.reconstruct", at ? at->find("reconstruct") : &step, "true",
+         "false with a hop of " + std::to_string(s.params.hop) + " samples",
+         "the whole signal is reconstructed from one column per sample: set params.hop to 1 or "
+         "leave reconstruct out");
+  }
+  return s;
+}
+
 PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
                             std::vector<std::string>* notes) {
   refuseUnknownFields(
@@ -472,7 +490,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
               "an object {\"step\": \"filter\" | \"interpolate\" | \"emd\" | \"memd\" | \"ica\" | "
-              "\"xapen\" | \"epoch\", ...}");
+              "\"xapen\" | \"epoch\" | \"tfr\", ...}");
   const JsonValue* kind = step.find("step");
   if (!kind)
     fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
@@ -491,6 +509,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   if (k == "xapen") return readEntropyStep(w, step, notes);
   if (k == "interpolate") return readInterpolateStep(w, step, notes);
   if (k == "epoch") return readEpochStep(w, step, notes);
+  if (k == "tfr") return readTfStep(w, step, notes);
   return readIcaStep(w, step, notes);
 }
 
@@ -523,13 +542,14 @@ void writeParamValue(JsonWriter& w, const ParamDecl& d, const ParamValue& v) {
 }
 
 template <class P>
-void writeParams(JsonWriter& w, const ParamTable<P>& table, const P& p, const P& base) {
+void writeParams(JsonWriter& w, const ParamTable<P>& table, const P& p, const P& base,
+                 const std::string& object = "params") {
   bool open = false;
   for (const auto& f : table.fields()) {
     const ParamValue v = f.get(p);
     if (v == f.get(base)) continue;
     if (!open) {
-      w.key("params").beginObject();
+      w.key(object).beginObject();
       open = true;
     }
     w.key(f.decl.key);
@@ -631,6 +651,11 @@ bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b) {
          a.epochs == b.epochs && sameParams(epochParamTable(), a.params, b.params);
 }
 
+bool operator==(const PipelineTfStep& a, const PipelineTfStep& b) {
+  return a.selection == b.selection && sameParams(tfParamTable(), a.params, b.params) &&
+         sameParams(tfReadoutParamTable(), a.readout, b.readout);
+}
+
 bool operator==(const Pipeline& a, const Pipeline& b) {
   return a.version == b.version && a.description == b.description && a.steps == b.steps;
 }
@@ -642,6 +667,7 @@ const char* stepKind(const PipelineStep& step) {
   if (std::holds_alternative<PipelineEntropyStep>(step)) return "xapen";
   if (std::holds_alternative<PipelineInterpolateStep>(step)) return "interpolate";
   if (std::holds_alternative<PipelineEpochStep>(step)) return "epoch";
+  if (std::holds_alternative<PipelineTfStep>(step)) return "tfr";
   return "ica";
 }
 
@@ -813,6 +839,10 @@ std::string writePipelineJson(const Pipeline& pipeline) {
       if (!p->epochs) w.field("epochs", false);
       writeSelection(w, p->selection);
       writeParams(w, epochParamTable(), p->params, EpochParams{});
+    } else if (const auto* t = std::get_if<PipelineTfStep>(&step)) {
+      writeSelection(w, t->selection);
+      writeParams(w, tfParamTable(), t->params, TfParams{});
+      writeParams(w, tfReadoutParamTable(), t->readout, TfReadoutParams{}, "readout");
     }
     w.endObject();
   }

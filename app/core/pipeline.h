@@ -1,7 +1,7 @@
-// Versioned pipeline files (docs/pipelines.md): a list of steps (filter, EMD-family
-// decomposition, MEMD, ICA, entropy matrices) with their selections and parameters, replayed
-// headless by `modescope-cli run PIPELINE --input REC -o OUTDIR` and written from a GUI session's
-// history.
+// Versioned pipeline files (docs/pipelines.md): a list of steps (filter, interpolation, EMD-family
+// decomposition, MEMD, ICA, entropy matrices, epochs, time-frequency images) with their selections
+// and parameters, replayed headless by `modescope-cli run PIPELINE --input REC -o OUTDIR` and
+// written from a GUI session's history.
 //
 // Every parameter is read through the method's declarations (engine/method/param_table.h), so a
 // pipeline accepts and refuses exactly what the CLI options and the dialogs do.
@@ -34,6 +34,8 @@
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
 #include "engine/spatial/channel_interpolation.h"
+#include "engine/tf/tf_params.h"
+#include "engine/tf/tf_readout_params.h"
 
 namespace modescope {
 
@@ -94,6 +96,14 @@ struct PipelineEntropyStep {
   EntropyParams params;
 };
 
+// Spectrograms or synchrosqueezing of the selection's channels (as `tfr`): a result file, not a
+// recording; the next step reads what this one read. params.rows is ignored. No presets.
+struct PipelineTfStep {
+  StepSelection selection;
+  TfParams params;
+  TfReadoutParams readout;  // the file's "readout" object: ridges, reconstruction, storage
+};
+
 // Spherical-spline interpolation of bad channels (as `interpolate`). `selection.channels` names
 // the channels to interpolate (absent: those the input marks bad); the step works on the whole
 // recording, so it has no start or duration.
@@ -115,7 +125,7 @@ struct PipelineEpochStep {
 
 using PipelineStep =
     std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep, PipelineMemdStep,
-                 PipelineEntropyStep, PipelineInterpolateStep, PipelineEpochStep>;
+                 PipelineEntropyStep, PipelineInterpolateStep, PipelineEpochStep, PipelineTfStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -132,9 +142,10 @@ bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
 bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b);
 bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b);
 bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b);
+bool operator==(const PipelineTfStep& a, const PipelineTfStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "interpolate", "emd", "ica", "memd", "xapen", "epoch".
+// "filter", "interpolate", "emd", "ica", "memd", "xapen", "epoch", "tfr".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.

@@ -39,6 +39,7 @@ std::string outputSuffix(const std::string& kind, const StudyRecording& r) {
   if (kind == "emd" || kind == "memd") return "imf";  // modes of the EMD family or MEMD
   if (kind == "ica") return "ica";
   if (kind == "xapen") return "xapen";         // entropy matrices of the channels
+  if (kind == "tfr") return "tfr";             // time-frequency images of the channels
   return r.suffix.empty() ? "eeg" : r.suffix;  // a filtered recording keeps its data type
 }
 

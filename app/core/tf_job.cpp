@@ -51,12 +51,11 @@ std::size_t checkTfJob(const Recording& rec, const TfJobSpec& spec) {
                                 "the sampling rate is too low for this range: it needs at least " +
                                     formatNumber(2 * spec.params.maxFrequency) +
                                     " Hz; lower --fmax");
-  if (spec.reconstruct && spec.params.hop != 1)
+  tfReadoutParamTable().validate(spec.readout);
+  if (spec.readout.reconstruct && spec.params.hop != 1)
     throw InvalidParameterError("hop", std::to_string(spec.params.hop) + " samples",
                                 "1 sample to reconstruct the signal",
-                                "use --hop 1 with --reconstruct");
-  if (spec.ridges < 0)
-    throw InvalidParameterError("ridges", std::to_string(spec.ridges), "0 or more");
+                                "use hop 1 with reconstruct, or leave reconstruct off");
   const std::size_t bytes = tfOutputBytes(spec.params, fs, spec.channels.size(), n);
   if (bytes > spec.params.maxBytes)
     throw InvalidParameterError(
@@ -75,10 +74,8 @@ std::vector<std::pair<std::string, std::string>> tfProvenanceParameters(const Tf
                                  " bins (" + formatNumber(r.frequency(0)) + "-" +
                                  formatNumber(r.frequency(r.bins - 1)) + " Hz, " +
                                  formatNumber(r.binHz()) + " Hz per bin)");
-  if (spec.ridges > 0)
-    v.emplace_back("ran.ridges", std::to_string(spec.ridges) + " per channel, penalty " +
-                                     formatNumber(spec.ridge.penalty) + " per bin^2, half-width " +
-                                     std::to_string(spec.ridge.halfWidth) + " bins");
+  for (auto& [key, value] : tfReadoutParamTable().describe(spec.readout))
+    v.emplace_back("readout." + key, value);
   return v;
 }
 
@@ -106,10 +103,9 @@ TfJobResult runTfJob(const Recording& rec, const TfJobSpec& spec, ComputeBackend
     for (int64_t t = 0; t < r.columns && flat; ++t)
       for (int q = 0; q < r.bins && flat; ++q) flat = r.column(k, t)[q] == std::complex<float>();
     file->renyiEntropy.push_back(flat ? std::nan("") : tfRenyiEntropy(r, k));
-    if (spec.reconstruct) file->reconstruction.push_back(tfReconstruct(r, k));
-    if (spec.ridges > 0) {
-      TfRidgeParams rp = spec.ridge;
-      rp.count = spec.ridges;
+    if (spec.readout.reconstruct) file->reconstruction.push_back(tfReconstruct(r, k));
+    if (spec.readout.ridges > 0) {
+      const TfRidgeParams rp = tfRidgeRequest(spec.readout);
       file->ridges.push_back(tfRidges(r, k, rp));
       std::vector<std::vector<double>> modes;
       for (const auto& ridge : file->ridges.back())

@@ -20,6 +20,7 @@
 #include "engine/io/hdf5_tf.h"
 #include "engine/tf/tf_analysis.h"
 #include "engine/tf/tf_params.h"
+#include "engine/tf/tf_readout_params.h"
 
 namespace modescope {
 
@@ -28,10 +29,13 @@ struct TfJobSpec {
   TfParams params;                    // params.rows is ignored (the block holds `channels`)
   double startSeconds = 0.0;
   double durationSeconds = -1.0;  // < 0: to the end
-  int ridges = 0;                 // ridges per channel to extract (0: none)
-  TfRidgeParams ridge;            // penalty and half-width (count comes from `ridges`)
-  bool reconstruct = false;       // keep the reconstructed signal of every channel
+  TfReadoutParams readout;        // ridges, reconstruction and storage (declared once)
 };
+
+// How the readout asks the image to be stored in HDF5.
+inline TfStorage tfStorage(const TfReadoutParams& r) {
+  return r.complexValues ? TfStorage::Complex : TfStorage::Magnitude;
+}
 
 // Every check that needs no samples, with the engine's messages: channels (at least one, known,
 // one rate), validateTfParams, the range inside the recording, the window within the selection,

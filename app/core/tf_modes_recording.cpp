@@ -11,8 +11,8 @@ namespace modescope {
 
 TfModesRecording tfModesRecording(const Recording& rec, const TfModesRequest& request,
                                   ComputeBackend& backend, JobContext& ctx) {
-  if (request.ridges < 1)
-    throw InvalidParameterError("ridges", std::to_string(request.ridges), "at least 1",
+  if (request.readout.ridges < 1)
+    throw InvalidParameterError("ridges", std::to_string(request.readout.ridges), "at least 1",
                                 "ask for one ridge or more");
   TfJobSpec spec;
   spec.channels = {request.channel};
@@ -20,8 +20,9 @@ TfModesRecording tfModesRecording(const Recording& rec, const TfModesRequest& re
   spec.params.hop = 1;
   spec.startSeconds = request.startSeconds;
   spec.durationSeconds = request.seconds;
-  spec.ridges = request.ridges;
-  spec.ridge = request.ridge;
+  spec.readout = request.readout;
+  spec.readout.reconstruct = false;
+  spec.readout.complexValues = false;
   JobContext work = ctx.sub(0.0, 0.95);
   const TfJobResult run = runTfJob(rec, spec, backend, work);
   const TfResult& r = run.run->result;
@@ -68,7 +69,7 @@ TfModesRecording tfModesRecording(const Recording& rec, const TfModesRequest& re
   for (double f : out.ridgeMeanHz) meanHz += (meanHz.empty() ? "" : ", ") + formatNumber(f);
   out.provenance.parameters.emplace_back(
       "ran.modes", std::to_string(modes.size()) + " ridge modes of " + name + " (mean " + meanHz +
-                       " Hz), half-width " + std::to_string(request.ridge.halfWidth) +
+                       " Hz), half-width " + std::to_string(request.readout.ridge.halfWidth) +
                        " bins, and the residual");
   out.recording = std::move(derived);
   ctx.progress(1.0, "modes");

@@ -21,6 +21,7 @@
 #include "engine/core/recording.h"
 #include "engine/tf/tf_analysis.h"
 #include "engine/tf/tf_params.h"
+#include "engine/tf/tf_readout_params.h"
 
 namespace modescope {
 
@@ -29,8 +30,12 @@ struct TfModesRequest {
   double startSeconds = 0.0;
   double seconds = 10.0;
   TfParams params;  // hop is set to 1 (reconstruction needs every sample)
-  int ridges = 1;   // at least 1
-  TfRidgeParams ridge;
+  // ridges (at least 1), penalty and half-width; reconstruct and complexValues are not read.
+  TfReadoutParams readout = [] {
+    TfReadoutParams r;
+    r.ridges = 1;
+    return r;
+  }();
 };
 
 struct TfModesRecording {

@@ -98,11 +98,9 @@ TfPage computeTfPage(const Recording& rec, const TfPageRequest& request, Compute
   if (request.spectrogram || !squeeze) page.spectrogram = powerGrid(spec, hopsBefore, page.cols);
   if (squeeze) page.squeezed = powerGrid(squeezed, hopsBefore, page.cols);
   ctx.checkpoint();
-  if (request.ridges > 0) {
-    TfRidgeParams rp = request.ridge;
-    rp.count = request.ridges;
+  if (request.readout.ridges > 0) {
     // On the whole block: the margins steady the path at the page's edges.
-    for (const std::vector<int>& ridge : tfRidges(any, 0, rp))
+    for (const std::vector<int>& ridge : tfRidges(any, 0, tfRidgeRequest(request.readout)))
       page.ridgeRows.emplace_back(ridge.begin() + hopsBefore,
                                   ridge.begin() + hopsBefore + page.cols);
   }

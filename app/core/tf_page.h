@@ -20,6 +20,7 @@
 #include "engine/core/recording.h"
 #include "engine/tf/tf_analysis.h"
 #include "engine/tf/tf_params.h"
+#include "engine/tf/tf_readout_params.h"
 
 namespace modescope {
 
@@ -30,8 +31,9 @@ struct TfPageRequest {
   TfParams params;          // rows ignored; hop as given (tfDisplayHop for one column per pixel)
   bool spectrogram = true;  // compute the order-0 image
   bool squeezed = true;     // compute the params.order image (ignored for order 0)
-  int ridges = 0;           // ridges to extract from the squeezed image (else the spectrogram)
-  TfRidgeParams ridge;      // penalty and half-width (count comes from `ridges`)
+  // Ridges to extract from the squeezed image (else the spectrogram): count, penalty and
+  // half-width (reconstruct and complexValues are not read).
+  TfReadoutParams readout;
 };
 
 struct TfPage {

@@ -59,6 +59,12 @@ void PipelinePlayer::runStep() {
       spec.differences = p->differences;
       spec.keepEpochs = p->epochs;
       running_ = window_->epochWorkflow()->runEpochs(spec);
+    } else if (std::holds_alternative<PipelineTfStep>(step)) {
+      // The window's time-frequency view is computed for the page on screen; the step's file
+      // (whole selection, ridges, reconstruction) is the command line's.
+      return stop(tr("%1: time-frequency files are written by modescope-cli run; in the window "
+                     "the time-frequency view follows the browser")
+                      .arg(label));
     } else if (std::holds_alternative<PipelineMemdStep>(step)) {
       return stop(tr("%1: the window has no MEMD view yet; run this pipeline with "
                      "modescope-cli run")

@@ -9,7 +9,6 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -26,7 +25,6 @@ namespace {
 
 constexpr double kDefaultDbFloor = 50.0;  // dB below the page's peak power
 constexpr int kDefaultRidges = 2;
-constexpr int kMaxRidges = 8;
 // Before the first layout the plot width is unknown: about a laptop dock's half.
 constexpr int kFallbackPixels = 700;
 
@@ -96,17 +94,17 @@ void TfView::buildUi() {
   dbFloor_->setToolTip(
       tr("Log colour: the colour bar reaches this far below the page's peak "
          "power; weaker bins are drawn in the lowest colour"));
-  ridges_ = new QSpinBox;
-  ridges_->setObjectName(QStringLiteral("tfRidges"));
-  ridges_->setRange(0, kMaxRidges);
-  ridges_->setValue(kDefaultRidges);
-  ridges_->setToolTip(
-      tr("Ridges drawn over the synchrosqueezed image, strongest first "
-         "(penalised dynamic programming, tfRidges; 0: none)"));
+  // The ridges' count, penalty and half-width are the readout's declarations (the CLI's
+  // --ridges, --ridge-penalty, --ridge-width); reconstruction and storage are not the view's.
+  readoutEditors_.build(tfReadoutParamTable(), this, QStringLiteral("tf"));
+  for (const char* key : {"reconstruct", "complex"}) readoutEditors_.editor(key)->hide();
+  TfReadoutParams readout;
+  readout.ridges = kDefaultRidges;
+  readoutEditors_.set(readout);
   export_ = new QPushButton(tr("Export figure..."));
   export_->setObjectName(QStringLiteral("tfExport"));
   reconstruct_ = new QPushButton(tr("Reconstruct ridges..."));
-  reconstruct_->setObjectName(QStringLiteral("tfReconstruct"));
+  reconstruct_->setObjectName(QStringLiteral("tfReconstructRidges"));
   reconstruct_->setToolTip(
       tr("The signal along each ridge of this page (hop 1), and what is "
          "left, as a new recording tab"));
@@ -116,8 +114,12 @@ void TfView::buildUi() {
   top->addWidget(colour_);
   top->addWidget(smallLabel(tr("Floor"), dbFloor_));
   top->addWidget(dbFloor_);
-  top->addWidget(smallLabel(tr("Ridges"), ridges_));
-  top->addWidget(ridges_);
+  for (const char* key : {"ridges", "ridgePenalty", "ridgeWidth"}) {
+    const auto* field = tfReadoutParamTable().find(key);
+    top->addWidget(
+        smallLabel(QString::fromStdString(field->decl.label), readoutEditors_.editor(key)));
+    top->addWidget(readoutEditors_.editor(key));
+  }
   top->addStretch(1);
   top->addWidget(export_);
   top->addWidget(reconstruct_);
@@ -194,7 +196,7 @@ void TfView::buildUi() {
   });
   connect(colour_, &QComboBox::currentIndexChanged, this, [this] { applyColouring(); });
   connect(dbFloor_, &QDoubleSpinBox::valueChanged, this, [this] { applyColouring(); });
-  connect(ridges_, &QSpinBox::valueChanged, this, [this] { recompute(); });
+  readoutEditors_.onChanged(this, [this] { recompute(); });
   connect(export_, &QPushButton::clicked, this, &TfView::exportRequested);
   connect(reconstruct_, &QPushButton::clicked, this,
           [this] { emit reconstructRequested(modesRequest()); });
@@ -254,8 +256,15 @@ void TfView::setDisplay(Display display) { display_->setCurrentIndex(static_cast
 
 TfView::Display TfView::display() const { return static_cast<Display>(display_->currentIndex()); }
 
-void TfView::setRidgeCount(int ridges) { ridges_->setValue(ridges); }
-int TfView::ridgeCount() const { return ridges_->value(); }
+void TfView::setRidgeCount(int ridges) {
+  TfReadoutParams r = readout();
+  r.ridges = ridges;
+  readoutEditors_.set(r);
+}
+
+int TfView::ridgeCount() const { return readout().ridges; }
+
+TfReadoutParams TfView::readout() const { return readoutEditors_.get(); }
 void TfView::setLogColour(bool log) { colour_->setCurrentIndex(log ? 0 : 1); }
 void TfView::setDbFloor(double db) { dbFloor_->setValue(db); }
 
@@ -283,9 +292,11 @@ void TfView::recompute() {
     setParamEditorValue(hop, tfParamTable().find("hop")->decl, ParamValue(int64_t{p.hop}));
   }
   problem_ = editors_.problem(p);
+  if (problem_.isEmpty()) problem_ = readoutEditors_.problem(readout());
   if (problem_.isEmpty()) {
     try {
       validateTfParams(p);
+      tfReadoutParamTable().validate(readout());
     } catch (const std::exception& e) {
       problem_ = QString::fromUtf8(e.what());
     }
@@ -301,7 +312,7 @@ void TfView::recompute() {
   request.params = p;
   request.spectrogram = display() != Display::Squeezed;
   request.squeezed = display() != Display::Spectrogram;
-  request.ridges = ridges_->value();
+  request.readout = readout();
   requestedHop_ = p.hop;
   worker_->request(recording_, request);
   updateStatus();
@@ -419,7 +430,8 @@ TfModesRequest TfView::modesRequest() const {
   r.seconds = pageSeconds_;
   r.params = params();
   r.params.hop = 1;
-  r.ridges = std::max(1, ridges_->value());
+  r.readout = readout();
+  r.readout.ridges = std::max(1, r.readout.ridges);
   return r;
 }
 

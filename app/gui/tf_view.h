@@ -29,7 +29,6 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
-class QSpinBox;
 class QSplitter;
 
 namespace modescope {
@@ -64,6 +63,7 @@ class TfView : public QWidget {
   Display display() const;
   void setRidgeCount(int ridges);
   int ridgeCount() const;
+  TfReadoutParams readout() const;  // the ridge editors' values
   void setLogColour(bool log);
   void setDbFloor(double db);
 
@@ -104,10 +104,10 @@ class TfView : public QWidget {
   double pageStart_ = 0.0, pageSeconds_ = 10.0;
   TfParams base_;  // what the editors do not show (maxBytes)
   ParamEditors<TfParams> editors_;
+  ParamEditors<TfReadoutParams> readoutEditors_;
   QComboBox* display_ = nullptr;
   QComboBox* colour_ = nullptr;
   QDoubleSpinBox* dbFloor_ = nullptr;
-  QSpinBox* ridges_ = nullptr;
   QCheckBox* fitHop_ = nullptr;
   QPushButton* export_ = nullptr;
   QPushButton* reconstruct_ = nullptr;

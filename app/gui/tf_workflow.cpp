@@ -137,7 +137,7 @@ JobId TfWorkflow::reconstruct(TfView* view, const TfModesRequest& request) {
         doc.title = title;
         doc.derived = true;
         doc.origin = tr("%1 ridge modes of %2 (synchrosqueezing order %3), %4-%5 s")
-                         .arg(request.ridges)
+                         .arg(request.readout.ridges)
                          .arg(source)
                          .arg(QString::fromLatin1(tfOrderName(request.params.order)))
                          .arg(request.startSeconds, 0, 'f', 2)

@@ -33,6 +33,7 @@ struct CheckedChannel {
   std::size_t index = 0;
   int64_t perRecord = 0;  // samples of one record
   double low = 0, high = 0, tolerance = 0;
+  bool digitised = false;  // stored as integers with a digital range (EDF, BDF, GDF)
 };
 
 // The failures of one record of one channel (without kJump, which needs the other records);
@@ -57,9 +58,11 @@ unsigned judgeRecord(const CheckedChannel& c, const float* x, int64_t n, double*
   const double mean = sum / m;
   *roughness = std::sqrt(std::max(0.0, sumSq / m - mean * mean));
   unsigned f = 0;
-  if (pinned >= kPinnedFraction * static_cast<double>(n)) f |= kPinned;
+  if (pinned >= kPinnedFraction * static_cast<double>(n) && c.digitised) f |= kPinned;
   if (beyond > kBeyondRangeFraction * static_cast<double>(n)) f |= kBeyondRange;
-  if (*roughness > kRoughnessOfRange * range) f |= kRough;
+  // A float-stored channel's range is what its writer measured, not an amplifier's span: a
+  // noisy but real channel (EMG on T7) then spans it, so roughness says nothing there.
+  if (*roughness > kRoughnessOfRange * range && c.digitised) f |= kRough;
   return f;
 }
 
@@ -109,6 +112,7 @@ PlausibilityReport checkSamplePlausibility(const Recording& rec,
     const int steps = info.digitalMax - info.digitalMin;
     // Half a quantisation step; a float-stored channel without digital range gets 1e-6 of range.
     c.tolerance = steps > 0 ? 0.5 * range / steps : 1e-6 * range;
+    c.digitised = steps > 0;
     channels.push_back(c);
     const int64_t n = info.sampleCount / perRecord;
     records = records < 0 ? n : std::min(records, n);

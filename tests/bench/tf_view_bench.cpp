@@ -271,7 +271,7 @@ int main(int argc, char** argv) {
       req.params.windowLength = 256;
       req.params.fftLength = 512;
       req.params.hop = hop;
-      req.ridges = 2;
+      req.readout.ridges = 2;
       JobContext ctx;
       std::vector<double> compute, drawing;
       int frames = 0, cols = 0;

@@ -200,7 +200,7 @@ class TfViewTest : public QObject {
     QVERIFY(view_);
     const int tabs = window_->documentCount();
     QSignalSpy opened(window_->tfWorkflow(), &TfWorkflow::modesOpened);
-    auto* button = view_->findChild<QPushButton*>(QStringLiteral("tfReconstruct"));
+    auto* button = view_->findChild<QPushButton*>(QStringLiteral("tfReconstructRidges"));
     QVERIFY(button);
     const TfModesRequest request = view_->modesRequest();
     QCOMPARE(request.params.hop, 1);
@@ -210,7 +210,7 @@ class TfViewTest : public QObject {
     const Document& doc = window_->documents().back();
     QVERIFY(doc.derived);
     const Recording& modes = *doc.recording;
-    QCOMPARE(static_cast<int>(modes.channelCount()), request.ridges + 2);
+    QCOMPARE(static_cast<int>(modes.channelCount()), request.readout.ridges + 2);
     QVERIFY(QString::fromStdString(modes.channels[1].name).contains(QStringLiteral("ridge 1")));
     QVERIFY(
         QString::fromStdString(modes.channels.back().name).endsWith(QStringLiteral("residual")));
@@ -226,7 +226,7 @@ class TfViewTest : public QObject {
     for (int64_t i = 0; i < n; ++i) {
       energy += double(input[i]) * input[i];
       double sum = 0;
-      for (int m = 1; m <= request.ridges; ++m) sum += modes.readChannel(m, i, 1)[0];
+      for (int m = 1; m <= request.readout.ridges; ++m) sum += modes.readChannel(m, i, 1)[0];
       modeEnergy += sum * sum;
     }
     QVERIFY(modeEnergy > 0.01 * energy);

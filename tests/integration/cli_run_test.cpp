@@ -229,6 +229,81 @@ TEST_F(CliRunTest, FilterThenXapenMatchesFilterAndXapenByHand) {
   EXPECT_EQ(step.find("epochs")->asDouble(), 3.0);
 }
 
+// The same datasets, value for value, in two time-frequency files (h5py: the image, the grid,
+// the entropy, the ridges and their modes, the reconstruction, the provenance's parameters).
+const char* const kSameTfFiles = R"(
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+names = ["magnitude", "frequencies", "times", "renyi_entropy", "ridge_rows", "ridge_modes",
+         "reconstruction", "channels/name"]
+for n in names:
+    if (n in a) != (n in b): sys.exit("only one file has " + n)
+    if n in a and not np.array_equal(a[n][...], b[n][...]): sys.exit(n + " differs")
+for n in ["magnitude", "ridge_rows", "ridge_modes", "reconstruction"]:
+    if n not in a: sys.exit("no " + n)
+if dict(a["parameters"].attrs) != dict(b["parameters"].attrs): sys.exit("parameters differ")
+print(a["magnitude"].shape)
+)";
+
+TEST_F(CliRunTest, FilterThenTfrMatchesFilterAndTfrByHand) {
+  const std::string in = synth("in.h5", 8, 20);
+  const std::string p = pipeline("p.json", R"({
+    "modescope_pipeline": 1,
+    "steps": [
+      {"step": "filter", "filters": ["bandpass:1-40"]},
+      {"step": "tfr", "channels": ["Fz", "T7"], "start": 2, "duration": 6,
+       "params": {"order": "2", "windowLength": 128, "fftLength": 256, "maxFrequency": 45},
+       "readout": {"ridges": 2, "ridgePenalty": 0.5, "reconstruct": true}}
+    ]})");
+  const RunResult r = runCli({"run", p, "--input", in, "-o", path("out"), "--backend", "cpu"});
+  ASSERT_EQ(r.exitCode, 0) << describe(r);
+  EXPECT_NE(r.out.find("step 2/2 tfr: order 2 image of 2 channels x 6 s"), std::string::npos)
+      << r.out;
+
+  ASSERT_EQ(runCli({"filter", in, "-o", path("f.h5"), "--filter", "bandpass:1-40", "--backend",
+                    "cpu", "-q"})
+                .exitCode,
+            0);
+  const RunResult hand = runCli({"tfr",
+                                 path("f.h5"),
+                                 "-o",
+                                 path("hand.h5"),
+                                 "--channels",
+                                 "Fz,T7",
+                                 "--start",
+                                 "2",
+                                 "--duration",
+                                 "6",
+                                 "--order",
+                                 "2",
+                                 "--window-length",
+                                 "128",
+                                 "--fft",
+                                 "256",
+                                 "--fmax",
+                                 "45",
+                                 "--ridges",
+                                 "2",
+                                 "--ridge-penalty",
+                                 "0.5",
+                                 "--reconstruct",
+                                 "--backend",
+                                 "cpu",
+                                 "-q"});
+  ASSERT_EQ(hand.exitCode, 0) << describe(hand);
+  const RunResult same =
+      cli_support::Child({"-c", kSameTfFiles, path("out/02-tfr.h5"), path("hand.h5")},
+                         "/usr/bin/python3")
+          .finish();
+  EXPECT_EQ(same.exitCode, 0) << describe(same);
+
+  const JsonValue run = parseJson(readFile(path("out/run.json")), "run.json");
+  const JsonValue& step = run.find("steps")->asArray().at(1);
+  EXPECT_EQ(step.find("kind")->asString(), "tfr");
+  EXPECT_EQ(step.find("order")->asString(), "2");
+  EXPECT_EQ(step.find("columns")->asDouble(), 6.0 * 256);
+}
+
 TEST_F(CliRunTest, FilterThenIcaMatchesFilterAndIcaByHandAndRunJsonDescribesIt) {
   const std::string in = synth("in.h5", 8, 20);
   const std::string p = pipeline("p.json", R"({

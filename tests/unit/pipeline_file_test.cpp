@@ -213,6 +213,16 @@ TEST(PipelineFile, RoundTripOfAPipelineBuiltInCode) {
   x.selection.duration = 20;
   p.steps.push_back(x);
 
+  PipelineTfStep t;
+  t.params.order = TfOrder::Third;
+  t.params.windowLength = 128;
+  t.params.maxFrequency = 45;
+  t.readout.ridges = 2;
+  t.readout.ridge.penalty = 0.5;
+  t.readout.complexValues = true;
+  t.selection.channels = std::vector<std::string>{"O1"};
+  p.steps.push_back(t);
+
   const std::string text = writePipelineJson(p);
   std::vector<std::string> notes;
   const Pipeline back = readText(text, &notes);
@@ -228,14 +238,20 @@ TEST(PipelineFile, RoundTripOfAPipelineBuiltInCode) {
 
   EXPECT_NE(text.find("\"step\": \"xapen\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"measure\": \"sampen\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"step\": \"tfr\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"readout\": {"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"ridgePenalty\": 0.5"), std::string::npos) << text;
 
   // A changed pipeline is a different pipeline.
   Pipeline changed = back;
   std::get<PipelineEmdStep>(changed.steps[1]).params.ensembleSize += 1;
   EXPECT_FALSE(changed == back);
   Pipeline otherEntropy = back;
-  std::get<PipelineEntropyStep>(otherEntropy.steps.back()).params.r = 0.2;
+  std::get<PipelineEntropyStep>(otherEntropy.steps[otherEntropy.steps.size() - 2]).params.r = 0.2;
   EXPECT_FALSE(otherEntropy == back);
+  Pipeline otherReadout = back;
+  std::get<PipelineTfStep>(otherReadout.steps.back()).readout.ridge.halfWidth = 3;
+  EXPECT_FALSE(otherReadout == back);
 }
 
 TEST(PipelineFile, WritesOnlyTheParametersThatDifferFromThePreset) {
@@ -342,7 +358,7 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
       {"step not an object", withSteps("3"), "step 1", "found the number 3"},
       {"step kind missing", withSteps(R"({"start": 1})"), "step 1, field step", "found nothing"},
       {"unknown step kind", withSteps(R"({"step": "emd"}, {"step": "pca"})"), "step 2, field step",
-       "found 'pca', expected one of filter, interpolate, emd, memd, ica, xapen or epoch"},
+       "found 'pca', expected one of filter, interpolate, emd, memd, ica, xapen, epoch or tfr"},
       {"step kind not a string", withSteps(R"({"step": 1})"), "step 1, field step",
        "found the number 1"},
       // Fields of a step.
@@ -379,6 +395,17 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
        "step 1 (ica), field duration", "found 0, expected a length in seconds > 0"},
       {"unknown backend", withSteps(R"({"step": "ica", "backend": "gpu"})"),
        "step 1 (ica), field backend", "found 'gpu', expected one of auto, cpu or cuda"},
+      // Time-frequency steps.
+      {"unknown readout key", withSteps(R"({"step": "tfr", "readout": {"ridge": 2}})"),
+       "step 1 (tfr), field readout.ridge", "found an unknown parameter, expected one of ridges"},
+      {"too many ridges", withSteps(R"({"step": "tfr", "readout": {"ridges": 17}})"),
+       "step 1 (tfr), field readout.ridges", "found 17, expected an integer from 0 to 16"},
+      {"reconstruct with a hop",
+       withSteps(R"({"step": "tfr", "params": {"hop": 4}, "readout": {"reconstruct": true}})"),
+       "step 1 (tfr), field readout.reconstruct",
+       "found true, expected false with a hop of 4 samples"},
+      {"tf params under readout", withSteps(R"({"step": "tfr", "readout": {"order": "2"}})"),
+       "step 1 (tfr), field readout.order", "found an unknown parameter"},
       // Filter steps.
       {"bad filter", withSteps(R"({"step": "filter", "filters": ["lowpass:4", "bandpass:40-1"]})"),
        "step 1 (filter), field filters, item 2", "'bandpass:40-1'"},

@@ -71,6 +71,24 @@ TEST(SamplePlausibility, BeyondRangeAndJumpFromARecord) {
   EXPECT_EQ(r.damagedRecords, 8);
 }
 
+TEST(SamplePlausibility, RoughnessCountsOnlyForDigitisedChannels) {
+  // Channel 2 alternates +-450 uV every sample: noise across the whole +-500 uV span. Digitised
+  // (EDF-like) that is implausible; stored as floats whose range is what the writer measured
+  // (HDF5 of a synthetic EMG channel), the same span says nothing about the amplifier.
+  const auto edit = [](int c, std::vector<float>& x) {
+    if (c == 2)
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 2 ? 450.0f : -450.0f;
+  };
+  Recording digitised = sineRecording(4, edit);
+  const PlausibilityReport r = checkSamplePlausibility(digitised);
+  ASSERT_EQ(r.implausibleChannels.size(), 1u);
+  EXPECT_EQ(r.implausibleChannels[0], "E3 (noise across the whole physical range)");
+
+  Recording floats = sineRecording(4, edit);
+  for (ChannelInfo& info : floats.channels) info.digitalMin = info.digitalMax = 0;
+  EXPECT_TRUE(checkSamplePlausibility(floats).clean());
+}
+
 TEST(SamplePlausibility, AJumpAloneIsCaught) {
   // From record 5 on, 40 times the amplitude (400 uV: inside the range, smooth): only the jump
   // test sees it.

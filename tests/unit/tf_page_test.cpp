@@ -104,7 +104,7 @@ TEST(TfPage, RidgesLieOnTheTonesAndTheHopFitsThePixels) {
   req.startSeconds = 6.0;
   req.seconds = 10.0;
   req.params = pageParams(TfOrder::Third, tfDisplayHop(kRate, 10.0, 700));
-  req.ridges = 2;
+  req.readout.ridges = 2;
   JobContext ctx;
   const TfPage page = computeTfPage(*rec, req, *backend, ctx);
   EXPECT_EQ(page.hop, 4);  // ceil(2560 / 700)
@@ -153,8 +153,8 @@ TEST(TfModesRecording, ModesReconstructTheTonesAndSumToTheInput) {
   req.startSeconds = 5.0;
   req.seconds = 6.0;
   req.params = pageParams(TfOrder::Third, 8);  // hop is forced to 1
-  req.ridges = 2;
-  req.ridge.halfWidth = 3;
+  req.readout.ridges = 2;
+  req.readout.ridge.halfWidth = 3;
   JobContext ctx;
   const TfModesRecording out = tfModesRecording(*rec, req, *backend, ctx);
   const Recording& d = *out.recording;
@@ -195,7 +195,7 @@ TEST(TfModesRecording, ModesReconstructTheTonesAndSumToTheInput) {
   for (const auto& [key, value] : out.provenance.parameters) modes |= key == "ran.modes";
   EXPECT_TRUE(modes);
 
-  req.ridges = 0;
+  req.readout.ridges = 0;
   EXPECT_THROW(tfModesRecording(*rec, req, *backend, ctx), InvalidParameterError);
 }
 
