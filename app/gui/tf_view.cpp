@@ -8,6 +8,8 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -69,6 +71,9 @@ TfView::~TfView() = default;
 void TfView::buildUi() {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
+  auto* controls = new QWidget;
+  auto* controlsLayout = new QVBoxLayout(controls);
+  controlsLayout->setContentsMargins(0, 0, 0, 0);
 
   // The view's own controls.
   auto* top = new QHBoxLayout;
@@ -123,7 +128,7 @@ void TfView::buildUi() {
   top->addStretch(1);
   top->addWidget(export_);
   top->addWidget(reconstruct_);
-  layout->addLayout(top);
+  controlsLayout->addLayout(top);
 
   // The declared parameters, two rows.
   editors_.build(tfParamTable(), this, QStringLiteral("tf"));
@@ -153,7 +158,17 @@ void TfView::buildUi() {
         grid->addWidget(editor, r, 2 * c + 1);
       }
     }
-  layout->addLayout(grid);
+  controlsLayout->addLayout(grid);
+  // The controls scroll sideways rather than widen the dock (and the window) past the screen.
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName(QStringLiteral("tfControls"));
+  scroll->setWidget(controls);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setFixedHeight(controls->sizeHint().height() +
+                         scroll->horizontalScrollBar()->sizeHint().height());
+  layout->addWidget(scroll);
 
   images_ = new QSplitter(Qt::Horizontal);
   spectrogram_ = new HilbertSpectrumView;

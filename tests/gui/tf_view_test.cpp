@@ -87,6 +87,9 @@ class TfViewTest : public QObject {
     view_ = window_->tfWorkflow()->viewTabs()->findChild<TfView*>();
     QVERIFY(view_);
     QVERIFY(window_->tfWorkflow()->dock()->isVisible());
+    // The controls scroll sideways: the view never widens the window past a small screen.
+    QVERIFY2(view_->minimumSizeHint().width() <= 800,
+             qPrintable(QString::number(view_->minimumSizeHint().width())));
     QCOMPARE(static_cast<int>(view_->channel()), browser->firstVisibleChannel());
     // The default order is the table's (3, EVSS1).
     QVERIFY(waitForPage(*view_, 20.0, TfParams{}.order));
