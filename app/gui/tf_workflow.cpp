@@ -1,11 +1,16 @@
 #include "app/gui/tf_workflow.h"
 
 #include <QAction>
+#include <QMenu>
+#include <QPointer>
 #include <QStatusBar>
 #include <QTabWidget>
 
 #include "app/core/gpu_backend.h"
+#include "app/core/imf_recording.h"
 #include "app/gui/cuda_spectrum_pixel_writer.h"
+#include "app/gui/emd_results_pane.h"
+#include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/ica_results_pane.h"
 #include "app/gui/ica_workflow.h"
@@ -16,6 +21,7 @@
 #include "app/gui/tf_view.h"
 #include "engine/core/error.h"
 #include "widgets/browser_pane.h"
+#include "widgets/imf_stack_view.h"
 #include "widgets/signal_browser.h"
 
 namespace modescope {
@@ -48,6 +54,20 @@ TfWorkflow::TfWorkflow(MainWindow* window) : QObject(window), window_(window) {
     browser->addAction(action);
     browser->setContextMenuPolicy(Qt::ActionsContextMenu);
   });
+  // The IMF stack of an EMD result: a context menu on each row.
+  connect(window->emdWorkflow(), &EmdWorkflow::resultsShown, this, [this](EmdResultsPane* pane) {
+    ImfStackView* stack = pane->imfStack();
+    QPointer<SignalBrowser> follow(window_->currentBrowser());  // the pane's source
+    stack->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(stack, &QWidget::customContextMenuRequested, this,
+            [this, pane, stack, follow](const QPoint& pos) {
+              const int row = stack->rowAt(pos);
+              if (row < 0 || !follow) return;
+              QMenu menu;
+              QAction* open = menu.addAction(tr("Time-frequency of %1").arg(stack->rowLabel(row)));
+              if (menu.exec(stack->mapToGlobal(pos)) == open) openForImf(pane, row, follow);
+            });
+  });
   connect(window->engine(), &EngineBridge::backendChanged, this, [this] {
     for (TfView* v : views_->tabs()->findChildren<TfView*>())
       v->setBackend(viewBackend(window_->engine()->backendChoice()));
@@ -75,6 +95,20 @@ TfView* TfWorkflow::openForComponent(IcaResultsPane* pane) {
   SignalBrowser* browser = pane->activationBrowser();
   return openFor(browser->recording(), static_cast<std::size_t>(pane->currentComponent()),
                  tr("ICA %1").arg(pane->title()), browser);
+}
+
+TfView* TfWorkflow::openForImf(EmdResultsPane* pane, int row, SignalBrowser* browser) {
+  if (!pane || !pane->result() || !pane->recording() || row < 0) return nullptr;
+  const auto channel = static_cast<std::size_t>(std::max(0, pane->currentChannel()));
+  std::shared_ptr<const Recording> imfs;
+  try {
+    imfs = imfRecording(*pane->recording(), pane->result(), channel);
+  } catch (const Error& e) {
+    window_->statusBar()->showMessage(QString::fromUtf8(e.what()), 8000);
+    return nullptr;
+  }
+  return openFor(std::move(imfs), static_cast<std::size_t>(row), tr("EMD %1").arg(pane->title()),
+                 browser);
 }
 
 TfView* TfWorkflow::openFor(std::shared_ptr<const Recording> recording, std::size_t channel,

@@ -6,6 +6,9 @@
 //    file or a derived recording (filtered, cleaned, the ridge modes);
 //  - the ICA component browser's activations get a context menu entry "Time-frequency of this
 //    component": the view of the current component's activation, following that browser;
+//  - the EMD results' IMF stack gets a context menu entry "Time-frequency of IMF k" on each row:
+//    the view of that IMF (imfRecording: on the recording's time axis) following the browser the
+//    decomposition came from;
 //  - the view's worker has a backend of its own, of the Compute menu's choice (the GPU when
 //    there is one), renewed when that choice changes;
 //  - its images get the CUDA-OpenGL interop pixel writer (the host path where the OpenGL context
@@ -28,6 +31,7 @@ class QTabWidget;
 
 namespace modescope {
 
+class EmdResultsPane;
 class IcaResultsPane;
 class MainWindow;
 class ResultDock;
@@ -51,6 +55,9 @@ class TfWorkflow : public QObject {
                   const QString& sourceTitle, SignalBrowser* browser);
   // Opens the view for the current component of an ICA result's activations.
   TfView* openForComponent(IcaResultsPane* pane);
+  // Opens the view for row `row` (IMF row + 1; the last, the residue) of the pane's current
+  // channel, following `browser`.
+  TfView* openForImf(EmdResultsPane* pane, int row, SignalBrowser* browser);
   // Runs the reconstruction of `request` on the recording `view` shows; the derived recording
   // opens as a tab (modesOpened).
   JobId reconstruct(TfView* view, const TfModesRequest& request);

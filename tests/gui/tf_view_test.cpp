@@ -22,6 +22,9 @@
 #include <cmath>
 
 #include "app/core/tf_page.h"
+#include "app/gui/emd_job.h"
+#include "app/gui/emd_results_pane.h"
+#include "app/gui/emd_workflow.h"
 #include "app/gui/ica_request.h"
 #include "app/gui/ica_results_pane.h"
 #include "app/gui/ica_workflow.h"
@@ -31,6 +34,7 @@
 #include "demo_window_support.h"
 #include "engine/ica/ica_params.h"
 #include "widgets/hilbert_spectrum_view.h"
+#include "widgets/imf_stack_view.h"
 #include "widgets/signal_browser.h"
 
 #ifndef MODESCOPE_TEST_OUTPUT_DIR
@@ -273,6 +277,39 @@ class TfViewTest : public QObject {
     activations->setPageStart(activations->pageStart() + 5.0);
     QVERIFY(waitForPage(*view, activations->pageStart(), TfParams{}.order));
     QVERIFY(directPage(*view).squeezed == view->page()->squeezed);
+  }
+
+  // An IMF of an EMD result: the view of that mode on the recording's time axis, following the
+  // browser the decomposition came from; the IMF stack offers it on right-click.
+  void openedForAnImf() {
+    window_->tabs()->setCurrentIndex(0);
+    EmdWorkflow* emd = window_->emdWorkflow();
+    QSignalSpy shown(emd, &EmdWorkflow::resultsShown);
+    DecomposeRequest request;
+    request.params.method = EmdMethod::Emd;
+    request.channels = {0};
+    request.startSeconds = 10.0;
+    request.durationSeconds = 40.0;
+    request.backend = BackendChoice::Cpu;
+    QVERIFY(emd->runDecompose(request) != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 120000);
+    EmdResultsPane* pane = emd->currentResults();
+    QVERIFY(pane);
+    QCOMPARE(pane->imfStack()->contextMenuPolicy(), Qt::CustomContextMenu);
+    SignalBrowser* browser = window_->currentBrowser();
+    browser->setPageStart(20.0);
+    TfView* view = window_->tfWorkflow()->openForImf(pane, 1, browser);
+    QVERIFY(view);
+    QVERIFY(view->title().endsWith(QStringLiteral("IMF 2")));
+    QVERIFY(waitForPage(*view, 20.0, TfParams{}.order));
+    // The view's channel is IMF 2, placed at the decomposition's start.
+    const auto& modes = pane->result()->channels[0];
+    const int64_t first = pane->result()->firstSample;
+    const auto imf = view->recording()->readChannel(1, first, 100);
+    for (int i = 0; i < 100; ++i) QCOMPARE(imf[i], modes.row(1, pane->result()->samples)[i]);
+    QVERIFY(directPage(*view).squeezed == view->page()->squeezed);
+    browser->setPageStart(25.0);
+    QVERIFY(waitForPage(*view, 25.0, TfParams{}.order));
   }
 
   void screenshot() {

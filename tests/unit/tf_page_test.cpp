@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "app/core/imf_recording.h"
 #include "app/core/tf_modes_recording.h"
 #include "engine/core/error.h"
 #include "engine/tf/tf_plan.h"
@@ -197,6 +198,39 @@ TEST(TfModesRecording, ModesReconstructTheTonesAndSumToTheInput) {
 
   req.readout.ridges = 0;
   EXPECT_THROW(tfModesRecording(*rec, req, *backend, ctx), InvalidParameterError);
+}
+
+}  // namespace
+}  // namespace modescope
+
+namespace modescope {
+namespace {
+
+TEST(ImfRecording, PlacesTheModesOnTheRecordingsTimeAxis) {
+  const auto rec = twoTones();
+  auto result = std::make_shared<EmdResult>();
+  result->sampleRate = kRate;
+  result->firstSample = 100;
+  result->samples = 50;
+  EmdChannelModes modes;
+  modes.channel = 0;
+  modes.rows = 3;
+  for (int r = 0; r < 3; ++r)
+    for (int i = 0; i < 50; ++i) modes.data.push_back(static_cast<float>(1000 * (r + 1) + i));
+  result->channels.push_back(modes);
+  const auto imfs = imfRecording(*rec, result, 0);
+  ASSERT_EQ(imfs->channelCount(), 3u);
+  EXPECT_EQ(imfs->channels[0].name, "Cz IMF 1");
+  EXPECT_EQ(imfs->channels[1].name, "Cz IMF 2");
+  EXPECT_EQ(imfs->channels[2].name, "Cz residue");
+  EXPECT_EQ(imfs->channels[1].sampleCount, 150);
+  const std::vector<float> row = imfs->readChannel(1, 98, 60);
+  ASSERT_EQ(row.size(), 52u);  // clipped at the end of the decomposition
+  EXPECT_EQ(row[0], 0.0f);
+  EXPECT_EQ(row[1], 0.0f);
+  EXPECT_EQ(row[2], 2000.0f);
+  EXPECT_EQ(row[51], 2049.0f);
+  EXPECT_THROW(imfRecording(*rec, result, 1), InvalidParameterError);
 }
 
 }  // namespace
