@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -179,6 +180,8 @@ void TfView::buildUi() {
   squeezed_->setFigureTitle(tr("Synchrosqueezed"));
   images_->addWidget(spectrogram_);
   images_->addWidget(squeezed_);
+  spectrogram_->installEventFilter(this);
+  squeezed_->installEventFilter(this);
   layout->addWidget(images_, 1);
 
   status_ = new QLabel;
@@ -289,10 +292,13 @@ int TfView::plotPixels() const {
   return v->isVisible() && w > 50 ? w : kFallbackPixels;
 }
 
-void TfView::resizeEvent(QResizeEvent* event) {
-  QWidget::resizeEvent(event);
-  // A new width changes the hop that fits the screen.
-  if (fitHop_->isChecked() && recording_ && params().hop != requestedHop_) recompute();
+bool TfView::eventFilter(QObject* watched, QEvent* event) {
+  // A new plot width (the dock resized, the splitter moved, one image shown instead of two)
+  // changes the hop that fits the screen.
+  if (event->type() == QEvent::Resize && fitHop_->isChecked() && recording_ &&
+      params().hop != requestedHop_)
+    recompute();
+  return QWidget::eventFilter(watched, event);
 }
 
 QString TfView::problemText() const { return problem_; }

@@ -88,7 +88,7 @@ class TfView : public QWidget {
   void exportRequested();
 
  protected:
-  void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void buildUi();

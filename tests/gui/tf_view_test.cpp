@@ -243,6 +243,27 @@ class TfViewTest : public QObject {
     QCOMPARE(window_->documentCount(), tabs);
   }
 
+  // One image instead of two: the squeezed image alone, twice as wide, on a hop refitted to its
+  // width; the spectrogram is not computed.
+  void showingOneImageRefitsTheHop() {
+    QVERIFY(view_);
+    const int hopBefore = view_->page()->hop;
+    view_->setDisplay(TfView::Display::Squeezed);
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          const auto p = view_->page();
+          const int pixels = static_cast<int>(view_->squeezedView()->plotRect().width());
+          return p && p->spectrogram.empty() && !view_->worker()->busy() &&
+                 p->hop == tfDisplayHop(p->sampleRate, p->request.seconds, pixels);
+        },
+        30000));
+    QVERIFY(view_->spectrogramView()->isHidden());
+    QVERIFY(view_->page()->hop < hopBefore);
+    view_->setDisplay(TfView::Display::SideBySide);
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !view_->page()->spectrogram.empty() && !view_->worker()->busy(); }, 30000));
+  }
+
   // The component browser's context menu opens the view of the current component's activation,
   // following the activation browser.
   void openedForAnIndependentComponent() {
