@@ -94,7 +94,7 @@ TfView* TfWorkflow::openForComponent(IcaResultsPane* pane) {
   if (!pane || !pane->activationBrowser()) return nullptr;
   SignalBrowser* browser = pane->activationBrowser();
   return openFor(browser->recording(), static_cast<std::size_t>(pane->currentComponent()),
-                 tr("ICA %1").arg(pane->title()), browser);
+                 pane->title(), browser);
 }
 
 TfView* TfWorkflow::openForImf(EmdResultsPane* pane, int row, SignalBrowser* browser) {
@@ -107,8 +107,7 @@ TfView* TfWorkflow::openForImf(EmdResultsPane* pane, int row, SignalBrowser* bro
     window_->statusBar()->showMessage(QString::fromUtf8(e.what()), 8000);
     return nullptr;
   }
-  return openFor(std::move(imfs), static_cast<std::size_t>(row), tr("EMD %1").arg(pane->title()),
-                 browser);
+  return openFor(std::move(imfs), static_cast<std::size_t>(row), pane->title(), browser);
 }
 
 TfView* TfWorkflow::openFor(std::shared_ptr<const Recording> recording, std::size_t channel,
