@@ -52,7 +52,43 @@ double valueOf(const std::vector<double>& edges, double index, bool geometric) {
   return geometric && a > 0 ? a * std::pow(b / a, f) : a + (b - a) * f;
 }
 
+void drawOverlayCurves(QPainter& painter, const std::vector<QPolygonF>& curves) {
+  // A dark casing under a light line: visible on every colour of the map.
+  painter.setRenderHint(QPainter::Antialiasing, true);
+  painter.setBrush(Qt::NoBrush);
+  for (const QColor& colour : {QColor(0, 0, 0, 160), QColor(255, 80, 80)}) {
+    painter.setPen(QPen(colour, colour.alpha() == 255 ? 1.5 : 3.5, Qt::SolidLine, Qt::RoundCap,
+                        Qt::RoundJoin));
+    for (const QPolygonF& curve : curves) painter.drawPolyline(curve);
+  }
+}
+
 }  // namespace
+
+// The overlay over the OpenGL canvas: a raster child stacked above it (Qt composes it over the
+// canvas's texture). A QPainter inside the canvas's paintGL, after the texture blit, drew nothing
+// under Mesa (tests/gui/tf_view_test.cpp counts the ridge's pixels on screen).
+class SpectrumOverlayWidget : public QWidget {
+ public:
+  explicit SpectrumOverlayWidget(QWidget* parent) : QWidget(parent) {
+    setAttribute(Qt::WA_TransparentForMouseEvents);
+    setAttribute(Qt::WA_NoSystemBackground);
+  }
+  void setCurves(std::vector<QPolygonF> curves) {
+    if (curves == curves_) return;
+    curves_ = std::move(curves);
+    update();
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter painter(this);
+    drawOverlayCurves(painter, curves_);
+  }
+
+ private:
+  std::vector<QPolygonF> curves_;
+};
 
 bool SpectrumGrid::valid() const {
   return rows >= 1 && cols >= 1 &&
@@ -79,7 +115,8 @@ SpectrumGrid spectrumGridFromHht(const HhtResult& hht, std::size_t resultChannel
   return g;
 }
 
-HilbertSpectrumView::HilbertSpectrumView(QWidget* parent) : QWidget(parent) {
+HilbertSpectrumView::HilbertSpectrumView(QWidget* parent)
+    : QWidget(parent), figureTitle_(tr("Hilbert spectrum")) {
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
   setAttribute(Qt::WA_OpaquePaintEvent);
@@ -158,6 +195,14 @@ void HilbertSpectrumView::syncCanvas() {
     canvas_->setVisibleBins(c0_, c1_, r0_, r1_);
   }
   if (canvas_->isVisible() != on) canvas_->setVisible(on);
+  const bool overlay = on && !overlay_.empty();
+  if (overlay) {
+    if (!canvasOverlay_) canvasOverlay_ = new SpectrumOverlayWidget(this);
+    canvasOverlay_->setGeometry(canvas_->geometry());
+    canvasOverlay_->setCurves(overlayIn(QRectF(QPointF(0, 0), QSizeF(canvas_->geometry().size()))));
+    canvasOverlay_->raise();
+  }
+  if (canvasOverlay_ && canvasOverlay_->isVisible() != overlay) canvasOverlay_->setVisible(overlay);
 }
 
 void HilbertSpectrumView::viewChanged() {
@@ -175,6 +220,32 @@ void HilbertSpectrumView::setGrid(SpectrumGrid grid) {
   }
   colouringChanged();
   resetZoom();
+}
+
+void HilbertSpectrumView::setFigureTitle(const QString& title) {
+  figureTitle_ = title;
+  update();
+}
+
+void HilbertSpectrumView::setOverlayCurves(std::vector<QPolygonF> curves) {
+  overlay_ = std::move(curves);
+  viewChanged();
+}
+
+std::vector<QPolygonF> HilbertSpectrumView::overlayIn(const QRectF& plot) const {
+  std::vector<QPolygonF> out;
+  if (!grid_.valid() || c1_ <= c0_ || r1_ <= r0_) return out;
+  for (const QPolygonF& curve : overlay_) {
+    QPolygonF mapped;
+    mapped.reserve(curve.size());
+    for (const QPointF& p : curve) {
+      const double x = plot.left() + (colOfTime(p.x()) - c0_) / (c1_ - c0_) * plot.width();
+      const double y = plot.bottom() - (rowOfFrequency(p.y()) - r0_) / (r1_ - r0_) * plot.height();
+      mapped << QPointF(x, y);
+    }
+    out.push_back(std::move(mapped));
+  }
+  return out;
 }
 
 void HilbertSpectrumView::setColourScaleKind(ColourScaleKind kind) {
@@ -306,7 +377,7 @@ void HilbertSpectrumView::renderFrame(QPainter& painter, const QRect& area, bool
   const QFontMetricsF fm(small);
   if (!grid_.valid() || (drawImage && image().isNull())) {
     painter.setPen(text);
-    painter.drawText(plot, Qt::AlignCenter, tr("No Hilbert spectrum"));
+    painter.drawText(plot, Qt::AlignCenter, tr("No %1").arg(figureTitle_.toLower()));
     painter.restore();
     return;
   }
@@ -316,6 +387,14 @@ void HilbertSpectrumView::renderFrame(QPainter& painter, const QRect& area, bool
     const QRectF source(c0_, grid_.rows - r1_, c1_ - c0_, r1_ - r0_);
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(plot, image(), source);
+    // The overlay over the image; on screen the canvas draws it over its own.
+    if (!overlay_.empty()) {
+      painter.save();
+      painter.setClipRect(plot);
+      painter.setRenderHint(QPainter::Antialiasing, true);
+      drawOverlayCurves(painter, overlayIn(plot));
+      painter.restore();
+    }
   }
   painter.setPen(text);
   painter.setBrush(Qt::NoBrush);
@@ -417,8 +496,8 @@ bool HilbertSpectrumView::event(QEvent* event) {
 
 bool HilbertSpectrumView::exportImage(const QString& path, QString* error) const {
   return exportView(
-      path, size(), [this](QPainter& p, const QRect& area) { renderTo(p, area); },
-      tr("Hilbert spectrum"), error);
+      path, size(), [this](QPainter& p, const QRect& area) { renderTo(p, area); }, figureTitle_,
+      error);
 }
 
 void HilbertSpectrumView::mousePressEvent(QMouseEvent* event) {

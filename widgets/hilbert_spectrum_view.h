@@ -23,6 +23,7 @@
 #pragma once
 
 #include <QImage>
+#include <QPolygonF>
 #include <QString>
 #include <QWidget>
 #include <memory>
@@ -35,6 +36,7 @@
 namespace modescope {
 
 class SpectrumGlCanvas;
+class SpectrumOverlayWidget;
 class SpectrumPixelWriter;
 
 struct SpectrumGrid {
@@ -85,6 +87,15 @@ class HilbertSpectrumView : public QWidget {
 
   void setGrid(SpectrumGrid grid);  // resets the zoom and fits the colour range
   const SpectrumGrid& grid() const { return grid_; }
+
+  // What the view shows, for its empty text and export titles (default "Hilbert spectrum"; the
+  // time-frequency view: "Spectrogram", "Synchrosqueezed (order 3)").
+  void setFigureTitle(const QString& title);
+  QString figureTitle() const { return figureTitle_; }
+  // Curves drawn over the image (ridges), points in (seconds, Hz); on both drawing paths and in
+  // exports. Empty: none.
+  void setOverlayCurves(std::vector<QPolygonF> curves);
+  const std::vector<QPolygonF>& overlayCurves() const { return overlay_; }
 
   void setColourScaleKind(ColourScaleKind kind);  // refits the range to the grid
   ColourScaleKind colourScaleKind() const { return scale_.kind; }
@@ -155,6 +166,8 @@ class HilbertSpectrumView : public QWidget {
   void syncCanvas();
   void setDrawingPath(const QString& text);
   void emitTimeWindow();
+  // The overlay curves in coordinates of `plot` (the visible bins).
+  std::vector<QPolygonF> overlayIn(const QRectF& plot) const;
 
   SpectrumGrid grid_;
   ColourMap map_ = ColourMap::viridis();
@@ -162,8 +175,9 @@ class HilbertSpectrumView : public QWidget {
   double logDecades_ = 3.0;
   mutable QImage image_;
   mutable bool imageStale_ = true;
-  SpectrumGlCanvas* canvas_ = nullptr;  // child; nullptr without OpenGL
-  bool canvasFailed_ = false;           // it cannot draw the current grid
+  SpectrumGlCanvas* canvas_ = nullptr;              // child; nullptr without OpenGL
+  SpectrumOverlayWidget* canvasOverlay_ = nullptr;  // the overlay over the canvas, when needed
+  bool canvasFailed_ = false;                       // it cannot draw the current grid
   QString drawingPath_;
   QString noGlWhy_;
   // Visible bin range.
@@ -171,6 +185,8 @@ class HilbertSpectrumView : public QWidget {
   QPointF dragStart_, dragNow_;
   bool dragging_ = false;
   QString lastReadout_;
+  QString figureTitle_;
+  std::vector<QPolygonF> overlay_;
 };
 
 }  // namespace modescope

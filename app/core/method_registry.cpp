@@ -25,7 +25,7 @@ const std::vector<MethodEntry>& methodRegistry() {
       {"average", "", "", false,
        "averaged ERPs per event type with confidence bands and difference waves, without the "
        "epochs (docs/epochs.md)"},
-      {"tfr", "", "", true,
+      {"tfr", "Analysis", "&Time-frequency (spectrogram, synchrosqueezing)...", true,
        "spectrograms and synchrosqueezing of orders 1-4, ridges, reconstruction "
        "(docs/time-frequency.md)"},
   };

@@ -49,6 +49,7 @@ class InfoBar;
 class JobListWidget;
 class RecordingInfoWidget;
 class SignalBrowser;
+class TfWorkflow;
 struct DerivedRecording;
 struct LoadedSession;
 struct OpenedRecording;
@@ -180,6 +181,7 @@ class MainWindow : public QMainWindow {
   ArWorkflow* arWorkflow() const { return ar_; }     // Analysis > Event-related spectra (AR)
   EntropyWorkflow* entropyWorkflow() const { return entropy_; }  // Analysis > Entropy matrices
   MemdWorkflow* memdWorkflow() const { return memd_; }           // Analysis > Multivariate EMD
+  TfWorkflow* tfWorkflow() const { return tf_; }                 // Analysis > Time-frequency
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
@@ -270,6 +272,7 @@ class MainWindow : public QMainWindow {
   ArWorkflow* ar_ = nullptr;
   EntropyWorkflow* entropy_ = nullptr;
   MemdWorkflow* memd_ = nullptr;
+  TfWorkflow* tf_ = nullptr;
   BrowserActions* browserActions_ = nullptr;
   AnnotationWorkflow* annotations_ = nullptr;
   EpochWorkflow* epochs_ = nullptr;

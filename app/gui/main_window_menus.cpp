@@ -35,6 +35,7 @@
 #include "app/gui/recent_files.h"
 #include "app/gui/replay_window.h"
 #include "app/gui/synthetic_dialog.h"
+#include "app/gui/tf_workflow.h"
 #include "widgets/browser_pane.h"
 #include "widgets/browser_toolbar.h"
 
@@ -54,6 +55,7 @@ void rememberDirectory(const QString& path) {
 void MainWindow::buildMenus() {
   // The entropy matrices' dock, made here (after the other docks) so the View menu lists it.
   entropy_ = new EntropyWorkflow(this);
+  tf_ = new TfWorkflow(this);  // its dock, likewise
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseAndOpenFile);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
@@ -125,12 +127,8 @@ void MainWindow::buildMenus() {
       {"ar", [this] { ar_->askAr(); }},
       {"xapen", [this] { entropy_->askEntropy(); }},
       {"interpolate", [this] { badMarks_->interpolate(); }},
-      {"filter", [this] { askPreprocess(); }},
-      {"emd", [this] { emd_->askDecompose(); }},
-      {"ica", [this] { ica_->askIca(); }},
-      {"ar", [this] { ar_->askAr(); }},
-      {"xapen", [this] { entropy_->askEntropy(); }},
       {"epoch", [this] { epochs_->askEpochs(); }},
+      {"tfr", [this] { tf_->openForCurrentChannel(); }},
   };
   std::map<std::string, QMenu*> methodMenus;
   methodMenus["Process"] = menuBar()->addMenu(tr("&Process"));

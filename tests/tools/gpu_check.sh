@@ -32,3 +32,12 @@ for b in build-gpu/tests/bench/*_bench; do
   [[ -x "$b" ]] || continue
   echo "== $b"; timeout 240 stdbuf -oL "$b" 2>&1 | tee "$out/$(basename "$b").txt"
 done
+# The time-frequency view's frames per second with CUDA compute, drawn through a headless EGL
+# context: host colouring uploaded to OpenGL, and CUDA-OpenGL interop (docs/time-frequency.md).
+if [[ -x build-gpu/tests/bench/tf_view_bench ]]; then
+  for d in host-gl interop; do
+    echo "== tf_view_bench --backend cuda --draw $d"
+    timeout 240 stdbuf -oL build-gpu/tests/bench/tf_view_bench --backend cuda --draw "$d" 2>&1 |
+      tee "$out/tf_view_bench_cuda_$d.txt"
+  done
+fi
