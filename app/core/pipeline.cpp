@@ -10,6 +10,7 @@
 
 #include "app/core/json_writer.h"
 #include "app/core/method_registry.h"
+#include "app/core/pipeline_montage.h"
 #include "engine/core/json_value.h"
 #include "engine/core/text.h"
 #include "engine/method/param_table.h"
@@ -472,7 +473,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
               "an object {\"step\": \"filter\" | \"interpolate\" | \"emd\" | \"memd\" | \"ica\" | "
-              "\"xapen\" | \"epoch\", ...}");
+              "\"xapen\" | \"epoch\" | \"montage\", ...}");
   const JsonValue* kind = step.find("step");
   if (!kind)
     fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
@@ -491,6 +492,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   if (k == "xapen") return readEntropyStep(w, step, notes);
   if (k == "interpolate") return readInterpolateStep(w, step, notes);
   if (k == "epoch") return readEpochStep(w, step, notes);
+  if (k == "montage") return readMontageStep(step, path, w.step);
   return readIcaStep(w, step, notes);
 }
 
@@ -631,6 +633,10 @@ bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b) {
          a.epochs == b.epochs && sameParams(epochParamTable(), a.params, b.params);
 }
 
+bool operator==(const PipelineMontageStep& a, const PipelineMontageStep& b) {
+  return a.selection == b.selection && a.builtin == b.builtin && a.montage == b.montage;
+}
+
 bool operator==(const Pipeline& a, const Pipeline& b) {
   return a.version == b.version && a.description == b.description && a.steps == b.steps;
 }
@@ -642,6 +648,7 @@ const char* stepKind(const PipelineStep& step) {
   if (std::holds_alternative<PipelineEntropyStep>(step)) return "xapen";
   if (std::holds_alternative<PipelineInterpolateStep>(step)) return "interpolate";
   if (std::holds_alternative<PipelineEpochStep>(step)) return "epoch";
+  if (std::holds_alternative<PipelineMontageStep>(step)) return "montage";
   return "ica";
 }
 
@@ -813,6 +820,8 @@ std::string writePipelineJson(const Pipeline& pipeline) {
       if (!p->epochs) w.field("epochs", false);
       writeSelection(w, p->selection);
       writeParams(w, epochParamTable(), p->params, EpochParams{});
+    } else if (const auto* m = std::get_if<PipelineMontageStep>(&step)) {
+      writeMontageStep(w, *m);
     }
     w.endObject();
   }

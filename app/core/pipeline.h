@@ -33,6 +33,7 @@
 #include "engine/epochs/epoch_params.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
+#include "engine/montage/derivations.h"
 #include "engine/spatial/channel_interpolation.h"
 
 namespace modescope {
@@ -113,9 +114,18 @@ struct PipelineEpochStep {
   EpochParams params;
 };
 
-using PipelineStep =
-    std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep, PipelineMemdStep,
-                 PipelineEntropyStep, PipelineInterpolateStep, PipelineEpochStep>;
+// A derivation montage applied as a new recording (as `montage`; app/core/montage_job.h): a
+// built-in montage formed for the step's input, or the derivations themselves. The whole
+// recording: no channels, start, duration or backend (the selection stays empty).
+struct PipelineMontageStep {
+  StepSelection selection;
+  std::string builtin;        // "double-banana", "laplacian", ...; "" = `montage`
+  DerivationMontage montage;  // its name and rows, when builtin is ""
+};
+
+using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep,
+                                  PipelineMemdStep, PipelineEntropyStep, PipelineInterpolateStep,
+                                  PipelineEpochStep, PipelineMontageStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -132,9 +142,10 @@ bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
 bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b);
 bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b);
 bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b);
+bool operator==(const PipelineMontageStep& a, const PipelineMontageStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "interpolate", "emd", "ica", "memd", "xapen", "epoch".
+// "filter", "interpolate", "emd", "ica", "memd", "xapen", "epoch", "montage".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.

@@ -10,6 +10,7 @@
 #include "app/gui/epoch_workflow.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
+#include "app/gui/montage_workflow.h"
 #include "app/gui/session_history.h"
 #include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
@@ -59,6 +60,8 @@ void PipelinePlayer::runStep() {
       spec.differences = p->differences;
       spec.keepEpochs = p->epochs;
       running_ = window_->epochWorkflow()->runEpochs(spec);
+    } else if (const auto* g = std::get_if<PipelineMontageStep>(&step)) {
+      running_ = window_->findChild<MontageWorkflow*>()->applyStep(*g);
     } else if (std::holds_alternative<PipelineMemdStep>(step)) {
       return stop(tr("%1: the window has no MEMD view yet; run this pipeline with "
                      "modescope-cli run")

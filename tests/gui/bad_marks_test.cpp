@@ -23,10 +23,13 @@
 #include "app/gui/bad_channel_suggestions_dialog.h"
 #include "app/gui/bad_marking_input.h"
 #include "app/gui/bad_marks_workflow.h"
+#include "app/gui/help_browser.h"
+#include "app/gui/interpolation_dialog.h"
 #include "app/gui/main_window.h"
 #include "demo_window_support.h"
 #include "engine/io/recording_io.h"
 #include "widgets/channel_table_model.h"
+#include "widgets/param_editor.h"
 #include "widgets/signal_browser.h"
 #include "widgets/trace_renderer.h"
 
@@ -71,6 +74,7 @@ class BadMarksTest : public QObject {
     QSettings().clear();
     qputenv("MODESCOPE_CLI", MODESCOPE_CLI);  // the demo's BioSig fallback runs the CLI
     qRegisterMetaType<BadChannelSuggestionsDialog*>();
+    qRegisterMetaType<InterpolationDialog*>();
     w_ = std::make_unique<MainWindow>();
     const QString opened = gui_test::showWithDemo(*w_);
     QVERIFY2(opened.isEmpty(), qPrintable(opened));
@@ -134,10 +138,10 @@ class BadMarksTest : public QObject {
         dialog->findChild<QLabel*>(QStringLiteral("suggestionThresholds"))->text();
     QVERIFY2(thresholds.contains(QStringLiteral("|robust z of the robust SD| > 5")),
              qPrintable(thresholds));
-    QVERIFY(thresholds.contains(QStringLiteral("best |r| < 0.4")));
+    QVERIFY(thresholds.contains(QStringLiteral("98th-percentile |r| < 0.4")));
     QVERIFY(thresholds.contains(QStringLiteral("Suggested")));
     // The suggested channels come first, ticked, with why.
-    QVERIFY(!dialog->table()->item(0, 5)->text().isEmpty());  // Fp1 on this recording
+    QVERIFY(!dialog->table()->item(0, 5)->text().isEmpty());  // T8 on this recording
     QCOMPARE(dialog->table()->item(0, 0)->checkState(), Qt::Checked);
     save(dialog, "bad_marks_suggestions.png");
     // Tick one more channel by hand and accept: it joins the marks, the first one stays.
@@ -174,6 +178,41 @@ class BadMarksTest : public QObject {
              QStringLiteral("interpolate"));
     save(w_.get(), "bad_marks_interpolated.png");
     w_->undoStack()->undo();  // closes the tab
+    QCOMPARE(w_->documentCount(), 1);
+  }
+
+  void interpolationDialogTakesTheSplineParameters() {
+    // Found from the Process menu, with "..." because it asks first.
+    QAction* action = w_->findChild<QAction*>(QStringLiteral("method_interpolate"));
+    QVERIFY(action && action->text().endsWith(QStringLiteral("...")));
+    QSignalSpy asked(w_->badMarksWorkflow(), &BadMarksWorkflow::interpolationAsked);
+    QSignalSpy done(w_->badMarksWorkflow(), &BadMarksWorkflow::interpolated);
+    action->trigger();
+    QCOMPARE(asked.count(), 1);
+    auto* dialog = asked.at(0).at(0).value<InterpolationDialog*>();
+    QVERIFY(dialog);
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    QCOMPARE(helpTopicFor(dialog).heading, QStringLiteral("Interpolation"));
+    // One editor per declaration, with MNE's defaults.
+    for (const auto& f : splineInterpolationParamTable().fields())
+      QVERIFY2(dialog->findChild<QWidget*>(paramObjectName(f.decl, QStringLiteral("spline"))),
+               f.decl.key.c_str());
+    QCOMPARE(dialog->params().terms, 50);
+    QVERIFY(dialog->problem().isEmpty());
+    save(dialog, "bad_marks_interpolation_dialog.png");
+    // EEGLAB's settings; the step records them.
+    SplineInterpolationParams eeglab;
+    eeglab.terms = 7;
+    eeglab.lambda = 0.0;
+    dialog->setParams(eeglab);
+    QVERIFY(dialog->problem().isEmpty());
+    dialog->accept();
+    QVERIFY(QTest::qWaitFor([&] { return done.count() > 0; }, 60000));
+    const auto* step = std::get_if<PipelineInterpolateStep>(&w_->history().steps.back());
+    QVERIFY(step);
+    QCOMPARE(step->params.terms, 7);
+    QCOMPARE(step->params.lambda, 0.0);
+    w_->undoStack()->undo();
     QCOMPARE(w_->documentCount(), 1);
   }
 
