@@ -70,17 +70,23 @@ std::string builtinMontageName(const DerivationMontage& montage, const Recording
   return {};
 }
 
-DerivationMontage resolveMontage(const std::string& nameOrFile, const Recording& rec,
-                                 const std::string& option) {
-  if (auto m = builtinMontage(nameOrFile, rec)) return *m;
+void checkMontageArgument(const std::string& nameOrFile, const std::string& option) {
+  for (const BuiltinMontage& m : builtinMontages())
+    if (equalsIgnoreCase(trim(nameOrFile), m.name)) return;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(nameOrFile, ec)) {
     throw InvalidParameterError(
         option, "'" + nameOrFile + "'",
         "a built-in montage (" + builtinMontageNames() + ") or a montage file that exists",
-        "Montage files are made in the window's montage editor "
-        "(View > Edit montage) or by hand (docs/montages.md)");
+        "Montage files are made in the window's montage editor (View > Montage editor) or by "
+        "hand (docs/montages.md)");
   }
+}
+
+DerivationMontage resolveMontage(const std::string& nameOrFile, const Recording& rec,
+                                 const std::string& option) {
+  checkMontageArgument(nameOrFile, option);
+  if (auto m = builtinMontage(nameOrFile, rec)) return *m;
   return readMontageFile(nameOrFile);
 }
 

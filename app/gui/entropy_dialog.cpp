@@ -209,9 +209,9 @@ void EntropyDialog::validate() {
     if (left > 0) text += tr("; %1 samples at the end not used").arg(left);
     const int64_t bad = entropyBadSegmentEpochCount(rec, q.spec);
     if (bad > 0 && q.spec.params.excludeBadSegments)
-      text += tr("; %1 overlapping bad segments left out").arg(bad);
+      text += tr("; %1 of them overlap bad segments and are left out").arg(bad);
     else if (bad > 0)
-      text += tr("; %1 overlapping bad segments kept").arg(bad);
+      text += tr("; %1 of them overlap bad segments and are kept").arg(bad);
     epochCount_->setText(text);
   } else {
     epochCount_->setText(tr("no epochs: check the channels and the range"));

@@ -25,6 +25,20 @@ std::vector<std::string> splitDifferences(const QString& text) {
   return out;
 }
 
+// `rec` with the user's annotations added, except those it already carries (the opened
+// recording carries the user's bad segments for the methods): each is counted once.
+Recording withUserAnnotations(const Recording& rec, const std::vector<Annotation>& user) {
+  Recording all = rec;
+  for (const Annotation& a : user) {
+    const bool carried =
+        std::any_of(rec.annotations.begin(), rec.annotations.end(), [&](const Annotation& b) {
+          return b.onset == a.onset && b.duration == a.duration && b.text == a.text;
+        });
+    if (!carried) all.annotations.push_back(a);
+  }
+  return all;
+}
+
 }  // namespace
 
 EpochDialog::EpochDialog(std::shared_ptr<const Recording> recording,
@@ -33,8 +47,7 @@ EpochDialog::EpochDialog(std::shared_ptr<const Recording> recording,
     : QDialog(parent), recording_(std::move(recording)), user_(std::move(userAnnotations)) {
   setWindowTitle(tr("Epochs and averages"));
   setObjectName(QStringLiteral("epochDialog"));
-  Recording all = *recording_;
-  all.annotations.insert(all.annotations.end(), user_.begin(), user_.end());
+  const Recording all = withUserAnnotations(*recording_, user_);
   types_ = new QListWidget;
   types_->setObjectName(QStringLiteral("eventTypes"));
   types_->setIconSize(QSize(12, 12));
@@ -168,9 +181,7 @@ void EpochDialog::updateBadSegmentText(const EpochJobSpec& s) {
                     static_cast<int>(es.badSegments.size()))
                      .arg(marked)
                      .arg(fromFile);
-  Recording all = *recording_;
-  all.annotations.insert(all.annotations.end(), user_.begin(), user_.end());
-  const EpochPreview p = previewEpochs(all, es);
+  const EpochPreview p = previewEpochs(withUserAnnotations(*recording_, user_), es);
   if (!s.epochs.params.rejectBadSegments)
     text += tr(": kept (rejection is off).");
   else if (p.events > 0)

@@ -1,5 +1,6 @@
 #include "app/gui/interpolation_dialog.h"
 
+#include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QPushButton>

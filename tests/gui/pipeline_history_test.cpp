@@ -8,6 +8,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 #include <cstring>
 
 #include "app/core/pipeline.h"
@@ -23,6 +24,7 @@
 #include "engine/io/hdf5_entropy.h"
 #include "engine/io/recording_io.h"
 #include "widgets/browser_pane.h"
+#include "widgets/signal_browser.h"
 
 using namespace modescope;
 
