@@ -20,8 +20,8 @@ InterpolationDialog::InterpolationDialog(std::shared_ptr<const Recording> record
   setProperty("helpTopic", QStringLiteral("bad-channels.md#Interpolation"));
   auto* what = new QLabel(
       tr("Replace %1 by the spherical-spline interpolation of the good EEG channels (Perrin et "
-         "al. 1989, as MNE's interpolate_bads). The defaults are MNE's; 7 terms and lambda 0 "
-         "follow EEGLAB's eeg_interp.")
+         "al. 1989, as MNE's interpolate_bads). The defaults are MNE's; EEGLAB's eeg_interp "
+         "takes 7 terms and lambda 0, which may leave the system singular here.")
           .arg(QString::fromStdString(describeChannels(*recording_, bad_))),
       this);
   what->setObjectName(QStringLiteral("interpolationChannels"));
@@ -37,6 +37,9 @@ InterpolationDialog::InterpolationDialog(std::shared_ptr<const Recording> record
   run_ = footer.run;
   run_->setText(tr("Interpolate"));
   auto* layout = new QVBoxLayout(this);
+  // Room for the three-line explanation and a three-line message of the engine (word-wrapped
+  // labels do not make a dialog grow by themselves).
+  setMinimumSize(500, 330);
   layout->addWidget(what);
   layout->addLayout(form);
   layout->addWidget(error_);
@@ -53,6 +56,11 @@ void InterpolationDialog::setParams(const SplineInterpolationParams& p) {
 }
 
 QString InterpolationDialog::problem() const { return problem_; }
+
+void InterpolationDialog::accept() {
+  validate();
+  if (problem_.isEmpty()) QDialog::accept();
+}
 
 void InterpolationDialog::validate() {
   const SplineInterpolationParams p = editors_.get();

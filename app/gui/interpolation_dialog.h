@@ -28,6 +28,7 @@ class InterpolationDialog : public QDialog {
   SplineInterpolationParams params() const;
   void setParams(const SplineInterpolationParams& p);
   QString problem() const;  // "" when Interpolate is possible
+  void accept() override;   // refused (the dialog stays open) while there is a problem
 
  private:
   void validate();

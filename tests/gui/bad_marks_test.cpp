@@ -8,10 +8,12 @@
 #include "engine/core/bad_marks.h"
 
 #include <QColor>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -199,20 +201,30 @@ class BadMarksTest : public QObject {
       QVERIFY2(dialog->findChild<QWidget*>(paramObjectName(f.decl, QStringLiteral("spline"))),
                f.decl.key.c_str());
     QCOMPARE(dialog->params().terms, 50);
-    QVERIFY(dialog->problem().isEmpty());
+    QVERIFY2(dialog->problem().isEmpty(), qPrintable(dialog->problem()));
     save(dialog, "bad_marks_interpolation_dialog.png");
     // EEGLAB's settings; the step records them.
+    // EEGLAB's 7 terms without regularisation leave 62 electrodes' system singular (EEGLAB
+    // takes a pseudo-inverse): the plan's own message shows before anything runs, Interpolate
+    // is disabled.
     SplineInterpolationParams eeglab;
     eeglab.terms = 7;
     eeglab.lambda = 0.0;
     dialog->setParams(eeglab);
-    QVERIFY(dialog->problem().isEmpty());
+    QVERIFY2(dialog->problem().contains(QStringLiteral("raise lambda")),
+             qPrintable(dialog->problem()));
+    QVERIFY(!dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+    save(dialog, "bad_marks_interpolation_refused.png");
+    // 7 terms with MNE's lambda: accepted, and the step records what was chosen.
+    eeglab.lambda = 1e-5;
+    dialog->setParams(eeglab);
+    QVERIFY2(dialog->problem().isEmpty(), qPrintable(dialog->problem()));
     dialog->accept();
     QVERIFY(QTest::qWaitFor([&] { return done.count() > 0; }, 60000));
     const auto* step = std::get_if<PipelineInterpolateStep>(&w_->history().steps.back());
     QVERIFY(step);
     QCOMPARE(step->params.terms, 7);
-    QCOMPARE(step->params.lambda, 0.0);
+    QCOMPARE(step->params.lambda, 1e-5);
     w_->undoStack()->undo();
     QCOMPARE(w_->documentCount(), 1);
   }

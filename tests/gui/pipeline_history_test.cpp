@@ -54,6 +54,13 @@ QString runHeadless(const QString& pipeline, const QString& input, const QString
   return run.exitCode() == 0 ? QString() : QString::fromUtf8(run.readAll());
 }
 
+// The window at the size the screenshots use, shown; false when it never became visible.
+bool showAtWorkingSize(MainWindow& w) {
+  w.resize(1400, 900);
+  w.show();
+  return QTest::qWaitForWindowExposed(&w);
+}
+
 // Every sample of every channel, bit for bit.
 bool sameSamples(const Recording& a, const Recording& b) {
   if (a.channelCount() != b.channelCount()) return false;
@@ -248,11 +255,9 @@ class PipelineHistoryTest : public QObject {
 
   void montageAppliedIsRecordedAndReplayedBitForBit() {
     if (std::string(MODESCOPE_CLI).empty()) QSKIP("MODESCOPE_CLI is not set by the build");
-    QTemporaryDir dir;
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAtWorkingSize(w));
+    QTemporaryDir dir;
     const QString input = QStringLiteral(MODESCOPE_TEST_DATA "/physionet_S001R03_64ch.h5");
     QSignalSpy opened(&w, &MainWindow::recordingOpened);
     w.openFile(input);
