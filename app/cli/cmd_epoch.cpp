@@ -1,9 +1,11 @@
 // `epoch IN -o OUT.h5 --events A,B [--tmin S] [--tmax S] [--no-baseline] [--baseline-start S]
 //  [--baseline-end S] [--reject X] [--no-reject-bad-segments] [--confidence L]
-//  [--difference A-B]... [--channels] [--backend] [--json] [--quiet]` and `average` (the same,
+//  [--difference A-B]... [--bad-segments FILE] [--channels] [--backend] [--json] [--quiet]` and
+//  `average` (the same,
 // writing the averages without the epochs): epochs around events and their averages per
 // condition to HDF5 (docs/epochs.md).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,8 +17,11 @@
 #include "app/core/epoch_job.h"
 #include "app/core/gpu_backend.h"
 #include "app/core/json_writer.h"
+#include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/io/annotation_files.h"
+#include "engine/io/session.h"
 
 namespace modescope::cli {
 namespace {
@@ -53,7 +58,9 @@ CommandSpec epochLikeSpec(bool keepEpochs) {
       "that type, at sample round(onset fs). The window runs from round(tmin fs) to "
       "round(tmax fs) samples around each event, both included (mne.Epochs). Epochs that reach "
       "outside the recording are dropped, as are epochs overlapping a bad segment (annotations "
-      "whose text begins with 'bad', MNE's convention) unless --no-reject-bad-segments. The "
+      "whose text begins with 'bad', MNE's convention, and those of --bad-segments: the segments "
+      "marked in the window, from its annotation export or a saved session) unless "
+      "--no-reject-bad-segments. The "
       "baseline mean of each channel is subtracted, then epochs whose peak-to-peak amplitude on "
       "any channel exceeds --reject (in the channels' unit, uV for EEG) are dropped.\n\n"
       "Averages: mean and standard error (sample SD / sqrt(n)) per condition, channel and "
@@ -65,6 +72,10 @@ CommandSpec epochLikeSpec(bool keepEpochs) {
       outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
       {"events", 0, "LIST", "Event types (annotation texts) to epoch around, comma-separated."},
       {"difference", 0, "A-B", "A difference wave of two conditions (repeatable).", true},
+      {"bad-segments", 0, "FILE",
+       "More bad segments: the rows beginning with 'bad' of an annotation table (.csv or "
+       "events.tsv, as the window's annotation export writes them) or the marked segments of a "
+       "saved session (.h5)."},
       channelsOption(),
       backendOption(),
       {"threads", 0, "N", "CPU threads (default: all cores)."},
@@ -80,6 +91,27 @@ CommandSpec epochLikeSpec(bool keepEpochs) {
   s.minPositionals = 1;
   s.maxPositionals = 1;
   return s;
+}
+
+// The rows beginning with "bad" of an annotation table, or a saved session's marked segments.
+std::vector<TimeSpan> readBadSegmentFile(const std::string& path) {
+  const std::string ext = toLower(std::filesystem::path(path).extension().string());
+  const std::vector<Annotation> rows = ext == ".csv" || ext == ".tsv"
+                                           ? readAnnotationFile(path)
+                                           : loadSession(path).marks.userAnnotations;
+  std::vector<TimeSpan> out;
+  for (const Annotation& a : badSegments(rows)) out.push_back({a.onset, a.duration});
+  return out;
+}
+
+// "bad segments: 3 honoured, 4 epoch(s) overlapping them rejected".
+std::string badSegmentLine(const EpochJobResult& run, const EpochSet& set) {
+  const std::string count = std::to_string(run.badSegments);
+  if (!set.params.rejectBadSegments)
+    return "bad segments: " + count + ", kept (--no-reject-bad-segments)";
+  return "bad segments: " + count + " honoured, " +
+         std::to_string(set.droppedCount(EpochFate::BadSegment)) +
+         " epoch(s) overlapping them rejected";
 }
 
 // The backend's fallback note went to stderr with the progress (display.message).
@@ -103,6 +135,7 @@ void printJson(const EpochJobResult& run, const std::string& output) {
   w.field("events", static_cast<int64_t>(set.log.size()));
   w.field("dropped_peak_to_peak", static_cast<int64_t>(set.droppedCount(EpochFate::PeakToPeak)));
   w.field("dropped_bad_segment", static_cast<int64_t>(set.droppedCount(EpochFate::BadSegment)));
+  w.field("bad_segments", static_cast<int64_t>(run.badSegments));
   w.field("dropped_outside_data", static_cast<int64_t>(set.droppedCount(EpochFate::OutsideData)));
   w.field("wall_s", run.wallSeconds);
   w.endObject();
@@ -125,6 +158,8 @@ int runEpochLike(bool keepEpochs, const Args& argv) {
                                 "IN --annotations shows them), e.g. --events T1,T2");
   job.epochs.eventTypes = splitList(*events);
   job.differences = args.values("difference");
+  const std::string badFile = args.value("bad-segments").value_or("");
+  if (!badFile.empty()) job.epochs.badSegments = readBadSegmentFile(badFile);
   requireHdf5Output(m.output,
                     "Epochs and averages are written to HDF5 (schema modescope-epochs/1)");
   checkOutputPath(m.output, m.input);
@@ -143,6 +178,9 @@ int runEpochLike(bool keepEpochs, const Args& argv) {
             openMethodInput(m.input, m.selection, ctx, display, job.epochs.channels);
         JobContext work = ctx.sub(0.02, 0.9);
         run = runEpochJob(*rec, job, *backend, work);
+        if (!badFile.empty() && job.epochs.badSegments.empty())
+          display.message(std::string(kProgram) + ": warning: " + badFile +
+                          " holds no bad segment (no row beginning with 'bad')");
         JobContext writeCtx = ctx.sub(0.9, 1.0);
         writeEpochFile(m.output, *run.file, writeCtx);
         return {};
@@ -155,6 +193,7 @@ int runEpochLike(bool keepEpochs, const Args& argv) {
   } else if (!m.quiet) {
     const EpochSet& set = run.file->set;
     for (const std::string& line : epochSummaryLines(set)) std::printf("%s\n", line.c_str());
+    std::printf("%s\n", badSegmentLine(run, set).c_str());
     std::printf("%zu channel(s), %lld samples per epoch (%s to %s s) on %s in %s; wrote %s\n",
                 set.channelCount(), static_cast<long long>(set.samples),
                 formatNumber(set.time(0)).c_str(), formatNumber(set.time(set.samples - 1)).c_str(),

@@ -29,7 +29,9 @@
 #include "app/core/interpolation_job.h"
 #include "app/core/json_writer.h"
 #include "app/core/memd_job.h"
+#include "app/core/montage_job.h"
 #include "app/core/pipeline.h"
+#include "app/core/pipeline_montage.h"
 #include "app/core/recording_selection.h"
 #include "app/core/tf_job.h"
 #include "engine/core/bad_marks.h"
@@ -200,10 +202,15 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
     PlannedStep ps;
     try {
       const auto* interpolate = std::get_if<PipelineInterpolateStep>(&step);
+      const auto* montage = std::get_if<PipelineMontageStep>(&step);
       ps.channels = sel.channels  ? parseChannelSelection(*shape, sel.channelsText())
                     : interpolate ? badChannelIndices(*shape)
+                    : montage     ? std::vector<std::size_t>{}
                                   : defaultMethodChannels(*shape, &ps.note);
-      if (interpolate) {
+      if (montage) {
+        // The derived channels, lazily: the later steps' selections refer to them.
+        shape = montageRecording(shape, montageStepMontage(*montage, *shape));
+      } else if (interpolate) {
         planChannelInterpolation(shape->channels, ps.channels, interpolate->params);
         // The next steps read the same channels, the interpolated ones good again.
         auto next = std::make_shared<Recording>(*shape);
@@ -386,6 +393,32 @@ StepReport runInterpolateStep(const PipelineInterpolateStep& s,
   writeRecording(*job.recording, output, OutputFormat::Hdf5, job.provenance, writeCtx);
   StepReport r =
       recordingStepReport(currentPath, job.backend, backend, job.provenance, *job.recording);
+  current = job.recording;
+  currentPath = output;
+  return r;
+}
+
+StepReport runMontageStep(const PipelineMontageStep& s, std::shared_ptr<const Recording>& current,
+                          std::string& currentPath, const std::string& output, JobContext& ctx,
+                          ProgressDisplay& display) {
+  MontageJobSpec spec;
+  spec.montage = montageStepMontage(s, *current);
+  spec.source = s.builtin.empty() ? "the pipeline's derivations" : s.builtin;
+  spec.inputFile = currentPath;
+  JobContext computeCtx = ctx.sub(0.0, 0.8);
+  MontageJobResult job = runMontageJob(current, spec, computeCtx);
+  for (const std::string& skipped : job.skipped)
+    display.message(std::string(kProgram) + ": montage: left out " + skipped);
+  JobContext writeCtx = ctx.sub(0.8, 1.0);
+  writeRecording(*job.recording, output, OutputFormat::Hdf5, job.provenance, writeCtx);
+  StepReport r;
+  r.input = currentPath;
+  r.backend = job.provenance.backend;
+  r.selection = job.provenance.selection;
+  r.parameters = job.provenance.parameters;
+  r.channels = job.recording->channelCount();
+  r.samples = job.recording->channels.front().sampleCount;
+  r.sampleRate = job.recording->channels.front().sampleRate;
   current = job.recording;
   currentPath = output;
   return r;
@@ -758,6 +791,8 @@ int runRun(const Args& argv) {
             } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
               report = runEntropyStep(*x, planned.channels, *current, currentPath, output, backend,
                                       stepCtx);
+            } else if (const auto* g = std::get_if<PipelineMontageStep>(&step)) {
+              report = runMontageStep(*g, current, currentPath, output, stepCtx, display);
             } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
               report = runEpochStep(*p, planned.channels, *current, currentPath, output, backend,
                                     stepCtx);

@@ -340,10 +340,13 @@ int runXapen(const Args& argv) {
           if (channels.empty())
             throw InvalidParameterError("channels", "none", "at least one channel");
           const double rate = checkMethodSelection(*rec, channels, sel.start);
-          const SignalBlock block = extractBlock(*rec, channels, sel.start, sel.duration);
-          checkEntropyBlock(*rec, block, e.path);
+          SignalBlock block = extractBlock(*rec, channels, sel.start, sel.duration);
           EntropyParams params = baseParams;
           params.epochSamples = epochSamplesFor(epoch, rate);
+          const int64_t selectedSamples = block.samples;
+          std::vector<int64_t> keptStarts;
+          const auto badSegmentLines = excludeBadSegmentEpochs(*rec, block, params, &keptStarts);
+          checkEntropyBlock(*rec, block, e.path);
           // One parameter set per study: an epoch in seconds at another rate is another N, and
           // ApEn values are comparable only at equal (m, r, N).
           if (!file.recordings.empty() &&
@@ -359,16 +362,19 @@ int runXapen(const Args& argv) {
           EntropyFileRecording out;
           out.result = backend->entropyMatrices(block, params, recCtx);
           nameEntropyChannels(out.result, *rec);
+          if (!keptStarts.empty()) out.result.epochStarts = keptStarts;
           out.inputFile = e.path;
           out.group = e.group;
           out.channels = entropyFileChannels(*rec, out.result.channels);
-          out.selectionSamples = block.samples;
+          out.selectionSamples = selectedSamples;
           for (const Diagnostic& d : out.result.diagnostics)
             if (d.severity == Severity::Warning)
               display.message(std::string(kProgram) + ": warning: " + e.path + ": " + d.message);
           Provenance& prov = out.provenance;
           prov.method = "xapen";
           prov.parameters = entropyProvenanceParameters(out.result);
+          prov.parameters.insert(prov.parameters.end(), badSegmentLines.begin(),
+                                 badSegmentLines.end());
           prov.backend = backendText;
           prov.softwareVersion = softwareVersion();
           prov.inputFile = e.path;

@@ -43,6 +43,8 @@ CommandSpec tfrSpec();
 int runTfr(const Args& args);
 CommandSpec interpolateSpec();
 int runInterpolate(const Args& args);
+CommandSpec montageSpec();
+int runMontage(const Args& args);
 CommandSpec epochSpec();
 int runEpoch(const Args& args);
 CommandSpec averageSpec();

@@ -32,6 +32,7 @@ const std::vector<Command>& commands() {
       {xapenSpec, runXapen, false},
       {tfrSpec, runTfr, false},
       {interpolateSpec, runInterpolate, false},
+      {montageSpec, runMontage, false},
       {epochSpec, runEpoch, false},
       {averageSpec, runAverage, false},
       {annotationsSpec, runAnnotations, false},

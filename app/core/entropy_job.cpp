@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "app/core/recording_selection.h"
+#include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 #include "engine/core/provenance.h"
 #include "engine/core/text.h"
@@ -134,13 +135,98 @@ std::vector<std::pair<std::string, std::string>> entropyProvenanceParameters(
   return v;
 }
 
+std::vector<int64_t> badSegmentEpochs(const Recording& rec, int64_t firstSample, int64_t samples,
+                                      double sampleRate, int64_t epochSamples) {
+  std::vector<int64_t> out;
+  const std::vector<Annotation> segments = badSegments(rec.annotations);
+  if (segments.empty() || samples <= 0 || sampleRate <= 0) return out;
+  const int64_t n = epochSamples == 0 ? samples : epochSamples;
+  for (int64_t e = 0; e < samples / n; ++e) {
+    double covered = 0.0;
+    goodRanges(segments, static_cast<double>(firstSample + e * n) / sampleRate,
+               static_cast<double>(firstSample + (e + 1) * n) / sampleRate, &covered);
+    if (covered > 0.0) out.push_back(e);
+  }
+  return out;
+}
+
+int64_t entropyBadSegmentEpochCount(const Recording& rec, const EntropyJobSpec& spec) {
+  const double fs = selectionRate(rec, spec.channels);
+  const int64_t samples = entropySelectionSamples(rec, spec);
+  if (fs <= 0 || samples <= 0 || spec.params.epochSamples < 0) return 0;
+  return static_cast<int64_t>(badSegmentEpochs(rec, std::llround(spec.startSeconds * fs), samples,
+                                               fs, spec.params.epochSamples)
+                                  .size());
+}
+
+std::vector<std::pair<std::string, std::string>> excludeBadSegmentEpochs(
+    const Recording& rec, SignalBlock& block, const EntropyParams& params,
+    std::vector<int64_t>* keptStarts) {
+  const double fs = block.sampleRate;
+  double covered = 0.0;
+  goodRanges(badSegments(rec.annotations), static_cast<double>(block.firstSample) / fs,
+             static_cast<double>(block.firstSample + block.samples) / fs, &covered);
+  if (covered <= 0.0) return {};
+  if (!params.excludeBadSegments)
+    return {{"ran.badSegments", formatNumber(covered) + " s of bad segments kept in the epochs"}};
+  const int64_t n = params.epochSamples == 0 ? block.samples : params.epochSamples;
+  const int64_t epochs = block.samples / n;
+  const std::vector<int64_t> bad =
+      badSegmentEpochs(rec, block.firstSample, block.samples, fs, params.epochSamples);
+  std::vector<int64_t> kept;
+  std::string dropped;
+  for (int64_t e = 0; e < epochs; ++e) {
+    if (std::find(bad.begin(), bad.end(), e) != bad.end())
+      dropped += (dropped.empty() ? "" : ", ") + std::to_string(e + 1);
+    else
+      kept.push_back(e);
+  }
+  if (params.epochSamples == 0) {
+    throw InvalidParameterError(
+        "epoch",
+        "the whole selection, which overlaps bad segments (" + formatNumber(covered) + " s)",
+        "an epoch length, so that the epochs overlapping bad segments can be left out",
+        "give an epoch length, choose a range without bad segments, or keep them (turn 'Leave "
+        "out bad segments' off, --no-exclude-bad-segments)");
+  }
+  if (kept.empty()) {
+    throw InvalidParameterError(
+        "epochs", "all " + std::to_string(epochs) + " overlap bad segments",
+        "at least one epoch outside the bad segments",
+        "choose another range, shorter epochs, or keep the segments (--no-exclude-bad-segments)");
+  }
+  const auto N = static_cast<std::size_t>(n);
+  const auto keptSamples = static_cast<int64_t>(kept.size()) * n;
+  std::vector<float> data(block.channels.size() * static_cast<std::size_t>(keptSamples));
+  for (std::size_t c = 0; c < block.channels.size(); ++c) {
+    const float* from = block.channel(c);
+    float* to = data.data() + c * static_cast<std::size_t>(keptSamples);
+    for (std::size_t k = 0; k < kept.size(); ++k)
+      std::copy(from + static_cast<std::size_t>(kept[k]) * N,
+                from + static_cast<std::size_t>(kept[k] + 1) * N, to + k * N);
+  }
+  block.data = std::move(data);
+  block.samples = keptSamples;
+  if (keptStarts) {
+    keptStarts->clear();
+    for (int64_t e : kept) keptStarts->push_back(e * n);
+  }
+  return {{"ran.badSegments", std::to_string(epochs - static_cast<int64_t>(kept.size())) + " of " +
+                                  std::to_string(epochs) +
+                                  " epochs left out: they overlap bad segments (" +
+                                  formatNumber(covered) + " s)"},
+          {"ran.badSegmentEpochs", dropped}};
+}
+
 EntropyJobResult runEntropyJob(const Recording& rec, const EntropyJobSpec& spec,
                                ComputeBackend& backend, JobContext& ctx) {
   const auto t0 = Clock::now();
   ctx.progress(0.0, "reading samples");
   checkEntropyJob(rec, spec);
-  const SignalBlock block =
-      extractBlock(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  SignalBlock block = extractBlock(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  const int64_t selectedSamples = block.samples;
+  std::vector<int64_t> keptStarts;
+  const auto badSegmentLines = excludeBadSegmentEpochs(rec, block, spec.params, &keptStarts);
   checkEntropyBlock(rec, block);
   ctx.checkpoint();
   EntropyParams params = spec.params;
@@ -152,15 +238,18 @@ EntropyJobResult runEntropyJob(const Recording& rec, const EntropyJobSpec& spec,
   JobContext work = ctx.sub(0.02, 1.0);
   run->result = backend.entropyMatrices(block, params, work);
   nameEntropyChannels(run->result, rec);
+  if (!keptStarts.empty()) run->result.epochStarts = keptStarts;  // where they were in the range
   run->inputFile = rec.sourcePath;
   run->channels = entropyFileChannels(rec, run->result.channels);
-  run->selectionSamples = block.samples;
+  run->selectionSamples = selectedSamples;
   out.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
   Provenance& prov = run->provenance;
   prov.method = "xapen";
   prov.parameters = entropyProvenanceParameters(run->result);
+  prov.parameters.insert(prov.parameters.end(), badSegmentLines.begin(), badSegmentLines.end());
   stampJobProvenance(prov, out.backend, rec.sourcePath, rec, spec.channels, spec.startSeconds,
-                     spec.durationSeconds, out.wallSeconds);
+                     spec.durationSeconds, out.wallSeconds,
+                     spec.params.excludeBadSegments ? BadSegmentUse::Skipped : BadSegmentUse::Kept);
   out.run = std::move(run);
   ctx.progress(1.0, "entropy matrices");
   return out;

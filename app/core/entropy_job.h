@@ -51,6 +51,27 @@ void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec);
 void checkEntropyBlock(const Recording& rec, const SignalBlock& block,
                        const std::string& cliInput = {});
 
+// The 0-based epochs of N = epochSamples samples (0: one epoch of all) from `firstSample` that
+// overlap a bad segment of `rec` (engine/core/bad_marks.h).
+std::vector<int64_t> badSegmentEpochs(const Recording& rec, int64_t firstSample, int64_t samples,
+                                      double sampleRate, int64_t epochSamples);
+// How many of the spec's epochs overlap a bad segment (what the dialog tells before running).
+int64_t entropyBadSegmentEpochCount(const Recording& rec, const EntropyJobSpec& spec);
+
+// The epochs of `block` (params.epochSamples each, from its first sample) that overlap a bad
+// segment of `rec`, removed when params.excludeBadSegments: the kept epochs are joined in order,
+// the unused tail dropped. The matrices of the kept epochs are then exactly those the whole block
+// gives for them (epochs are disjoint, z-scored one by one, and no template crosses an epoch
+// boundary). Returns the provenance lines ("ran.badSegments"): how many epochs were left out and
+// which (1-based), or that the segments were kept. `keptStarts` (filled when epochs were
+// removed): the kept epochs' first samples relative to the original block, for the result's
+// epochStarts. Throws InvalidParameterError when every epoch overlaps a bad segment, or when the
+// whole selection is one epoch (epochSamples 0) and overlaps one: a shorter epoch lets the
+// overlapping ones go.
+std::vector<std::pair<std::string, std::string>> excludeBadSegmentEpochs(
+    const Recording& rec, SignalBlock& block, const EntropyParams& params,
+    std::vector<int64_t>* keptStarts = nullptr);
+
 struct EntropyJobResult {
   // One recording as the HDF5 writer takes it: channel table, selection, the result (named
   // channels) and provenance (method "xapen").

@@ -1,5 +1,6 @@
 #include "app/core/epoch_job.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -12,7 +13,14 @@ EpochJobResult runEpochJob(const Recording& rec, const EpochJobSpec& spec, Compu
                            JobContext& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
   EpochSpec es = spec.epochs;
-  for (const TimeSpan& s : badSegmentsFromAnnotations(rec)) es.badSegments.push_back(s);
+  // The window's marks reach here twice (in the spec and in the recording it hands over): a
+  // segment is counted once.
+  for (const TimeSpan& s : badSegmentsFromAnnotations(rec)) {
+    const bool known = std::any_of(
+        es.badSegments.begin(), es.badSegments.end(),
+        [&](const TimeSpan& t) { return t.onset == s.onset && t.duration == s.duration; });
+    if (!known) es.badSegments.push_back(s);
+  }
   auto file = std::make_shared<EpochFile>();
   JobContext cut = ctx.sub(0.0, 0.7);
   file->set = extractEpochs(rec, es, cut);
@@ -26,6 +34,7 @@ EpochJobResult runEpochJob(const Recording& rec, const EpochJobSpec& spec, Compu
   file->writeEpochs = spec.keepEpochs;
   EpochJobResult out;
   out.backend = backend.info().describe();
+  out.badSegments = es.badSegments.size();
   out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Provenance& prov = file->provenance;
   prov.method = spec.keepEpochs ? "epoch" : "average";

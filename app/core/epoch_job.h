@@ -26,6 +26,7 @@ struct EpochJobResult {
   std::shared_ptr<const EpochFile> file;
   std::string backend;
   double wallSeconds = 0.0;
+  std::size_t badSegments = 0;  // honoured: the recording's and the spec's, each counted once
 };
 
 // The recording's "bad" annotations joined with spec.epochs.badSegments, then extractEpochs,

@@ -6,9 +6,12 @@ const std::vector<MethodEntry>& methodRegistry() {
   static const std::vector<MethodEntry> kMethods = {
       {"filter", "Process", "&Filter and re-reference...", true,
        "re-reference and zero-phase FIR filters (docs/preprocessing.md)"},
-      {"interpolate", "Process", "&Interpolate bad channels", true,
+      {"interpolate", "Process", "&Interpolate bad channels...", true,
        "spherical-spline interpolation of the bad channels, as MNE's interpolate_bads "
        "(docs/bad-channels.md)"},
+      {"montage", "Process", "Apply &montage as new recording...", true,
+       "a derivation montage (double banana, Laplacian, a montage file) computed into a new "
+       "recording (docs/montages.md)"},
       {"emd", "Analysis", "&Decompose (EMD family)...", true,
        "EMD, EEMD, CEEMDAN, ICEEMDAN with Hilbert-Huang spectra (docs/emd.md)"},
       {"memd", "Analysis", "&Multivariate EMD (MEMD, NA-MEMD)...", true,

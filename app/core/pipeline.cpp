@@ -10,6 +10,7 @@
 
 #include "app/core/json_writer.h"
 #include "app/core/method_registry.h"
+#include "app/core/pipeline_montage.h"
 #include "engine/core/json_value.h"
 #include "engine/core/text.h"
 #include "engine/method/param_table.h"
@@ -490,7 +491,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   const std::string kinds = "one of " + pipelineStepKinds();
   requireKind(w, "", step, Kind::Object,
               "an object {\"step\": \"filter\" | \"interpolate\" | \"emd\" | \"memd\" | \"ica\" | "
-              "\"xapen\" | \"epoch\" | \"tfr\", ...}");
+              "\"xapen\" | \"epoch\" | \"tfr\" | \"montage\", ...}");
   const JsonValue* kind = step.find("step");
   if (!kind)
     fail(w, "step", &step, "", kinds, "Every step says what it is: {\"step\": \"emd\", ...}");
@@ -510,6 +511,7 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
   if (k == "interpolate") return readInterpolateStep(w, step, notes);
   if (k == "epoch") return readEpochStep(w, step, notes);
   if (k == "tfr") return readTfStep(w, step, notes);
+  if (k == "montage") return readMontageStep(step, path, w.step);
   return readIcaStep(w, step, notes);
 }
 
@@ -656,6 +658,10 @@ bool operator==(const PipelineTfStep& a, const PipelineTfStep& b) {
          sameParams(tfReadoutParamTable(), a.readout, b.readout);
 }
 
+bool operator==(const PipelineMontageStep& a, const PipelineMontageStep& b) {
+  return a.selection == b.selection && a.builtin == b.builtin && a.montage == b.montage;
+}
+
 bool operator==(const Pipeline& a, const Pipeline& b) {
   return a.version == b.version && a.description == b.description && a.steps == b.steps;
 }
@@ -668,6 +674,7 @@ const char* stepKind(const PipelineStep& step) {
   if (std::holds_alternative<PipelineInterpolateStep>(step)) return "interpolate";
   if (std::holds_alternative<PipelineEpochStep>(step)) return "epoch";
   if (std::holds_alternative<PipelineTfStep>(step)) return "tfr";
+  if (std::holds_alternative<PipelineMontageStep>(step)) return "montage";
   return "ica";
 }
 
@@ -843,6 +850,8 @@ std::string writePipelineJson(const Pipeline& pipeline) {
       writeSelection(w, t->selection);
       writeParams(w, tfParamTable(), t->params, TfParams{});
       writeParams(w, tfReadoutParamTable(), t->readout, TfReadoutParams{}, "readout");
+    } else if (const auto* m = std::get_if<PipelineMontageStep>(&step)) {
+      writeMontageStep(w, *m);
     }
     w.endObject();
   }

@@ -33,6 +33,7 @@
 #include "engine/epochs/epoch_params.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
+#include "engine/montage/derivations.h"
 #include "engine/spatial/channel_interpolation.h"
 #include "engine/tf/tf_params.h"
 #include "engine/tf/tf_readout_params.h"
@@ -123,9 +124,19 @@ struct PipelineEpochStep {
   EpochParams params;
 };
 
-using PipelineStep =
-    std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep, PipelineMemdStep,
-                 PipelineEntropyStep, PipelineInterpolateStep, PipelineEpochStep, PipelineTfStep>;
+// A derivation montage applied as a new recording (as `montage`; app/core/montage_job.h): a
+// built-in montage formed for the step's input, or the derivations themselves. The whole
+// recording: no channels, start, duration or backend (the selection stays empty).
+struct PipelineMontageStep {
+  StepSelection selection;
+  std::string builtin;        // "double-banana", "laplacian", ...; "" = `montage`
+  DerivationMontage montage;  // its name and rows, when builtin is ""
+};
+
+using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep,
+                                  PipelineMemdStep, PipelineEntropyStep, PipelineInterpolateStep,
+                                  PipelineEpochStep, PipelineMontageStep,
+                                  PipelineTfStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;
@@ -143,9 +154,10 @@ bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b);
 bool operator==(const PipelineInterpolateStep& a, const PipelineInterpolateStep& b);
 bool operator==(const PipelineEpochStep& a, const PipelineEpochStep& b);
 bool operator==(const PipelineTfStep& a, const PipelineTfStep& b);
+bool operator==(const PipelineMontageStep& a, const PipelineMontageStep& b);
 bool operator==(const Pipeline& a, const Pipeline& b);
 
-// "filter", "interpolate", "emd", "ica", "memd", "xapen", "epoch", "tfr".
+// "filter", "interpolate", "emd", "ica", "memd", "xapen", "epoch", "tfr", "montage".
 const char* stepKind(const PipelineStep& step);
 const StepSelection& stepSelection(const PipelineStep& step);
 // "step 2 (emd)" for the 0-based `index`.

@@ -19,7 +19,9 @@
 #include "app/core/pipeline.h"
 #include "app/gui/bad_channel_suggestions_dialog.h"
 #include "app/gui/bad_marking_input.h"
+#include "app/gui/derived_tab.h"
 #include "app/gui/engine_bridge.h"
+#include "app/gui/interpolation_dialog.h"
 #include "app/gui/job_results.h"
 #include "app/gui/main_window.h"
 #include "engine/core/bad_marks.h"
@@ -114,7 +116,7 @@ BadMarksWorkflow::BadMarksWorkflow(MainWindow* window) : QObject(window), window
   layout->addLayout(buttons);
   connect(remove, &QPushButton::clicked, this, &BadMarksWorkflow::removeSelected);
   connect(suggestButton, &QPushButton::clicked, this, [this] { suggest(); });
-  connect(interpolateButton_, &QPushButton::clicked, this, [this] { interpolate(); });
+  connect(interpolateButton_, &QPushButton::clicked, this, [this] { askInterpolate(); });
 
   dock_ = new QDockWidget(tr("Bad channels"), window);
   dock_->setObjectName(QStringLiteral("badMarksDock"));
@@ -265,6 +267,22 @@ JobId BadMarksWorkflow::suggest(const BadChannelCriteria& criteria) {
       });
 }
 
+void BadMarksWorkflow::askInterpolate() {
+  const Document* doc = window_->currentDocument();
+  if (!doc) return;
+  const std::vector<std::size_t> bad = badChannelIndices(*doc->recording);
+  if (bad.empty()) {
+    interpolate(bad, SplineInterpolationParams{});  // says why
+    return;
+  }
+  auto* dialog = new InterpolationDialog(doc->recording, bad, window_);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this,
+          [this, dialog, bad] { interpolate(bad, dialog->params()); });
+  dialog->open();
+  emit interpolationAsked(dialog);
+}
+
 JobId BadMarksWorkflow::interpolate() {
   const Document* doc = window_->currentDocument();
   if (!doc) return 0;
@@ -309,24 +327,11 @@ JobId BadMarksWorkflow::interpolate(const std::vector<std::size_t>& bad,
         step.selection.channels = items;
         step.params = params;
         window_->recordStep(step);
-        const QString title = tr("%1 (interpolated)").arg(source);
-        Document d;
-        d.recording = result->recording;
-        d.title = title;
-        d.derived = true;
-        d.origin = tr("%1 of %2 interpolated by spherical splines").arg(names, source);
-        d.provenance = result->provenance;
-        const JobRecord record{title.toStdString(),
-                               jobStateName(JobState::Succeeded),
-                               {},
-                               result->provenance,
-                               result->recording};
         const int tab =
-            window_->addDerivedDocument(std::move(d), id, record, tr("interpolate %1").arg(names));
-        window_->statusBar()->showMessage(
-            tr("Interpolated recording opened; Edit > Undo removes it, File > Export recording "
-               "writes it"),
-            8000);
+            openDerivedTab(window_, id, *result,
+                           {tr("%1 (interpolated)").arg(source),
+                            tr("%1 of %2 interpolated by spherical splines").arg(names, source),
+                            tr("interpolate %1").arg(names), tr("Interpolated recording opened")});
         emit interpolated(tab);
       });
 }

@@ -33,6 +33,7 @@ class QPushButton;
 namespace modescope {
 
 class BadChannelSuggestionsDialog;
+class InterpolationDialog;
 class MainWindow;
 
 class BadMarksWorkflow : public QObject {
@@ -55,8 +56,13 @@ class BadMarksWorkflow : public QObject {
   // The suggestion job on the opened recording; the dialog opens when it finishes (window
   // modal, not blocking: suggestionsShown hands it to tests). 0 when nothing is open.
   JobId suggest(const BadChannelCriteria& criteria = {});
-  // The interpolation job on the current tab's marked channels; 0 (and interpolationRefused)
-  // when nothing is open or no channel is marked. The step joins the window's history.
+  // Process > Interpolate bad channels...: the spline-parameter dialog (interpolation_dialog.h,
+  // window modal, not blocking: interpolationAsked hands it to tests) for the current tab's
+  // marked channels; Interpolate runs the job. Refused as interpolate() refuses.
+  void askInterpolate();
+  // The interpolation job on the current tab's marked channels with MNE's defaults; 0 (and
+  // interpolationRefused) when nothing is open or no channel is marked. The step joins the
+  // window's history.
   JobId interpolate();
   // The same for `channels` (recording indices of the current tab) with `params` (pipelines).
   JobId interpolate(const std::vector<std::size_t>& channels,
@@ -66,6 +72,7 @@ class BadMarksWorkflow : public QObject {
   void suggestionsShown(BadChannelSuggestionsDialog* dialog);
   void interpolated(int tabIndex);
   void interpolationRefused(const QString& message);
+  void interpolationAsked(InterpolationDialog* dialog);
 
  private:
   void attach(int documentIndex);  // the mouse input on a new tab of the opened recording

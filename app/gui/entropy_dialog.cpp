@@ -78,6 +78,7 @@ EntropyDialog::EntropyDialog(std::shared_ptr<const Recording> recording,
   form->addRow(tr("Epoch length:"), epochRow);
   form->addRow(QString(), epochCount_);
   form->addRow(tr("Bias (ln 0):"), fields_.editor("bias"));
+  form->addRow(fields_.editor("excludeBadSegments"));
   auto* note = new QLabel(tr("Entry [u][v] = Cross-ApEn(v||u): row = template channel u, "
                              "column = target channel v. The full ordered matrix is computed; "
                              "cost grows with epochs x channels\u00b2 x N\u00b2."),
@@ -206,6 +207,11 @@ void EntropyDialog::validate() {
                    tr(" of %1 samples (%2 s)").arg(n).arg(static_cast<double>(n) / fs, 0, 'g', 4);
     const int64_t left = whole || n <= 0 ? 0 : total - epochs * n;
     if (left > 0) text += tr("; %1 samples at the end not used").arg(left);
+    const int64_t bad = entropyBadSegmentEpochCount(rec, q.spec);
+    if (bad > 0 && q.spec.params.excludeBadSegments)
+      text += tr("; %1 of them overlap bad segments and are left out").arg(bad);
+    else if (bad > 0)
+      text += tr("; %1 of them overlap bad segments and are kept").arg(bad);
     epochCount_->setText(text);
   } else {
     epochCount_->setText(tr("no epochs: check the channels and the range"));

@@ -25,6 +25,20 @@ std::vector<std::string> splitDifferences(const QString& text) {
   return out;
 }
 
+// `rec` with the user's annotations added, except those it already carries (the opened
+// recording carries the user's bad segments for the methods): each is counted once.
+Recording withUserAnnotations(const Recording& rec, const std::vector<Annotation>& user) {
+  Recording all = rec;
+  for (const Annotation& a : user) {
+    const bool carried =
+        std::any_of(rec.annotations.begin(), rec.annotations.end(), [&](const Annotation& b) {
+          return b.onset == a.onset && b.duration == a.duration && b.text == a.text;
+        });
+    if (!carried) all.annotations.push_back(a);
+  }
+  return all;
+}
+
 }  // namespace
 
 EpochDialog::EpochDialog(std::shared_ptr<const Recording> recording,
@@ -33,8 +47,7 @@ EpochDialog::EpochDialog(std::shared_ptr<const Recording> recording,
     : QDialog(parent), recording_(std::move(recording)), user_(std::move(userAnnotations)) {
   setWindowTitle(tr("Epochs and averages"));
   setObjectName(QStringLiteral("epochDialog"));
-  Recording all = *recording_;
-  all.annotations.insert(all.annotations.end(), user_.begin(), user_.end());
+  const Recording all = withUserAnnotations(*recording_, user_);
   types_ = new QListWidget;
   types_->setObjectName(QStringLiteral("eventTypes"));
   types_->setIconSize(QSize(12, 12));
@@ -72,6 +85,13 @@ EpochDialog::EpochDialog(std::shared_ptr<const Recording> recording,
   differences_->setToolTip(tr("Difference waves A - B of two conditions"));
   form->addRow(tr("Difference waves"), differences_);
 
+  badSegments_ = new QLabel;
+  badSegments_->setObjectName(QStringLiteral("epochBadSegments"));
+  badSegments_->setWordWrap(true);
+  badSegments_->setToolTip(
+      tr("Bad segments: the file's annotations beginning with 'bad' and the segments marked in "
+         "the window (Shift+drag, the Bad channels dock). An epoch overlapping one is rejected "
+         "while 'Reject bad segments' is on."));
   problem_ = new QLabel;
   problem_->setObjectName(QStringLiteral("epochProblem"));
   problem_->setWordWrap(true);
@@ -87,6 +107,7 @@ EpochDialog::EpochDialog(std::shared_ptr<const Recording> recording,
   left->addWidget(channels_, 2);
   auto* right = new QVBoxLayout;
   right->addLayout(form);
+  right->addWidget(badSegments_);
   right->addStretch(1);
   auto* columns = new QHBoxLayout;
   columns->addLayout(left, 1);
@@ -106,7 +127,8 @@ EpochJobSpec EpochDialog::spec() const {
     if (types_->item(i)->checkState() == Qt::Checked)
       s.epochs.eventTypes.push_back(types_->item(i)->data(Qt::UserRole).toString().toStdString());
   s.epochs.channels = channels_->checkedChannels();
-  // The user's marks beginning with "bad" are bad segments as the file's are.
+  // The user's marks beginning with "bad" (the bad-marks dock's segments) are bad segments as
+  // the file's are.
   Recording marks;
   marks.annotations = user_;
   s.epochs.badSegments = badSegmentsFromAnnotations(marks);
@@ -135,6 +157,40 @@ void EpochDialog::setDifferences(const QString& text) {
 
 QString EpochDialog::problem() const { return problem_->text(); }
 
+QString EpochDialog::badSegmentText() const { return badSegments_->text(); }
+
+void EpochDialog::updateBadSegmentText(const EpochJobSpec& s) {
+  // The recording's own "bad" annotations, less those that are the window's marks (the opened
+  // recording carries them too), then the marks.
+  EpochSpec es = s.epochs;
+  std::size_t fromFile = 0;
+  for (const TimeSpan& b : badSegmentsFromAnnotations(*recording_)) {
+    const bool marked = std::any_of(
+        es.badSegments.begin(), es.badSegments.end(),
+        [&](const TimeSpan& t) { return t.onset == b.onset && t.duration == b.duration; });
+    if (marked) continue;
+    es.badSegments.push_back(b);
+    ++fromFile;
+  }
+  const std::size_t marked = es.badSegments.size() - fromFile;
+  if (es.badSegments.empty()) {
+    badSegments_->setText(tr("No bad segments: mark them with Shift+drag on the traces."));
+    return;
+  }
+  QString text = tr("%n bad segment(s) (%1 marked in the window, %2 in the file)", "",
+                    static_cast<int>(es.badSegments.size()))
+                     .arg(marked)
+                     .arg(fromFile);
+  const EpochPreview p = previewEpochs(withUserAnnotations(*recording_, user_), es);
+  if (!s.epochs.params.rejectBadSegments)
+    text += tr(": kept (rejection is off).");
+  else if (p.events > 0)
+    text += tr(": %1 of %2 epochs overlap them and are rejected.").arg(p.badSegment).arg(p.events);
+  else
+    text += tr(": epochs overlapping them are rejected.");
+  badSegments_->setText(text);
+}
+
 void EpochDialog::revalidate() {
   const EpochParams p = editors_.get();
   editors_.enableApplicable(p);
@@ -147,6 +203,7 @@ void EpochDialog::revalidate() {
     }
   }
   const EpochJobSpec s = spec();
+  updateBadSegmentText(s);
   if (message.isEmpty() && s.epochs.eventTypes.empty())
     message = tr("Check at least one event type to epoch around.");
   if (message.isEmpty() && s.epochs.channels.empty()) message = tr("Check at least one channel.");

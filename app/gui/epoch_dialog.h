@@ -37,9 +37,14 @@ class EpochDialog : public QDialog {
   void setParams(const EpochParams& p);
   void setDifferences(const QString& text);  // "T1-T2, T2-T1"
   QString problem() const;                   // "" when OK is possible
+  // The bad segments honoured (the file's and the bad-marks dock's) and how many of the checked
+  // types' epochs they reject with the current window: "2 bad segments (1 marked, 1 in the
+  // file): 3 of 45 epochs overlap them and are rejected".
+  QString badSegmentText() const;
 
  private:
   void revalidate();
+  void updateBadSegmentText(const EpochJobSpec& s);
 
   std::shared_ptr<const Recording> recording_;
   std::vector<Annotation> user_;
@@ -48,6 +53,7 @@ class EpochDialog : public QDialog {
   ParamEditors<EpochParams> editors_;
   QLineEdit* differences_ = nullptr;
   QLabel* problem_ = nullptr;
+  QLabel* badSegments_ = nullptr;
   QDialogButtonBox* buttons_ = nullptr;
 };
 

@@ -1,5 +1,6 @@
 #include "app/gui/help_browser.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QApplication>
 #include <QDialogButtonBox>
 #include <QKeyEvent>
@@ -8,7 +9,10 @@
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace modescope {
@@ -18,22 +22,35 @@ QPointer<HelpBrowser> theBrowser;
 
 const char kGuideRoot[] = "qrc:/guide/";
 
-// The docs page of each dialog class (the class name is stable; its title is translated).
-const std::map<QString, HelpTopic>& topicsByClass() {
+}  // namespace
+
+// The page and section of each dialog class (the class name is stable; its title is translated).
+const std::map<QString, HelpTopic>& dialogHelpTopics() {
   static const std::map<QString, HelpTopic> topics = {
       {QStringLiteral("modescope::PreprocessDialog"), {QStringLiteral("preprocessing.md"), {}}},
-      {QStringLiteral("modescope::DecomposeDialog"), {QStringLiteral("emd.md"), {}}},
+      {QStringLiteral("modescope::DecomposeDialog"),
+       {QStringLiteral("gui.md"), QStringLiteral("Decomposition (EMD, EEMD, CEEMDAN, ICEEMDAN)")}},
       {QStringLiteral("modescope::MemdDialog"),
        {QStringLiteral("memd.md"), QStringLiteral("In the window")}},
-      {QStringLiteral("modescope::IcaDialog"), {QStringLiteral("ica.md"), {}}},
-      {QStringLiteral("modescope::ArDialog"), {QStringLiteral("ar.md"), {}}},
-      {QStringLiteral("modescope::EntropyDialog"), {QStringLiteral("entropy.md"), {}}},
+      {QStringLiteral("modescope::IcaDialog"),
+       {QStringLiteral("gui.md"), QStringLiteral("Independent components (Infomax ICA)")}},
+      {QStringLiteral("modescope::ArDialog"),
+       {QStringLiteral("gui.md"), QStringLiteral("Event-related spectra (AR) and r² maps")}},
+      {QStringLiteral("modescope::EntropyDialog"),
+       {QStringLiteral("entropy.md"), QStringLiteral("In the window")}},
+      {QStringLiteral("modescope::EpochDialog"),
+       {QStringLiteral("epochs.md"), QStringLiteral("In the window")}},
+      {QStringLiteral("modescope::BadChannelSuggestionsDialog"),
+       {QStringLiteral("bad-channels.md"), QStringLiteral("Suggestions")}},
       {QStringLiteral("modescope::SyntheticDialog"),
        {QStringLiteral("gui.md"), QStringLiteral("Menus")}},
-      {QStringLiteral("modescope::MontageEditorDialog"), {QStringLiteral("montages.md"), {}}},
+      {QStringLiteral("modescope::MontageEditorDialog"),
+       {QStringLiteral("montages.md"), QStringLiteral("The montage editor")}},
   };
   return topics;
 }
+
+namespace {
 
 // F1 anywhere inside a dialog opens its topic.
 class DialogF1Filter : public QObject {
@@ -61,8 +78,8 @@ HelpTopic helpTopicFor(const QWidget* dialog) {
     return {property.left(hash), property.mid(hash + 1)};
   }
   if (dialog) {
-    const auto it = topicsByClass().find(QString::fromLatin1(dialog->metaObject()->className()));
-    if (it != topicsByClass().end()) return it->second;
+    const auto it = dialogHelpTopics().find(QString::fromLatin1(dialog->metaObject()->className()));
+    if (it != dialogHelpTopics().end()) return it->second;
   }
   return {QStringLiteral("user-guide.md"), {}};
 }
@@ -96,6 +113,13 @@ HelpBrowser* HelpBrowser::showPage(QWidget* parent, const QString& page, const Q
   theBrowser->show();
   theBrowser->raise();
   theBrowser->activateWindow();
+  // A window shown for the first time lays the page out at its real width only now: put the
+  // heading at the top again once that is done.
+  if (!heading.isEmpty()) {
+    QTimer::singleShot(0, theBrowser, [heading] {
+      if (theBrowser && theBrowser->heading_ == heading) theBrowser->scrollToHeading(heading);
+    });
+  }
   return theBrowser;
 }
 
@@ -136,11 +160,12 @@ bool HelpBrowser::scrollToHeading(const QString& heading) {
   for (QTextBlock b = doc->begin(); b.isValid(); b = b.next()) {
     if (b.blockFormat().headingLevel() == 0) continue;
     if (b.text().trimmed().compare(heading, Qt::CaseInsensitive) != 0) continue;
-    QTextCursor cursor(b);
-    view_->setTextCursor(cursor);
-    // The heading at the top of the view, not merely visible.
-    view_->verticalScrollBar()->setValue(view_->verticalScrollBar()->maximum());
-    view_->ensureCursorVisible();
+    view_->setTextCursor(QTextCursor(b));
+    // The heading at the top of the view, not merely visible: its block's place in the laid-out
+    // document (blockBoundingRect lays the document out up to it) is the scroll position.
+    const QRectF where = doc->documentLayout()->blockBoundingRect(b);
+    QScrollBar* bar = view_->verticalScrollBar();
+    bar->setValue(std::min(bar->maximum(), static_cast<int>(std::floor(where.top()))));
     return true;
   }
   return false;

@@ -11,6 +11,7 @@
 #include <QDialog>
 #include <QList>
 #include <QString>
+#include <map>
 
 #include "app/gui/browser_actions.h"
 
@@ -22,6 +23,10 @@ struct HelpTopic {
   QString page;     // file name under docs/, e.g. "ica.md"
   QString heading;  // a heading's text on that page ("" = the top)
 };
+
+// The page and section of each dialog class with no "helpTopic" property of its own, by class
+// name ("modescope::EpochDialog" -> epochs.md, "In the window").
+const std::map<QString, HelpTopic>& dialogHelpTopics();
 
 // The topic of a dialog: its "helpTopic" property ("page.md" or "page.md#Heading") when set,
 // else the page of its class (PreprocessDialog -> preprocessing.md, ...), else the guide's index.

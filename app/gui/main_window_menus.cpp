@@ -32,6 +32,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/memd_workflow.h"
 #include "app/gui/montage_chooser.h"
+#include "app/gui/montage_workflow.h"
 #include "app/gui/recent_files.h"
 #include "app/gui/replay_window.h"
 #include "app/gui/synthetic_dialog.h"
@@ -119,6 +120,7 @@ void MainWindow::buildMenus() {
 
   // The methods' actions come from the one method list (app/core/method_registry.h); each id
   // opens its workflow's dialog.
+  auto* montageFlow = new MontageWorkflow(this);
   const std::map<std::string, std::function<void()>> openDialog = {
       {"filter", [this] { askPreprocess(); }},
       {"emd", [this] { emd_->askDecompose(); }},
@@ -126,9 +128,10 @@ void MainWindow::buildMenus() {
       {"ica", [this] { ica_->askIca(); }},
       {"ar", [this] { ar_->askAr(); }},
       {"xapen", [this] { entropy_->askEntropy(); }},
-      {"interpolate", [this] { badMarks_->interpolate(); }},
+      {"interpolate", [this] { badMarks_->askInterpolate(); }},
       {"epoch", [this] { epochs_->askEpochs(); }},
       {"tfr", [this] { tf_->openForCurrentChannel(); }},
+      {"montage", [montageFlow] { montageFlow->askApply(); }},
   };
   std::map<std::string, QMenu*> methodMenus;
   methodMenus["Process"] = menuBar()->addMenu(tr("&Process"));

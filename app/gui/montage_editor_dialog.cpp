@@ -36,7 +36,7 @@ MontageEditorDialog::MontageEditorDialog(std::shared_ptr<const Recording> record
     : QDialog(parent), recording_(std::move(recording)) {
   setObjectName(QStringLiteral("montageEditor"));
   setWindowTitle(tr("Montage editor"));
-  setProperty("helpTopic", QStringLiteral("montages.md"));
+  setProperty("helpTopic", QStringLiteral("montages.md#The montage editor"));
   name_ = new QLineEdit(this);
   name_->setObjectName(QStringLiteral("montageName"));
   preset_ = new QComboBox(this);

@@ -11,6 +11,7 @@
 #include "app/gui/ica_workflow.h"
 #include "app/gui/main_window.h"
 #include "app/gui/memd_workflow.h"
+#include "app/gui/montage_workflow.h"
 #include "app/gui/session_history.h"
 #include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
@@ -60,6 +61,8 @@ void PipelinePlayer::runStep() {
       spec.differences = p->differences;
       spec.keepEpochs = p->epochs;
       running_ = window_->epochWorkflow()->runEpochs(spec);
+    } else if (const auto* g = std::get_if<PipelineMontageStep>(&step)) {
+      running_ = window_->findChild<MontageWorkflow*>()->applyStep(*g);
     } else if (std::holds_alternative<PipelineTfStep>(step)) {
       // The window's time-frequency view is computed for the page on screen; the step's file
       // (whole selection, ridges, reconstruction) is the command line's.

@@ -91,6 +91,12 @@ std::vector<Field> makeFields() {
           .onlyFor("the apen measure (ApEn / Cross-ApEn)"),
       &EntropyParams::bias, ChoiceNames<ApEnBias>{{ApEnBias::Zero, "zero"}, {ApEnBias::Max, "max"}},
       isApEn));
+  f.push_back(bindField<EntropyParams>(
+      flagParam("excludeBadSegments", "exclude-bad-segments", "Leave out bad segments")
+          .because("leave out the epochs that overlap a bad segment (annotations beginning with "
+                   "'bad' and the marked segments; MNE's reject_by_annotation): an artifact "
+                   "inside an epoch changes its template matches"),
+      &EntropyParams::excludeBadSegments));
   return f;
 }
 

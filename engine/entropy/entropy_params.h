@@ -59,6 +59,11 @@ struct EntropyParams {
   // channel is then counted as maximal asynchrony instead of vanishing from the mean, which keeps
   // Cross-ApEn >= its value with any match and avoids negative off-diagonal entries at small r.
   ApEnBias bias = ApEnBias::Max;
+  // Leave out the epochs that overlap a bad segment (engine/core/bad_marks.h). The backends never
+  // see bad segments: the jobs (app/core/entropy_job.h) drop those epochs from the block before
+  // computing, which gives the kept epochs' matrices exactly (epochs are disjoint and z-scored
+  // one by one, and templates never cross an epoch boundary).
+  bool excludeBadSegments = true;
   // Rows of the SignalBlock to use, in this order (the matrix's channel order). Empty: all rows.
   std::vector<std::size_t> rows;
   // Keep the per-(epoch, u, v) match summaries in the result (EntropyMatrixResult::counts), for

@@ -53,7 +53,47 @@ bool overlapsBad(const std::vector<TimeSpan>& bad, double t0, double t1) {
   return false;
 }
 
+// Steps 2 and 3 of epochs.h, which need no samples: the epoch [first, last] of a recording of
+// `length` samples.
+EpochFate windowFate(const EpochSpec& spec, int64_t first, int64_t last, int64_t length,
+                     double sampleRate) {
+  if (first < 0 || last >= length) return EpochFate::OutsideData;
+  if (spec.params.rejectBadSegments &&
+      overlapsBad(spec.badSegments, static_cast<double>(first) / sampleRate,
+                  static_cast<double>(last + 1) / sampleRate))
+    return EpochFate::BadSegment;
+  return EpochFate::Kept;
+}
+
+int64_t commonLength(const Recording& rec, const std::vector<std::size_t>& channels) {
+  int64_t length = rec.channels[channels.front()].sampleCount;
+  for (std::size_t c : channels) length = std::min(length, rec.channels[c].sampleCount);
+  return length;
+}
+
 }  // namespace
+
+EpochPreview previewEpochs(const Recording& rec, const EpochSpec& spec) {
+  EpochPreview p;
+  try {
+    checkEpochSpec(rec, spec);
+  } catch (const InvalidParameterError&) {
+    return p;
+  }
+  const double fs = rec.channels[spec.channels.front()].sampleRate;
+  const EpochWindow window = epochWindow(spec.params, fs);
+  const int64_t length = commonLength(rec, spec.channels);
+  for (const Annotation& a : rec.annotations) {
+    if (std::find(spec.eventTypes.begin(), spec.eventTypes.end(), a.text) == spec.eventTypes.end())
+      continue;
+    ++p.events;
+    const int64_t sample = std::llround(a.onset * fs);
+    const EpochFate f = windowFate(spec, sample + window.first, sample + window.last, length, fs);
+    p.outsideData += f == EpochFate::OutsideData;
+    p.badSegment += f == EpochFate::BadSegment;
+  }
+  return p;
+}
 
 const char* epochFateName(EpochFate f) {
   switch (f) {
@@ -127,8 +167,7 @@ EpochSet extractEpochs(const Recording& rec, const EpochSpec& spec, JobContext& 
     set.channelNames.push_back(rec.channels[c].name);
     set.units.push_back(rec.channels[c].unit);
   }
-  int64_t length = rec.channels[spec.channels.front()].sampleCount;
-  for (std::size_t c : spec.channels) length = std::min(length, rec.channels[c].sampleCount);
+  const int64_t length = commonLength(rec, spec.channels);
 
   const std::size_t C = spec.channels.size();
   const auto S = static_cast<std::size_t>(set.samples);
@@ -150,13 +189,8 @@ EpochSet extractEpochs(const Recording& rec, const EpochSpec& spec, JobContext& 
     entry.condition = static_cast<int>(it - spec.eventTypes.begin());
     const int64_t first = entry.sample + set.window.first;
     const int64_t last = entry.sample + set.window.last;
-    if (first < 0 || last >= length) {
-      entry.fate = EpochFate::OutsideData;
-    } else if (spec.params.rejectBadSegments &&
-               overlapsBad(spec.badSegments, static_cast<double>(first) / set.sampleRate,
-                           static_cast<double>(last + 1) / set.sampleRate)) {
-      entry.fate = EpochFate::BadSegment;
-    } else {
+    entry.fate = windowFate(spec, first, last, length, set.sampleRate);
+    if (entry.fate == EpochFate::Kept) {
       for (std::size_t c = 0; c < C; ++c) {
         const std::vector<float> x = rec.readChannel(spec.channels[c], first, set.samples);
         float* row = epoch.data() + c * S;

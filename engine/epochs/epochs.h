@@ -87,6 +87,15 @@ std::vector<std::pair<std::string, std::size_t>> eventTypeCounts(const Recording
 // for planning a pipeline before anything runs. Throws what extractEpochs throws for them.
 void checkEpochSpec(const Recording& rec, const EpochSpec& spec);
 
+// What steps 1-3 decide without reading a sample, for a dialog to tell before running: the
+// events of the chosen types, and how many of their epochs fall outside the data or overlap a bad
+// segment (spec.badSegments; the peak-to-peak rule needs the samples). All zero when the spec
+// does not pass checkEpochSpec.
+struct EpochPreview {
+  std::size_t events = 0, outsideData = 0, badSegment = 0;
+};
+EpochPreview previewEpochs(const Recording& rec, const EpochSpec& spec);
+
 // Steps 1-5 above. Throws InvalidParameterError: no channels, mixed rates, an unknown channel, no
 // event types, an event type no annotation has (naming the types the recording has), a window
 // that does not fit the rate, and no epoch left when every event was dropped (saying why they

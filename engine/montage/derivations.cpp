@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <system_error>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -66,9 +68,14 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
+// The shortest decimal that reads back as the same double, without an exponent (the expression
+// syntax reads no "1e-05"): a saved average or Laplacian keeps its exact weights, so a montage
+// applied from a file or a pipeline gives the samples the window's montage gave.
 std::string weightText(double w) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", w);
+  std::string buf(400, '\0');
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), w, std::chars_format::fixed);
+  if (r.ec != std::errc()) return formatNumber(w);
+  buf.resize(static_cast<std::size_t>(r.ptr - buf.data()));
   return buf;
 }
 
@@ -249,17 +256,19 @@ std::string formatMontageText(const DerivationMontage& montage) {
   std::ostringstream out;
   out << "# ModeScope montage: one derivation per line, \"label: expression\"\n";
   out << "name: " << montage.name << "\n";
-  for (const Derivation& d : montage.rows) {
-    out << d.label << ":";
-    for (std::size_t t = 0; t < d.terms.size(); ++t) {
-      const double w = d.terms[t].weight;
-      out << (w < 0 ? " - " : (t == 0 ? " " : " + "));
-      if (std::abs(w) != 1.0) out << weightText(std::abs(w)) << "*";
-      out << channelText(d.terms[t].channel);
-    }
-    out << "\n";
-  }
+  for (const Derivation& d : montage.rows) out << formatDerivation(d) << "\n";
   return out.str();
+}
+
+std::string formatDerivation(const Derivation& d) {
+  std::string s = d.label + ":";
+  for (std::size_t t = 0; t < d.terms.size(); ++t) {
+    const double w = d.terms[t].weight;
+    s += w < 0 ? " - " : (t == 0 ? " " : " + ");
+    if (std::abs(w) != 1.0) s += weightText(std::abs(w)) + "*";
+    s += channelText(d.terms[t].channel);
+  }
+  return s;
 }
 
 DerivationMontage parseMontageText(const std::string& text, const std::string& sourceName) {

@@ -66,6 +66,9 @@ DerivationMontage laplacianDerivations(const Recording& rec, int neighbours = 4)
 // and writing files: engine/io/montage_file.h.
 std::string formatMontageText(const DerivationMontage& montage);
 DerivationMontage parseMontageText(const std::string& text, const std::string& sourceName);
+// One derivation as a line of that text ("Fp1-F7: Fp1 - F7", "C3: C3 - 0.25*F3 - ..."), weights
+// as the shortest decimals that read back to the same doubles.
+std::string formatDerivation(const Derivation& row);
 
 // A recording that shows `montage` over `base`: one channel per derivation whose channels all
 // exist and share one sample rate (its label, the rate, the first term's unit, the shortest

@@ -56,8 +56,8 @@ std::vector<Field> makeFields() {
           .above(0)
           .atMost(1)
           .shown(2, 0.05)
-          .because("a window is bad for a channel whose largest |r| with another channel is "
-                   "below this (PREP 0.4)"),
+          .because("a window is bad for a channel whose 98th-percentile |r| with the other "
+                   "channels is below this (PREP 0.4)"),
       &BadChannelCriteria::correlationThreshold));
   f.push_back(bindField<BadChannelCriteria>(
       realParam("correlationWindow", "correlation-window", "Correlation window")
@@ -74,6 +74,16 @@ std::vector<Field> makeFields() {
           .shown(3, 0.01)
           .because("share of bad windows above which the channel is suggested (PREP 0.01)"),
       &BadChannelCriteria::badWindowFraction));
+  f.push_back(bindField<BadChannelCriteria>(
+      realParam("detrendCutoff", "detrend-cutoff", "Detrend: high-pass at")
+          .in("Hz")
+          .above(0)
+          .atMost(1e6)
+          .orSpecial(0, "off")
+          .shown(2, 0.5)
+          .because("slow trends removed before measuring, by a zero-phase FIR high-pass (pyprep "
+                   "NoisyChannels do_detrend, removeTrend: 1 Hz); 0 = measure the data as it is"),
+      &BadChannelCriteria::detrendCutoff));
   return f;
 }
 
@@ -98,6 +108,15 @@ double plainSdOf(const float* x, std::size_t n) {
   double ss = 0.0;
   for (std::size_t i = 0; i < n; ++i) ss += (x[i] - mean) * (x[i] - mean);
   return std::sqrt(ss / static_cast<double>(n - 1));
+}
+
+// Every row of `data` through a zero-phase FIR high-pass or low-pass at `hz` (preprocess.h).
+void filterRows(SignalBlock& data, FilterKind kind, double hz, ComputeBackend& backend,
+                JobContext ctx) {
+  FilterSpec spec;
+  spec.kind = kind;
+  (kind == FilterKind::HighPass ? spec.lowHz : spec.highHz) = hz;
+  backend.applyFir(data, designFir(spec, data.sampleRate), ctx);
 }
 
 int threadCount() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -138,22 +157,28 @@ std::vector<double> lowCorrelationFractions(const SignalBlock& data, const std::
         const double inv = 1.0 / std::sqrt(ss);
         for (std::size_t i = 0; i < windowSamples; ++i) zk[i] *= inv;
       }
-      std::vector<double> best(u, 0.0);
-      for (std::size_t a = 0; a < u; ++a) {
-        if (constant[a]) continue;
-        for (std::size_t b = a + 1; b < u; ++b) {
-          if (constant[b]) continue;
-          const double* za = z.data() + a * windowSamples;
-          const double* zb = z.data() + b * windowSamples;
-          double r = 0.0;
-          for (std::size_t i = 0; i < windowSamples; ++i) r += za[i] * zb[i];
-          r = std::abs(r);
-          best[a] = std::max(best[a], r);
-          best[b] = std::max(best[b], r);
+      // |r| of every pair of the window's varying rows; each row's own entry stays 0 (PREP sets
+      // the diagonal to 0 before the quantile).
+      std::vector<std::size_t> varying;
+      for (std::size_t k = 0; k < u; ++k)
+        if (!constant[k]) varying.push_back(k);
+      const std::size_t v = varying.size();
+      std::vector<double> r(v * v, 0.0);
+      for (std::size_t a = 0; a < v; ++a) {
+        const double* za = z.data() + varying[a] * windowSamples;
+        for (std::size_t b = a + 1; b < v; ++b) {
+          const double* zb = z.data() + varying[b] * windowSamples;
+          double dot = 0.0;
+          for (std::size_t i = 0; i < windowSamples; ++i) dot += za[i] * zb[i];
+          r[a * v + b] = r[b * v + a] = std::abs(dot);
         }
       }
-      for (std::size_t k = 0; k < u; ++k)
-        badIn[w][used[k]] = (constant[k] || best[k] < threshold) ? 1 : 0;
+      for (std::size_t k = 0; k < u; ++k) badIn[w][used[k]] = 1;  // constant rows: bad
+      for (std::size_t a = 0; a < v; ++a) {
+        const std::vector<double> column(r.begin() + static_cast<std::ptrdiff_t>(a * v),
+                                         r.begin() + static_cast<std::ptrdiff_t>((a + 1) * v));
+        badIn[w][used[varying[a]]] = matlabQuantile(column, 0.98) < threshold ? 1 : 0;
+      }
     };
   });
   for (const auto& window : badIn)
@@ -186,6 +211,18 @@ const char* badChannelReasonName(BadChannelReason r) {
       return "low correlation";
   }
   return "?";
+}
+
+double matlabQuantile(std::vector<double> values, double p) {
+  if (values.empty()) return kNaN;
+  std::sort(values.begin(), values.end());
+  const double n = static_cast<double>(values.size());
+  // Value i (1-based) sits at (i - 0.5) / n: position p n + 0.5, clamped to the ends.
+  const double position = std::clamp(p * n + 0.5, 1.0, n);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const double t = position - static_cast<double>(below);
+  if (below >= values.size()) return values.back();
+  return values[below - 1] + t * (values[below] - values[below - 1]);
 }
 
 double medianOf(std::vector<double> values) {
@@ -252,13 +289,17 @@ std::vector<std::size_t> BadChannelReport::suggested() const {
 
 std::vector<std::string> BadChannelReport::thresholdLines() const {
   const BadChannelCriteria& c = criteria;
-  return {
-      "flat: robust or plain SD <= " + formatNumber(c.flatThreshold) + " (channel unit)",
-      "deviation: |robust z of the robust SD| > " + formatNumber(c.deviationZ),
-      "high-frequency noise: robust z of MAD(x - lowpass " + formatNumber(c.highFrequencyCutoff) +
-          " Hz) / MAD(lowpass) > " + formatNumber(c.highFrequencyZ),
-      "low correlation: best |r| < " + formatNumber(c.correlationThreshold) + " in more than " +
-          percent(c.badWindowFraction) + " of " + formatNumber(c.correlationWindow) + " s windows"};
+  return {"flat: robust or plain SD <= " + formatNumber(c.flatThreshold) + " (channel unit)",
+          "deviation: |robust z of the robust SD| > " + formatNumber(c.deviationZ),
+          "high-frequency noise: robust z of MAD(x - lowpass " +
+              formatNumber(c.highFrequencyCutoff) + " Hz) / MAD(lowpass) > " +
+              formatNumber(c.highFrequencyZ),
+          "low correlation: 98th-percentile |r| < " + formatNumber(c.correlationThreshold) +
+              " in more than " + percent(c.badWindowFraction) + " of " +
+              formatNumber(c.correlationWindow) + " s windows",
+          c.detrendCutoff > 0.0
+              ? "measured after a " + formatNumber(c.detrendCutoff) + " Hz high-pass (detrend)"
+              : std::string("measured without detrending")};
 }
 
 BadChannelReport suggestBadChannels(const SignalBlock& block, const BadChannelCriteria& criteria,
@@ -288,17 +329,25 @@ BadChannelReport suggestBadChannels(const SignalBlock& block, const BadChannelCr
   std::vector<double> robust(rows), ratio(rows, kNaN);
   std::vector<char> flat(rows, 0);  // not vector<bool>: threads write neighbouring entries
 
+  // The detrended data every measure reads (pyprep's removeTrend before NoisyChannels).
+  SignalBlock data = block;
+  if (criteria.detrendCutoff > 0.0) {
+    if (criteria.detrendCutoff < fs / 2.0) {
+      ctx.progress(0.0, "removing slow trends");
+      filterRows(data, FilterKind::HighPass, criteria.detrendCutoff, backend, ctx.sub(0.0, 0.15));
+    } else {
+      report.notes.push_back("detrending skipped: " + formatNumber(criteria.detrendCutoff) +
+                             " Hz is not below half the sample rate " + formatNumber(fs) + " Hz");
+    }
+  }
+
   // The low-passed copy: the high-frequency measure and the correlations use it (PREP).
-  ctx.progress(0.0, "low-pass for the noise criteria");
-  SignalBlock low = block;
+  ctx.progress(0.15, "low-pass for the noise criteria");
+  SignalBlock low = data;
   const bool lowPassed = criteria.highFrequencyCutoff < fs / 2.0 &&
                          autoHighTransitionHz(criteria.highFrequencyCutoff, fs) > 0.0;
   if (lowPassed) {
-    FilterSpec spec;
-    spec.kind = FilterKind::LowPass;
-    spec.highHz = criteria.highFrequencyCutoff;
-    JobContext firCtx = ctx.sub(0.0, 0.3);
-    backend.applyFir(low, designFir(spec, fs), firCtx);
+    filterRows(low, FilterKind::LowPass, criteria.highFrequencyCutoff, backend, ctx.sub(0.15, 0.3));
   } else {
     report.notes.push_back("high-frequency criterion skipped: the sample rate " + formatNumber(fs) +
                            " Hz leaves no band above " +
@@ -310,7 +359,7 @@ BadChannelReport suggestBadChannels(const SignalBlock& block, const BadChannelCr
     return [&](std::size_t r) {
       ChannelQuality& q = report.channels[r];
       q.channel = block.channels[r];
-      const float* x = block.channel(r);
+      const float* x = data.channel(r);
       q.robustSd = robustSdOf(x, samples);
       q.sd = plainSdOf(x, samples);
       robust[r] = q.robustSd;
@@ -325,6 +374,9 @@ BadChannelReport suggestBadChannels(const SignalBlock& block, const BadChannelCr
     };
   });
 
+  // The statistics of the usable channels: a flat one's SD would pull the median down.
+  for (std::size_t r = 0; r < rows; ++r)
+    if (flat[r]) robust[r] = kNaN;
   const std::vector<double> deviation = robustZScores(robust);
   const std::vector<double> hf = robustZScores(ratio);
   report.windows = static_cast<int>(samples / windowSamples);

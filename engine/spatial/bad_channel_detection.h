@@ -5,18 +5,24 @@
 // describe them). The user sees every measure and every threshold and decides; nothing is marked
 // without them.
 //
+//  - first, slow trends are removed by a zero-phase FIR high-pass at detrendCutoff (pyprep's
+//    NoisyChannels(do_detrend=True), removeTrend: 1 Hz); every measure below reads the detrended
+//    data, so a DC-coupled recording's drifts (BioSemi) do not pass for deviation;
 //  - flat: the channel's robust SD (1.4826 x median absolute deviation) or its plain SD is at most
 //    `flatThreshold` (PREP: 1e-15 V; here in the channel's unit, which is uV for EEG);
 //  - deviation: the robust z-score of the channel's robust SD among the channels,
-//    z = (x - median) / (1.4826 MAD), beyond +-deviationZ (PREP 5);
+//    z = (x - median) / (1.4826 MAD), beyond +-deviationZ (PREP 5); the median and MAD are those
+//    of the channels that are not flat (pyprep's usable channels);
 //  - high-frequency noise: the ratio MAD(x - lowpass(x)) / MAD(lowpass(x)) with a zero-phase FIR
 //    low-pass at highFrequencyCutoff Hz (PREP 50 Hz), its robust z-score above highFrequencyZ
 //    (PREP 5); skipped (said so in the report) when the sample rate is not above twice the cutoff
 //    plus the transition;
 //  - low correlation: in windows of correlationWindow seconds (PREP 1 s) of the low-passed data,
-//    a channel's largest absolute correlation with any other channel; the window is bad for it
-//    when that is below correlationThreshold (PREP 0.4), and the channel is suggested when more
-//    than badWindowFraction (PREP 0.01) of its windows are bad.
+//    a channel's "largest" absolute correlation with the other channels, taken as PREP takes it:
+//    the 98th percentile (MATLAB's quantile, pyprep's _mat_quantile) of the column of |r| with
+//    its own entry set to 0, so one twin channel (a bridged electrode) does not vouch for it; the
+//    window is bad for it when that is below correlationThreshold (PREP 0.4), and the channel is
+//    suggested when more than badWindowFraction (PREP 0.01) of its windows are bad.
 //
 // Thread rules: plain values; suggestBadChannels uses the backend for the low-pass (one job's
 // backend, from the engine thread) and threads over channels.
@@ -41,6 +47,7 @@ struct BadChannelCriteria {
   double correlationThreshold = 0.4;  // a window is bad when the best |r| is below this
   double correlationWindow = 1.0;     // s
   double badWindowFraction = 0.01;    // suggested when more than this share of windows are bad
+  double detrendCutoff = 1.0;         // Hz: high-pass before measuring (pyprep 1 Hz); 0 = off
 };
 
 // The declarations (engine/method/param_table.h): CLI options --flat-threshold, --deviation-z,
@@ -80,6 +87,10 @@ struct BadChannelReport {
 // than 3 channels or shorter than two correlation windows; Cancelled on a stop request.
 BadChannelReport suggestBadChannels(const SignalBlock& block, const BadChannelCriteria& criteria,
                                     ComputeBackend& backend, JobContext& ctx);
+
+// The p-quantile of `values` as MATLAB's quantile computes it (PREP, pyprep's _mat_quantile): the
+// sorted values at positions (i - 0.5) / n, linear between them, the ends beyond.
+double matlabQuantile(std::vector<double> values, double p);
 
 // Median and 1.4826 x MAD of `values` (consistent with the SD for normal data); the robust
 // z-scores (x - median) / (1.4826 MAD), 0 for every value when the MAD is 0 and x equals the

@@ -11,6 +11,7 @@
 #include <QDockWidget>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -203,6 +204,27 @@ class AnnotationEpochViewsTest : public QObject {
             s.epochs.eventTypes.end());
     QCOMPARE(s.epochs.badSegments.size(), std::size_t{1});
     QVERIFY2(d.problem().isEmpty(), qPrintable(d.problem()));
+    // The bad-marks dock's segment is counted with what it rejects, before anything runs; the
+    // count is the job's own.
+    const QString bad = d.badSegmentText();
+    QVERIFY2(bad.startsWith(QStringLiteral("1 bad segment(s) (1 marked in the window, 0 in the "
+                                           "file)")),
+             qPrintable(bad));
+    const QRegularExpressionMatch counted =
+        QRegularExpression(QStringLiteral("(\\d+) of (\\d+) epochs overlap them")).match(bad);
+    QVERIFY2(counted.hasMatch(), qPrintable(bad));
+    QSignalSpy shown(window_->epochWorkflow(), &EpochWorkflow::resultsShown);
+    QVERIFY(window_->epochWorkflow()->runEpochs(s) != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 60000);
+    const EpochSet& ran = shown.at(0).at(0).value<EpochResultsPane*>()->result().file->set;
+    QCOMPARE(counted.captured(1).toULongLong(),
+             static_cast<qulonglong>(ran.droppedCount(EpochFate::BadSegment)));
+    QCOMPARE(counted.captured(2).toULongLong(), static_cast<qulonglong>(ran.log.size()));
+    EpochParams keep;
+    keep.rejectBadSegments = false;
+    d.setParams(keep);
+    QVERIFY2(d.badSegmentText().contains(QStringLiteral("kept")), qPrintable(d.badSegmentText()));
+    d.setParams(EpochParams{});
     EpochParams p;
     p.tmin = 0.8;  // after tmax 0.5
     d.setParams(p);

@@ -8,10 +8,12 @@
 #include "engine/core/bad_marks.h"
 
 #include <QColor>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -23,10 +25,13 @@
 #include "app/gui/bad_channel_suggestions_dialog.h"
 #include "app/gui/bad_marking_input.h"
 #include "app/gui/bad_marks_workflow.h"
+#include "app/gui/help_browser.h"
+#include "app/gui/interpolation_dialog.h"
 #include "app/gui/main_window.h"
 #include "demo_window_support.h"
 #include "engine/io/recording_io.h"
 #include "widgets/channel_table_model.h"
+#include "widgets/param_editor.h"
 #include "widgets/signal_browser.h"
 #include "widgets/trace_renderer.h"
 
@@ -134,10 +139,10 @@ class BadMarksTest : public QObject {
         dialog->findChild<QLabel*>(QStringLiteral("suggestionThresholds"))->text();
     QVERIFY2(thresholds.contains(QStringLiteral("|robust z of the robust SD| > 5")),
              qPrintable(thresholds));
-    QVERIFY(thresholds.contains(QStringLiteral("best |r| < 0.4")));
+    QVERIFY(thresholds.contains(QStringLiteral("98th-percentile |r| < 0.4")));
     QVERIFY(thresholds.contains(QStringLiteral("Suggested")));
     // The suggested channels come first, ticked, with why.
-    QVERIFY(!dialog->table()->item(0, 5)->text().isEmpty());  // Fp1 on this recording
+    QVERIFY(!dialog->table()->item(0, 5)->text().isEmpty());  // T8 on this recording
     QCOMPARE(dialog->table()->item(0, 0)->checkState(), Qt::Checked);
     save(dialog, "bad_marks_suggestions.png");
     // Tick one more channel by hand and accept: it joins the marks, the first one stays.
@@ -174,6 +179,53 @@ class BadMarksTest : public QObject {
              QStringLiteral("interpolate"));
     save(w_.get(), "bad_marks_interpolated.png");
     w_->undoStack()->undo();  // closes the tab
+    QCOMPARE(w_->documentCount(), 1);
+  }
+
+  void interpolationDialogTakesTheSplineParameters() {
+    // Found from the Process menu, with "..." because it asks first.
+    QAction* action = w_->findChild<QAction*>(QStringLiteral("method_interpolate"));
+    QVERIFY(action && action->text().endsWith(QStringLiteral("...")));
+    QSignalSpy done(w_->badMarksWorkflow(), &BadMarksWorkflow::interpolated);
+    // A direct connection: the signal's pointer type needs no meta-type registration then.
+    InterpolationDialog* dialog = nullptr;
+    const auto asked = connect(w_->badMarksWorkflow(), &BadMarksWorkflow::interpolationAsked,
+                               [&dialog](InterpolationDialog* d) { dialog = d; });
+    action->trigger();
+    disconnect(asked);
+    QVERIFY(dialog);
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    QCOMPARE(helpTopicFor(dialog).heading, QStringLiteral("Interpolation"));
+    // One editor per declaration, with MNE's defaults.
+    for (const auto& f : splineInterpolationParamTable().fields())
+      QVERIFY2(dialog->findChild<QWidget*>(paramObjectName(f.decl, QStringLiteral("spline"))),
+               f.decl.key.c_str());
+    QCOMPARE(dialog->params().terms, 50);
+    QVERIFY2(dialog->problem().isEmpty(), qPrintable(dialog->problem()));
+    save(dialog, "bad_marks_interpolation_dialog.png");
+    // EEGLAB's settings; the step records them.
+    // EEGLAB's 7 terms without regularisation leave 62 electrodes' system singular (EEGLAB
+    // takes a pseudo-inverse): the plan's own message shows before anything runs, Interpolate
+    // is disabled.
+    SplineInterpolationParams eeglab;
+    eeglab.terms = 7;
+    eeglab.lambda = 0.0;
+    dialog->setParams(eeglab);
+    QVERIFY2(dialog->problem().contains(QStringLiteral("raise lambda")),
+             qPrintable(dialog->problem()));
+    QVERIFY(!dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+    save(dialog, "bad_marks_interpolation_refused.png");
+    // 7 terms with MNE's lambda: accepted, and the step records what was chosen.
+    eeglab.lambda = 1e-5;
+    dialog->setParams(eeglab);
+    QVERIFY2(dialog->problem().isEmpty(), qPrintable(dialog->problem()));
+    dialog->accept();
+    QVERIFY(QTest::qWaitFor([&] { return done.count() > 0; }, 60000));
+    const auto* step = std::get_if<PipelineInterpolateStep>(&w_->history().steps.back());
+    QVERIFY(step);
+    QCOMPARE(step->params.terms, 7);
+    QCOMPARE(step->params.lambda, 1e-5);
+    w_->undoStack()->undo();
     QCOMPARE(w_->documentCount(), 1);
   }
 

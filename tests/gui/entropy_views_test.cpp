@@ -44,6 +44,7 @@
 #include "widgets/info_bar.h"
 #include "widgets/job_list_widget.h"
 #include "widgets/matrix_heat_map.h"
+#include "widgets/param_editor.h"
 
 using namespace modescope;
 
@@ -156,6 +157,29 @@ class EntropyViewsTest : public QObject {
     QCOMPARE(d.result(), 0);  // refused, still open
     d.setEpoch(256, EntropyEpochUnit::Samples);
     QVERIFY(d.validationMessage().isEmpty());
+  }
+
+  void dialogSaysWhichEpochsBadSegmentsLeaveOut() {
+    // A bad segment over the second 1024-sample epoch (6.4-12.8 s at 160 Hz).
+    auto marked = std::make_shared<Recording>(*window_->currentDocument()->recording);
+    marked->annotations.push_back({8.0, 1.0, "BAD_muscle"});
+    EntropyDialog d(marked, {});
+    const auto* field = entropyParamTable().find("excludeBadSegments");
+    QVERIFY(field);
+    const auto* leaveOut =
+        d.findChild<QCheckBox*>(paramObjectName(field->decl, QStringLiteral("entropy")));
+    QVERIFY(leaveOut && leaveOut->isChecked());  // on by default
+    QVERIFY2(d.epochCountText().contains(
+                 QStringLiteral("1 of them overlap bad segments and are left out")),
+             qPrintable(d.epochCountText()));
+    QVERIFY(d.request().spec.params.excludeBadSegments);
+    EntropyParams keep;
+    keep.excludeBadSegments = false;
+    d.setParams(keep);
+    QVERIFY2(
+        d.epochCountText().contains(QStringLiteral("1 of them overlap bad segments and are kept")),
+        qPrintable(d.epochCountText()));
+    QVERIFY(!d.request().spec.params.excludeBadSegments);
   }
 
   void badRequestFailsWithMessage() {

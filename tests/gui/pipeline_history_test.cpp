@@ -1,11 +1,14 @@
-// A GUI session repeats on the next recording: the filter, the decomposition and the entropy
-// matrices run in the window are recorded with their full parameters and seed, File > Export
+// A GUI session repeats on the next recording: the filter, the decomposition, the entropy
+// matrices and a derivation montage applied as a new recording (Process > Apply montage) run in
+// the window are recorded with their full parameters and seed, File > Export
 // pipeline writes them, `modescope-cli run` replays the file headless with bit-identical modes on
 // the CPU backend, and File > Apply pipeline replays it in the window with the same modes again.
+#include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 #include <cstring>
 
 #include "app/core/pipeline.h"
@@ -15,9 +18,13 @@
 #include "app/gui/entropy_results_pane.h"
 #include "app/gui/entropy_workflow.h"
 #include "app/gui/main_window.h"
+#include "app/gui/montage_workflow.h"
 #include "engine/dsp/preprocess.h"
 #include "engine/io/hdf5_emd.h"
 #include "engine/io/hdf5_entropy.h"
+#include "engine/io/recording_io.h"
+#include "widgets/browser_pane.h"
+#include "widgets/signal_browser.h"
 
 using namespace modescope;
 
@@ -34,6 +41,36 @@ SynthParams recordingParams() {
   p.duration = 12.0;
   p.seed = 5;
   return p;
+}
+
+// `modescope-cli run PIPELINE --input INPUT -o OUT`; "" when it succeeded, else its output.
+QString runHeadless(const QString& pipeline, const QString& input, const QString& out) {
+  QProcess run;
+  run.setProcessChannelMode(QProcess::MergedChannels);
+  run.start(QStringLiteral(MODESCOPE_CLI),
+            {QStringLiteral("run"), pipeline, QStringLiteral("--input"), input,
+             QStringLiteral("-o"), out, QStringLiteral("--quiet")});
+  if (!run.waitForFinished(120000)) return QStringLiteral("modescope-cli run did not finish");
+  return run.exitCode() == 0 ? QString() : QString::fromUtf8(run.readAll());
+}
+
+// The window at the size the screenshots use, shown; false when it never became visible.
+bool showAtWorkingSize(MainWindow& w) {
+  w.resize(1400, 900);
+  w.show();
+  return QTest::qWaitForWindowExposed(&w);
+}
+
+// Every sample of every channel, bit for bit.
+bool sameSamples(const Recording& a, const Recording& b) {
+  if (a.channelCount() != b.channelCount()) return false;
+  for (std::size_t c = 0; c < a.channelCount(); ++c) {
+    if (a.channels[c].label != b.channels[c].label) return false;
+    if (a.readChannel(c, 0, a.channels[c].sampleCount) !=
+        b.readChannel(c, 0, b.channels[c].sampleCount))
+      return false;
+  }
+  return true;
 }
 
 bool sameModes(const EmdResult& a, const EmdResult& b) {
@@ -213,6 +250,90 @@ class PipelineHistoryTest : public QObject {
     const std::vector<double> again =
         w.entropyWorkflow()->currentResults()->job().run->result.average;
     QVERIFY(std::memcmp(again.data(), inGui.data(), inGui.size() * sizeof(double)) == 0);
+    w.setDiscardQuestion([](const QString&, const QStringList&) { return true; });
+  }
+
+  void montageAppliedIsRecordedAndReplayedBitForBit() {
+    if (std::string(MODESCOPE_CLI).empty()) QSKIP("MODESCOPE_CLI is not set by the build");
+    MainWindow w;
+    QVERIFY(showAtWorkingSize(w));
+    QTemporaryDir dir;
+    const QString input = QStringLiteral(MODESCOPE_TEST_DATA "/physionet_S001R03_64ch.h5");
+    QSignalSpy opened(&w, &MainWindow::recordingOpened);
+    w.openFile(input);
+    QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1, 60000);
+    // Found from the Process menu.
+    QAction* action = w.findChild<QAction*>(QStringLiteral("method_montage"));
+    QVERIFY(action);
+    QCOMPARE(action->text(), QStringLiteral("Apply &montage as new recording..."));
+
+    // The tab shows the Laplacian; applying it makes a new tab with the same sums.
+    auto* flow = w.findChild<MontageWorkflow*>();
+    QVERIFY(flow);
+    const auto base = w.currentDocument()->recording;
+    const DerivationMontage lap = laplacianDerivations(*base);
+    w.currentDocument()->pane->setDerivations(std::make_shared<const DerivationMontage>(lap));
+    const auto shown = w.currentDocument()->pane->browser()->recording();
+    QSignalSpy applied(flow, &MontageWorkflow::applied);
+    const int tabsBefore = w.tabs()->count();
+    action->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(applied.count() == 1, 60000);
+    QCOMPARE(w.tabs()->count(), tabsBefore + 1);
+    const auto derived = w.currentDocument()->recording;
+    QVERIFY(w.currentDocument()->derived);
+    QCOMPARE(derived->channelCount(), lap.rows.size());
+    QVERIFY(shown && sameSamples(*derived, *shown));  // what the browser drew
+    QCOMPARE(w.currentDocument()->provenance.method, std::string("montage"));
+    QVERIFY(!w.currentDocument()->provenance.parameters.empty());
+    QCOMPARE(w.currentDocument()->provenance.parameters.front().second, lap.name);
+    w.grab().save(QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/montage_applied.png"));
+
+    // Recorded as the built-in, by name.
+    QCOMPARE(w.history().steps.size(), std::size_t{1});
+    const auto* step = std::get_if<PipelineMontageStep>(&w.history().steps[0]);
+    QVERIFY(step);
+    QCOMPARE(step->builtin, std::string("laplacian"));
+    // Exported and replayed headless: the same samples.
+    const QString pipelinePath = dir.filePath(QStringLiteral("montage.json"));
+    QString error;
+    QVERIFY2(w.exportPipeline(pipelinePath, &error), qPrintable(error));
+    const QString out = dir.filePath(QStringLiteral("out"));
+    const QString failure = runHeadless(pipelinePath, input, out);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    QVERIFY(sameSamples(*openRecording((out + QStringLiteral("/01-montage.h5")).toStdString()),
+                        *derived));
+    // An editor's montage is recorded by its derivations.
+    DerivationMontage own;
+    own.name = "Two pairs";
+    own.rows = {{"C3-C4", {{"C3", 1.0}, {"C4", -1.0}}}, {"Fz-Pz", {{"Fz", 0.5}, {"Pz", -0.5}}}};
+    w.tabs()->setCurrentIndex(0);
+    QVERIFY(flow->apply(own, "") != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(applied.count() == 2, 60000);
+    QCOMPARE(w.currentDocument()->recording->channelCount(), std::size_t{2});
+    QCOMPARE(w.history().steps.size(), std::size_t{2});
+    const auto* ownStep = std::get_if<PipelineMontageStep>(&w.history().steps[1]);
+    QVERIFY(ownStep && ownStep->builtin.empty() && ownStep->montage == own);
+
+    // Undo closes the last tab; redo opens it again.
+    w.undoStack()->undo();
+    QCOMPARE(w.tabs()->count(), tabsBefore + 1);
+    w.undoStack()->redo();
+    QCOMPARE(w.tabs()->count(), tabsBefore + 2);
+
+    // The window's replay of the first step on the original tab: the Laplacian again.
+    w.tabs()->setCurrentIndex(0);
+    Pipeline first;
+    first.steps.push_back(w.history().steps[0]);
+    const QString firstPath = dir.filePath(QStringLiteral("first.json"));
+    {
+      QFile f(firstPath);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(writePipelineJson(first)));
+    }
+    QSignalSpy replayed(&w, &MainWindow::pipelineApplied);
+    QVERIFY2(w.applyPipeline(firstPath, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(replayed.count() == 1, 60000);
+    QVERIFY(sameSamples(*w.currentDocument()->recording, *derived));
     w.setDiscardQuestion([](const QString&, const QStringList&) { return true; });
   }
 };

@@ -16,12 +16,15 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
 #include <QTimer>
 #include <algorithm>
 #include <cmath>
@@ -482,6 +485,31 @@ class ReviewToolsTest : public QObject {
     // A section: the browser page's measuring section.
     HelpBrowser::showPage(w_.get(), QStringLiteral("browser.md"), QStringLiteral("Measuring"));
     QCOMPARE(help->currentHeading(), QStringLiteral("Measuring"));
+    // F1 in a dialog scrolls to its section: the heading's line is at the top of the view.
+    QCOMPARE(helpTopicFor(&dialog).heading, QStringLiteral("The montage editor"));
+    auto headingAtTop = [&](const QString& heading) {
+      QTest::qWait(50);  // the deferred second scroll
+      const QTextCursor c = help->view()->textCursor();
+      const QRect r = help->view()->cursorRect(c);
+      const QScrollBar* bar = help->view()->verticalScrollBar();
+      // At the top, or as high as the page's end lets it go (a last section).
+      const bool top = r.top() >= -2 && r.top() < help->view()->viewport()->height() / 4;
+      const bool highest = bar->value() == bar->maximum() && r.top() >= 0 &&
+                           r.bottom() <= help->view()->viewport()->height();
+      return c.block().text().trimmed() == heading && bar->value() > 0 && (top || highest);
+    };
+    for (const auto& [cls, topic] : dialogHelpTopics()) {
+      if (topic.heading.isEmpty()) continue;
+      HelpBrowser::showPage(w_.get(), topic.page, topic.heading);
+      QVERIFY2(help->currentHeading() == topic.heading, qPrintable(cls + ": " + topic.heading));
+      QVERIFY2(headingAtTop(topic.heading), qPrintable(cls + ": " + topic.heading));
+    }
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTest::keyClick(dialog.table(), Qt::Key_F1);
+    QVERIFY(headingAtTop(QStringLiteral("The montage editor")));
+    save(help->grab().toImage(), QStringLiteral("help_f1_section"));
+    dialog.close();
 
     keys->trigger();
     const QString text = help->view()->toPlainText();

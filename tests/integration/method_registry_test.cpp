@@ -38,7 +38,8 @@ TEST(MethodRegistry, PipelineStepKindsAreTheMarkedEntries) {
       EXPECT_NE(message.find("modescope-cli " + m.id), std::string::npos) << message;
     }
   }
-  EXPECT_EQ(pipelineStepKinds(), "filter, interpolate, emd, memd, ica, xapen, epoch or tfr");
+  EXPECT_EQ(pipelineStepKinds(),
+            "filter, interpolate, montage, emd, memd, ica, xapen, epoch or tfr");
 }
 
 }  // namespace

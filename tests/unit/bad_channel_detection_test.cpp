@@ -96,7 +96,7 @@ TEST(BadChannelDetection, SuggestsEachBadChannelForItsReasonAndNoCleanOne) {
                                                           100 + kHighFrequency, 100 + kUnrelated}));
   // The user is told the thresholds used.
   const auto lines = report.thresholdLines();
-  ASSERT_EQ(lines.size(), 4u);
+  ASSERT_EQ(lines.size(), 5u);
   EXPECT_NE(lines[1].find("> 5"), std::string::npos) << lines[1];
   EXPECT_NE(lines[3].find("0.4"), std::string::npos) << lines[3];
   EXPECT_NE(report.channels[kLoud].explanation(report.criteria).find("deviation z"),
@@ -125,6 +125,41 @@ TEST(BadChannelDetection, SkipsTheHighFrequencyCriterionBelowTheCutoffAndSaysSo)
   ASSERT_EQ(report.notes.size(), 1u);
   EXPECT_NE(report.notes[0].find("high-frequency criterion skipped"), std::string::npos);
   EXPECT_TRUE(std::isnan(report.channels[0].highFrequencyZ));
+}
+
+TEST(BadChannelDetection, SlowDriftIsRemovedBeforeMeasuring) {
+  // A DC-coupled amplifier's drift (BioSemi): 0.05 Hz, 40 times the signal, on a clean channel.
+  SignalBlock block = syntheticBlock();
+  constexpr std::size_t kDrifting = 5;
+  float* x = block.channel(kDrifting);
+  for (int64_t i = 0; i < block.samples; ++i)
+    x[i] += static_cast<float>(
+        1500.0 * std::sin(2.0 * std::numbers::pi * 0.05 * static_cast<double>(i) / kRate));
+  auto backend = makeCpuBackend(1);
+  JobContext ctx;
+  const BadChannelReport detrended = suggestBadChannels(block, {}, *backend, ctx);
+  EXPECT_FALSE(detrended.channels[kDrifting].suggested())
+      << detrended.channels[kDrifting].explanation(detrended.criteria);
+  EXPECT_EQ(
+      detrended.suggested(),
+      (std::vector<std::size_t>{100 + kFlat, 100 + kLoud, 100 + kHighFrequency, 100 + kUnrelated}));
+  BadChannelCriteria raw;
+  raw.detrendCutoff = 0.0;  // as before pyprep's removeTrend: the drift passes for deviation
+  const BadChannelReport measuredRaw = suggestBadChannels(block, raw, *backend, ctx);
+  EXPECT_TRUE(has(measuredRaw.channels[kDrifting], BadChannelReason::Deviation));
+  EXPECT_NE(measuredRaw.thresholdLines().back().find("without detrending"), std::string::npos);
+}
+
+TEST(BadChannelDetection, MatlabQuantileAsPrep) {
+  // MATLAB: the sorted values sit at (i - 0.5) / n; linear between, the ends beyond.
+  EXPECT_DOUBLE_EQ(matlabQuantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(matlabQuantile({4, 1, 3, 2}, 0.98), 4.0);  // past (4 - 0.5) / 4
+  EXPECT_DOUBLE_EQ(matlabQuantile({4, 1, 3, 2}, 0.01), 1.0);
+  EXPECT_DOUBLE_EQ(matlabQuantile({1, 2, 3, 4}, 0.75), 3.5);  // position 3.5
+  std::vector<double> sixtyFour(64);
+  for (std::size_t i = 0; i < 64; ++i) sixtyFour[i] = static_cast<double>(i);
+  // 64 x 0.98 + 0.5 = 63.22: between the 63rd (62) and the 64th (63) value.
+  EXPECT_NEAR(matlabQuantile(sixtyFour, 0.98), 62.22, 1e-12);
 }
 
 TEST(BadChannelDetection, RobustStatisticsByHand) {

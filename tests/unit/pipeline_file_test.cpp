@@ -358,7 +358,8 @@ TEST(PipelineFile, EveryMistakeNamesTheFileTheStepAndTheField) {
       {"step not an object", withSteps("3"), "step 1", "found the number 3"},
       {"step kind missing", withSteps(R"({"start": 1})"), "step 1, field step", "found nothing"},
       {"unknown step kind", withSteps(R"({"step": "emd"}, {"step": "pca"})"), "step 2, field step",
-       "found 'pca', expected one of filter, interpolate, emd, memd, ica, xapen, epoch or tfr"},
+       "found 'pca', expected one of filter, interpolate, montage, emd, memd, ica, xapen, epoch "
+       "or tfr"},
       {"step kind not a string", withSteps(R"({"step": 1})"), "step 1, field step",
        "found the number 1"},
       // Fields of a step.
