@@ -47,8 +47,6 @@ constexpr Named kLabels[] = {{IcaFlagLabel::BrainOrOther, "brain", "brain"},
 
 std::string number(double v) { return formatNumber(std::round(v * 1000.0) / 1000.0); }
 
-constexpr double kNoThreshold = std::numeric_limits<double>::quiet_NaN();
-
 IcaFlagFeature feature(std::string key, std::string label, double value, double threshold) {
   return {std::move(key), std::move(label), value, threshold, value > threshold};
 }
@@ -135,6 +133,13 @@ void correlationRule(const IcaFlagInput& in, const std::vector<IcaReferenceSerie
                      const MapCheck& mapCheck = {}) {
   const int r = in.components;
   const int64_t n = in.samples;
+  // The z-score ranks the components against each other; r must also stand out from chance.
+  // Band-passed to (low, high) over T seconds, a series has about 2 (high - low) T independent
+  // samples, so r of unrelated series spreads with sd 1 / sqrt(2 (high - low) T). MNE's second
+  // z round, over the scores left after the first, can pass an r within that noise (a brain
+  // component with r -0.04 and |z| 3.1 next to the blinks, on the synthetic recordings).
+  const double seconds = static_cast<double>(n) / in.sampleRate;
+  const double chanceR = 3.0 / std::sqrt(2.0 * (high - low) * seconds);
   for (const IcaReferenceSeries& ref : refs) {
     ctx.checkpoint();
     const std::vector<double> target = bandPass(ref.samples.data(), n, in.sampleRate, low, high);
@@ -149,17 +154,21 @@ void correlationRule(const IcaFlagInput& in, const std::vector<IcaReferenceSerie
       IcaDetectorVerdict v =
           allAbove(label, kByReference, std::string("MNE ") + function + " (" + ref.name + ")",
                    {feature("z_" + ref.name, "|z| of r", z[i], zThreshold)}, {0.5});
-      // r only informs (no threshold of its own): MNE's rule is the z-score over the components.
+      // MNE's decision is the z-score (flagged); |r| against chance decides whether it counts.
+      const bool significant = std::fabs(scores[i]) > chanceR;
       v.features.insert(v.features.begin(),
-                        {"r_" + ref.name, "r with " + ref.name, scores[i], kNoThreshold, false});
+                        {"r_" + ref.name, "|r| with " + ref.name, scores[i], chanceR, significant});
       v.flagged = bad[i];
+      v.counted = significant;
       v.confidence = logistic(z[i], zThreshold, 0.5);
       v.reason = v.rule + ": r " + number(scores[i]) + ", |z| " + number(z[i]) +
                  (bad[i] ? " > " : " <= ") + number(zThreshold);
+      if (bad[i] && !significant)
+        v.reason += " (not counted: |r| <= " + number(chanceR) + ", within chance)";
       if (const std::optional<IcaFlagFeature> map =
               mapCheck ? mapCheck(k, ref.name) : std::nullopt) {
         v.features.push_back(*map);
-        v.counted = map->above;
+        v.counted = v.counted && map->above;
         v.reason += ", " + map->label + " " + number(map->value) + (map->above ? " > " : " <= ") +
                     number(map->threshold) +
                     (map->above || !bad[i] ? "" : " (not counted: a frontal site, not an eye map)");

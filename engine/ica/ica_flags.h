@@ -74,9 +74,8 @@ struct IcaFlagFeature {
   std::string key;    // "sad", "eog_z", ...
   std::string label;  // "spatial average difference"
   double value = 0.0;
-  double threshold = 0.0;  // the value it is compared with (automatic ones resolved); NaN: none,
-                           // the feature only informs (r beside MNE's z-score)
-  bool above = false;      // value > threshold
+  double threshold = 0.0;  // the value it is compared with (automatic ones resolved)
+  bool above = false;      // value > threshold (|r| > threshold for a correlation)
 };
 
 struct IcaDetectorVerdict {
@@ -84,10 +83,11 @@ struct IcaDetectorVerdict {
   std::string rule;  // "MNE find_bads_eog (VEOG)", "ADJUST blink", ...
   int evidence = 0;  // the level above: 1 reference channel ... 4 channel noise
   bool flagged = false;
-  // False when the rule flagged the component but its evidence does not hold for it: a frontal
-  // proxy (an EEG channel standing in for the EOG) correlates with any component strong at that
-  // site, so there the correlation labels a component only if its map is eye-like too (ADJUST's
-  // SAD for Fp sites, SED for the bipolar F8-F7). Uncounted verdicts do not label.
+  // False when the rule flagged the component but its evidence does not hold for it: an EOG/ECG
+  // correlation whose |r| lies within chance (MNE's second z round can pass one), or a frontal
+  // proxy's (an EEG channel standing in for the EOG correlates with any component strong at that
+  // site, so it labels a component only if its map is eye-like too: ADJUST's SAD for Fp sites,
+  // SED for the bipolar F8-F7). Uncounted verdicts do not label.
   bool counted = true;
   double confidence = 0.0;
   std::vector<IcaFlagFeature> features;

@@ -115,7 +115,7 @@ struct Decomposed {
 // high-passed at 1 Hz as ICA wants (Winkler et al. 2015; unfiltered, the saccades' slow steps
 // mix with the channels' 1/f background and their component follows the HEOG with r ~0.4 and
 // |z| ~3.2), and decomposed by Infomax with a fixed seed. 19 channels for 60 s at 128 Hz: the
-// 20 x channels^2 samples ICA wants; 100 steps (not converged: 1e-6 takes about 250) isolate the
+// 20 x channels^2 samples ICA wants; 60 steps (not converged: 1e-6 takes about 250) isolate the
 // planted sources, which is what is tested.
 Decomposed decompose(double saccadesPerMinute) {
   const int channels = 19;
@@ -146,7 +146,7 @@ Decomposed decompose(double saccadesPerMinute) {
   const SignalBlock block = extractBlock(*out.filtered, eeg, 0.0, p.duration);
   IcaParams ip = icaPreset("eeglab-runica");
   ip.seed = 3;
-  ip.maxSteps = 100;
+  ip.maxSteps = 60;
   out.file.sampleRate = p.sampleRate;
   out.file.samples = block.samples;
   out.file.channels = icaFileChannels(*out.filtered, eeg);
@@ -303,8 +303,9 @@ TEST(IcaFlagsSynthetic, WithoutSaccadesNoComponentFollowsTheHorizontalEog) {
     for (int k = 0; k < in.components; ++k) largest = std::max(largest, ruleZ(flags, k, rule));
     std::printf("%s without saccades: largest |z| %.2f (margin %+.2f under 3)\n", rule.c_str(),
                 largest, 3.0 - largest);
-    if (!in.eogIsFrontalProxy)
+    if (!in.eogIsFrontalProxy) {
       EXPECT_LT(largest, 3.0) << rule << " flagged a component of a recording without saccades";
+    }
     const auto [blink, r] = bestMatch(in, d.synth.blinkSource);
     EXPECT_EQ(flags.components[static_cast<std::size_t>(blink)].label, IcaFlagLabel::Eye);
   }
