@@ -318,6 +318,45 @@ TEST(IcaFlagsSynthetic, WithoutSaccadesNoComponentFollowsTheHorizontalEog) {
       << unfiltered.notes.front();
 }
 
+TEST(IcaFlagsChance, SecondZRoundPassingANoiseCorrelationDoesNotLabel) {
+  // Twenty 10 s components at 100 Hz, sines at 1.5-9.1 Hz (nearly uncorrelated); the EOG is
+  // component 1 itself, and component 6 carries 3 % of it. Round 1 takes component 1 (r = 1);
+  // round 2, over near-zero scores, gives component 6 (r ~0.03) a large |z| as well - MNE flags
+  // it, but |r| lies far within chance (3 / sqrt(2 x 9 Hz x 10 s) = 0.22), so it labels nothing.
+  const int r = 20, n = 1000;
+  IcaFlagInput in;
+  in.sampleRate = 100.0;
+  in.components = r;
+  in.samples = n;
+  in.activations.resize(static_cast<std::size_t>(r) * n);
+  auto at = [&](int k, int i) -> float& {
+    return in.activations[static_cast<std::size_t>(k) * n + static_cast<std::size_t>(i)];
+  };
+  for (int k = 0; k < r; ++k)
+    for (int i = 0; i < n; ++i)
+      at(k, i) = static_cast<float>(std::sin(2 * M_PI * (1.5 + 0.4 * k) * i / 100.0 + k));
+  for (int i = 0; i < n; ++i) at(5, i) += 0.03f * at(0, i);
+  in.mixing = IcaMatrix(r, r);
+  for (int c = 0; c < r; ++c) {
+    for (int k = 0; k < r; ++k) in.mixing(c, k) = 1.0 + 0.1 * ((c + k) % 3);  // no focal map
+    in.channelNames.push_back("E" + std::to_string(c + 1));
+    in.positions.push_back(std::nullopt);
+  }
+  in.eog.push_back(
+      {"VEOG", std::vector<float>(in.activations.begin(), in.activations.begin() + n)});
+  JobContext ctx;
+  const IcaFlags flags = flagIcaComponents(in, IcaFlagParams{}, ctx);
+  const IcaDetectorVerdict* noise = nullptr;
+  for (const IcaDetectorVerdict& v : flags.components[5].verdicts)
+    if (v.rule == "MNE find_bads_eog (VEOG)") noise = &v;
+  ASSERT_NE(noise, nullptr);
+  EXPECT_TRUE(noise->flagged) << noise->reason;  // as MNE decides
+  EXPECT_FALSE(noise->counted) << noise->reason;
+  EXPECT_NE(noise->reason.find("within chance"), std::string::npos) << noise->reason;
+  EXPECT_NE(flags.components[5].label, IcaFlagLabel::Eye);
+  EXPECT_EQ(flags.components[0].label, IcaFlagLabel::Eye);
+}
+
 TEST(IcaFlagsNotes, FewComponentsCannotReachTheZThreshold) {
   // Nine components: the z-score of one outlier among equal scores is sqrt(8) = 2.83 < 3.
   IcaFlagInput in;
