@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
+#include "app/cli/ica_file_inputs.h"
 #include "app/cli/job.h"
 #include "app/cli/param_options.h"
 #include "app/core/channel_selection.h"
@@ -315,9 +316,7 @@ int runIcaApply(const Args& argv) {
                   : std::vector<IcaFlagLabel>{};
   const OutputFormat format = outputFormatForPath(output);
   checkOutputPath(output, input);
-  if (output == *icaPath) {
-    throw InvalidParameterError("--output", "'" + output + "'", "a file other than the ICA file");
-  }
+  refuseOutputOverIcaFile(output, *icaPath);
 
   IcaFile ica;
   std::vector<int> rejected;
@@ -325,15 +324,13 @@ int runIcaApply(const Args& argv) {
   const JobOutcome outcome = runCliJob(
       "ica-apply " + input,
       [&](JobContext& ctx) -> std::any {
-        ctx.progress(0.0, "reading " + *icaPath);
-        ica = readIcaFile(*icaPath);
+        const IcaWithRecording loaded = readIcaWithRecording(*icaPath, input, ctx);
+        ica = loaded.ica;
+        const std::shared_ptr<const Recording>& rec = loaded.recording;
         rejected = parseRejectList(rejectText.value_or("none"), ica.result.components);
-        const auto rec = openRecording(input);
-        ctx.checkpoint();
         if (flaggedText) {
           JobContext flagCtx = ctx.sub(0.0, 0.05);
-          const IcaFlags flags = flagsPath ? readIcaFlagsTsv(*flagsPath, ica.result.components)
-                                           : flagIcaFile(*rec, ica, IcaFlagParams{}, flagCtx);
+          const IcaFlags flags = icaFlagsOf(loaded, flagsPath, IcaFlagParams{}, flagCtx);
           for (int k : rejectedByFlags(flags, flaggedLabels))
             if (std::find(rejected.begin(), rejected.end(), k) == rejected.end())
               rejected.push_back(k);

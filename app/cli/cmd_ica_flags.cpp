@@ -6,12 +6,11 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/common.h"
+#include "app/cli/ica_file_inputs.h"
 #include "app/cli/job.h"
 #include "app/cli/param_options.h"
 #include "app/core/ica_flags_job.h"
 #include "app/core/json_writer.h"
-#include "engine/io/hdf5_ica.h"
-#include "engine/io/recording_io.h"
 
 namespace modescope::cli {
 
@@ -73,25 +72,19 @@ int runIcaFlags(const Args& argv) {
   IcaFlagParams params;
   applyParamOptions(args, icaFlagParamTable(), params);
   validateIcaFlagParams(params);
-  if (output == icaPath)
-    throw InvalidParameterError("--output", "'" + output + "'", "a file other than the ICA file");
+  refuseOutputOverIcaFile(output, icaPath);
 
-  IcaFile ica;
   IcaFlags flags;
   std::string input;
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "ica-flags");
   const JobOutcome outcome = runCliJob(
       "ica-flags " + icaPath,
       [&](JobContext& ctx) -> std::any {
-        ctx.progress(0.0, "reading " + icaPath);
-        ica = readIcaFile(icaPath);
-        input = args.value("input").value_or(ica.inputFile);
-        if (input.empty())
-          throw UsageError("the ICA file names no recording (generated data): give --input REC");
-        const auto rec = openRecording(input);
-        ctx.checkpoint();
+        const IcaWithRecording loaded =
+            readIcaWithRecording(icaPath, args.value("input").value_or(""), ctx);
+        input = loaded.input;
         JobContext sub = ctx.sub(0.05, 0.95);
-        flags = flagIcaFile(*rec, ica, params, sub);
+        flags = icaFlagsOf(loaded, std::nullopt, params, sub);
         writeIcaFlagsTsv(output, flags);
         return {};
       },

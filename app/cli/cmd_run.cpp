@@ -78,6 +78,7 @@ struct StepReport {
   // ica
   int components = 0, icaSteps = 0;
   bool converged = false;
+  std::optional<std::vector<int>> rejected;  // 0-based, when the step's flags reject labels
   // xapen
   std::string measure;
   int64_t epochs = 0;
@@ -477,8 +478,11 @@ StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& 
   writeIcaFile(output, *result.file, writeCtx);
   if (s.flags) {
     JobContext flagCtx = ctx.sub(0.95, 1.0);
-    writeIcaFlagsTsv(defaultFlagsPath(output),
-                     flagIcaFile(current, *result.file, IcaFlagParams{}, flagCtx));
+    const IcaFlags flags = flagIcaFile(current, *result.file, s.flags->params, flagCtx);
+    writeIcaFlagsTsv(defaultFlagsPath(output), flags);
+    // What the session's "Mark flagged" chose: the labels and the confidence it recorded.
+    if (!s.flags->reject.empty())
+      r.rejected = flaggedComponents(flags, s.flags->reject, s.flags->minConfidence);
   }
 
   const IcaFile& f = *result.file;
@@ -593,6 +597,11 @@ std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePat
       w.field("components", s.components);
       w.field("ica_steps", s.icaSteps);
       w.field("converged", s.converged);
+      if (s.rejected) {
+        w.key("rejected_components").beginArray();  // 0-based, as components.tsv numbers them
+        for (int k : *s.rejected) w.value(k);
+        w.endArray();
+      }
     } else if (s.kind == "xapen") {
       w.field("measure", s.measure);
       w.field("epochs", s.epochs);

@@ -82,7 +82,7 @@ double pearsonCorrelation(const float* a, const float* b, int64_t n) {
 }
 
 IcaComponentSummary summariseIcaComponents(const Recording& rec, const IcaFile& file,
-                                           JobContext& ctx) {
+                                           JobContext& ctx, const IcaFlagParams& flagParams) {
   checkIcaMatchesRecording(rec, file, file.inputFile);
   IcaComponentSummary out;
   ctx.progress(0.0, "reading the decomposed range");
@@ -125,7 +125,7 @@ IcaComponentSummary summariseIcaComponents(const Recording& rec, const IcaFile& 
   if (n >= 8) {
     out.spectra = welchSpectra(act.data(), r, n, file.sampleRate);
     JobContext flagCtx = ctx.sub(0.85, 1.0);
-    out.flags = flagIcaComponents(icaFlagInput(rec, file, act), IcaFlagParams{}, flagCtx);
+    out.flags = flagIcaComponents(icaFlagInput(rec, file, act), flagParams, flagCtx);
   }
   ctx.progress(1.0, "summarised");
   return out;

@@ -59,14 +59,16 @@ struct IcaComponentSummary {
   std::vector<IcaComponentMetrics> components;  // in the result's component order
   IcaReferenceChannels references;
   std::vector<WelchSpectrum> spectra;  // of each activation (unit^2/Hz of the activation)
-  IcaFlags flags;  // the automatic artifact flags at the default thresholds (ica_flags_job.h)
+  IcaFlags flags;  // the automatic artifact flags (ica_flags_job.h), flags.params the thresholds
 };
 
 // Activations over the decomposed range of `rec` (the recording `file` was computed on; checked
 // like ica-apply checks it), then the metrics and spectra above. Progress: reading, activations,
 // metrics, flags; checkpoints between components. Throws InvalidParameterError when `rec` does not
 // match.
+// `flagParams`: the automatic flags' thresholds.
 IcaComponentSummary summariseIcaComponents(const Recording& rec, const IcaFile& file,
-                                           JobContext& ctx);
+                                           JobContext& ctx,
+                                           const IcaFlagParams& flagParams = IcaFlagParams{});
 
 }  // namespace modescope

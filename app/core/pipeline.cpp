@@ -1,5 +1,6 @@
 #include "app/core/pipeline.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -418,6 +419,42 @@ PipelineTfStep readTfStep(const Where& w, const JsonValue& step, std::vector<std
   return s;
 }
 
+std::vector<std::string> readStrings(const Where& w, const JsonValue& step,
+                                     const std::string& field, bool required,
+                                     const std::string& example);
+
+// "flags": true (the default thresholds), false (none) or {"params": {...}, "reject": [...],
+// "min_confidence": C}.
+std::optional<PipelineIcaFlags> readIcaFlags(const Where& w, const JsonValue& v) {
+  const std::string expected =
+      "true (also write the automatic artifact flags as OUT_components.tsv), false (the "
+      "default) or an object {\"params\": {...}, \"reject\": [\"eye\"], \"min_confidence\": 0.5}";
+  if (v.kind() == Kind::Bool) return v.asBool() ? std::optional(PipelineIcaFlags{}) : std::nullopt;
+  requireKind(w, "flags", v, Kind::Object, expected);
+  const Where inside{w.path, w.step + ", field flags"};
+  refuseUnknownFields(inside, v, {"params", "reject", "min_confidence"});
+  PipelineIcaFlags flags;
+  flags.params = readParams(inside, v, icaFlagParamTable(), IcaFlagParams{}, nullptr);
+  for (const std::string& label : readStrings(inside, v, "reject", false, "[\"eye\", \"heart\"]")) {
+    try {
+      for (IcaFlagLabel l : parseIcaFlagLabels(label, "reject"))
+        if (std::find(flags.reject.begin(), flags.reject.end(), l) == flags.reject.end())
+          flags.reject.push_back(l);
+    } catch (const InvalidParameterError&) {
+      fail(inside, "reject", v.find("reject"), "\"" + label + "\"",
+           "labels among eye, heart, muscle, line, channel");
+    }
+  }
+  if (const JsonValue* c = v.find("min_confidence")) {
+    requireKind(inside, "min_confidence", *c, Kind::Number, "a number from 0.5 to 1");
+    flags.minConfidence = c->asDouble();
+    if (!(flags.minConfidence >= 0.5 && flags.minConfidence <= 1.0))
+      fail(inside, "min_confidence", c, valueText(*c),
+           "a number from 0.5 (every flagged rule) to 1");
+  }
+  return flags;
+}
+
 PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
                             std::vector<std::string>* notes) {
   refuseUnknownFields(
@@ -426,12 +463,7 @@ PipelineIcaStep readIcaStep(const Where& w, const JsonValue& step,
   s.selection = readSelection(w, step);
   s.preset = readPreset(w, step, icaPresetNames());
   s.params = readParams(w, step, icaParamTable(), icaStepBase(s.preset), notes);
-  if (const JsonValue* v = step.find("flags")) {
-    requireKind(w, "flags", *v, Kind::Bool,
-                "true (also write the automatic artifact flags as OUT_components.tsv) or false "
-                "(the default)");
-    s.flags = v->asBool();
-  }
+  if (const JsonValue* v = step.find("flags")) s.flags = readIcaFlags(w, *v);
   return s;
 }
 
@@ -560,6 +592,23 @@ void writeParams(JsonWriter& w, const ParamTable<P>& table, const P& p, const P&
   if (open) w.endObject();
 }
 
+// `true` for the default thresholds without rejection, else the object readIcaFlags reads.
+void writeIcaFlags(JsonWriter& w, const PipelineIcaFlags& f) {
+  if (f == PipelineIcaFlags{}) {
+    w.field("flags", true);
+    return;
+  }
+  w.key("flags").beginObject();
+  writeParams(w, icaFlagParamTable(), f.params, IcaFlagParams{});
+  if (!f.reject.empty()) {
+    w.key("reject").beginArray();
+    for (IcaFlagLabel l : f.reject) w.value(icaFlagLabelName(l));
+    w.endArray();
+  }
+  if (f.minConfidence != 0.5) w.field("min_confidence", f.minConfidence);
+  w.endObject();
+}
+
 void writeSelection(JsonWriter& w, const StepSelection& s) {
   if (s.channels) {
     w.key("channels").beginArray();
@@ -627,6 +676,11 @@ bool operator==(const PipelineFilterStep& a, const PipelineFilterStep& b) {
 bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b) {
   return a.selection == b.selection && a.preset == b.preset && a.hht == b.hht &&
          sameParams(emdParamTable(), a.params, b.params);
+}
+
+bool operator==(const PipelineIcaFlags& a, const PipelineIcaFlags& b) {
+  return a.reject == b.reject && a.minConfidence == b.minConfidence &&
+         sameParams(icaFlagParamTable(), a.params, b.params);
 }
 
 bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b) {
@@ -822,7 +876,7 @@ std::string writePipelineJson(const Pipeline& pipeline) {
     } else if (const auto* c = std::get_if<PipelineIcaStep>(&step)) {
       if (!c->preset.empty()) w.field("preset", c->preset);
       writeSelection(w, c->selection);
-      if (c->flags) w.field("flags", true);
+      if (c->flags) writeIcaFlags(w, *c->flags);
       writeParams(w, icaParamTable(), c->params, icaStepBase(c->preset));
     } else if (const auto* d = std::get_if<PipelineMemdStep>(&step)) {
       if (!d->preset.empty()) w.field("preset", d->preset);

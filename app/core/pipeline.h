@@ -31,6 +31,7 @@
 #include "engine/emd/emd_params.h"
 #include "engine/entropy/entropy_params.h"
 #include "engine/epochs/epoch_params.h"
+#include "engine/ica/ica_flags.h"
 #include "engine/ica/ica_params.h"
 #include "engine/memd/memd_params.h"
 #include "engine/montage/derivations.h"
@@ -81,13 +82,24 @@ struct PipelineMemdStep {
   MemdParams params;
 };
 
+// An ica step's automatic flags: {"params": {...}, "reject": ["eye", "heart"],
+// "min_confidence": 0.5}. The thresholds as `ica-flags` options (icaFlagParamTable()); the
+// rejected components are those labelled one of `reject` with at least `minConfidence`, as the
+// component browser's "Mark flagged" and `ica-apply --reject-flagged` choose them.
+struct PipelineIcaFlags {
+  IcaFlagParams params;
+  std::vector<IcaFlagLabel> reject;  // empty: the flags are only written
+  double minConfidence = 0.5;
+};
+
 struct PipelineIcaStep {
   StepSelection selection;
   std::string preset;  // "" = eeglab-runica (as `ica` without --preset)
   IcaParams params;
-  // "flags": true also writes the automatic artifact flags beside the ICA file
-  // (OUT_components.tsv, as `ica-flags` at its default thresholds; engine/ica/ica_flags.h).
-  bool flags = false;
+  // "flags" also writes the automatic artifact flags beside the ICA file (OUT_components.tsv, as
+  // `ica-flags`; engine/ica/ica_flags.h): `true` at the default thresholds, or an object with
+  // the thresholds the session chose and the labels whose flagged components it rejected.
+  std::optional<PipelineIcaFlags> flags;
 };
 
 // ApEn / Cross-ApEn / SampEn matrices of the selection's channels (as `xapen` on one recording;
@@ -148,6 +160,7 @@ struct Pipeline {
 bool operator==(const StepSelection& a, const StepSelection& b);
 bool operator==(const PipelineFilterStep& a, const PipelineFilterStep& b);
 bool operator==(const PipelineEmdStep& a, const PipelineEmdStep& b);
+bool operator==(const PipelineIcaFlags& a, const PipelineIcaFlags& b);
 bool operator==(const PipelineIcaStep& a, const PipelineIcaStep& b);
 bool operator==(const PipelineMemdStep& a, const PipelineMemdStep& b);
 bool operator==(const PipelineEntropyStep& a, const PipelineEntropyStep& b);

@@ -105,6 +105,11 @@ std::vector<int> IcaComponentModel::flaggedComponents(double minConfidence,
   return out;
 }
 
+void IcaComponentModel::setFlags(IcaFlags flags) {
+  summary_.flags = std::move(flags);
+  if (rowCount() > 0) emit dataChanged(index(0, kLabelColumn), index(rowCount() - 1, kLabelColumn));
+}
+
 QVariant IcaComponentModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
   const bool proxy = summary_.references.eogIsFrontalProxy;

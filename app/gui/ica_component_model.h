@@ -50,6 +50,8 @@ class IcaComponentModel : public QAbstractTableModel {
   std::vector<int> markedComponents() const;   // ascending
   // Components labelled an artifact with at least this confidence; `label` "" = any artifact.
   std::vector<int> flaggedComponents(double minConfidence, const QString& label = {}) const;
+  // New flags (the detectors run again at other thresholds): the Label column shows them.
+  void setFlags(IcaFlags flags);
 
  signals:
   // The user checked or unchecked a row's mark box.

@@ -9,6 +9,7 @@
 #include <QSortFilterProxyModel>
 
 #include "app/gui/ica_component_model.h"
+#include "app/gui/ica_flag_thresholds_dialog.h"
 #include "app/gui/ica_properties_view.h"
 #include "app/gui/ica_results_pane.h"
 
@@ -41,6 +42,11 @@ IcaFlagsBar::IcaFlagsBar(IcaResultsPane* pane) : QWidget(pane), pane_(pane) {
   properties_->setToolTip(
       tr("The current component's map, spectrum, epoch image and the "
          "detectors' features (EEGLAB pop_prop, MNE plot_properties)"));
+  thresholds_ = new QPushButton(tr("Thresholds..."), this);
+  thresholds_->setObjectName(QStringLiteral("icaFlagThresholds"));
+  thresholds_->setToolTip(
+      tr("The detectors' thresholds and bands: label the components again with other values "
+         "(recorded in the session history and exported pipelines)"));
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(new QLabel(tr("Label:"), this));
@@ -48,6 +54,7 @@ IcaFlagsBar::IcaFlagsBar(IcaResultsPane* pane) : QWidget(pane), pane_(pane) {
   layout->addWidget(threshold_);
   layout->addWidget(mark_);
   layout->addStretch(1);
+  layout->addWidget(thresholds_);
   layout->addWidget(properties_);
 
   QSortFilterProxyModel* sorted = pane_->sortModel();
@@ -57,6 +64,7 @@ IcaFlagsBar::IcaFlagsBar(IcaResultsPane* pane) : QWidget(pane), pane_(pane) {
           [this] { setFilteredLabel(filteredLabel()); });
   connect(mark_, &QPushButton::clicked, this, [this] { markFlagged(); });
   connect(properties_, &QPushButton::clicked, this, [this] { showProperties(); });
+  connect(thresholds_, &QPushButton::clicked, this, [this] { showThresholds(); });
   const bool any = !pane_->componentModel()->summary().flags.components.empty();
   setEnabled(any);
 }
@@ -73,14 +81,18 @@ void IcaFlagsBar::setFilteredLabel(const QString& label) {
 
 int IcaFlagsBar::markFlagged() {
   const QString label = filteredLabel() == QStringLiteral("brain") ? QString() : filteredLabel();
-  const std::vector<int> flagged =
-      pane_->componentModel()->flaggedComponents(threshold_->value(), label);
-  int fresh = 0;
-  for (int k : flagged) fresh += pane_->isMarked(k) ? 0 : 1;
-  pane_->markAll(flagged, label.isEmpty()
-                              ? tr("mark %1 flagged components").arg(fresh)
-                              : tr("mark %1 components flagged %2").arg(fresh).arg(label));
-  return fresh;
+  const std::string labels =
+      label.isEmpty() ? std::string("eye,heart,muscle,line,channel") : label.toStdString();
+  return pane_->markFlagged(parseIcaFlagLabels(labels, "label filter"), threshold_->value());
+}
+
+IcaFlagThresholdsDialog* IcaFlagsBar::showThresholds() {
+  auto* dialog = new IcaFlagThresholdsDialog(pane_->componentModel()->summary().flags.params, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, pane_,
+          [pane = pane_, dialog] { pane->requestFlags(dialog->params()); });
+  dialog->open();
+  return dialog;
 }
 
 QWidget* IcaFlagsBar::showProperties() {

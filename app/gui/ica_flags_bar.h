@@ -1,8 +1,9 @@
 // The component browser's automatic-label controls, above its table: a filter by label, the
 // confidence a flag needs, "Mark flagged" (every component flagged at that confidence, of the
-// filtered label or any, marked as one undo step) and "Properties..." (the current component's
-// properties view, app/gui/ica_properties_view.h). The labels and their reasons are in the
-// table's Label column (app/gui/ica_component_model.h).
+// filtered label or any, marked as one undo step), "Thresholds..." (the detectors' thresholds,
+// app/gui/ica_flag_thresholds_dialog.h; Run labels the components again) and "Properties..."
+// (the current component's properties view, app/gui/ica_properties_view.h). The labels and their
+// reasons are in the table's Label column (app/gui/ica_component_model.h).
 //
 // Thread rules: a GUI-thread widget.
 #pragma once
@@ -27,6 +28,7 @@ class IcaFlagsBar : public QWidget {
   QDoubleSpinBox* threshold() const { return threshold_; }
   QPushButton* markFlaggedButton() const { return mark_; }
   QPushButton* propertiesButton() const { return properties_; }
+  QPushButton* thresholdsButton() const { return thresholds_; }
 
   // The label the table shows ("" = all).
   QString filteredLabel() const;
@@ -35,6 +37,9 @@ class IcaFlagsBar : public QWidget {
   int markFlagged();
   // Opens the properties view of the current component (non-modal; returns it).
   QWidget* showProperties();
+  // Opens the thresholds dialog at the labels' thresholds (window-modal, not blocking; returns
+  // it); its Run asks the pane to label again (IcaResultsPane::requestFlags).
+  class IcaFlagThresholdsDialog* showThresholds();
 
  private:
   IcaResultsPane* pane_;
@@ -42,6 +47,7 @@ class IcaFlagsBar : public QWidget {
   QDoubleSpinBox* threshold_;
   QPushButton* mark_;
   QPushButton* properties_;
+  QPushButton* thresholds_;
 };
 
 }  // namespace modescope

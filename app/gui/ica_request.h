@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/core/ica_job.h"
+#include "app/core/pipeline.h"
 #include "engine/compute/backend.h"
 #include "engine/core/recording.h"
 #include "engine/ica/ica_params.h"
@@ -24,6 +25,9 @@ struct IcaRequest {
   double durationSeconds = -1.0;         // s; < 0: to the end
   std::optional<BackendChoice> backend;  // nullopt: the Compute menu's choice
   std::string presetName;                // "" when the fields differ from every preset
+  // A replayed pipeline's automatic flags: the thresholds the component browser labels with and
+  // the labels whose flagged components it marks (nullopt: the default thresholds, no marks).
+  std::optional<PipelineIcaFlags> flags;
 };
 
 // The job spec runIcaJob takes; `menuChoice` fills the backend when the request leaves it open.

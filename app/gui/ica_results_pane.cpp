@@ -67,6 +67,24 @@ class MarkCommand : public QUndoCommand {
   bool marked_;
 };
 
+// The flag record's change, undone with the marks "Mark flagged" made with it.
+class FlagRecordCommand : public QUndoCommand {
+ public:
+  FlagRecordCommand(IcaResultsPane* pane, std::optional<PipelineIcaFlags> before,
+                    std::optional<PipelineIcaFlags> after)
+      : pane_(pane), before_(std::move(before)), after_(std::move(after)) {}
+  void redo() override {
+    if (pane_) pane_->setFlagRecord(after_);
+  }
+  void undo() override {
+    if (pane_) pane_->setFlagRecord(before_);
+  }
+
+ private:
+  QPointer<IcaResultsPane> pane_;
+  std::optional<PipelineIcaFlags> before_, after_;
+};
+
 QStringList channelNames(const Recording& rec, const std::vector<std::size_t>& idx) {
   QStringList out;
   for (std::size_t i : idx) out << QString::fromStdString(rec.channels[i].name);
@@ -452,6 +470,50 @@ void IcaResultsPane::markAll(const std::vector<int>& components, const QString& 
   undo_->beginMacro(what);
   for (int k : todo) undo_->push(new MarkCommand(this, k, true));
   undo_->endMacro();
+}
+
+void IcaResultsPane::setFlagRecord(std::optional<PipelineIcaFlags> record) {
+  flagRecord_ = std::move(record);
+  emit flagRecordChanged();
+}
+
+void IcaResultsPane::setFlags(IcaFlags flags) {
+  PipelineIcaFlags record = flagRecord_.value_or(PipelineIcaFlags{});
+  record.params = flags.params;
+  model_->setFlags(std::move(flags));
+  showCurrent();
+  emit flagsChanged();
+  setFlagRecord(record);
+}
+
+int IcaResultsPane::markFlagged(const std::vector<IcaFlagLabel>& labels, double minConfidence) {
+  const IcaFlags& flags = model_->summary().flags;
+  const std::vector<int> flagged = flaggedComponents(flags, labels, minConfidence);
+  PipelineIcaFlags record = flagRecord_.value_or(PipelineIcaFlags{});
+  record.params = flags.params;
+  record.minConfidence =
+      record.reject.empty() ? minConfidence : std::min(record.minConfidence, minConfidence);
+  for (IcaFlagLabel l : labels)
+    if (std::find(record.reject.begin(), record.reject.end(), l) == record.reject.end())
+      record.reject.push_back(l);
+  std::vector<int> todo;
+  for (int k : flagged)
+    if (!isMarked(k)) todo.push_back(k);
+  if (todo.empty() && flagRecord_ == record) return 0;  // nothing new: no empty undo step
+  const QString what = labels.size() == 1 ? tr("mark %1 components flagged %2")
+                                                .arg(todo.size())
+                                                .arg(QString::fromUtf8(icaFlagLabelName(labels[0])))
+                                          : tr("mark %1 flagged components").arg(todo.size());
+  if (!undo_) {
+    for (int k : todo) setMarked(k, true);
+    setFlagRecord(record);
+    return static_cast<int>(todo.size());
+  }
+  undo_->beginMacro(what);
+  for (int k : todo) undo_->push(new MarkCommand(this, k, true));
+  undo_->push(new FlagRecordCommand(this, flagRecord_, record));
+  undo_->endMacro();
+  return static_cast<int>(todo.size());
 }
 
 bool IcaResultsPane::timeLinked() const { return link_->isChecked(); }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "app/core/ica_metrics.h"
+#include "app/core/pipeline.h"
 #include "engine/core/recording.h"
 #include "engine/io/hdf5_ica.h"
 
@@ -76,8 +77,22 @@ class IcaResultsPane : public QWidget {
   void setMarkedComponents(const std::vector<int>& components);
   // Through the undo stack (the table box, M / space, the grid).
   void toggleMark(int component);
-  // Marks every one of `components` not yet marked as one undo step ("mark all flagged").
+  // Marks every one of `components` not yet marked as one undo step.
   void markAll(const std::vector<int>& components, const QString& what);
+
+  // The automatic flags as the session history records them (app/gui/session_history.h): the
+  // thresholds of the labels shown and the labels "Mark flagged" rejected, at the lowest
+  // confidence it was asked for. nullopt until the user runs the detectors at other thresholds
+  // or marks flagged components (a replayed pipeline's ica step sets it).
+  const std::optional<PipelineIcaFlags>& flagRecord() const { return flagRecord_; }
+  void setFlagRecord(std::optional<PipelineIcaFlags> record);  // emits flagRecordChanged
+  // The detectors' labels at other thresholds (the Label column and the record follow).
+  void setFlags(IcaFlags flags);
+  // Asks whoever runs jobs for the pane (IcaWorkflow) to label again at `params`.
+  void requestFlags(const IcaFlagParams& params) { emit flagsRequested(params); }
+  // Marks the components labelled one of `labels` with at least `minConfidence` and adds the
+  // labels to the record, as one undo step; returns how many were newly marked.
+  int markFlagged(const std::vector<IcaFlagLabel>& labels, double minConfidence);
   // The automatic labels' bar (filter, mark flagged, properties; app/gui/ica_flags_bar.h).
   class IcaFlagsBar* flagsBar() const {
     return flagsBar_;
@@ -126,6 +141,9 @@ class IcaResultsPane : public QWidget {
   void saveRequested();
   void marksChanged();
   void currentComponentChanged(int component);
+  void flagsRequested(const IcaFlagParams& params);
+  void flagsChanged();  // setFlags
+  void flagRecordChanged();
 
  private:
   void showCurrent();
@@ -159,6 +177,7 @@ class IcaResultsPane : public QWidget {
   QLabel* summary_ = nullptr;
   QLabel* currentLabel_ = nullptr;
   class IcaFlagsBar* flagsBar_ = nullptr;
+  std::optional<PipelineIcaFlags> flagRecord_;
 };
 
 }  // namespace modescope

@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "app/core/ica_cleaning.h"
+#include "app/core/ica_flags_job.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/file_filters.h"
 #include "app/gui/ica_dialog.h"
@@ -76,11 +77,12 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
   const QString what = QString::fromStdString(describeIca(*rec, request));
   const IcaJobSpec spec = toJobSpec(request, inputFile, window_->engine()->backendChoice());
   const bool ownBackend = request.backend.has_value();
+  const IcaFlagParams flagParams = request.flags ? request.flags->params : IcaFlagParams{};
   QPointer<BrowserPane> pane = doc->pane;
   EngineBridge* engine = window_->engine();
   return window_->submitTyped<IcaJobOutcome>(
       tr("%1 in %2").arg(what, source),
-      [rec, spec, ownBackend, engine](JobContext& ctx) -> IcaJobOutcome {
+      [rec, spec, ownBackend, engine, flagParams](JobContext& ctx) -> IcaJobOutcome {
         IcaJobOutcome out;
         JobContext icaCtx = ctx.sub(0.0, 0.95);
         IcaJobResult job;
@@ -94,14 +96,28 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
           job = runIcaJob(*rec, spec, *backend, icaCtx);
         }
         JobContext summaryCtx = ctx.sub(0.95, 1.0);
-        out.summary = summariseIcaComponents(*rec, *job.file, summaryCtx);
+        out.summary = summariseIcaComponents(*rec, *job.file, summaryCtx, flagParams);
         out.file = std::move(job.file);
         return out;
       },
       tr("ICA failed"), tr("Could not compute the %1.").arg(what),
       [this, rec, what, pane, request](JobId, std::shared_ptr<const IcaJobOutcome> result) {
-        window_->recordStep(historyStep(*rec, request));
-        showResults(rec, *result, what, pane);
+        const PipelineIcaStep step = historyStep(*rec, request);
+        const std::size_t index = window_->recordStep(step);
+        IcaResultsPane* shown = showResults(rec, *result, what, pane);
+        if (!shown) return;
+        if (request.flags) {
+          // A replayed step: its thresholds labelled the components; mark what it rejected.
+          shown->setFlagRecord(request.flags);
+          if (!request.flags->reject.empty())
+            shown->markFlagged(request.flags->reject, request.flags->minConfidence);
+        }
+        // The thresholds and rejections chosen later in the browser belong to this step.
+        connect(shown, &IcaResultsPane::flagRecordChanged, this, [this, shown, index, step] {
+          PipelineIcaStep changed = step;
+          changed.flags = shown->flagRecord();
+          window_->replaceRecordedStep(index, changed);
+        });
       });
 }
 
@@ -121,6 +137,8 @@ IcaResultsPane* IcaWorkflow::showResults(std::shared_ptr<const Recording> record
   pane->threeDButton()->setToolTip(scalp3dUnavailableMessage());
 #endif
   connect(pane, &IcaResultsPane::applyRequested, this, [this, pane] { applyCleaned(pane); });
+  connect(pane, &IcaResultsPane::flagsRequested, this,
+          [this, pane](const IcaFlagParams& params) { runFlags(pane, params); });
   connect(pane, &IcaResultsPane::saveRequested, this, [this, pane] {
     results_->tabs()->setCurrentWidget(pane);
     chooseAndSaveIcaFile();
@@ -182,6 +200,22 @@ JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
                "it"),
             8000);
         emit cleanedRecordingOpened(window_->tabs()->currentIndex());
+      });
+}
+
+JobId IcaWorkflow::runFlags(IcaResultsPane* pane, const IcaFlagParams& params) {
+  if (!pane) return 0;
+  const std::shared_ptr<const Recording> rec = pane->recording();
+  const std::shared_ptr<const IcaFile> file = pane->file();
+  QPointer<IcaResultsPane> guard(pane);
+  return window_->submitTyped<IcaFlags>(
+      tr("Automatic flags (%1)").arg(pane->title()),
+      [rec, file, params](JobContext& ctx) -> IcaFlags {
+        return flagIcaFile(*rec, *file, params, ctx);
+      },
+      tr("Flagging failed"), tr("Could not label the components with these thresholds."),
+      [guard](JobId, std::shared_ptr<const IcaFlags> flags) {
+        if (guard) guard->setFlags(*flags);
       });
 }
 

@@ -62,6 +62,9 @@ class IcaWorkflow : public QObject {
                               BrowserPane* source, const QString& icaPath = {});
   // Submits the job that makes `pane`'s cleaned recording and opens it as a derived tab.
   JobId applyCleaned(IcaResultsPane* pane);
+  // Runs the automatic flags of `pane`'s decomposition at `params` (the thresholds dialog's Run)
+  // and shows them in its Label column.
+  JobId runFlags(IcaResultsPane* pane, const IcaFlagParams& params);
   // Writes `pane`'s decomposition to `path`; reads one for the current recording.
   JobId saveIcaFile(IcaResultsPane* pane, const QString& path);
   JobId openIcaFile(const QString& path);

@@ -106,7 +106,11 @@ class MainWindow : public QMainWindow {
   // parameters and seeds, as a pipeline (docs/pipelines.md). Cleared when another recording
   // becomes the first tab; saved with the session.
   const Pipeline& history() const { return history_; }
-  void recordStep(PipelineStep step);
+  // Returns the step's index, for replaceRecordedStep.
+  std::size_t recordStep(PipelineStep step);
+  // A recorded step's later choices (the ICA flags' thresholds and rejections); ignored when
+  // `index` is not a step of that kind (the history was cleared meanwhile).
+  void replaceRecordedStep(std::size_t index, PipelineStep step);
   // File > Export pipeline: the history as a pipeline file (written atomically). False with
   // `error` set when it cannot be written.
   bool exportPipeline(const QString& path, QString* error = nullptr);

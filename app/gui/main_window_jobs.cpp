@@ -128,7 +128,15 @@ void MainWindow::startNewPrimary() {
   history_ = Pipeline{};
 }
 
-void MainWindow::recordStep(PipelineStep step) { history_.steps.push_back(std::move(step)); }
+std::size_t MainWindow::recordStep(PipelineStep step) {
+  history_.steps.push_back(std::move(step));
+  return history_.steps.size() - 1;
+}
+
+void MainWindow::replaceRecordedStep(std::size_t index, PipelineStep step) {
+  if (index < history_.steps.size() && history_.steps[index].index() == step.index())
+    history_.steps[index] = std::move(step);
+}
 
 bool MainWindow::exportPipeline(const QString& path, QString* error) {
   try {

@@ -51,6 +51,7 @@ PipelineIcaStep historyStep(const Recording& rec, const IcaRequest& request) {
                                request.backend);
   step.preset = request.presetName;
   step.params = request.params;
+  step.flags = request.flags;
   return step;
 }
 
@@ -101,6 +102,7 @@ IcaRequest icaRequest(const Recording& rec, const PipelineIcaStep& step) {
   r.durationSeconds = step.selection.duration;
   r.backend = step.selection.backend;
   r.presetName = icaStepPresetName(step);
+  r.flags = step.flags;
   return r;
 }
 

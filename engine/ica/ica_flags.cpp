@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <tuple>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -20,6 +23,15 @@ constexpr double kHeartLowHz = 0.7, kHeartHighHz = 3.0;
 constexpr double kRefractorySeconds = 0.3;  // no two R peaks closer (200 beats per minute)
 constexpr double kCtpsHalfWindow = 0.5;     // create_ecg_epochs tmin -0.5, tmax 0.5
 constexpr double kLineBandHz = 0.5;         // "within 0.5 Hz of the mains frequency"
+// ICA fitted to data that were not high-passed: Winkler, Debener, Mueller and Tangermann 2015
+// (EMBC, "On the influence of high-pass filtering on ICA-based artifact reduction in EEG-ERP")
+// found 1-2 Hz high-passing before ICA necessary for eye components to separate, as MNE's and
+// EEGLAB's tutorials advise. A 1 Hz high-passed recording keeps a few per cent of its power
+// below 1 Hz (the filter's transition band; 5 % in the synthetic tests), unfiltered EEG far
+// more (1/f drift; 16 % in the synthetic recordings, which have little): a tenth marks data the
+// ICA saw unfiltered.
+constexpr double kSlowHz = 1.0;
+constexpr double kSlowShareNote = 0.1;
 
 struct Named {
   IcaFlagLabel label;
@@ -34,8 +46,6 @@ constexpr Named kLabels[] = {{IcaFlagLabel::BrainOrOther, "brain", "brain"},
                              {IcaFlagLabel::Channel, "channel", "channel noise"}};
 
 std::string number(double v) { return formatNumber(std::round(v * 1000.0) / 1000.0); }
-
-constexpr double kNoThreshold = std::numeric_limits<double>::quiet_NaN();
 
 IcaFlagFeature feature(std::string key, std::string label, double value, double threshold) {
   return {std::move(key), std::move(label), value, threshold, value > threshold};
@@ -112,12 +122,24 @@ TemporalFeatures temporalFeatures(const float* a, int64_t n, int64_t segment) {
 
 // MNE _find_bads_ch with measure='zscore': r of each band-passed activation with each
 // band-passed reference, iterated z-scores per reference; a component is flagged by any.
+// `mapCheck(k, reference)`: for a frontal proxy, the map feature that must also lie above its
+// threshold for the verdict to count (nullopt: no check).
+using MapCheck = std::function<std::optional<IcaFlagFeature>(int, const std::string&)>;
+
 void correlationRule(const IcaFlagInput& in, const std::vector<IcaReferenceSeries>& refs,
                      const std::vector<std::vector<double>>& filtered, double low, double high,
                      double zThreshold, IcaFlagLabel label, const char* function,
-                     std::vector<IcaComponentFlags>& out, JobContext& ctx) {
+                     std::vector<IcaComponentFlags>& out, JobContext& ctx,
+                     const MapCheck& mapCheck = {}) {
   const int r = in.components;
   const int64_t n = in.samples;
+  // The z-score ranks the components against each other; r must also stand out from chance.
+  // Band-passed to (low, high) over T seconds, a series has about 2 (high - low) T independent
+  // samples, so r of unrelated series spreads with sd 1 / sqrt(2 (high - low) T). MNE's second
+  // z round, over the scores left after the first, can pass an r within that noise (a brain
+  // component with r -0.04 and |z| 3.1 next to the blinks, on the synthetic recordings).
+  const double seconds = static_cast<double>(n) / in.sampleRate;
+  const double chanceR = 3.0 / std::sqrt(2.0 * (high - low) * seconds);
   for (const IcaReferenceSeries& ref : refs) {
     ctx.checkpoint();
     const std::vector<double> target = bandPass(ref.samples.data(), n, in.sampleRate, low, high);
@@ -132,13 +154,25 @@ void correlationRule(const IcaFlagInput& in, const std::vector<IcaReferenceSerie
       IcaDetectorVerdict v =
           allAbove(label, kByReference, std::string("MNE ") + function + " (" + ref.name + ")",
                    {feature("z_" + ref.name, "|z| of r", z[i], zThreshold)}, {0.5});
-      // r only informs (no threshold of its own): MNE's rule is the z-score over the components.
+      // MNE's decision is the z-score (flagged); |r| against chance decides whether it counts.
+      const bool significant = std::fabs(scores[i]) > chanceR;
       v.features.insert(v.features.begin(),
-                        {"r_" + ref.name, "r with " + ref.name, scores[i], kNoThreshold, false});
+                        {"r_" + ref.name, "|r| with " + ref.name, scores[i], chanceR, significant});
       v.flagged = bad[i];
+      v.counted = significant;
       v.confidence = logistic(z[i], zThreshold, 0.5);
       v.reason = v.rule + ": r " + number(scores[i]) + ", |z| " + number(z[i]) +
                  (bad[i] ? " > " : " <= ") + number(zThreshold);
+      if (bad[i] && !significant)
+        v.reason += " (not counted: |r| <= " + number(chanceR) + ", within chance)";
+      if (const std::optional<IcaFlagFeature> map =
+              mapCheck ? mapCheck(k, ref.name) : std::nullopt) {
+        v.features.push_back(*map);
+        v.counted = v.counted && map->above;
+        v.reason += ", " + map->label + " " + number(map->value) + (map->above ? " > " : " <= ") +
+                    number(map->threshold) +
+                    (map->above || !bad[i] ? "" : " (not counted: a frontal site, not an eye map)");
+      }
       out[i].verdicts.push_back(std::move(v));
     }
   }
@@ -221,6 +255,7 @@ double periodicity(const std::vector<double>& band, double fs) {
 
 struct LineFeatures {
   double hz = 0.0, db = 0.0, share = 0.0;
+  double slowShare = 0.0;  // of the activation's power below kSlowHz
 };
 
 // The stronger of the 50 and 60 Hz peaks: power within 0.5 Hz over the 40-70 Hz median (away
@@ -231,6 +266,10 @@ LineFeatures lineFeatures(const float* a, int64_t n, double fs) {
   const std::vector<double> p = welchPower(x.data(), n, fs, 0.25, &binHz);
   const double total = std::accumulate(p.begin() + 1, p.end(), 0.0);
   LineFeatures best;
+  double slow = 0.0;
+  for (std::size_t k = 1; k < p.size() && static_cast<double>(k) * binHz < kSlowHz; ++k)
+    slow += p[k];
+  best.slowShare = total > 0 ? slow / total : 0.0;
   for (double mains : {50.0, 60.0}) {
     if (mains + 1.0 >= fs / 2.0) continue;
     double peak = 0.0, band = 0.0;
@@ -245,7 +284,7 @@ LineFeatures lineFeatures(const float* a, int64_t n, double fs) {
     std::nth_element(around.begin(), around.begin() + around.size() / 2, around.end());
     const double median = std::max(around[around.size() / 2], 1e-300);
     const double db = 10.0 * std::log10(peak / median);
-    if (db > best.db) best = {mains, db, total > 0 ? band / total : 0.0};
+    if (db > best.db) best = {mains, db, total > 0 ? band / total : 0.0, best.slowShare};
   }
   return best;
 }
@@ -311,7 +350,7 @@ std::vector<IcaFlagLabel> parseIcaFlagLabels(const std::string& text, const std:
 std::string IcaComponentFlags::reasons() const {
   std::string s;
   for (const IcaDetectorVerdict& v : verdicts)
-    if (v.flagged) s += (s.empty() ? "" : "\n") + v.reason;
+    if (v.flagged && v.counted) s += (s.empty() ? "" : "\n") + v.reason;
   return s;
 }
 
@@ -358,6 +397,21 @@ IcaFlags flagIcaComponents(const IcaFlagInput& in, const IcaFlagParams& params, 
   const double tTk = threshold(params.kurtosisThreshold, tk);
   const double tMev = threshold(params.mevThreshold, mev);
   ctx.progress(0.2, "eye rules");
+  double slowShare = 0.0;
+  for (const LineFeatures& l : line) slowShare += l.slowShare / static_cast<double>(r);
+  if (slowShare > kSlowShareNote)
+    flags.notes.push_back(
+        "the activations keep " + number(100.0 * slowShare) +
+        " % of their power below 1 Hz: ICA fitted to data that were not high-passed separates "
+        "eye movements poorly (Winkler et al. 2015); high-pass at 1 Hz before ICA");
+  // MNE's z-score over r components: one outlier among equal scores has |z| = sqrt(r - 1).
+  const double zCeiling = std::sqrt(static_cast<double>(r - 1));
+  for (const auto& [refs, threshold, what] : {std::tuple{&in.eog, params.eogZThreshold, "EOG"},
+                                              std::tuple{&in.ecg, params.ecgZThreshold, "ECG"}})
+    if (!refs->empty() && zCeiling <= threshold)
+      flags.notes.push_back("with " + std::to_string(r) + " components no |z| can exceed sqrt(" +
+                            std::to_string(r - 1) + ") = " + number(zCeiling) + ": the " + what +
+                            " z-score threshold " + number(threshold) + " cannot be reached");
 
   // Eye.
   std::vector<std::vector<double>> eyeBand(static_cast<std::size_t>(r));
@@ -365,8 +419,18 @@ IcaFlags flagIcaComponents(const IcaFlagInput& in, const IcaFlagParams& params, 
     for (int k = 0; k < r; ++k)
       eyeBand[static_cast<std::size_t>(k)] =
           bandPass(activation(k), n, fs, params.eogLowHz, params.eogHighHz);
+    // A proxy is an EEG channel: every component strong at that site follows it a little, and
+    // one of twenty-odd may pass the z-score by chance. An eye component also has the eyes'
+    // map: frontal (SAD) for Fp/AF sites, opposite at the outer canthi (SED) for F8-F7.
+    MapCheck eyeMap;
+    if (in.eogIsFrontalProxy && sited)
+      eyeMap = [&](int k, const std::string& ref) -> std::optional<IcaFlagFeature> {
+        const auto i = static_cast<std::size_t>(k);
+        return ref.find('-') != std::string::npos ? feature("sed", "SED", sed[i], tSed)
+                                                  : feature("sad", "SAD", sad[i], tSad);
+      };
     correlationRule(in, in.eog, eyeBand, params.eogLowHz, params.eogHighHz, params.eogZThreshold,
-                    IcaFlagLabel::Eye, "find_bads_eog", out, ctx);
+                    IcaFlagLabel::Eye, "find_bads_eog", out, ctx, eyeMap);
     if (in.eogIsFrontalProxy)
       flags.notes.push_back("no EOG channel: the eye correlation uses the frontal sites");
   } else {
@@ -508,6 +572,7 @@ IcaFlags flagIcaComponents(const IcaFlagInput& in, const IcaFlagParams& params, 
     double strongest = 0.0;
     int level = kByChannel + 1;
     for (const IcaDetectorVerdict& v : c.verdicts) {
+      if (!v.counted) continue;
       strongest = std::max(strongest, v.confidence);
       if (!v.flagged) continue;
       if (v.evidence < level || (v.evidence == level && v.confidence > c.confidence)) {

@@ -2,7 +2,8 @@
 // whose features a user can read (ICLabel's trained weights are not available to this project):
 //
 //   eye      MNE 1.3 find_bads_eog: Pearson r of each activation with each EOG (or frontal proxy)
-//            channel after a 1-10 Hz band-pass, flagged by MNE's iterated z-score rule; and the
+//            channel after a 1-10 Hz band-pass, flagged by MNE's iterated z-score rule (with a
+//            frontal proxy, counted only for an eye-like map: SAD or SED above threshold); and the
 //            ADJUST rules (Mognon et al. 2011): blink = SAD and TK high, horizontal movement =
 //            SED and MEV high.
 //   heart    with an ECG channel: find_bads_ecg's correlation z-score rule at 8-16 Hz and its
@@ -73,9 +74,8 @@ struct IcaFlagFeature {
   std::string key;    // "sad", "eog_z", ...
   std::string label;  // "spatial average difference"
   double value = 0.0;
-  double threshold = 0.0;  // the value it is compared with (automatic ones resolved); NaN: none,
-                           // the feature only informs (r beside MNE's z-score)
-  bool above = false;      // value > threshold
+  double threshold = 0.0;  // the value it is compared with (automatic ones resolved)
+  bool above = false;      // value > threshold (|r| > threshold for a correlation)
 };
 
 struct IcaDetectorVerdict {
@@ -83,6 +83,12 @@ struct IcaDetectorVerdict {
   std::string rule;  // "MNE find_bads_eog (VEOG)", "ADJUST blink", ...
   int evidence = 0;  // the level above: 1 reference channel ... 4 channel noise
   bool flagged = false;
+  // False when the rule flagged the component but its evidence does not hold for it: an EOG/ECG
+  // correlation whose |r| lies within chance (MNE's second z round can pass one), or a frontal
+  // proxy's (an EEG channel standing in for the EOG correlates with any component strong at that
+  // site, so it labels a component only if its map is eye-like too: ADJUST's SAD for Fp sites,
+  // SED for the bipolar F8-F7). Uncounted verdicts do not label.
+  bool counted = true;
   double confidence = 0.0;
   std::vector<IcaFlagFeature> features;
   std::string reason;  // one sentence: which features crossed which thresholds

@@ -25,12 +25,9 @@
 #include "engine/io/recording_io.h"
 #include "widgets/browser_pane.h"
 #include "widgets/signal_browser.h"
+#include "session_replay_support.h"
 
 using namespace modescope;
-
-#ifndef MODESCOPE_CLI
-#define MODESCOPE_CLI ""
-#endif
 
 namespace {
 
@@ -92,12 +89,8 @@ class PipelineHistoryTest : public QObject {
     if (std::string(MODESCOPE_CLI).empty()) QSKIP("MODESCOPE_CLI is not set by the build");
     QTemporaryDir dir;
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy opened(&w, &MainWindow::recordingOpened);
-    w.newSyntheticRecording(recordingParams());
-    QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1, 60000);
+    const QString opened = gui_test::showWithSynthetic(w, recordingParams());
+    QVERIFY2(opened.isEmpty(), qPrintable(opened));
 
     // Filter, then ICEEMDAN of two channels of the filtered recording.
     QSignalSpy added(&w, &MainWindow::documentAdded);
@@ -140,24 +133,11 @@ class PipelineHistoryTest : public QObject {
 
     // The same recording as a file, and the pipeline replayed headless.
     const QString input = dir.filePath(QStringLiteral("same.h5"));
-    const SynthParams p = recordingParams();
-    QProcess synth;
-    synth.start(
-        QStringLiteral(MODESCOPE_CLI),
-        {QStringLiteral("synth"), QStringLiteral("-o"), input, QStringLiteral("--channels"),
-         QString::number(p.channels), QStringLiteral("--rate"), QString::number(p.sampleRate),
-         QStringLiteral("--duration"), QString::number(p.duration), QStringLiteral("--seed"),
-         QString::number(p.seed), QStringLiteral("--quiet")});
-    QVERIFY(synth.waitForFinished(60000));
-    QCOMPARE(synth.exitCode(), 0);
+    const QString wrote = gui_test::writeSyntheticWithCli(input, recordingParams());
+    QVERIFY2(wrote.isEmpty(), qPrintable(wrote));
     const QString out = dir.filePath(QStringLiteral("out"));
-    QProcess run;
-    run.setProcessChannelMode(QProcess::MergedChannels);
-    run.start(QStringLiteral(MODESCOPE_CLI),
-              {QStringLiteral("run"), pipelinePath, QStringLiteral("--input"), input,
-               QStringLiteral("-o"), out, QStringLiteral("--quiet")});
-    QVERIFY(run.waitForFinished(120000));
-    QVERIFY2(run.exitCode() == 0, run.readAll().constData());
+    const QString ran = gui_test::runPipelineWithCli(pipelinePath, input, out);
+    QVERIFY2(ran.isEmpty(), qPrintable(ran));
     const EmdFile headless = readEmdFile((out + QStringLiteral("/02-emd.h5")).toStdString());
     QVERIFY2(sameModes(*inGui, headless.modes), "the CLI's modes differ from the GUI's");
 
@@ -187,12 +167,8 @@ class PipelineHistoryTest : public QObject {
     if (std::string(MODESCOPE_CLI).empty()) QSKIP("MODESCOPE_CLI is not set by the build");
     QTemporaryDir dir;
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy opened(&w, &MainWindow::recordingOpened);
-    w.newSyntheticRecording(recordingParams());
-    QTRY_VERIFY_WITH_TIMEOUT(opened.count() == 1, 60000);
+    const QString opened = gui_test::showWithSynthetic(w, recordingParams());
+    QVERIFY2(opened.isEmpty(), qPrintable(opened));
 
     QSignalSpy shown(w.entropyWorkflow(), &EntropyWorkflow::resultsShown);
     EntropyRequest request;
@@ -216,24 +192,11 @@ class PipelineHistoryTest : public QObject {
     QVERIFY2(w.exportPipeline(pipelinePath, &error), qPrintable(error));
 
     const QString input = dir.filePath(QStringLiteral("same.h5"));
-    const SynthParams p = recordingParams();
-    QProcess synth;
-    synth.start(
-        QStringLiteral(MODESCOPE_CLI),
-        {QStringLiteral("synth"), QStringLiteral("-o"), input, QStringLiteral("--channels"),
-         QString::number(p.channels), QStringLiteral("--rate"), QString::number(p.sampleRate),
-         QStringLiteral("--duration"), QString::number(p.duration), QStringLiteral("--seed"),
-         QString::number(p.seed), QStringLiteral("--quiet")});
-    QVERIFY(synth.waitForFinished(60000));
-    QCOMPARE(synth.exitCode(), 0);
+    const QString wrote = gui_test::writeSyntheticWithCli(input, recordingParams());
+    QVERIFY2(wrote.isEmpty(), qPrintable(wrote));
     const QString out = dir.filePath(QStringLiteral("out"));
-    QProcess run;
-    run.setProcessChannelMode(QProcess::MergedChannels);
-    run.start(QStringLiteral(MODESCOPE_CLI),
-              {QStringLiteral("run"), pipelinePath, QStringLiteral("--input"), input,
-               QStringLiteral("-o"), out, QStringLiteral("--quiet")});
-    QVERIFY(run.waitForFinished(120000));
-    QVERIFY2(run.exitCode() == 0, run.readAll().constData());
+    const QString ran = gui_test::runPipelineWithCli(pipelinePath, input, out);
+    QVERIFY2(ran.isEmpty(), qPrintable(ran));
     const EntropyFile headless =
         readEntropyFile((out + QStringLiteral("/01-xapen.h5")).toStdString());
     QCOMPARE(headless.recordings.size(), std::size_t{1});
