@@ -476,6 +476,9 @@ StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& 
   }
   JobContext writeCtx = ctx.sub(0.95, 1.0);
   writeIcaFile(output, *result.file, writeCtx);
+  const IcaFile& f = *result.file;
+  StepReport r = stepReport(currentPath, result.backend, backend, f.provenance, f.channels.size(),
+                            f.samples, f.sampleRate);
   if (s.flags) {
     JobContext flagCtx = ctx.sub(0.95, 1.0);
     const IcaFlags flags = flagIcaFile(current, *result.file, s.flags->params, flagCtx);
@@ -484,10 +487,6 @@ StepReport runIcaStep(const PipelineIcaStep& s, const std::vector<std::size_t>& 
     if (!s.flags->reject.empty())
       r.rejected = flaggedComponents(flags, s.flags->reject, s.flags->minConfidence);
   }
-
-  const IcaFile& f = *result.file;
-  StepReport r = stepReport(currentPath, result.backend, backend, f.provenance, f.channels.size(),
-                            f.samples, f.sampleRate);
   r.onGpu = result.onGpu;  // the ICA job may fall back from the GPU (ica_job.h)
   r.components = f.result.components;
   r.icaSteps = f.result.steps;

@@ -147,8 +147,7 @@ struct PipelineMontageStep {
 
 using PipelineStep = std::variant<PipelineFilterStep, PipelineEmdStep, PipelineIcaStep,
                                   PipelineMemdStep, PipelineEntropyStep, PipelineInterpolateStep,
-                                  PipelineEpochStep, PipelineMontageStep,
-                                  PipelineTfStep>;
+                                  PipelineEpochStep, PipelineMontageStep, PipelineTfStep>;
 
 struct Pipeline {
   int version = kPipelineVersion;

@@ -23,9 +23,9 @@
 #include "engine/io/hdf5_emd.h"
 #include "engine/io/hdf5_entropy.h"
 #include "engine/io/recording_io.h"
+#include "session_replay_support.h"
 #include "widgets/browser_pane.h"
 #include "widgets/signal_browser.h"
-#include "session_replay_support.h"
 
 using namespace modescope;
 
