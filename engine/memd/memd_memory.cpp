@@ -9,9 +9,14 @@
 namespace modescope {
 namespace {
 
-std::string gib(double bytes) {
+// GiB from 1 GiB up, MiB below it (a need of 300 MiB is not "0.3 GiB" rounded to "0.0").
+std::string sizeText(double bytes) {
+  constexpr double kMiB = 1024.0 * 1024.0;
   char b[32];
-  std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  if (bytes >= 1024.0 * kMiB)
+    std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * kMiB));
+  else
+    std::snprintf(b, sizeof b, "%.1f MiB", bytes / kMiB);
   return b;
 }
 
@@ -63,10 +68,11 @@ MemdDevicePlan planMemdDevice(int dims, int64_t n, int directions, int valueByte
       else
         dhi = mid - 1;
     }
-    std::string what =
-        "MEMD of " + std::to_string(dims) + " channels x " + std::to_string(n) +
-        " samples needs at least " + gib(static_cast<double>(plan.fixedBytes + plan.perDirection)) +
-        " of GPU memory (one direction at a time); " + gib(budgetBytes) + " is usable. ";
+    std::string what = "MEMD of " + std::to_string(dims) + " channels x " + std::to_string(n) +
+                       " samples needs at least " +
+                       sizeText(static_cast<double>(plan.fixedBytes + plan.perDirection)) +
+                       " of GPU memory (one direction at a time); " + sizeText(budgetBytes) +
+                       " is usable. ";
     what += "At most " + std::to_string(lo) + " samples fit with " + std::to_string(dims) +
             " channels, or " + std::to_string(dlo) + " channels with " + std::to_string(n) +
             " samples";

@@ -266,6 +266,15 @@ TEST(MemdMemoryPlan, LargestBenchmarkCaseFitsAnH100AndSmallCardsSayWhatFits) {
     EXPECT_NE(m.find("samples fit with 128 channels"), std::string::npos) << m;
     EXPECT_NE(m.find("float32"), std::string::npos) << m;
   }
+  // A card with 200 MB free: the sizes below 1 GiB are said in MiB, not rounded to "0.0 GiB".
+  try {
+    planMemdDevice(32, 1000000, 64, 8, 200e6);
+    FAIL() << "planned on 200 MB";
+  } catch (const OutOfDeviceMemoryError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.find("0.0 GiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("190.7 MiB is usable"), std::string::npos) << m;
+  }
 }
 
 }  // namespace
