@@ -647,6 +647,10 @@ void printStepLine(std::size_t index, std::size_t count, const StepReport& s) {
            " columns x " + std::to_string(s.tfBins) + " bins";
   } else if (s.kind == "interpolate") {
     what = "bad channels interpolated in " + what;
+  } else if (s.kind == "montage") {
+    what = "montage of " + std::to_string(s.channels) + " derivations x " +
+           formatNumber(s.sampleRate > 0 ? static_cast<double>(s.samples) / s.sampleRate : 0.0) +
+           " s";
   } else {
     what = "filtered " + what;
   }

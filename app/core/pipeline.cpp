@@ -413,7 +413,7 @@ PipelineTfStep readTfStep(const Where& w, const JsonValue& step, std::vector<std
     const JsonValue* at = step.find("readout");
     fail(w, "readout.reconstruct", at ? at->find("reconstruct") : &step, "true",
          "false with a hop of " + std::to_string(s.params.hop) + " samples",
-         "the whole signal is reconstructed from one column per sample: set params.hop to 1 or "
+         "The whole signal is reconstructed from one column per sample: set params.hop to 1 or "
          "leave reconstruct out");
   }
   return s;
