@@ -1,7 +1,8 @@
 // The device MemdSiftEngine (cuda_memd.h): memd.m's envelope step over directions streamed in
 // chunks, every numerical step the EMD family's shared primitive (engine/emd/sift_primitives.h),
-// so the result equals the CPU engine's (engine/memd/memd_cpu.cpp) to rounding. Per chunk of
-// directions, six launches:
+// so the result equals the CPU engine's (engine/memd/memd_cpu.cpp) to rounding. First
+// transposeKernel writes the candidate as samples x channels (the knots' values are gathered from
+// it a line per sample); then per chunk of directions, six launches:
 //   projectKernel     one thread per (sample, direction): y = m . d_k
 //   flagKernel        one thread per (sample, direction): run starts classify their run
 //                     (plateaus collapse to their middle); zero crossings counted per direction
@@ -9,25 +10,28 @@
 //                     minima positions after two free slots for the mirrored left knots
 //   boundaryKernel    one thread per direction: fewer than 3 extrema or no mirror leaves it out;
 //                     else the mirrored knots (NBSYM 2, decided on the projection)
-//   solveKernel       one thread per (direction, envelope, channel): the channel's values at the
-//                     shared knots and the not-a-knot slopes (Thomas: strictly diagonally
-//                     dominant after the end rows are eliminated)
-//   evaluateKernel    one thread per sample: for the chunk's directions in order, both envelopes
-//                     of every channel, summed into mean (dims x n) and |U - L| / 2 into amp
+//   solveKernel       one block per (direction, envelope, 32 channels): the channels' values at
+//                     the shared knots and the not-a-knot slopes, pieces of the system swept
+//                     with overlaps, lanes as channels
+//   evaluateKernel    one block per 64 samples, lanes as channels: for the chunk's directions in
+//                     order, both envelopes of every channel, summed into mean (dims x n) and
+//                     |U - L| / 2 into amp
 // After the last chunk, finishKernel divides by the directions kept and sigmaKernel counts the
 // samples above sd and sd2 (sigma as memd.m: divided by amp only when no amp is 0). The sums run
-// over directions in order in one thread per sample: no atomics on values, so a run repeats bit
+// over directions in order for each (sample, channel): no atomics on values, so a run repeats bit
 // for bit. One small copy of the statistics per sift goes back to the host (the driver decides).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstring>
+#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <vector>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_memd.h"
 #include "cuda/device_memory.cuh"
+#include "cuda/device_ops.cuh"
 #include "engine/emd/sift_primitives.h"
 #include "engine/memd/memd_memory.h"
 
@@ -161,53 +165,266 @@ __global__ void boundaryKernel(const R* __restrict__ proj, int64_t n, int64_t ca
   atomicAdd(keptTotal, 1);
 }
 
-// System (k, e, c): channel c's values at direction k's knots of envelope e, and the slopes.
+// The candidate transposed to samples x channels, so that a warp whose lanes are channels reads
+// one sample's values as one line (the knot values are gathered from it).
+constexpr int kTile = 32;
 template <class R>
-__global__ void solveKernel(const R* __restrict__ m, int dims, int64_t n, int64_t cap, int count,
-                            const int32_t* __restrict__ tMax, const int32_t* __restrict__ tMin,
-                            const EnvelopeKnots* __restrict__ knots, const int* __restrict__ kept,
-                            R* __restrict__ y, R* __restrict__ s, R* __restrict__ work) {
-  const int64_t id = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (id >= static_cast<int64_t>(count) * 2 * dims) return;
-  const int c = static_cast<int>(id % dims);
-  const int e = static_cast<int>((id / dims) % 2);
-  const int k = static_cast<int>(id / (2 * dims));
-  if (!kept[k]) return;
-  const EnvelopeKnots kn = knots[2 * k + e];
-  const int32_t* t = (e == 0 ? tMax : tMin) + static_cast<int64_t>(k) * cap + kn.start;
-  const int64_t row = id * cap;  // ((k * 2 + e) * dims + c) * cap
-  const R* x = m + static_cast<int64_t>(c) * n;
-  for (int j = 0; j < kn.count; ++j) y[row + j] = x[knotSource(kn, t, j)];
-  sift::splineSlopes(t, y + row, kn.count, s + row, work + row);
+__global__ void transposeKernel(const R* __restrict__ m, int dims, int64_t n, R* __restrict__ mT) {
+  __shared__ R tile[kTile][kTile + 1];
+  const int64_t p0 = blockIdx.x * int64_t{kTile};
+  const int c0 = static_cast<int>(blockIdx.y) * kTile;
+  for (int i = threadIdx.y; i < kTile; i += blockDim.y) {  // rows: channels
+    const int c = c0 + i;
+    const int64_t p = p0 + threadIdx.x;
+    if (c < dims && p < n) tile[i][threadIdx.x] = m[static_cast<int64_t>(c) * n + p];
+  }
+  __syncthreads();
+  for (int i = threadIdx.y; i < kTile; i += blockDim.y) {  // rows: samples
+    const int64_t p = p0 + i;
+    const int c = c0 + static_cast<int>(threadIdx.x);
+    if (c < dims && p < n) mT[p * dims + c] = tile[threadIdx.x][i];
+  }
 }
 
-// One thread per sample: the chunk's kept directions in order, every channel's two envelopes.
+// Knot values and slopes of a chunk: [(k * 2 + e) * cap + j] * dims + c, so the lanes of a warp
+// (channels) touch consecutive values. The elimination factors depend only on the knots, so they
+// are stored once per channel group: [((k * 2 + e) * groups + g) * cap + j].
+struct KnotLayout {
+  int dims, groups;
+  int64_t cap;
+  __device__ int64_t value(int kk, int j, int c) const {
+    return (static_cast<int64_t>(kk) * cap + j) * dims + c;
+  }
+  __device__ int64_t factor(int kk, int g, int j) const {
+    return (static_cast<int64_t>(kk) * groups + g) * cap + j;
+  }
+};
+
+// Rows of the overlap: a change at one row of the (diagonally dominant) reduced system moves the
+// solution d rows away by at most 2^-d of it (engine/emd/sift_primitives.h), so 32 rows are below
+// float rounding and 64 below double's.
 template <class R>
-__global__ void evaluateKernel(int dims, int64_t n, int64_t cap, int count,
-                               const int32_t* __restrict__ tMax, const int32_t* __restrict__ tMin,
-                               const EnvelopeKnots* __restrict__ knots,
-                               const int* __restrict__ kept, const R* __restrict__ y,
-                               const R* __restrict__ s, R* __restrict__ mean, R* __restrict__ amp) {
-  const int64_t p = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (p >= n) return;
-  for (int k = 0; k < count; ++k) {
-    if (!kept[k]) continue;
-    const EnvelopeKnots ku = knots[2 * k], kl = knots[2 * k + 1];
-    const int32_t* tu = tMax + static_cast<int64_t>(k) * cap + ku.start;
-    const int32_t* tl = tMin + static_cast<int64_t>(k) * cap + kl.start;
-    const int pu = sift::splinePiece(tu, ku.count, p);
-    const int pl = sift::splinePiece(tl, kl.count, p);
-    R sq = 0;
-    for (int c = 0; c < dims; ++c) {
-      const int64_t rowU = ((static_cast<int64_t>(k) * 2 + 0) * dims + c) * cap;
-      const int64_t rowL = ((static_cast<int64_t>(k) * 2 + 1) * dims + c) * cap;
-      const R upper = sift::splineValue(tu, y + rowU, s + rowU, pu, p);
-      const R lower = sift::splineValue(tl, y + rowL, s + rowL, pl, p);
-      mean[static_cast<int64_t>(c) * n + p] += (upper + lower) / 2;
-      sq += (upper - lower) * (upper - lower);
+constexpr int memdOverlap() {
+  return sizeof(R) == 4 ? 32 : 64;
+}
+constexpr int kMemdPieceRows = 128;  // rows of the reduced system per piece (plus the overlaps)
+
+// Rows [first, last) of the not-a-knot slopes of one spline system for the 32 channels of one
+// warp (lane = channel; lanes past the last channel compute the shared factors only). Thomas
+// sweep from `overlap` rows before `first` to `overlap` rows after `last` (clipped), as
+// sift::splineSlopeRows for one system, with the factors that depend on the knots alone
+// computed by every lane alike and stored once per group.
+template <class R, class Values>
+__device__ void memdSlopeRows(const int32_t* t, int n, const sift::SplineEnds<R>& ends, int first,
+                              int last, Values value, int c, bool active, KnotLayout L, int kk,
+                              int g, R* y, R* s, R* work) {
+  constexpr int kOverlap = memdOverlap<R>();
+  const int start = max(1, first - kOverlap);
+  const int stop = min(n - 2, last - 1 + kOverlap);  // inclusive
+  R tailWork[kOverlap], tailS[kOverlap];
+  R prevWork = 0, prevS = 0;
+  R dxPrev = static_cast<R>(t[start] - t[start - 1]);
+  R yCur = value(start);
+  R ddPrev = (yCur - value(start - 1)) / dxPrev;
+  int32_t tCur = t[start];
+  for (int k = start; k <= stop; ++k) {
+    const int32_t tNext = t[k + 1];
+    const R yNext = value(k + 1);
+    const R dxk = static_cast<R>(tNext - tCur);
+    const R ddk = (yNext - yCur) / dxk;
+    sift::splineSweepRow(k, start, n, ends, dxPrev, dxk, ddPrev, ddk, prevWork, prevS);
+    if (k >= first && k < last) {
+      if ((c & 31) == 0) work[L.factor(kk, g, k)] = prevWork;
+      if (active) {
+        s[L.value(kk, k, c)] = prevS;
+        y[L.value(kk, k, c)] = yCur;
+      }
+    } else if (k >= last) {
+      tailWork[k - last] = prevWork;
+      tailS[k - last] = prevS;
     }
-    // Added per direction, as the CPU adds its slots: the same order of additions.
-    amp[p] += sqrt(sq) / 2;
+    dxPrev = dxk;
+    ddPrev = ddk;
+    tCur = tNext;
+    yCur = yNext;
+  }
+  __syncwarp();  // the factors written by lane 0 are read by every lane below
+  R next = prevS;
+  for (int k = stop - 1; k >= last; --k) next = tailS[k - last] - tailWork[k - last] * next;
+  int k1 = last - 1;
+  if (stop == last - 1) {
+    if (active) s[L.value(kk, k1, c)] = next;
+    --k1;
+  }
+  for (; k1 >= first; --k1) {
+    if (!active) continue;
+    const int64_t at = L.value(kk, k1, c);
+    next = s[at] - work[L.factor(kk, g, k1)] * next;
+    s[at] = next;
+  }
+}
+
+// One block per (direction, envelope, group of 32 channels): its warps take the pieces of the
+// system in turn. One thread per (direction, envelope, channel) walking its own row was 42-58 %
+// of a sift's device time (ncu, H200, 32 x 30,504 x 64 and 64 x 102,401 x 128).
+constexpr int kSolveWarps = 8;
+template <class R>
+__global__ void __launch_bounds__(kSolveWarps * 32)
+    solveKernel(const R* __restrict__ mT, KnotLayout L, const int32_t* __restrict__ tMax,
+                const int32_t* __restrict__ tMin, const EnvelopeKnots* __restrict__ knots,
+                const int* __restrict__ kept, R* __restrict__ y, R* __restrict__ s,
+                R* __restrict__ work) {
+  const int kk = blockIdx.x, k = kk / 2, e = kk % 2, g = blockIdx.y;
+  if (!kept[k]) return;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const int c = g * 32 + lane;
+  const bool active = c < L.dims;
+  const EnvelopeKnots kn = knots[kk];
+  const int32_t* t = (e == 0 ? tMax : tMin) + static_cast<int64_t>(k) * L.cap + kn.start;
+  const int n = kn.count;
+  auto value = [&](int j) {
+    return active ? mT[static_cast<int64_t>(knotSource(kn, t, j)) * L.dims + c] : R(0);
+  };
+  if (n <= 3) {  // the line or the parabola (spline.m), one warp
+    if (warp == 0 && active) {
+      R yv[3], sv[3], wv[3];
+      for (int j = 0; j < n; ++j) yv[j] = value(j);
+      sift::splineSlopes(t, yv, n, sv, wv);
+      for (int j = 0; j < n; ++j) {
+        y[L.value(kk, j, c)] = yv[j];
+        s[L.value(kk, j, c)] = sv[j];
+      }
+    }
+    return;
+  }
+  const sift::SplineEnds<R> endRows = sift::splineEndsOf<R>(t, value, n);
+  const int rows = n - 2;
+  const int pieces = max(1, rows / kMemdPieceRows);
+  const int chunk = (rows + pieces - 1) / pieces;
+  for (int piece = warp; piece < pieces; piece += kSolveWarps) {
+    const int first = 1 + piece * chunk;
+    const int last = min(n - 1, first + chunk);
+    if (first >= last) continue;
+    memdSlopeRows(t, n, endRows, first, last, value, c, active, L, kk, g, y, s, work);
+  }
+  __syncthreads();  // s[1] and s[n-2] come from the first and the last piece
+  if (warp == 0 && active) {
+    // The end knots' values and slopes (rows 0 and n-1 were eliminated from the system).
+    const int64_t a0 = L.value(kk, 0, c), a1 = L.value(kk, 1, c);
+    const int64_t b0 = L.value(kk, n - 1, c), b1 = L.value(kk, n - 2, c);
+    y[a0] = value(0);
+    y[b0] = value(n - 1);
+    s[a0] = sift::splineLeftEndSlope(t, endRows, s[a1]);
+    s[b0] = sift::splineRightEndSlope(t, n, endRows, s[b1]);
+  }
+}
+
+// Both envelopes of every channel at kEvalSamples samples per block, for the chunk's directions
+// in order, added into mean (dims x n) and |U - L| / 2 into amp. Directions go in batches of
+// kEvalBatch: the warps first find each direction's spline pieces at the block's samples (lane =
+// sample, into shared memory); then each warp walks kEvalRun consecutive samples with lane =
+// channel, so a piece's knot values and slopes are read as lines once and kept in registers while
+// the next samples stay on the same piece (the coefficients too: no loads and no divisions for
+// them). The channel's mean stays in a register across the batch (the additions happen in
+// direction order, as the CPU's, so chunking does not change a bit); the squared envelope
+// difference is summed over the channels by warp shuffles (and over channel groups in shared
+// memory) before the square root. Measured with ncu on the H200 at 32 x 30,504 x 64: one thread
+// per sample walking every channel and direction took 3.8 ms per sift; lanes as channels with
+// the pieces reloaded for every sample, 1.0-1.1 ms (each warp's lines did not stay in L1).
+constexpr int kEvalWarps = 4;
+constexpr int kEvalRun = 16;  // consecutive samples per warp
+constexpr int kEvalSamples = kEvalWarps * kEvalRun;
+constexpr int kEvalBatch = 16;
+template <class R>
+__global__ void __launch_bounds__(kEvalWarps * 32)
+    evaluateKernel(KnotLayout L, int64_t n, int count, const int32_t* __restrict__ tMax,
+                   const int32_t* __restrict__ tMin, const EnvelopeKnots* __restrict__ knots,
+                   const int* __restrict__ kept, const R* __restrict__ y, const R* __restrict__ s,
+                   R* __restrict__ mean, R* __restrict__ amp) {
+  __shared__ int piece[kEvalBatch][2][kEvalSamples];
+  __shared__ int keptShared[kEvalBatch];
+  __shared__ const int32_t* knotsAt[kEvalBatch][2];  // the envelope's first knot position
+  __shared__ R sq[kEvalBatch][kEvalSamples];         // sum over channels of (U - L)^2
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int64_t p0 = blockIdx.x * int64_t{kEvalSamples};
+  const int i0 = warp * kEvalRun;  // this warp's samples: p0 + i0 .. p0 + i0 + kEvalRun - 1
+  for (int k0 = 0; k0 < count; k0 += kEvalBatch) {
+    const int batch = min(kEvalBatch, count - k0);
+    for (int item = warp; item < 2 * batch; item += kEvalWarps) {
+      const int b = item / 2, e = item % 2, k = k0 + b;
+      if (e == 0) {
+        if (lane == 0) keptShared[b] = kept[k];
+        for (int i = lane; i < kEvalSamples; i += 32) sq[b][i] = 0;
+      }
+      if (!kept[k]) continue;
+      const EnvelopeKnots kn = knots[2 * k + e];
+      const int32_t* t = (e == 0 ? tMax : tMin) + static_cast<int64_t>(k) * L.cap + kn.start;
+      for (int i = lane; i < kEvalSamples; i += 32)
+        piece[b][e][i] = p0 + i < n ? sift::splinePiece(t, kn.count, p0 + i) : 0;
+      if (lane == 0) knotsAt[b][e] = t;
+    }
+    __syncthreads();
+    const int64_t left = n - p0 - i0;  // samples from this warp's first to the end
+    const int run = left <= 0 ? 0 : (left < kEvalRun ? static_cast<int>(left) : kEvalRun);
+    for (int g = 0; g < L.groups && run > 0; ++g) {
+      const int c = g * 32 + lane;
+      const bool active = c < L.dims;
+      R acc[kEvalRun];
+      MODESCOPE_UNROLL
+      for (int i = 0; i < kEvalRun; ++i)
+        acc[i] = active && i < run ? mean[static_cast<int64_t>(c) * n + p0 + i0 + i] : R(0);
+      for (int b = 0; b < batch; ++b) {
+        if (!keptShared[b]) continue;
+        const int kk = 2 * (k0 + b);
+        // The current piece of each envelope: first knot, value, slope, coefficients.
+        int at[2] = {-1, -1};
+        int32_t t0[2] = {0, 0};
+        R y0[2] = {0, 0}, s0[2] = {0, 0}, c2[2] = {0, 0}, c3[2] = {0, 0};
+        MODESCOPE_UNROLL
+        for (int i = 0; i < kEvalRun; ++i) {
+          if (i >= run) break;
+          const int64_t p = p0 + i0 + i;
+          R env[2];
+          MODESCOPE_UNROLL
+          for (int e = 0; e < 2; ++e) {
+            const int j = piece[b][e][i0 + i];
+            if (j != at[e]) {  // the same for every lane: the sample's piece
+              at[e] = j;
+              const int32_t* t = knotsAt[b][e];
+              t0[e] = t[j];
+              if (active) {
+                const int64_t here = L.value(kk + e, j, c), next = L.value(kk + e, j + 1, c);
+                y0[e] = y[here];
+                s0[e] = s[here];
+                sift::splineCoefficientsOf(t[j], t[j + 1], y0[e], y[next], s0[e], s[next], c2[e],
+                                           c3[e]);
+              }
+            }
+            env[e] = active ? sift::splineValueFrom(y0[e], s0[e], c2[e], c3[e], p - t0[e]) : R(0);
+          }
+          acc[i] += (env[0] + env[1]) / 2;
+          R d2 = (env[0] - env[1]) * (env[0] - env[1]);
+          MODESCOPE_UNROLL
+          for (int off = 16; off > 0; off /= 2) d2 += __shfl_xor_sync(0xFFFFFFFFu, d2, off);
+          if (lane == 0) sq[b][i0 + i] += d2;  // this warp's own samples: no other writer
+        }
+      }
+      MODESCOPE_UNROLL
+      for (int i = 0; i < kEvalRun; ++i)
+        if (active && i < run) mean[static_cast<int64_t>(c) * n + p0 + i0 + i] = acc[i];
+    }
+    __syncwarp();
+    if (lane < run) {
+      const int64_t p = p0 + i0 + lane;
+      R a = amp[p];
+      for (int b = 0; b < batch; ++b) {
+        // Added per direction, as the CPU adds its slots: the same order of additions.
+        if (keptShared[b]) a += sqrt(sq[b][i0 + lane]) / 2;
+      }
+      amp[p] = a;
+    }
+    __syncthreads();
   }
 }
 
@@ -247,10 +464,13 @@ __global__ void sigmaKernel(int dims, int64_t n, const R* __restrict__ mean,
   }
 }
 
-// max |x| as the bits of a nonnegative float/double (ordered like the values).
+// max |x| as the bits of a nonnegative float/double (ordered like the values). One atomic per
+// block: one per thread serialised 260,000 atomics on one word (0.2 ms per sift, ncu on the H200).
 template <class R>
 __global__ void maxAbsKernel(const R* __restrict__ x, int64_t count,
                              unsigned long long* __restrict__ bits) {
+  using Reduce = cub::BlockReduce<unsigned long long, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
   unsigned long long best = 0;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -258,7 +478,8 @@ __global__ void maxAbsKernel(const R* __restrict__ x, int64_t count,
     const unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(v));
     best = b > best ? b : best;
   }
-  atomicMax(bits, best);
+  const unsigned long long blockBest = Reduce(temp).Reduce(best, MaxOp());
+  if (threadIdx.x == 0) atomicMax(bits, blockBest);
 }
 
 template <class R>
@@ -285,9 +506,11 @@ class DeviceMemdEngine final : public MemdSiftEngine {
         K_(directions),
         chunk_(chunk),
         cap_(memdKnotCapacity(n)),
+        groups_((dims + 31) / 32),
         block_(static_cast<std::size_t>(dims) * static_cast<std::size_t>(n)),
         r_(block_),
         m_(block_),
+        mT_(block_),
         mean_(block_),
         amp_(static_cast<std::size_t>(n)),
         dirs_(static_cast<std::size_t>(directions) * dims),
@@ -300,11 +523,13 @@ class DeviceMemdEngine final : public MemdSiftEngine {
         kept_(static_cast<std::size_t>(chunk)),
         y_(static_cast<std::size_t>(chunk) * 2 * dims * cap_),
         s_(static_cast<std::size_t>(chunk) * 2 * dims * cap_),
-        work_(static_cast<std::size_t>(chunk) * 2 * dims * cap_),
+        work_(static_cast<std::size_t>(chunk) * 2 * groups_ * cap_),
         extrema_(static_cast<std::size_t>(directions)),
         zero_(static_cast<std::size_t>(directions)),
         stats_(1),
-        host_(block_) {}
+        host_(block_),
+        hostStats_(1),
+        hostCounts_(2 * static_cast<std::size_t>(directions)) {}
 
   void load(const std::vector<double>& x, const std::vector<double>& directions) override {
     upload(x, r_);
@@ -331,6 +556,11 @@ class DeviceMemdEngine final : public MemdSiftEngine {
         <<<std::min<unsigned>(blocksFor(static_cast<int64_t>(block_)), 1024), kThreads, 0, st>>>(
             m_.get(), static_cast<int64_t>(block_), &ds->maxAbsBits);
     MODESCOPE_CUDA_CHECK_LAUNCH("maxAbsKernel", st);
+    transposeKernel<R>
+        <<<dim3(blocksFor(n_, kTile), blocksFor(dims_, kTile)), dim3(kTile, 8), 0, st>>>(
+            m_.get(), dims_, n_, mT_.get());
+    MODESCOPE_CUDA_CHECK_LAUNCH("transposeKernel", st);
+    const KnotLayout layout{dims_, groups_, cap_};
     for (int first = 0; first < K_; first += chunk_) {
       const int count = std::min(chunk_, K_ - first);
       const dim3 grid(blocksFor(n_), static_cast<unsigned>(count));
@@ -346,13 +576,13 @@ class DeviceMemdEngine final : public MemdSiftEngine {
           proj_.get(), n_, cap_, count, first, tMax_.get(), tMin_.get(), counts_.get(),
           knots_.get(), kept_.get(), extrema_.get(), &ds->keptTotal);
       MODESCOPE_CUDA_CHECK_LAUNCH("boundaryKernel", st);
-      const int64_t systems = static_cast<int64_t>(count) * 2 * dims_;
-      solveKernel<R><<<blocksFor(systems, 128), 128, 0, st>>>(
-          m_.get(), dims_, n_, cap_, count, tMax_.get(), tMin_.get(), knots_.get(), kept_.get(),
-          y_.get(), s_.get(), work_.get());
+      solveKernel<R><<<dim3(static_cast<unsigned>(count) * 2, static_cast<unsigned>(groups_)),
+                       kSolveWarps * 32, 0, st>>>(mT_.get(), layout, tMax_.get(), tMin_.get(),
+                                                  knots_.get(), kept_.get(), y_.get(), s_.get(),
+                                                  work_.get());
       MODESCOPE_CUDA_CHECK_LAUNCH("solveKernel", st);
-      evaluateKernel<R><<<blocksFor(n_), kThreads, 0, st>>>(
-          dims_, n_, cap_, count, tMax_.get(), tMin_.get(), knots_.get(), kept_.get(), y_.get(),
+      evaluateKernel<R><<<blocksFor(n_, kEvalSamples), kEvalWarps * 32, 0, st>>>(
+          layout, n_, count, tMax_.get(), tMin_.get(), knots_.get(), kept_.get(), y_.get(),
           s_.get(), mean_.get(), amp_.get());
       MODESCOPE_CUDA_CHECK_LAUNCH("evaluateKernel", st);
     }
@@ -362,17 +592,19 @@ class DeviceMemdEngine final : public MemdSiftEngine {
     sigmaKernel<R><<<blocksFor(n_), kThreads, 0, st>>>(
         dims_, n_, mean_.get(), amp_.get(), &ds->ampZero, params.sd, params.sd2, ds->above);
     MODESCOPE_CUDA_CHECK_LAUNCH("sigmaKernel", st);
-    DeviceStats hs{};
-    std::vector<int> ext(static_cast<std::size_t>(K_)), zc(static_cast<std::size_t>(K_));
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(&hs, ds, sizeof hs, cudaMemcpyDeviceToHost, st));
+    // Into pinned memory: a copy to pageable memory waits for a staging copy in the driver.
+    int* ext = hostCounts_.get();
+    int* zc = hostCounts_.get() + K_;
     MODESCOPE_CUDA_TRY(
-        cudaMemcpyAsync(ext.data(), extrema_.get(), extrema_.bytes(), cudaMemcpyDeviceToHost, st));
+        cudaMemcpyAsync(hostStats_.get(), ds, sizeof(DeviceStats), cudaMemcpyDeviceToHost, st));
     MODESCOPE_CUDA_TRY(
-        cudaMemcpyAsync(zc.data(), zero_.get(), zero_.bytes(), cudaMemcpyDeviceToHost, st));
+        cudaMemcpyAsync(ext, extrema_.get(), extrema_.bytes(), cudaMemcpyDeviceToHost, st));
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(zc, zero_.get(), zero_.bytes(), cudaMemcpyDeviceToHost, st));
     stream_.synchronize();
+    const DeviceStats hs = *hostStats_.get();
     MemdEnvelopeStats out;
-    out.extrema.assign(ext.begin(), ext.end());
-    out.zeroCrossings.assign(zc.begin(), zc.end());
+    out.extrema.assign(ext, ext + K_);
+    out.zeroCrossings.assign(zc, zc + K_);
     out.kept = hs.keptTotal;
     out.aboveSd = hs.keptTotal ? static_cast<int64_t>(hs.above[0]) : 0;
     out.aboveSd2 = hs.keptTotal ? static_cast<int64_t>(hs.above[1]) : 0;
@@ -397,25 +629,26 @@ class DeviceMemdEngine final : public MemdSiftEngine {
 
  private:
   void upload(const std::vector<double>& x, DeviceBuffer<R>& dst) {
-    for (std::size_t i = 0; i < block_; ++i) host_[i] = static_cast<R>(x[i]);
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst.get(), host_.data(), block_ * sizeof(R),
+    for (std::size_t i = 0; i < block_; ++i) host_.get()[i] = static_cast<R>(x[i]);
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst.get(), host_.get(), block_ * sizeof(R),
                                        cudaMemcpyHostToDevice, stream_.get()));
     stream_.synchronize();
   }
   void download(const DeviceBuffer<R>& src, std::vector<double>& out) {
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(host_.data(), src.get(), block_ * sizeof(R),
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(host_.get(), src.get(), block_ * sizeof(R),
                                        cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    out.assign(host_.begin(), host_.end());
+    out.assign(host_.get(), host_.get() + block_);
   }
 
   int dims_;
   int64_t n_;
   int K_, chunk_;
   int64_t cap_;
+  int groups_;  // channel groups of 32 (the lanes of a warp)
   std::size_t block_;
   Stream stream_;
-  DeviceBuffer<R> r_, m_, mean_, amp_, dirs_, proj_;
+  DeviceBuffer<R> r_, m_, mT_, mean_, amp_, dirs_, proj_;
   DeviceBuffer<uint8_t> flags_;
   DeviceBuffer<int32_t> tMax_, tMin_;
   DeviceBuffer<int> counts_;
@@ -424,7 +657,9 @@ class DeviceMemdEngine final : public MemdSiftEngine {
   DeviceBuffer<R> y_, s_, work_;
   DeviceBuffer<int> extrema_, zero_;
   DeviceBuffer<DeviceStats> stats_;
-  std::vector<R> host_;
+  PinnedBuffer<R> host_;  // one dims x n block, staged for the copies
+  PinnedBuffer<DeviceStats> hostStats_;
+  PinnedBuffer<int> hostCounts_;  // extrema, then zero crossings, per direction
   StreamDrain drain_{stream_};
 };
 

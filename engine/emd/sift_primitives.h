@@ -243,10 +243,11 @@ struct SplineEnds {
   R x31, xn, b0, bn;
 };
 
-template <class R>
-MODESCOPE_HOST_DEVICE inline SplineEnds<R> splineEnds(const int32_t* t, const R* y, int n) {
+// y(k): the value at knot k (an accessor, so that values stored with a stride can be used).
+template <class R, class Values>
+MODESCOPE_HOST_DEVICE inline SplineEnds<R> splineEndsOf(const int32_t* t, Values y, int n) {
   auto dx = [&](int k) { return static_cast<R>(t[k + 1] - t[k]); };
-  auto dd = [&](int k) { return (y[k + 1] - y[k]) / dx(k); };
+  auto dd = [&](int k) { return (y(k + 1) - y(k)) / dx(k); };
   SplineEnds<R> e;
   e.x31 = static_cast<R>(t[2] - t[0]);
   e.xn = static_cast<R>(t[n - 1] - t[n - 3]);
@@ -254,6 +255,12 @@ MODESCOPE_HOST_DEVICE inline SplineEnds<R> splineEnds(const int32_t* t, const R*
   e.bn =
       (dx(n - 2) * dx(n - 2) * dd(n - 3) + (2 * e.xn + dx(n - 2)) * dx(n - 3) * dd(n - 2)) / e.xn;
   return e;
+}
+
+template <class R>
+MODESCOPE_HOST_DEVICE inline SplineEnds<R> splineEnds(const int32_t* t, const R* y, int n) {
+  return splineEndsOf<R>(
+      t, [y](int k) { return y[k]; }, n);
 }
 
 // Rows [first, last) of the reduced system's solution (1 <= first < last <= n - 1), by the
@@ -264,6 +271,33 @@ MODESCOPE_HOST_DEVICE inline SplineEnds<R> splineEnds(const int32_t* t, const R*
 // the CPU runs; the GPU splits long systems over a warp's lanes). Writes s[first..last) and uses
 // work[first..last) as scratch; overlap <= kSplineOverlap.
 constexpr int kSplineOverlap = 64;
+
+// One forward step of the Thomas sweep at row k of the reduced system (rows from `start`; the
+// coupling to row start - 1 is dropped): from the previous row's modified super-diagonal and
+// right-hand side (prevWork, prevS) to this row's. dxPrev/ddPrev: the step and divided difference
+// before knot k, dxk/ddk after it.
+template <class R>
+MODESCOPE_HOST_DEVICE inline void splineSweepRow(int k, int start, int n, const SplineEnds<R>& ends,
+                                                 R dxPrev, R dxk, R ddPrev, R ddk, R& prevWork,
+                                                 R& prevS) {
+  R diag = 2 * (dxPrev + dxk), sup = dxPrev;
+  R rhs = 3 * (dxk * ddPrev + dxPrev * ddk);
+  if (k == 1) {
+    diag -= ends.x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1; the sub-diagonal is eliminated
+    rhs -= ends.b0;
+  } else if (k > start) {
+    diag -= dxk * prevWork;  // sub-diagonal entry dx_k
+    rhs -= dxk * prevS;
+  }
+  if (k == n - 2) {
+    sup = 0;
+    diag -= ends.xn;
+    rhs -= ends.bn;
+  }
+  const R inv = R(1) / diag;
+  prevWork = sup * inv;
+  prevS = rhs * inv;
+}
 template <class R>
 MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, int n,
                                                   const SplineEnds<R>& ends, int first, int last,
@@ -298,23 +332,7 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, 
         const int k = k0 + j;
         const R dxk = static_cast<R>(tNext[j] - tCur);
         const R ddk = (yNext[j] - yCur) / dxk;
-        R diag = 2 * (dxPrev + dxk), sup = dxPrev;
-        R rhs = 3 * (dxk * ddPrev + dxPrev * ddk);
-        if (k == 1) {
-          diag -= ends.x31;  // 2 (dx0 + dx1) - x31 = dx0 + dx1; the sub-diagonal is eliminated
-          rhs -= ends.b0;
-        } else if (k > start) {
-          diag -= dxk * prevWork;  // sub-diagonal entry dx_k
-          rhs -= dxk * prevS;
-        }
-        if (k == n - 2) {
-          sup = 0;
-          diag -= ends.xn;
-          rhs -= ends.bn;
-        }
-        const R inv = R(1) / diag;
-        prevWork = sup * inv;
-        prevS = rhs * inv;
+        splineSweepRow(k, start, n, ends, dxPrev, dxk, ddPrev, ddk, prevWork, prevS);
         if (k >= first && k < last) {
           work[k] = prevWork;
           s[k] = prevS;
@@ -359,10 +377,20 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, 
 
 // The two end slopes from their eliminated rows, once s[1] and s[n-2] are known.
 template <class R>
+MODESCOPE_HOST_DEVICE inline R splineLeftEndSlope(const int32_t* t, const SplineEnds<R>& ends,
+                                                  R s1) {
+  return (ends.b0 - ends.x31 * s1) / static_cast<R>(t[2] - t[1]);
+}
+template <class R>
+MODESCOPE_HOST_DEVICE inline R splineRightEndSlope(const int32_t* t, int n,
+                                                   const SplineEnds<R>& ends, R sBeforeLast) {
+  return (ends.bn - ends.xn * sBeforeLast) / static_cast<R>(t[n - 2] - t[n - 3]);
+}
+template <class R>
 MODESCOPE_HOST_DEVICE inline void splineEndSlopes(const int32_t* t, int n,
                                                   const SplineEnds<R>& ends, R* s) {
-  s[0] = (ends.b0 - ends.x31 * s[1]) / static_cast<R>(t[2] - t[1]);
-  s[n - 1] = (ends.bn - ends.xn * s[n - 2]) / static_cast<R>(t[n - 2] - t[n - 3]);
+  s[0] = splineLeftEndSlope(t, ends, s[1]);
+  s[n - 1] = splineRightEndSlope(t, n, ends, s[n - 2]);
 }
 
 // Slopes s[k] of MATLAB's spline(t, y) (not-a-knot ends; count 3: the parabola; count 2: the
@@ -404,13 +432,20 @@ MODESCOPE_HOST_DEVICE inline int splinePiece(const int32_t* t, int count, int64_
 
 // The quadratic and cubic coefficients of piece k (cubic Hermite form of spline.m's pp
 // coefficients): on the piece, value = y[k] + u (s[k] + u (c2 + u c3)) with u = p - t[k].
+// The same from the piece's two knots (t0, t1), values (y0, y1) and slopes (s0, s1).
+template <class R>
+MODESCOPE_HOST_DEVICE inline void splineCoefficientsOf(int32_t t0, int32_t t1, R y0, R y1, R s0,
+                                                       R s1, R& c2, R& c3) {
+  const R h = static_cast<R>(t1 - t0);
+  const R d = (y1 - y0) / h;
+  c2 = (3 * d - 2 * s0 - s1) / h;
+  c3 = (s0 + s1 - 2 * d) / (h * h);
+}
+
 template <class R>
 MODESCOPE_HOST_DEVICE inline void splinePieceCoefficients(const int32_t* t, const R* y, const R* s,
                                                           int k, R& c2, R& c3) {
-  const R h = static_cast<R>(t[k + 1] - t[k]);
-  const R d = (y[k + 1] - y[k]) / h;
-  c2 = (3 * d - 2 * s[k] - s[k + 1]) / h;
-  c3 = (s[k] + s[k + 1] - 2 * d) / (h * h);
+  splineCoefficientsOf(t[k], t[k + 1], y[k], y[k + 1], s[k], s[k + 1], c2, c3);
 }
 
 template <class R>

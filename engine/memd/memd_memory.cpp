@@ -25,9 +25,9 @@ std::string sizeText(double bytes) {
 std::size_t memdFixedBytes(int dims, int64_t n, int directions, int valueBytes) {
   const auto d = static_cast<std::size_t>(dims), un = static_cast<std::size_t>(n);
   const auto k = static_cast<std::size_t>(directions), r = static_cast<std::size_t>(valueBytes);
-  // r, m, mean (dims x n each), amp (n), directions (K x dims), per-direction counters (K x 16),
-  // and the host's double staging of one dims x n block.
-  return (3 * d * un + un + k * d) * r + 16 * k + (std::size_t{1} << 20);
+  // r, m, its transpose, mean (dims x n each), amp (n), directions (K x dims), per-direction
+  // counters (K x 16), and the host's double staging of one dims x n block.
+  return (4 * d * un + un + k * d) * r + 16 * k + (std::size_t{1} << 20);
 }
 
 std::size_t memdPerDirectionBytes(int dims, int64_t n, int valueBytes) {
@@ -35,8 +35,10 @@ std::size_t memdPerDirectionBytes(int dims, int64_t n, int valueBytes) {
   const auto cap = static_cast<std::size_t>(memdKnotCapacity(n));
   const auto r = static_cast<std::size_t>(valueBytes);
   // projection (n R) + flags (n bytes) + knot positions (2 cap int32) + per channel and envelope
-  // the values, slopes and scratch at the knots (3 x 2 x dims x cap R) + a few counters.
-  return un * r + un + 2 * cap * 4 + 6 * d * cap * r + 64;
+  // the values and slopes at the knots (2 x 2 x dims x cap R) + per envelope and group of 32
+  // channels the elimination factors (2 x groups x cap R) + a few counters.
+  const std::size_t groups = (d + 31) / 32;
+  return un * r + un + 2 * cap * 4 + (4 * d + 2 * groups) * cap * r + 64;
 }
 
 MemdDevicePlan planMemdDevice(int dims, int64_t n, int directions, int valueBytes,

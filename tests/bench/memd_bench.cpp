@@ -17,11 +17,17 @@
 // 80 when the full run would take more than --cpu-budget seconds; the table says "scaled".
 //
 // Usage: memd_bench [--runs N] [--cpu-budget SECONDS] [--cpu-only] [--gpu-only] [--float64]
-//                   [--case C,N,K]
+//                   [--case C,N,K] [--sifts S] [--imfs I] [--input FILE] [--trace]
+// --sifts / --imfs change the fixed schedule (1 x 1 against 10 x 8 separates the fixed cost of a
+// run from the cost per sift); --input reads the case's data from a raw float32 file, channel
+// after channel (C x N values, the layout of the published code's sample file), so both codes
+// run on the same recording. --trace prints when each IMF of the last GPU run was done (where a
+// run's time goes between the sifts and the rest).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -48,7 +54,7 @@ struct Case {
   int directions;
 };
 
-constexpr int kSifts = 10, kImfs = 8;
+int kSifts = 10, kImfs = 8;  // the fixed schedule (--sifts, --imfs)
 
 SignalBlock eegLike(int channels, int64_t n) {
   std::mt19937 rng(12345);
@@ -86,12 +92,34 @@ double seconds(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// C x N float32 values, channel after channel; exits with a message when the file is shorter.
+SignalBlock fromRawFloat32(const std::string& path, int channels, int64_t n) {
+  SignalBlock b;
+  b.sampleRate = 512.0;
+  b.samples = n;
+  for (int c = 0; c < channels; ++c) b.channels.push_back(static_cast<std::size_t>(c));
+  const std::size_t count = static_cast<std::size_t>(channels) * static_cast<std::size_t>(n);
+  std::vector<float> raw(count);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  const std::size_t got = f ? std::fread(raw.data(), sizeof(float), count, f) : 0;
+  if (f) std::fclose(f);
+  if (got != count) {
+    std::fprintf(stderr, "memd_bench: %s holds %zu of the %zu float32 values of %d x %lld\n",
+                 path.c_str(), got, count, channels, static_cast<long long>(n));
+    std::exit(2);
+  }
+  b.data.assign(raw.begin(), raw.end());
+  return b;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int runs = 3;
   double cpuBudget = 30;
   bool cpuOnly = false, gpuOnly = false, float64 = false;
+  std::string inputFile;
+  bool trace = false;
   std::vector<Case> cases = {{32, 30504, 64}, {64, 102401, 128}, {128, 102401, 256}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -105,6 +133,14 @@ int main(int argc, char** argv) {
       gpuOnly = true;
     else if (a == "--float64")
       float64 = true;
+    else if (a == "--sifts" && i + 1 < argc)
+      kSifts = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--imfs" && i + 1 < argc)
+      kImfs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--trace")
+      trace = true;
+    else if (a == "--input" && i + 1 < argc)
+      inputFile = argv[++i];
     else if (a == "--case" && i + 1 < argc) {
       Case c{};
       long long n = 0;
@@ -114,7 +150,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: memd_bench [--runs N] [--cpu-budget S] [--cpu-only] [--gpu-only] "
-                   "[--float64] [--case C,N,K]\n");
+                   "[--float64] [--case C,N,K] [--sifts S] [--imfs I] [--input FILE] "
+                   "[--trace]\n");
       return 2;
     }
   }
@@ -140,7 +177,8 @@ int main(int argc, char** argv) {
   std::printf("%8s %8s %5s | %12s %8s | %10s %8s %9s\n", "channels", "samples", "dirs", "CPU s", "",
               "GPU s", "CPU/GPU", "of floor");
   for (const Case& c : cases) {
-    const SignalBlock b = eegLike(c.channels, c.samples);
+    const SignalBlock b = inputFile.empty() ? eegLike(c.channels, c.samples)
+                                            : fromRawFloat32(inputFile, c.channels, c.samples);
     JobContext ctx;
     double cpuS = -1;
     bool scaled = false;
@@ -163,6 +201,17 @@ int main(int argc, char** argv) {
         for (int r = 0; r < runs; ++r)
           t.push_back(
               seconds([&] { gpu->memd(b, schedule(c.directions, kSifts, kImfs, float64), ctx); }));
+        if (trace) {
+          const auto t0 = std::chrono::steady_clock::now();
+          JobContext traced({}, [&](double, std::string_view stage) {
+            const double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+            std::printf("  trace %8.1f ms  %.*s\n", ms, static_cast<int>(stage.size()),
+                        stage.data());
+          });
+          gpu->memd(b, schedule(c.directions, kSifts, kImfs, float64), traced);
+        }
         std::sort(t.begin(), t.end());
         gpuS = t[t.size() / 2];
         const double valueBytes = float64 ? 8 : 4;
