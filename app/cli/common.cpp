@@ -42,9 +42,13 @@ std::shared_ptr<const Recording> openMethodInput(const std::string& input, const
   std::string note;
   channels = resolveChannels(*rec, sel, defaultMethodChannels(*rec, &note));
   if (!sel.channels && !note.empty()) display.message(std::string(kProgram) + ": " + note);
-  const std::string truncated = truncatedRangeNote(*rec, sel.start, sel.duration);
-  if (!truncated.empty()) display.message(std::string(kProgram) + ": " + truncated);
+  noteTruncatedRange(*rec, sel, display);
   return rec;
+}
+
+void noteTruncatedRange(const Recording& rec, const SelectionArgs& sel, ProgressDisplay& display) {
+  const std::string truncated = truncatedRangeNote(rec, sel.start, sel.duration);
+  if (!truncated.empty()) display.message(std::string(kProgram) + ": " + truncated);
 }
 
 void printError(std::string_view message) {

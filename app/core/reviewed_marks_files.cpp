@@ -49,10 +49,12 @@ std::shared_ptr<const Recording> withReviewedMarks(const Recording& rec,
       return equalsIgnoreCase(name, c.name) || equalsIgnoreCase(name, c.label);
     });
     if (!known)
-      throw InvalidInputError(marks.badChannelsPath, "row '" + name + "'",
-                              "a channel the recording does not have",
-                              "names or labels of the recording's channels",
-                              "check that the table belongs to this recording");
+      throw InvalidInputError(
+          marks.badChannelsPath, "column 'name'",
+          "'" + name + "' (status bad), not a channel of the recording",
+          "the name or label of one of its " + std::to_string(rec.channelCount()) + " channels",
+          "check that the table belongs to " +
+              (rec.sourcePath.empty() ? std::string("this recording") : rec.sourcePath));
     bad.push_back(name);
   }
   // withBadMarks adds the bad segments among its list to the recording's own annotations.
