@@ -60,8 +60,8 @@ QVariant AnnotationModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     const QString text = QString::fromStdString(a.text);
     return userIndex >= 0 ? tr("%1 (yours: double-click to edit, Delete removes it)").arg(text)
-                          : tr("%1 (from the file: double-click to correct it, Delete removes it; "
-                               "the file is not changed)")
+                          : tr("%1 (from the file: F2 corrects it, Delete removes it; the file is "
+                               "not changed)")
                                 .arg(text);
   }
   if (role == Qt::TextAlignmentRole && index.column() != TextColumn) {

@@ -107,7 +107,8 @@ class AnnotationEditDialog : public QDialog {
   QComboBox* text_;
 };
 
-// Delete in the annotation table removes the selected annotation of yours.
+// Delete in the annotation table removes the selected annotation (the file's as a correction
+// kept in the session).
 class DeleteKeyFilter : public QObject {
  public:
   DeleteKeyFilter(AnnotationWorkflow* flow, QObject* parent) : QObject(parent), flow_(flow) {}
@@ -154,10 +155,13 @@ AnnotationWorkflow::AnnotationWorkflow(MainWindow* window) : QObject(window), wi
   connect(drag_, &AnnotationDragTool::spanMarked, this,
           [this](double onset, double duration) { askAdd(onset, duration); });
   window->annotationView()->installEventFilter(new DeleteKeyFilter(this, this));
-  // Double-click shows the annotation (MainWindow) and opens it for editing; the file's are
-  // corrected in the session, the file itself is not changed.
+  // Double-click shows the annotation (MainWindow); on a row of yours it also opens it for
+  // editing. The file's rows are corrected with Edit annotation... (F2): a reviewer
+  // double-clicks through a technician's events to look at them, which must not open a dialog.
   connect(window->annotationView(), &QTableView::doubleClicked, this,
-          [this](const QModelIndex&) { askEditSelected(); });
+          [this](const QModelIndex& index) {
+            if (window_->annotationFilter()->userIndexAt(index.row()) >= 0) askEditSelected();
+          });
   connect(window, &MainWindow::userAnnotationsChanged, this, &AnnotationWorkflow::refresh);
 }
 
@@ -179,6 +183,10 @@ void AnnotationWorkflow::addEditActions(QMenu* edit) {
   QAction* editAction =
       edit->addAction(tr("&Edit annotation..."), this, &AnnotationWorkflow::askEditSelected);
   editAction->setObjectName(QStringLiteral("editAnnotation"));
+  editAction->setShortcut(QKeySequence(Qt::Key_F2));
+  editAction->setStatusTip(
+      tr("Edit the annotation selected in the Annotations dock (the file's: corrected in the "
+         "session, the file is not changed)"));
   QAction* del =
       edit->addAction(tr("&Delete annotation"), this, &AnnotationWorkflow::removeSelected);
   del->setObjectName(QStringLiteral("deleteAnnotation"));

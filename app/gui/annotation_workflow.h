@@ -4,8 +4,9 @@
 //    marks a span; a click marks an instant; Edit > Add annotation at cursor (Ctrl+Shift+A) marks
 //    the time last under the mouse (the page's centre when none). The text is asked for, with the
 //    known event types offered;
-//  - edit (double-click a row in the Annotations dock, or Edit annotation...) onset, duration
-//    and text; delete (the Delete key in the dock, or Delete annotation): yours and the file's;
+//  - edit onset, duration and text (Edit annotation..., F2, of the row selected in the
+//    Annotations dock; a double-click on a row of yours) and delete (the Delete key in the dock, or
+//    Delete annotation): yours and the file's;
 //  - every change is one step of the window's undo stack (Edit > Undo), as the ICA marks are;
 //  - the Events dock lists the event types with their counts (the file's and yours) and colours
 //    (the browser draws each type in its colour; double-click a type to change its colour);

@@ -82,6 +82,9 @@ class AnnotationCorrectionsTest : public QObject {
         });
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
     QVERIFY2(title.contains(QStringLiteral("not changed")), qPrintable(title));
+    auto* action = window_->findChild<QAction*>(QStringLiteral("editAnnotation"));
+    QVERIFY(action);
+    QCOMPARE(action->shortcut(), QKeySequence(Qt::Key_F2));
     QVERIFY(window_->marks().fileAnnotations.has_value());
     const auto& file = *window_->marks().fileAnnotations;
     QCOMPARE(file.size(), std::size_t{30});
