@@ -39,6 +39,7 @@ QVariant AnnotationModel::data(const QModelIndex& index, int role) const {
   const int userIndex = index.row() - static_cast<int>(annotations_.size());
   if (role == kOnsetRole) return a.onset;
   if (role == kUserIndexRole) return userIndex;
+  if (role == kFileIndexRole) return userIndex >= 0 ? -1 : index.row();
   if (role == Qt::FontRole && userIndex >= 0) {
     QFont bold;
     bold.setBold(true);
@@ -59,7 +60,9 @@ QVariant AnnotationModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     const QString text = QString::fromStdString(a.text);
     return userIndex >= 0 ? tr("%1 (yours: double-click to edit, Delete removes it)").arg(text)
-                          : tr("%1 (from the file)").arg(text);
+                          : tr("%1 (from the file: F2 corrects it, Delete removes it; the file is "
+                               "not changed)")
+                                .arg(text);
   }
   if (role == Qt::TextAlignmentRole && index.column() != TextColumn) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -94,6 +97,11 @@ AnnotationFilterModel::AnnotationFilterModel(QObject* parent) : QSortFilterProxy
 int AnnotationFilterModel::userIndexAt(int proxyRow) const {
   const QModelIndex i = index(proxyRow, 0);
   return i.isValid() ? i.data(AnnotationModel::kUserIndexRole).toInt() : -1;
+}
+
+int AnnotationFilterModel::fileIndexAt(int proxyRow) const {
+  const QModelIndex i = index(proxyRow, 0);
+  return i.isValid() ? i.data(AnnotationModel::kFileIndexRole).toInt() : -1;
 }
 
 double AnnotationFilterModel::onsetAt(int proxyRow) const {

@@ -1,6 +1,7 @@
 // Table model over a recording's annotations (onset, duration, text) and the user's own
-// (session marks, editable through app/gui/annotation_workflow.h): the file's rows first, then
-// the user's, which show in bold with a "mine" tooltip; the filter model sorts all by onset.
+// (session marks): the file's rows first, then the user's, which show in bold with a "yours"
+// tooltip; the filter model sorts all by onset. Both can be edited through
+// app/gui/annotation_workflow.h (the file's as corrections kept in the session).
 //
 // Built for 10,000+ rows: data() is O(1) per cell and the rows are kept as one vector, so a
 // QTableView with fixed row heights scrolls without delay. Filtering by text is done by
@@ -24,6 +25,8 @@ class AnnotationModel : public QAbstractTableModel {
   static constexpr int kOnsetRole = Qt::UserRole;
   // Index into the user's annotations (setUserAnnotations), or -1 for one of the file's.
   static constexpr int kUserIndexRole = Qt::UserRole + 1;
+  // Index into the file's annotations (setAnnotations), or -1 for one of the user's.
+  static constexpr int kFileIndexRole = Qt::UserRole + 2;
 
   explicit AnnotationModel(QObject* parent = nullptr);
 
@@ -53,6 +56,8 @@ class AnnotationFilterModel : public QSortFilterProxyModel {
   double onsetAt(int proxyRow) const;
   // The user annotation index of a proxy row, -1 for a file annotation or no row.
   int userIndexAt(int proxyRow) const;
+  // The file annotation index of a proxy row, -1 for a user annotation or no row.
+  int fileIndexAt(int proxyRow) const;
 
  public slots:
   void setFilterText(const QString& text);

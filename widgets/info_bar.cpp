@@ -24,6 +24,12 @@ InfoBar::InfoBar(QWidget* parent) : QFrame(parent) {
   label_->setObjectName(QStringLiteral("infoBarText"));
   label_->setTextFormat(Qt::PlainText);
   label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // The line may be longer than the window is wide (a 140-character sentence is about 800 px):
+  // the label must not make that its minimum width, which widened the main window past the
+  // screen (mne_test.edf's "data look damaged" warning); it is elided instead, the full text in
+  // its tooltip and behind Details.
+  label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  label_->setMinimumWidth(0);
   details_ = new QPushButton(tr("Details..."), this);
   details_->setObjectName(QStringLiteral("infoBarDetails"));
   details_->setToolTip(tr("Show the full text of every message"));
@@ -57,7 +63,7 @@ void InfoBar::setMessages(const QList<Message>& messages) {
                                          "#8fb4e0; } #infoBar QLabel { color: #0d2a4d; }"));
   icon_->setText(warning ? QStringLiteral("\u26a0") : QStringLiteral("\u2139"));
   icon_->setToolTip(warning ? tr("Warning") : tr("Information"));
-  label_->setText(summary());
+  elideSummary();
   label_->setToolTip(text());
   setVisible(!messages_.isEmpty());
 }
@@ -81,6 +87,17 @@ QString InfoBar::text() const {
     lines << (m.severity == Severity::Warning ? tr("Warning: %1").arg(m.text) : m.text);
   }
   return lines.join(QLatin1Char('\n'));
+}
+
+void InfoBar::resizeEvent(QResizeEvent* event) {
+  QFrame::resizeEvent(event);
+  elideSummary();
+}
+
+void InfoBar::elideSummary() {
+  const QString line = summary();
+  const int room = label_->width();
+  label_->setText(room > 0 ? label_->fontMetrics().elidedText(line, Qt::ElideRight, room) : line);
 }
 
 QString InfoBar::summary() const {

@@ -51,8 +51,12 @@ class InfoBar : public QFrame {
  signals:
   void detailsRequested();
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void showDetails();
+  void elideSummary();
 
   QLabel* icon_ = nullptr;
   QLabel* label_ = nullptr;

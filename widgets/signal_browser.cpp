@@ -37,7 +37,8 @@ struct SignalBrowser::Impl {
   ReferenceSpec montage;
   std::vector<FilterSpec> filters;  // the display filter chain (empty: none)
   std::vector<Annotation> userAnnotations;
-  std::set<std::string> badNames;  // lower case
+  std::optional<std::vector<Annotation>> fileAnnotations;  // corrected by the user
+  std::set<std::string> badNames;                          // lower case
   QDateTime clockStart;
   double channelWheelRemainder = 0.0;  // high-resolution wheels send fractions of a notch
 
@@ -49,6 +50,10 @@ struct SignalBrowser::Impl {
   double duration() const { return recording ? recording->duration() : 0.0; }
   int channelCount() const { return recording ? static_cast<int>(recording->channelCount()) : 0; }
   int rows() const { return std::min(visibleCount, channelCount()); }
+  const std::vector<Annotation>* fileAnnotationList() const {
+    if (fileAnnotations) return &*fileAnnotations;
+    return recording ? &recording->annotations : nullptr;
+  }
 
   double clampStart(double s) const {
     if (!std::isfinite(s)) s = 0.0;
@@ -95,7 +100,8 @@ void SignalBrowser::setRecording(std::shared_ptr<const Recording> recording) {
   d.cache.setRecording(d.recording);
   d.reportedProblems.clear();
   d.selected.clear();
-  d.annotations.build(d.recording ? &d.recording->annotations : nullptr, &d.userAnnotations);
+  d.fileAnnotations.reset();
+  d.annotations.build(d.fileAnnotationList(), &d.userAnnotations);
   d.clockStart = QDateTime();
   if (d.recording && !d.recording->info.startDateTime.empty()) {
     d.clockStart = QDateTime::fromString(QString::fromStdString(d.recording->info.startDateTime),
@@ -205,7 +211,14 @@ QString SignalBrowser::rowLabel(int row) const {
 void SignalBrowser::setUserAnnotations(std::vector<Annotation> annotations) {
   Impl& d = *impl_;
   d.userAnnotations = std::move(annotations);
-  d.annotations.build(d.recording ? &d.recording->annotations : nullptr, &d.userAnnotations);
+  d.annotations.build(d.fileAnnotationList(), &d.userAnnotations);
+  update();
+}
+
+void SignalBrowser::setFileAnnotations(std::optional<std::vector<Annotation>> annotations) {
+  Impl& d = *impl_;
+  d.fileAnnotations = std::move(annotations);
+  d.annotations.build(d.fileAnnotationList(), &d.userAnnotations);
   update();
 }
 

@@ -69,6 +69,9 @@ class SignalBrowser : public QWidget {
 
   // Extra annotations drawn with the file's (user marks); sorted by onset.
   void setUserAnnotations(std::vector<Annotation> annotations);
+  // The file's annotations as the user corrected them, drawn instead of the recording's own
+  // (nullopt: the recording's); sorted by onset. setRecording resets it.
+  void setFileAnnotations(std::optional<std::vector<Annotation>> annotations);
   void setBadChannels(const std::vector<std::string>& names);
 
   // Renders the current page (traces, labels, time axis, annotations) into any painter: used by

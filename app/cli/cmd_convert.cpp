@@ -88,6 +88,7 @@ int runConvert(const Args& argv) {
         if (sel.any()) {
           const auto channels = resolveChannels(*rec, sel, allChannels(*rec));
           prov.selection = describeSelection(*rec, channels, sel.start, sel.duration);
+          noteTruncatedRange(*rec, sel, display);
           rec = selectRecording(rec, channels, sel.start, sel.duration);
         } else {
           prov.selection = describeSelection(*rec, allChannels(*rec), 0.0, -1.0);

@@ -97,6 +97,7 @@ int runFilter(const Args& argv) {
         const auto channels =
             resolveChannels(*rec, sel, defaultMethodChannels(*rec, &note, BadChannels::Keep));
         if (!sel.channels && !note.empty()) display.message(std::string(kProgram) + ": " + note);
+        noteTruncatedRange(*rec, sel, display);
 
         Provenance prov;
         const auto t0 = std::chrono::steady_clock::now();

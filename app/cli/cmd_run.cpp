@@ -1,5 +1,6 @@
-// `run PIPELINE.json --input REC -o OUTDIR [--overwrite] [--backend B] [--json] [--quiet]`:
-// replays a pipeline file (app/core/pipeline.h, docs/pipelines.md) on one recording, headless.
+// `run PIPELINE.json --input REC -o OUTDIR [--overwrite] [--backend B] [--bad-segments FILE]
+// [--bad-channels FILE] [--json] [--quiet]`: replays a pipeline file (app/core/pipeline.h,
+// docs/pipelines.md) on one recording, headless.
 #include <unistd.h>
 
 #include <any>
@@ -33,6 +34,7 @@
 #include "app/core/pipeline.h"
 #include "app/core/pipeline_montage.h"
 #include "app/core/recording_selection.h"
+#include "app/core/reviewed_marks_files.h"
 #include "app/core/tf_job.h"
 #include "engine/core/bad_marks.h"
 #include "engine/core/provenance.h"
@@ -553,7 +555,8 @@ StepReport runTfStep(const PipelineTfStep& s, const std::vector<std::size_t>& ch
 std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePath,
                         const std::string& input, const std::string& outDir,
                         const std::optional<BackendChoice>& backendOption,
-                        const std::vector<StepReport>& steps, double wallSeconds) {
+                        const std::vector<StepReport>& steps, double wallSeconds,
+                        const std::string& reviewedMarks) {
   JsonWriter w;
   w.beginObject();
   w.field("modescope_run", 1);
@@ -562,6 +565,7 @@ std::string summaryJson(const Pipeline& pipeline, const std::string& pipelinePat
   w.field("description", pipeline.description);
   w.field("input", input);
   w.field("output_dir", outDir);
+  if (!reviewedMarks.empty()) w.field("reviewed_marks", reviewedMarks);
   if (backendOption)
     w.field("backend_option", choiceName(*backendOption));
   else
@@ -695,6 +699,14 @@ CommandSpec runSpec() {
       {"backend", 0, "auto|cpu|cuda",
        "Where every step computes, over the steps' own \"backend\" fields (default: each step's "
        "field, else auto). --backend cpu repeats a run bit for bit."},
+      {"bad-segments", 0, "FILE",
+       "Reviewed bad segments: an annotation table (.csv or BIDS events.tsv, as the "
+       "'annotations' command and File > Export annotations write it) whose rows with a text "
+       "beginning with 'bad' (MNE's convention) are added to the recording's own; every step "
+       "honours them as it honours a file's (docs/pipelines.md)."},
+      {"bad-channels", 0, "FILE",
+       "Reviewed bad channels: a BIDS channels.tsv whose rows of status 'bad' are flagged bad "
+       "besides those the recording has; steps leave them out by default."},
       jsonOption("the run summary (the content of run.json)"),
       quietOption(),
       helpOption()};
@@ -726,6 +738,10 @@ int runRun(const Args& argv) {
   // 1. The whole file, before anything else (exit 2 naming file, step and field).
   std::vector<std::string> notes;
   const Pipeline pipeline = readPipelineFile(pipelinePath, &notes);
+  // The reviewed marks' files too (exit 2 naming the file and line); checked against the
+  // recording when it is open, still before anything is written.
+  const ReviewedMarksFiles reviewed = readReviewedMarksFiles(
+      args.value("bad-segments").value_or(""), args.value("bad-channels").value_or(""));
   if (!quiet) {
     for (const std::string& n : notes) printWarning(n);
   }
@@ -763,6 +779,11 @@ int runRun(const Args& argv) {
         std::shared_ptr<const Recording> current = openRecording(input);
         ctx.checkpoint();
         printDiagnostics(*current, display);
+        if (!reviewed.empty()) {
+          current = withReviewedMarks(*current, reviewed);
+          if (!quiet)
+            display.message(std::string(kProgram) + ": " + describeReviewedMarks(reviewed));
+        }
         const std::vector<PlannedStep> plan = planSteps(pipeline, pipelinePath, current, input);
         createOutputFolder(outDir);
 
@@ -824,7 +845,7 @@ int runRun(const Args& argv) {
           ctx.checkpoint();
         }
         summary = summaryJson(pipeline, pipelinePath, input, outDir, backendOption, reports,
-                              secondsSince(started));
+                              secondsSince(started), describeReviewedMarks(reviewed));
         writeTextAtomically(outPath(kRunSummaryName), summary, "the run summary");
         ctx.progress(1.0, "done");
         return {};

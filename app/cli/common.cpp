@@ -7,6 +7,7 @@
 
 #include "app/core/channel_selection.h"
 #include "app/core/json_writer.h"
+#include "app/core/time_range_note.h"
 #include "engine/io/recording_io.h"
 
 namespace modescope::cli {
@@ -41,7 +42,13 @@ std::shared_ptr<const Recording> openMethodInput(const std::string& input, const
   std::string note;
   channels = resolveChannels(*rec, sel, defaultMethodChannels(*rec, &note));
   if (!sel.channels && !note.empty()) display.message(std::string(kProgram) + ": " + note);
+  noteTruncatedRange(*rec, sel, display);
   return rec;
+}
+
+void noteTruncatedRange(const Recording& rec, const SelectionArgs& sel, ProgressDisplay& display) {
+  const std::string truncated = truncatedRangeNote(rec, sel.start, sel.duration);
+  if (!truncated.empty()) display.message(std::string(kProgram) + ": " + truncated);
 }
 
 void printError(std::string_view message) {

@@ -68,6 +68,9 @@ void checkOutputPath(const std::string& output, const std::string& input = {});
 // Prints the reader's warnings (e.g. the BioSig fallback; not its informational notes) through
 // the display (nothing when it is Off, i.e. --quiet), so they do not garble a progress bar.
 void printDiagnostics(const Recording& rec, ProgressDisplay& display);
+// Says through the display when --start/--duration end after the recording, which is then cut to
+// it (app/core/time_range_note.h: the same words as the dialogs and the provenance).
+void noteTruncatedRange(const Recording& rec, const SelectionArgs& sel, ProgressDisplay& display);
 
 // The arguments every method command (emd, ica) starts from: IN, -o, the selection, --quiet and
 // --json, parsed against `spec` (UsageError on a bad command line).

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "app/core/channel_selection.h"
+#include "app/core/time_range_note.h"
 #include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -229,6 +230,8 @@ std::string describeSelection(const Recording& rec, const std::vector<std::size_
   const double end = durationSeconds < 0 ? rec.duration()
                                          : std::min(rec.duration(), startSeconds + durationSeconds);
   s += "; " + formatNumber(startSeconds) + "-" + formatNumber(end) + " s";
+  const std::string truncated = truncatedRangeNote(rec, startSeconds, durationSeconds);
+  if (!truncated.empty()) s += " (" + truncated + ")";
   return s;
 }
 

@@ -39,7 +39,9 @@ double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>
 double checkJobChannelRates(const Recording& rec, const std::vector<std::size_t>& channels,
                             bool nameChannel);
 
-// For provenance: "channels Fc5, Fc3; 10-20 s" / "all 64 channels; 0-125 s".
+// For provenance: "channels Fc5, Fc3; 10-20 s" / "all 64 channels; 0-125 s", and what a range
+// ending after the recording became ("...; 100-125 s (600 s from 100 s asked for, ...)",
+// truncatedRangeNote).
 std::string describeSelection(const Recording& rec, const std::vector<std::size_t>& channels,
                               double startSeconds, double durationSeconds);
 

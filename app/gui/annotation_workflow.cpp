@@ -35,21 +35,22 @@
 namespace modescope {
 namespace {
 
-// One change of the user's annotations: the whole list before and after (a user's marks are a
-// few hundred at most, and a list replaced whole cannot drift from what undo restores).
+// One change of the recording's annotations as the user sees them: the file's as corrected and
+// the user's, whole lists before and after (a few hundred rows at most; a list replaced whole
+// cannot drift from what undo restores).
 class AnnotationsCommand : public QUndoCommand {
  public:
-  AnnotationsCommand(MainWindow* window, std::vector<Annotation> before,
-                     std::vector<Annotation> after, const QString& text)
+  AnnotationsCommand(MainWindow* window, AnnotationLists before, AnnotationLists after,
+                     const QString& text)
       : window_(window), before_(std::move(before)), after_(std::move(after)) {
     setText(text);
   }
-  void redo() override { window_->setUserAnnotations(after_); }
-  void undo() override { window_->setUserAnnotations(before_); }
+  void redo() override { window_->setAnnotations(after_.file, after_.user); }
+  void undo() override { window_->setAnnotations(before_.file, before_.user); }
 
  private:
   MainWindow* window_;
-  std::vector<Annotation> before_, after_;
+  AnnotationLists before_, after_;
 };
 
 std::vector<Annotation> sortedByOnset(std::vector<Annotation> v) {
@@ -106,7 +107,8 @@ class AnnotationEditDialog : public QDialog {
   QComboBox* text_;
 };
 
-// Delete in the annotation table removes the selected annotation of yours.
+// Delete in the annotation table removes the selected annotation (the file's as a correction
+// kept in the session).
 class DeleteKeyFilter : public QObject {
  public:
   DeleteKeyFilter(AnnotationWorkflow* flow, QObject* parent) : QObject(parent), flow_(flow) {}
@@ -153,7 +155,9 @@ AnnotationWorkflow::AnnotationWorkflow(MainWindow* window) : QObject(window), wi
   connect(drag_, &AnnotationDragTool::spanMarked, this,
           [this](double onset, double duration) { askAdd(onset, duration); });
   window->annotationView()->installEventFilter(new DeleteKeyFilter(this, this));
-  // Double-click edits a row of yours (the file's rows keep jumping to their time).
+  // Double-click shows the annotation (MainWindow); on a row of yours it also opens it for
+  // editing. The file's rows are corrected with Edit annotation... (F2): a reviewer
+  // double-clicks through a technician's events to look at them, which must not open a dialog.
   connect(window->annotationView(), &QTableView::doubleClicked, this,
           [this](const QModelIndex& index) {
             if (window_->annotationFilter()->userIndexAt(index.row()) >= 0) askEditSelected();
@@ -179,9 +183,17 @@ void AnnotationWorkflow::addEditActions(QMenu* edit) {
   QAction* editAction =
       edit->addAction(tr("&Edit annotation..."), this, &AnnotationWorkflow::askEditSelected);
   editAction->setObjectName(QStringLiteral("editAnnotation"));
+  editAction->setShortcut(QKeySequence(Qt::Key_F2));
+  editAction->setStatusTip(
+      tr("Edit the annotation selected in the Annotations dock (the file's: corrected in the "
+         "session, the file is not changed)"));
   QAction* del =
       edit->addAction(tr("&Delete annotation"), this, &AnnotationWorkflow::removeSelected);
   del->setObjectName(QStringLiteral("deleteAnnotation"));
+  QAction* restore = edit->addAction(tr("&Restore the file's annotations"), this,
+                                     &AnnotationWorkflow::restoreFileAnnotations);
+  restore->setObjectName(QStringLiteral("restoreFileAnnotations"));
+  restore->setStatusTip(tr("Undo every correction of the file's own annotations in one step"));
 }
 
 void AnnotationWorkflow::addFileActions(QMenu* file) {
@@ -205,9 +217,19 @@ void AnnotationWorkflow::addFileActions(QMenu* file) {
   out->setObjectName(QStringLiteral("exportAnnotations"));
 }
 
-void AnnotationWorkflow::apply(std::vector<Annotation> after, const QString& undoText) {
-  window_->undoStack()->push(new AnnotationsCommand(window_, window_->marks().userAnnotations,
-                                                    sortedByOnset(std::move(after)), undoText));
+AnnotationLists AnnotationWorkflow::current() const {
+  return {window_->marks().fileAnnotations, window_->marks().userAnnotations};
+}
+
+void AnnotationWorkflow::apply(AnnotationLists after, const QString& undoText) {
+  after.user = sortedByOnset(std::move(after.user));
+  if (after.file) after.file = sortedByOnset(std::move(*after.file));
+  window_->undoStack()->push(
+      new AnnotationsCommand(window_, current(), std::move(after), undoText));
+}
+
+void AnnotationWorkflow::apply(std::vector<Annotation> user, const QString& undoText) {
+  apply(AnnotationLists{window_->marks().fileAnnotations, std::move(user)}, undoText);
 }
 
 void AnnotationWorkflow::add(Annotation a) {
@@ -225,21 +247,49 @@ void AnnotationWorkflow::addAll(const std::vector<Annotation>& added, const QStr
 }
 
 void AnnotationWorkflow::edit(int index, Annotation a) {
-  std::vector<Annotation> after = window_->marks().userAnnotations;
-  if (index < 0 || index >= static_cast<int>(after.size())) return;
-  const QString text = tr("edit annotation '%1'").arg(QString::fromStdString(a.text));
-  after[static_cast<std::size_t>(index)] = std::move(a);
-  apply(std::move(after), text);
+  edit({AnnotationRef::User, index}, std::move(a));
 }
 
-void AnnotationWorkflow::remove(int index) {
-  std::vector<Annotation> after = window_->marks().userAnnotations;
-  if (index < 0 || index >= static_cast<int>(after.size())) return;
-  const QString text =
-      tr("delete annotation '%1'")
-          .arg(QString::fromStdString(after[static_cast<std::size_t>(index)].text));
-  after.erase(after.begin() + index);
-  apply(std::move(after), text);
+void AnnotationWorkflow::remove(int index) { remove({AnnotationRef::User, index}); }
+
+std::vector<Annotation>* AnnotationWorkflow::listOf(AnnotationLists& lists,
+                                                    const AnnotationRef& ref) const {
+  if (ref.origin == AnnotationRef::User) return &lists.user;
+  // The first correction starts from the file's annotations as read.
+  const Document* primary = window_->documents().empty() ? nullptr : &window_->documents().front();
+  if (!primary || primary->derived) return nullptr;
+  if (!lists.file) lists.file = window_->fileAnnotations(*primary);
+  return &*lists.file;
+}
+
+void AnnotationWorkflow::edit(const AnnotationRef& ref, Annotation a) {
+  AnnotationLists after = current();
+  std::vector<Annotation>* list = listOf(after, ref);
+  if (!list || ref.index < 0 || ref.index >= static_cast<int>(list->size())) return;
+  const QString text = ref.origin == AnnotationRef::File ? tr("correct the file's annotation '%1'")
+                                                         : tr("edit annotation '%1'");
+  (*list)[static_cast<std::size_t>(ref.index)] = a;
+  apply(std::move(after), text.arg(QString::fromStdString(a.text)));
+}
+
+void AnnotationWorkflow::remove(const AnnotationRef& ref) {
+  AnnotationLists after = current();
+  std::vector<Annotation>* list = listOf(after, ref);
+  if (!list || ref.index < 0 || ref.index >= static_cast<int>(list->size())) return;
+  const QString text = ref.origin == AnnotationRef::File ? tr("delete the file's annotation '%1'")
+                                                         : tr("delete annotation '%1'");
+  const std::string removed = (*list)[static_cast<std::size_t>(ref.index)].text;
+  list->erase(list->begin() + ref.index);
+  apply(std::move(after), text.arg(QString::fromStdString(removed)));
+}
+
+void AnnotationWorkflow::restoreFileAnnotations() {
+  if (!window_->marks().fileAnnotations) {
+    window_->statusBar()->showMessage(tr("The file's annotations are as recorded"), 5000);
+    return;
+  }
+  apply(AnnotationLists{std::nullopt, window_->marks().userAnnotations},
+        tr("restore the file's annotations"));
 }
 
 QStringList AnnotationWorkflow::knownTypes() const {
@@ -282,41 +332,54 @@ void AnnotationWorkflow::addAtCursor() {
   askAdd(t ? *t : b->pageStart() + b->pageLength() / 2, 0.0);
 }
 
-int AnnotationWorkflow::selectedUserIndex() const {
+std::optional<AnnotationRef> AnnotationWorkflow::selectedRow() const {
+  const Document* doc = window_->currentDocument();
+  if (!doc || doc->derived) return std::nullopt;  // a derived tab's annotations are its own
   const QModelIndexList rows = window_->annotationView()->selectionModel()
                                    ? window_->annotationView()->selectionModel()->selectedRows()
                                    : QModelIndexList{};
   const QModelIndex current =
       rows.isEmpty() ? window_->annotationView()->currentIndex() : rows.first();
-  if (!current.isValid()) return -1;
-  return window_->annotationFilter()->userIndexAt(current.row());
+  if (!current.isValid()) return std::nullopt;
+  if (const int user = window_->annotationFilter()->userIndexAt(current.row()); user >= 0)
+    return AnnotationRef{AnnotationRef::User, user};
+  if (const int file = window_->annotationFilter()->fileIndexAt(current.row()); file >= 0)
+    return AnnotationRef{AnnotationRef::File, file};
+  return std::nullopt;
 }
 
 void AnnotationWorkflow::askEditSelected() {
-  const int index = selectedUserIndex();
-  const auto& user = window_->marks().userAnnotations;
-  if (index < 0 || index >= static_cast<int>(user.size())) {
+  const std::optional<AnnotationRef> ref = selectedRow();
+  const Document* doc = window_->currentDocument();
+  if (!ref || !doc) {
     window_->statusBar()->showMessage(
-        tr("Only your annotations (bold) can be edited; the file's are kept as recorded"), 5000);
+        tr("Select an annotation of the recording's tab in the Annotations dock to edit it"), 5000);
     return;
   }
-  const Document* doc = window_->currentDocument();
-  const double end = doc && doc->recording ? doc->recording->duration() : 1e9;
-  AnnotationEditDialog dialog(window_, user[static_cast<std::size_t>(index)], end, knownTypes());
+  const std::vector<Annotation>& list = ref->origin == AnnotationRef::User
+                                            ? window_->marks().userAnnotations
+                                            : window_->fileAnnotations(*doc);
+  if (ref->index >= static_cast<int>(list.size())) return;
+  const double end = doc->recording ? doc->recording->duration() : 1e9;
+  AnnotationEditDialog dialog(window_, list[static_cast<std::size_t>(ref->index)], end,
+                              knownTypes());
+  if (ref->origin == AnnotationRef::File)
+    dialog.setWindowTitle(tr("Correct the file's annotation (the file is not changed)"));
   if (dialog.exec() != QDialog::Accepted) return;
   const Annotation a = dialog.value();
   if (a.text.empty()) return;
-  edit(index, a);
+  edit(*ref, a);
 }
 
 void AnnotationWorkflow::removeSelected() {
-  const int index = selectedUserIndex();
-  if (index < 0) {
+  const std::optional<AnnotationRef> ref = selectedRow();
+  if (!ref) {
     window_->statusBar()->showMessage(
-        tr("Only your annotations (bold) can be deleted; the file's are kept as recorded"), 5000);
+        tr("Select an annotation of the recording's tab in the Annotations dock to delete it"),
+        5000);
     return;
   }
-  remove(index);
+  remove(*ref);
 }
 
 bool AnnotationWorkflow::importFile(const QString& path, QString* error) {

@@ -4,17 +4,21 @@
 //    marks a span; a click marks an instant; Edit > Add annotation at cursor (Ctrl+Shift+A) marks
 //    the time last under the mouse (the page's centre when none). The text is asked for, with the
 //    known event types offered;
-//  - edit (double-click a row of yours in the Annotations dock, or Edit annotation...) onset,
-//    duration and text; delete (the Delete key in the dock, or Delete annotation);
+//  - edit onset, duration and text (Edit annotation..., F2, of the row selected in the
+//    Annotations dock; a double-click on a row of yours) and delete (the Delete key in the dock, or
+//    Delete annotation): yours and the file's;
 //  - every change is one step of the window's undo stack (Edit > Undo), as the ICA marks are;
 //  - the Events dock lists the event types with their counts (the file's and yours) and colours
 //    (the browser draws each type in its colour; double-click a type to change its colour);
 //  - File > Import annotations / Export annotations read and write CSV and BIDS events.tsv
 //    (engine/io/annotation_files.h).
 //
-// The file's own annotations stay as read (they are the recording's); yours are the session's
-// marks (Session::marks.userAnnotations): saved in sessions and written into exported
-// recordings (EDF+/BDF+ annotations, HDF5) together with the file's.
+// The recording's annotations as the user sees them are two lists of the session's marks: the
+// file's own as corrected (Marks::fileAnnotations, absent until the first correction; Edit >
+// Restore the file's annotations brings back the file's as read) and yours (Marks::
+// userAnnotations). The file itself is never changed. Both are saved in sessions, read by the
+// methods (MainWindow::setMarks) and written into exported recordings (EDF+/BDF+ annotations,
+// HDF5) and annotation tables.
 //
 // Thread rules: GUI thread. MainWindow owns it.
 #pragma once
@@ -23,6 +27,7 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "engine/core/recording.h"
@@ -38,6 +43,18 @@ class AnnotationDragTool;
 class EventTypeModel;
 class MainWindow;
 class SignalBrowser;
+
+// The file's annotations as corrected (nullopt: as read) and the user's.
+struct AnnotationLists {
+  std::optional<std::vector<Annotation>> file;
+  std::vector<Annotation> user;
+};
+
+// One annotation of the recording's tab: an index into the file's (as corrected) or the user's.
+struct AnnotationRef {
+  enum Origin { File, User } origin = User;
+  int index = -1;
+};
 
 class AnnotationWorkflow : public QObject {
   Q_OBJECT
@@ -57,6 +74,12 @@ class AnnotationWorkflow : public QObject {
   void edit(int index, Annotation a);
   void remove(int index);
   void addAll(const std::vector<Annotation>& added, const QString& what);
+  // Undoable changes of either list (a file index into MainWindow::fileAnnotations of the first
+  // tab); the first change of the file's starts the corrected copy.
+  void edit(const AnnotationRef& ref, Annotation a);
+  void remove(const AnnotationRef& ref);
+  // Drops the corrections of the file's annotations (one undo step).
+  void restoreFileAnnotations();
 
   // Interactive: asks for the text (add), for every field (edit), or a file name.
   void addAtCursor();
@@ -83,8 +106,11 @@ class AnnotationWorkflow : public QObject {
   void refresh();
 
  private:
-  void apply(std::vector<Annotation> after, const QString& undoText);
-  int selectedUserIndex() const;
+  AnnotationLists current() const;
+  void apply(AnnotationLists after, const QString& undoText);
+  void apply(std::vector<Annotation> user, const QString& undoText);
+  std::vector<Annotation>* listOf(AnnotationLists& lists, const AnnotationRef& ref) const;
+  std::optional<AnnotationRef> selectedRow() const;
   QStringList knownTypes() const;
 
   MainWindow* window_;

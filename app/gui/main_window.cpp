@@ -249,6 +249,7 @@ int MainWindow::addDocument(Document doc) {
   browser->setBadChannels(doc.derived ? std::vector<std::string>{} : marks_.badChannels);
   if (!doc.derived) {
     browser->setUserAnnotations(marks_.userAnnotations);
+    browser->setFileAnnotations(marks_.fileAnnotations);
     annotations_->attach(browser);
   }
   connect(pane, &BrowserPane::selectionChanged, this, [this, pane] {
@@ -430,16 +431,24 @@ void MainWindow::updateInfoBar() {
 const std::vector<Annotation>& MainWindow::fileAnnotations(const Document& doc) const {
   const bool marked = !doc.derived && !documents_.empty() && &doc == &documents_.front() &&
                       unmarkedPrimary_ && unmarkedPrimary_->source == doc.recording->source;
+  if (marked && marks_.fileAnnotations) return *marks_.fileAnnotations;
   return marked ? unmarkedPrimary_->annotations : doc.recording->annotations;
 }
 
 void MainWindow::setUserAnnotations(std::vector<Annotation> annotations) {
+  setAnnotations(marks_.fileAnnotations, std::move(annotations));
+}
+
+void MainWindow::setAnnotations(std::optional<std::vector<Annotation>> file,
+                                std::vector<Annotation> user) {
   // Through setMarks: an annotation starting with "bad" is a bad segment, which the recording
-  // that methods read must carry too.
+  // that methods read must carry too, and the corrected file annotations replace the file's.
   Marks marks = marks_;
-  marks.userAnnotations = std::move(annotations);
+  marks.fileAnnotations = std::move(file);
+  marks.userAnnotations = std::move(user);
   setMarks(std::move(marks));
   const Document* doc = currentDocument();
+  if (doc) annotationModel_->setAnnotations(fileAnnotations(*doc));
   annotationModel_->setUserAnnotations(doc && !doc->derived ? marks_.userAnnotations
                                                             : std::vector<Annotation>{});
   emit userAnnotationsChanged();

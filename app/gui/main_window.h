@@ -132,8 +132,11 @@ class MainWindow : public QMainWindow {
   // Replaces the user's annotations (sorted by onset): the recording's browser, the Annotations
   // dock and the event types follow. Not an undo step itself (AnnotationWorkflow pushes those).
   void setUserAnnotations(std::vector<Annotation> annotations);
-  // The annotations of `doc`'s file: the first tab's recording also carries the user's bad
-  // segments (setMarks, for the methods), which are listed with the user's annotations instead.
+  // Replaces both: the file's annotations as corrected (nullopt: as read) and the user's.
+  void setAnnotations(std::optional<std::vector<Annotation>> file, std::vector<Annotation> user);
+  // The annotations of `doc`'s file (for the first tab: as the user corrected them, Marks::
+  // fileAnnotations): the first tab's recording also carries the user's bad segments (setMarks,
+  // for the methods), which are listed with the user's annotations instead.
   const std::vector<Annotation>& fileAnnotations(const Document& doc) const;
   AnnotationWorkflow* annotationWorkflow() const { return annotations_; }
   EpochWorkflow* epochWorkflow() const { return epochs_; }  // Analysis > Epochs and averages

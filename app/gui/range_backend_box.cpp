@@ -5,7 +5,10 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <algorithm>
+
+#include "app/core/time_range_note.h"
 
 namespace modescope {
 namespace {
@@ -56,6 +59,19 @@ RangeBackendBox::RangeBackendBox(double recordingSeconds, double startSeconds,
   durationRow->addWidget(duration_, 1);
   durationRow->addWidget(toEnd_);
   form->addRow(tr("Duration:"), durationRow);
+  // A range ending after the recording is cut to it, and said so (as the command line does).
+  truncated_ = new QLabel(this);
+  truncated_->setObjectName(QStringLiteral("rangeTruncated"));
+  truncated_->setWordWrap(true);
+  form->addRow(truncated_);
+  auto updateTruncated = [this, length] {
+    const std::string note =
+        truncatedRangeNote(length, this->startSeconds(), this->durationSeconds(), 0.0005);
+    truncated_->setText(QString::fromStdString(note));
+    truncated_->setVisible(!note.empty());
+  };
+  updateTruncated();
+  connect(this, &RangeBackendBox::changed, this, updateTruncated);
   form->addRow(tr("Backend:"), backend_);
 
   connect(toEnd_, &QCheckBox::toggled, this, [this](bool on) {

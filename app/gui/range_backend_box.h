@@ -1,6 +1,7 @@
 // The "Time range and backend" group of the processing dialogs (decompose, ICA): start and
 // duration in seconds with "to the end", and the backend ("As in the Compute menu", Auto, CPU,
-// CUDA). Object names (tests find the fields by them): "start", "duration", "toEnd", "backend".
+// CUDA). Object names (tests find the fields by them): "start", "duration", "toEnd", "backend",
+// and "rangeTruncated" (the note shown when start + duration ends after the recording).
 //
 // Thread rules: GUI thread.
 #pragma once
@@ -13,6 +14,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
 
 namespace modescope {
 
@@ -38,6 +40,7 @@ class RangeBackendBox : public QGroupBox {
   QDoubleSpinBox* duration_ = nullptr;
   QCheckBox* toEnd_ = nullptr;
   QComboBox* backend_ = nullptr;
+  QLabel* truncated_ = nullptr;  // what a range ending after the recording becomes
 };
 
 }  // namespace modescope

@@ -148,8 +148,9 @@ std::string formatAnnotationTable(const std::vector<Annotation>& annotations,
   return out.str();
 }
 
-std::vector<Annotation> parseAnnotationTable(const std::string& text, AnnotationTableFormat format,
-                                             const std::string& source) {
+std::vector<AnnotationRow> parseAnnotationRows(const std::string& text,
+                                               AnnotationTableFormat format,
+                                               const std::string& source) {
   const bool bids = format == AnnotationTableFormat::BidsEvents;
   std::string body = text;
   if (body.rfind("\xEF\xBB\xBF", 0) == 0) body.erase(0, 3);  // a UTF-8 byte-order mark
@@ -175,7 +176,7 @@ std::vector<Annotation> parseAnnotationTable(const std::string& text, Annotation
                             bids ? "columns 'onset' and 'duration' (BIDS events.tsv)"
                                  : "columns 'onset', 'duration' and 'description'",
                             "add the header line");
-  std::vector<Annotation> out;
+  std::vector<AnnotationRow> out;
   for (std::size_t r = 1; r < records.size(); ++r) {
     const auto& [line, fields] = records[r];
     if (fields.size() != header.size())
@@ -187,8 +188,16 @@ std::vector<Annotation> parseAnnotationTable(const std::string& text, Annotation
     a.onset = parseSeconds(fields[onsetCol], source, line, "onset", false);
     a.duration = parseSeconds(fields[durationCol], source, line, "duration", bids);
     if (textCol >= 0) a.text = bids && fields[textCol] == "n/a" ? "" : fields[textCol];
-    out.push_back(std::move(a));
+    out.push_back({std::move(a), line});
   }
+  return out;
+}
+
+std::vector<Annotation> parseAnnotationTable(const std::string& text, AnnotationTableFormat format,
+                                             const std::string& source) {
+  std::vector<Annotation> out;
+  for (AnnotationRow& row : parseAnnotationRows(text, format, source))
+    out.push_back(std::move(row.annotation));
   std::stable_sort(out.begin(), out.end(),
                    [](const Annotation& x, const Annotation& y) { return x.onset < y.onset; });
   return out;
@@ -201,15 +210,28 @@ void writeAnnotationFile(const std::string& path, const std::vector<Annotation>&
                       "the annotations");
 }
 
-std::vector<Annotation> readAnnotationFile(const std::string& path) {
-  const AnnotationTableFormat format = annotationFormatForPath(path);
+namespace {
+
+std::string readTableText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InvalidInputError(path, "file", "not readable", "an existing, readable file",
                             "check the path");
   std::ostringstream text;
   text << in.rdbuf();
-  return parseAnnotationTable(text.str(), format, path);
+  return text.str();
+}
+
+}  // namespace
+
+std::vector<Annotation> readAnnotationFile(const std::string& path) {
+  const AnnotationTableFormat format = annotationFormatForPath(path);
+  return parseAnnotationTable(readTableText(path), format, path);
+}
+
+std::vector<AnnotationRow> readAnnotationFileRows(const std::string& path) {
+  const AnnotationTableFormat format = annotationFormatForPath(path);
+  return parseAnnotationRows(readTableText(path), format, path);
 }
 
 std::vector<Annotation> mergeAnnotations(std::vector<Annotation> base,

@@ -34,10 +34,21 @@ std::string formatAnnotationTable(const std::vector<Annotation>& annotations,
 std::vector<Annotation> parseAnnotationTable(const std::string& text, AnnotationTableFormat format,
                                              const std::string& source);
 
+// The same rows in the file's order, each with the line it starts on (for errors about a row
+// that only the caller can judge, such as an onset beyond the recording).
+struct AnnotationRow {
+  Annotation annotation;
+  int line = 0;
+};
+std::vector<AnnotationRow> parseAnnotationRows(const std::string& text,
+                                               AnnotationTableFormat format,
+                                               const std::string& source);
+
 // File forms: atomic write (OutputError), read (InvalidInputError when unreadable).
 void writeAnnotationFile(const std::string& path, const std::vector<Annotation>& annotations,
                          double sampleRate = 0.0);
 std::vector<Annotation> readAnnotationFile(const std::string& path);
+std::vector<AnnotationRow> readAnnotationFileRows(const std::string& path);
 
 // `base` plus `added`, sorted by onset (stable: at equal onsets the base's come first).
 std::vector<Annotation> mergeAnnotations(std::vector<Annotation> base,

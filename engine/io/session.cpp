@@ -115,6 +115,8 @@ void writeSession(const Session& s, H5::Group& root) {
   H5::Group marks = root.createGroup("marks");
   h5::writeStrings(marks, "bad_channels", s.marks.badChannels);
   writeAnnotationTable(marks, "annotations", s.marks.userAnnotations);
+  if (s.marks.fileAnnotations)
+    writeAnnotationTable(marks, "file_annotations", *s.marks.fileAnnotations);
 
   H5::Group jobs = root.createGroup("jobs");
   h5::setAttribute(jobs, "count", static_cast<int64_t>(s.jobs.size()));
@@ -182,6 +184,8 @@ Session readSession(const h5::Reader& r, const H5::Group& root) {
     H5::Group marks = r.group(root, "marks");
     if (r.hasChild(marks, "bad_channels")) s.marks.badChannels = r.strings(marks, "bad_channels");
     s.marks.userAnnotations = readAnnotationTable(r, marks, "annotations");
+    if (r.hasChild(marks, "file_annotations"))
+      s.marks.fileAnnotations = readAnnotationTable(r, marks, "file_annotations");
   }
 
   H5::Group jobs = r.group(root, "jobs");

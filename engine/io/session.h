@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct JobRecord {
 struct Marks {
   std::vector<std::string> badChannels;     // normalised names
   std::vector<Annotation> userAnnotations;  // added in the GUI, kept apart from the file's
+  // Added in ModeScope 0.6 (group /marks/file_annotations; older sessions have none): the file's
+  // own annotations as the user corrected them (onset, duration, text edited, rows deleted),
+  // sorted by onset; absent while they are as read. The file itself is never changed.
+  std::optional<std::vector<Annotation>> fileAnnotations;
 };
 
 struct IcaFile;  // engine/io/hdf5_ica.h

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include "app/gui/main_window.h"
+#include "widgets/job_list_widget.h"
 
 namespace modescope::gui_test {
 
@@ -28,6 +29,12 @@ inline QString showWithDemo(MainWindow& w) {
   w.show();
   if (!QTest::qWaitForWindowExposed(&w)) return QStringLiteral("the window was not exposed");
   return openDemoAndWait(w);
+}
+
+// Whether job `id` of `w`'s job list has left the queue (succeeded, failed or cancelled).
+inline bool jobFinished(MainWindow& w, JobId id) {
+  const auto s = w.jobList()->jobState(id);
+  return s && *s != JobState::Queued && *s != JobState::Running;
 }
 
 }  // namespace modescope::gui_test

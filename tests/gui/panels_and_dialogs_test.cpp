@@ -2,10 +2,13 @@
 // editor, the tool bar's labels, and the Synthetic and Process dialogs' round trips.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
 #include <QListWidget>
 #include <QTest>
 
 #include "app/gui/preprocess_dialog.h"
+#include "app/gui/range_backend_box.h"
 #include "app/gui/synthetic_dialog.h"
 #include "widgets/browser_toolbar.h"
 #include "widgets/filter_spec_editor.h"
@@ -49,6 +52,24 @@ class PanelsAndDialogsTest : public QObject {
   Q_OBJECT
 
  private slots:
+  // A range ending after the recording is cut to it, and the box says so under the range in the
+  // command line's words (app/core/time_range_note.h); within the recording it says nothing.
+  void rangeBoxSaysWhenTheRangeEndsAfterTheRecording() {
+    RangeBackendBox box(125.0, 100.0, 20.0, QString(), QString());
+    box.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&box));
+    auto* note = box.findChild<QLabel*>(QStringLiteral("rangeTruncated"));
+    QVERIFY(note);
+    QVERIFY(!note->isVisible());
+    box.findChild<QDoubleSpinBox*>(QStringLiteral("duration"))->setValue(60.0);
+    QVERIFY(note->isVisible());
+    QCOMPARE(note->text(),
+             QStringLiteral("60 s from 100 s asked for, the recording ends at 125 s: 100-125 s is "
+                            "used"));
+    box.findChild<QCheckBox*>(QStringLiteral("toEnd"))->setChecked(true);
+    QVERIFY(!note->isVisible());
+  }
+
   void recordingInfoListsFieldsAndDiagnostics() {
     RecordingInfoWidget info;
     info.show();

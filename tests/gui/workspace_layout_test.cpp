@@ -184,6 +184,34 @@ class WorkspaceLayoutTest : public QObject {
     w.setDiscardQuestion([](const QString&, const QStringList&) { return true; });
   }
 
+  // A real file whose first screen carries a long warning (mne_test.edf: "The data of this file
+  // look damaged from record 5 ..."): the window keeps its 1400 x 900 and stays on the screen.
+  // The info bar's line used to set the window's minimum width (1762 px on a 1400 px screen).
+  void aRealFileWithALongWarningKeepsTheWindowOnTheScreen() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy opened(&w, &MainWindow::recordingOpened);
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    w.openFile(QStringLiteral(MODESCOPE_TEST_DATA "/mne_test.edf"));
+    QTRY_VERIFY_WITH_TIMEOUT(opened.count() + failed.count() > 0, 60000);
+    QVERIFY(failed.isEmpty());
+    QTest::qWait(200);  // the browser's first page and the info bar's layout
+    auto* bar = w.findChild<QWidget*>(QStringLiteral("infoBar"));
+    QVERIFY2(bar && bar->isVisible(), "mne_test.edf opens with a warning on the info bar");
+    w.grab().save(QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/layout_mne_test.png"));
+    const QRect room = w.screen()->availableGeometry();
+    QVERIFY2(w.minimumSizeHint().width() <= 1400,
+             qPrintable(QStringLiteral("minimum width %1 px").arg(w.minimumSizeHint().width())));
+    QCOMPARE(w.size(), QSize(1400, 900));
+    QVERIFY2(w.frameGeometry().width() <= room.width(),
+             qPrintable(QStringLiteral("window %1 px wide on a %2 px screen")
+                            .arg(w.frameGeometry().width())
+                            .arg(room.width())));
+    QVERIFY(w.close());
+  }
+
   // The Process and Analysis menus are built from the one method list.
   void everyRegisteredMethodHasAMenuAction() {
     MainWindow w;

@@ -181,6 +181,28 @@ TEST_F(SessionDir, EmptySessionRoundTrips) {
   EXPECT_TRUE(t.marks.userAnnotations.empty());
 }
 
+// The file's annotations as the user corrected them come back as saved, an emptied list included
+// (every row of the file's deleted is a correction, not "as read"); a session without the group
+// (all written before ModeScope 0.6, and any with no correction) reads as "as read".
+TEST_F(SessionDir, CorrectedFileAnnotationsRoundTripAndAreOptional) {
+  const std::string path = file("corrected.h5");
+  Session s;
+  s.marks.fileAnnotations = std::vector<Annotation>{{0.5, 0.25, "T1"}, {7.75, 2.0, "BAD_arte"}};
+  saveSession(s, path);
+  const Session t = loadSession(path);
+  ASSERT_TRUE(t.marks.fileAnnotations.has_value());
+  ASSERT_EQ(t.marks.fileAnnotations->size(), std::size_t{2});
+  EXPECT_EQ((*t.marks.fileAnnotations)[1].onset, 7.75);
+  EXPECT_EQ((*t.marks.fileAnnotations)[1].duration, 2.0);
+  EXPECT_EQ((*t.marks.fileAnnotations)[1].text, "BAD_arte");
+  s.marks.fileAnnotations = std::vector<Annotation>{};
+  saveSession(s, path);
+  ASSERT_TRUE(loadSession(path).marks.fileAnnotations.has_value());
+  EXPECT_TRUE(loadSession(path).marks.fileAnnotations->empty());
+  saveSession(Session{}, path);
+  EXPECT_FALSE(loadSession(path).marks.fileAnnotations.has_value());
+}
+
 // The GUI's history travels with the session as pipeline text; sessions without it (written
 // before ModeScope 0.5, or with nothing run) read as "".
 TEST_F(SessionDir, HistoryPipelineRoundTripsAndIsOptional) {
