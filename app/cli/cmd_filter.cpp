@@ -88,7 +88,7 @@ int runFilter(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "filter");
   const JobOutcome outcome = runCliJob(
       "filter " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         ctx.progress(0.0, "reading " + input);
         std::shared_ptr<const Recording> rec = openRecording(input);
         ctx.checkpoint();
@@ -120,7 +120,7 @@ int runFilter(const Args& argv) {
         duration = result->duration();
         JobContext writeCtx = ctx.sub(0.8, 1.0);
         writeRecording(*result, output, format, prov, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

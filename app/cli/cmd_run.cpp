@@ -2,7 +2,6 @@
 // replays a pipeline file (app/core/pipeline.h, docs/pipelines.md) on one recording, headless.
 #include <unistd.h>
 
-#include <any>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -758,7 +757,7 @@ int runRun(const Args& argv) {
   const auto started = Clock::now();
   JobOutcome outcome = runCliJob(
       "run " + pipelinePath,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         ctx.progress(0.0, "reading " + input);
         std::shared_ptr<const Recording> current = openRecording(input);
         ctx.checkpoint();
@@ -827,7 +826,7 @@ int runRun(const Args& argv) {
                               secondsSince(started));
         writeTextAtomically(outPath(kRunSummaryName), summary, "the run summary");
         ctx.progress(1.0, "done");
-        return {};
+        return;
       },
       display);
   if (outcome.state == JobState::Cancelled && !reports.empty())

@@ -150,13 +150,10 @@ class MainWindow : public QMainWindow {
                     const QString& failHeading, const QString& failText,
                     std::function<void(JobId, std::shared_ptr<const T>)> onSuccess) {
     return submitReporting(
-        title,
-        [fn = std::move(fn)](JobContext& ctx) -> std::any {
-          return std::make_shared<const T>(fn(ctx));
-        },
-        failHeading, failText,
+        title, [fn = std::move(fn)](JobContext& ctx) -> T { return fn(ctx); }, failHeading,
+        failText,
         [onSuccess = std::move(onSuccess)](JobId id, const JobOutcome& out) {
-          onSuccess(id, std::any_cast<std::shared_ptr<const T>>(out.result));
+          onSuccess(id, out.result.get<T>());
         });
   }
 
