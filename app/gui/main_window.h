@@ -150,8 +150,8 @@ class MainWindow : public QMainWindow {
                     const QString& failHeading, const QString& failText,
                     std::function<void(JobId, std::shared_ptr<const T>)> onSuccess) {
     return submitReporting(
-        title, [fn = std::move(fn)](JobContext& ctx) -> T { return fn(ctx); }, failHeading,
-        failText,
+        title, [fn = std::move(fn)](JobContext& ctx) { return JobResult::of<T>(fn(ctx)); },
+        failHeading, failText,
         [onSuccess = std::move(onSuccess)](JobId id, const JobOutcome& out) {
           onSuccess(id, out.result.get<T>());
         });
