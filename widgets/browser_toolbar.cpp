@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/dsp/filter_param_table.h"
 #include "widgets/filter_spec_editor.h"
 #include "widgets/signal_browser.h"
 #include "widgets/view_state_text.h"
@@ -31,8 +32,7 @@ bool sameReference(const ReferenceSpec& a, const ReferenceSpec& b) {
 
 bool sameFilter(const std::optional<FilterSpec>& a, const std::optional<FilterSpec>& b) {
   if (!a || !b) return !a && !b;
-  return a->kind == b->kind && a->lowHz == b->lowHz && a->highHz == b->highHz &&
-         a->notchHz == b->notchHz && a->notchHarmonics == b->notchHarmonics;
+  return equivalentFilters(*a, *b);
 }
 
 FilterSpec bandPass(double lo, double hi) {

@@ -5,6 +5,9 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 
+#include "engine/dsp/filter_param_table.h"
+#include "widgets/param_editor.h"
+
 namespace modescope {
 namespace {
 
@@ -14,37 +17,48 @@ constexpr int kNone = -1;
 }  // namespace
 
 FilterSpecEditor::FilterSpecEditor(bool allowNotch, QWidget* parent) : QWidget(parent) {
+  // Kinds, ranges, steps, defaults and tooltips come from the declarations
+  // (engine/dsp/filter_param_table.h); the upper bound is the data's Nyquist (setNyquist).
+  const ParamTable<FilterSpec>& table = filterParamTable();
+  const FilterSpec defaults{};
+  auto tip = [&](const ParamField<FilterSpec>& f) {
+    return paramToolTip(f.decl, QString::fromStdString(describeValue(f.decl, f.get(defaults))));
+  };
+  const ParamField<FilterSpec>& kindField = *table.find("kind");
   kind_ = new QComboBox(this);
   kind_->setObjectName(QStringLiteral("filterKind"));
+  kind_->setToolTip(tip(kindField));
   kind_->addItem(tr("None"), kNone);
-  kind_->addItem(tr("Band-pass"), static_cast<int>(FilterKind::BandPass));
-  kind_->addItem(tr("High-pass"), static_cast<int>(FilterKind::HighPass));
-  kind_->addItem(tr("Low-pass"), static_cast<int>(FilterKind::LowPass));
-  if (allowNotch) kind_->addItem(tr("Notch"), static_cast<int>(FilterKind::Notch));
+  for (const auto& [kind, name] : filterKindNames()) {
+    if (kind == FilterKind::Notch && !allowNotch) continue;
+    const ParamChoice* c = findChoice(kindField.decl, name);
+    kind_->addItem(QString::fromStdString(c->label), static_cast<int>(kind));
+    kind_->setItemData(kind_->count() - 1, QString::fromStdString(c->help), Qt::ToolTipRole);
+  }
 
-  auto makeSpin = [this](const char* name, double value) {
-    auto* s = new QDoubleSpinBox(this);
-    s->setObjectName(QLatin1String(name));
-    s->setDecimals(2);
-    s->setRange(0.01, 10000.0);
-    s->setSingleStep(0.5);
-    s->setSuffix(QStringLiteral(" Hz"));
-    s->setValue(value);
+  auto makeSpin = [&](const std::string& key) {
+    const ParamField<FilterSpec>& f = *table.find(key);
+    auto* s = qobject_cast<QDoubleSpinBox*>(makeParamEditor(f.decl, this));
+    setParamEditorValue(s, f.decl, f.get(defaults));
+    s->setToolTip(tip(f));
+    s->setKeyboardTracking(true);  // previews follow each keystroke
     return s;
   };
-  low_ = makeSpin("lowHz", 1.0);
-  high_ = makeSpin("highHz", 40.0);
+  low_ = makeSpin("lowHz");
+  high_ = makeSpin("highHz");
   notch_ = new QComboBox(this);
   notch_->addItem(QStringLiteral("50 Hz"), 50.0);
   notch_->addItem(QStringLiteral("60 Hz"), 60.0);
+  notch_->setToolTip(tip(*table.find("notchHz")));
   harmonics_ = new QCheckBox(tr("also harmonics below Nyquist"), this);
-  harmonics_->setChecked(true);
+  harmonics_->setChecked(defaults.notchHarmonics);
+  harmonics_->setToolTip(tip(*table.find("notchHarmonics")));
 
   auto* form = new QFormLayout(this);
   form->setContentsMargins(0, 0, 0, 0);
   form->addRow(tr("Type:"), kind_);
-  form->addRow(tr("High-pass edge:"), low_);
-  form->addRow(tr("Low-pass edge:"), high_);
+  form->addRow(QString::fromStdString(table.find("lowHz")->decl.label) + QLatin1Char(':'), low_);
+  form->addRow(QString::fromStdString(table.find("highHz")->decl.label) + QLatin1Char(':'), high_);
   if (allowNotch) {
     form->addRow(tr("Notch at:"), notch_);
     form->addRow(QString(), harmonics_);
@@ -67,12 +81,13 @@ FilterSpecEditor::FilterSpecEditor(bool allowNotch, QWidget* parent) : QWidget(p
 
 void FilterSpecEditor::updateEnabled() {
   const int k = kind_->currentData().toInt();
-  low_->setEnabled(k == static_cast<int>(FilterKind::BandPass) ||
-                   k == static_cast<int>(FilterKind::HighPass));
-  high_->setEnabled(k == static_cast<int>(FilterKind::BandPass) ||
-                    k == static_cast<int>(FilterKind::LowPass));
-  notch_->setEnabled(k == static_cast<int>(FilterKind::Notch));
-  harmonics_->setEnabled(k == static_cast<int>(FilterKind::Notch));
+  FilterSpec shown;
+  if (k != kNone) shown.kind = static_cast<FilterKind>(k);
+  const ParamTable<FilterSpec>& table = filterParamTable();
+  low_->setEnabled(k != kNone && table.find("lowHz")->appliesTo(shown));
+  high_->setEnabled(k != kNone && table.find("highHz")->appliesTo(shown));
+  notch_->setEnabled(k != kNone && table.find("notchHz")->appliesTo(shown));
+  harmonics_->setEnabled(k != kNone && table.find("notchHarmonics")->appliesTo(shown));
 }
 
 std::optional<FilterSpec> FilterSpecEditor::spec() const {

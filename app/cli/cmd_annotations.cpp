@@ -56,7 +56,7 @@ int runImport(const ParsedArgs& args, const CommandSpec& spec) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "annotations");
   const JobOutcome outcome = runCliJob(
       "annotations import " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         const auto t0 = std::chrono::steady_clock::now();
         ctx.progress(0.0, "reading " + input);
         std::shared_ptr<const Recording> base = openRecording(input);
@@ -82,7 +82,7 @@ int runImport(const ParsedArgs& args, const CommandSpec& spec) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         JobContext writeCtx = ctx.sub(0.05, 1.0);
         writeRecording(*rec, output, format, prov, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -3,7 +3,6 @@
 // spectra of the selection over sliding windows (after an optional spatial filter) and, with two
 // event classes, the channel x bin r^2 map between them, written to HDF5 (docs/ar.md).
 #include <algorithm>
-#include <any>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -554,7 +553,7 @@ int runAr(const Args& argv) {
   bool onGpu = false;
   double seconds = 0.0;
   ProgressDisplay display(ProgressDisplay::modeFor(m.quiet), "ar");
-  const auto runArJob = [&](JobContext& ctx) -> std::any {
+  const auto runArJob = [&](JobContext& ctx) -> void {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::size_t> channels;
     const std::shared_ptr<const Recording> rec =
@@ -626,11 +625,11 @@ int runAr(const Args& argv) {
     prov.wallSeconds = seconds;
     JobContext writeCtx = ctx.sub(0.95, 1.0);
     writeArFile(output, file, writeCtx);
-    return {};
+    return;
   };
   const JobOutcome outcome = runCliJob(
       "ar " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         try {
           return runArJob(ctx);
         } catch (const InvalidParameterError& e) {

@@ -74,7 +74,7 @@ int runConvert(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "convert");
   const JobOutcome outcome = runCliJob(
       "convert " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         const auto t0 = std::chrono::steady_clock::now();
         ctx.progress(0.0, "reading " + input);
         std::shared_ptr<const Recording> rec = openRecording(input);
@@ -100,7 +100,7 @@ int runConvert(const Args& argv) {
         duration = rec->duration();
         JobContext writeCtx = ctx.sub(0.02, 1.0);
         writeRecording(*rec, output, format, prov, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -82,7 +82,7 @@ int runDemo(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "demo");
   const JobOutcome outcome = runCliJob(
       "demo",
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         Provenance prov;
         const auto t0 = std::chrono::steady_clock::now();
         JobContext computeCtx = output ? ctx.sub(0.0, 0.7) : ctx;
@@ -101,7 +101,7 @@ int runDemo(const Args& argv) {
           JobContext writeCtx = ctx.sub(0.7, 1.0);
           writeRecording(*result, *output, outputFormatForPath(*output), prov, writeCtx);
         }
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

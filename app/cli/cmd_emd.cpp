@@ -371,7 +371,7 @@ int runEmd(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "emd");
   const JobOutcome outcome = runCliJob(
       "emd " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         run.rec = openMethodInput(input, sel, ctx, display, run.channels);
 
         EmdJobSpec job;
@@ -400,7 +400,7 @@ int runEmd(const Args& argv) {
         }
         run.writeSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

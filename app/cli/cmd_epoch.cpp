@@ -171,7 +171,7 @@ int runEpochLike(bool keepEpochs, const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(m.quiet), spec.name);
   const JobOutcome outcome = runCliJob(
       spec.name + " " + m.input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         std::unique_ptr<ComputeBackend> backend = chooseBackend(choice, &backendNote, threads);
         if (!backendNote.empty()) display.message(std::string(kProgram) + ": " + backendNote);
         std::shared_ptr<const Recording> rec =
@@ -183,7 +183,7 @@ int runEpochLike(bool keepEpochs, const Args& argv) {
                           " holds no bad segment (no row beginning with 'bad')");
         JobContext writeCtx = ctx.sub(0.9, 1.0);
         writeEpochFile(m.output, *run.file, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

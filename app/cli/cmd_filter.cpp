@@ -9,8 +9,10 @@
 #include "app/core/channel_selection.h"
 #include "app/core/gpu_backend.h"
 #include "app/core/recording_selection.h"
+#include "engine/core/error.h"
 #include "engine/core/provenance.h"
 #include "engine/core/text.h"
+#include "engine/dsp/filter_param_table.h"
 #include "engine/dsp/preprocess.h"
 #include "engine/io/recording_io.h"
 
@@ -28,20 +30,19 @@ CommandSpec filterSpec() {
       "The re-reference is applied first, then the filters in the order given. Filters are "
       "linear-phase FIR (Hamming window) applied forwards with the group delay removed, so they "
       "do not shift the signal; transition bands and lengths follow MNE-Python's 'auto' rules.\n\n"
-      "Filter specs: bandpass:LOW-HIGH, highpass:LOW, lowpass:HIGH (Hz), notch:50 or notch:60 "
-      "(also removes the harmonics below Nyquist).\n\n"
-      "Reference: none (as recorded, the default), average (of the selected EEG channels), "
-      "mastoids (linked M1/M2, else A1/A2, else TP9/TP10) or channel:NAME.\n\n"
+      "Filter specs: " +
+      filterSyntaxHelp() +
+      "\n\n"
+      "Reference: " +
+      referenceSyntaxHelp() +
+      "\n\n"
       "Without --channels, every channel except trigger/status channels is used, restricted to "
       "the sample rate most channels share. The output (HDF5 recommended: it stores the "
       "provenance: method, parameters, backend, input file, selection, wall time, version) holds "
       "the filtered channels and the annotations of the range.";
   s.options = {outputOption("The file to write.", true),
-               {"filter", 0, "SPEC",
-                "bandpass:1-40, highpass:0.5, lowpass:40, notch:50 or "
-                "notch:60. Repeat to chain filters.",
-                true},
-               {"reference", 0, "REF", "none, average, mastoids or channel:NAME (default none)."},
+               {"filter", 0, "SPEC", filterSyntaxText() + ". Repeat to chain filters.", true},
+               {"reference", 0, "REF", referenceSyntaxText() + " (default none)."},
                channelsOption(),
                startOption(),
                durationOption(),
@@ -67,8 +68,16 @@ int runFilter(const Args& argv) {
   const bool quiet = args.has("quiet");
 
   PreprocessSpec pre;
-  for (const std::string& f : args.values("filter")) pre.filters.push_back(parseFilterSpec(f));
-  if (auto r = args.value("reference")) pre.reference = parseReferenceSpec(*r);
+  try {
+    for (const std::string& f : args.values("filter")) pre.filters.push_back(parseFilterSpec(f));
+  } catch (const InvalidParameterError& e) {
+    throw InvalidParameterError("--filter", e.found(), e.expected(), e.remedy());
+  }
+  try {
+    if (auto r = args.value("reference")) pre.reference = parseReferenceSpec(*r);
+  } catch (const InvalidParameterError& e) {
+    throw InvalidParameterError("--reference", e.found(), e.expected(), e.remedy());
+  }
   if (pre.filters.empty() && pre.reference.kind == ReferenceKind::AsRecorded) {
     throw UsageError(
         "'filter' has nothing to do: give at least one --filter SPEC or a "
@@ -88,7 +97,7 @@ int runFilter(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "filter");
   const JobOutcome outcome = runCliJob(
       "filter " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         ctx.progress(0.0, "reading " + input);
         std::shared_ptr<const Recording> rec = openRecording(input);
         ctx.checkpoint();
@@ -121,7 +130,7 @@ int runFilter(const Args& argv) {
         duration = result->duration();
         JobContext writeCtx = ctx.sub(0.8, 1.0);
         writeRecording(*result, output, format, prov, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -227,7 +227,7 @@ int runIca(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "ica");
   const JobOutcome outcome = runCliJob(
       "ica " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         rec = openMethodInput(input, sel, ctx, display, job.channels);
         JobContext computeCtx = ctx.sub(0.0, 0.95);
         result = runIcaJob(*rec, job, computeCtx);
@@ -238,7 +238,7 @@ int runIca(const Args& argv) {
         JobContext writeCtx = ctx.sub(0.95, 1.0);
         writeIcaFile(output, *result.file, writeCtx);
         corr = artifactCorrelations(*rec, *result.file);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);
@@ -323,7 +323,7 @@ int runIcaApply(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "ica-apply");
   const JobOutcome outcome = runCliJob(
       "ica-apply " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         const IcaWithRecording loaded = readIcaWithRecording(*icaPath, input, ctx);
         ica = loaded.ica;
         const std::shared_ptr<const Recording>& rec = loaded.recording;
@@ -342,7 +342,7 @@ int runIcaApply(const Args& argv) {
         const Provenance prov = icaCleaningProvenance(ica, rejected, *icaPath);
         JobContext writeCtx = ctx.sub(0.1, 1.0);
         writeRecording(*cleaned, output, format, prov, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -79,14 +79,14 @@ int runIcaFlags(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "ica-flags");
   const JobOutcome outcome = runCliJob(
       "ica-flags " + icaPath,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         const IcaWithRecording loaded =
             readIcaWithRecording(icaPath, args.value("input").value_or(""), ctx);
         input = loaded.input;
         JobContext sub = ctx.sub(0.05, 0.95);
         flags = icaFlagsOf(loaded, std::nullopt, params, sub);
         writeIcaFlagsTsv(output, flags);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -129,7 +129,7 @@ int runInterpolate(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "interpolate");
   const JobOutcome outcome = runCliJob(
       "interpolate " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         ctx.progress(0.0, "reading " + input);
         std::shared_ptr<const Recording> rec = openRecording(input);
         printDiagnostics(*rec, display);
@@ -148,7 +148,7 @@ int runInterpolate(const Args& argv) {
               suggestBadChannelsOf(*rec, criteria, *backend, suggestCtx);
           if (!quiet || listOnly) printSuggestions(*rec, report);
           for (std::size_t i : report.suggested()) addBad(i);
-          if (listOnly) return {};
+          if (listOnly) return;
           if (bad.empty()) {
             throw InvalidParameterError("--auto-bad", "no channel suggested",
                                         "at least one channel to interpolate",
@@ -173,7 +173,7 @@ int runInterpolate(const Args& argv) {
         summary = "interpolated " + describeChannels(*rec, result.plan.bad) + " from " +
                   std::to_string(result.plan.sources.size()) + " channels on " + backendText +
                   " in " + formatSeconds(result.wallSeconds) + "; wrote " + output;
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -219,7 +219,7 @@ int runMemd(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "memd");
   const JobOutcome outcome = runCliJob(
       "memd " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         run.rec = openMethodInput(input, sel, ctx, display, run.channels);
         MemdJobSpec job;
         job.channels = run.channels;
@@ -248,7 +248,7 @@ int runMemd(const Args& argv) {
         }
         run.writeSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

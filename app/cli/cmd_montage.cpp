@@ -67,7 +67,7 @@ int runMontage(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "montage");
   const JobOutcome outcome = runCliJob(
       "montage " + input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         ctx.progress(0.0, "reading " + input);
         std::shared_ptr<const Recording> rec = openRecording(input);
         ctx.checkpoint();
@@ -82,7 +82,7 @@ int runMontage(const Args& argv) {
           display.message(std::string(kProgram) + ": left out " + s);
         JobContext writeCtx = ctx.sub(0.8, 1.0);
         writeRecording(*result.recording, output, format, result.provenance, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -3,7 +3,6 @@
 // docs/pipelines.md) on one recording, headless.
 #include <unistd.h>
 
-#include <any>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -774,7 +773,7 @@ int runRun(const Args& argv) {
   const auto started = Clock::now();
   JobOutcome outcome = runCliJob(
       "run " + pipelinePath,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         ctx.progress(0.0, "reading " + input);
         std::shared_ptr<const Recording> current = openRecording(input);
         ctx.checkpoint();
@@ -848,7 +847,7 @@ int runRun(const Args& argv) {
                               secondsSince(started), describeReviewedMarks(reviewed));
         writeTextAtomically(outPath(kRunSummaryName), summary, "the run summary");
         ctx.progress(1.0, "done");
-        return {};
+        return;
       },
       display);
   if (outcome.state == JobState::Cancelled && !reports.empty())

@@ -102,7 +102,7 @@ int runSynth(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "synth");
   const JobOutcome outcome = runCliJob(
       "synth " + output,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         const auto t0 = std::chrono::steady_clock::now();
         JobContext genCtx = ctx.sub(0.0, 0.6);
         SyntheticEeg eeg = generateSyntheticEeg(p, genCtx);
@@ -131,7 +131,7 @@ int runSynth(const Args& argv) {
         channelCount = eeg.recording->channelCount();
         JobContext writeCtx = ctx.sub(0.6, 1.0);
         writeRecording(*eeg.recording, output, format, prov, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -134,7 +134,7 @@ int runTfr(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(m.quiet), "tfr");
   const JobOutcome outcome = runCliJob(
       "tfr " + m.input,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         std::unique_ptr<ComputeBackend> backend = chooseBackend(choice, &backendNote, threads);
         if (!backendNote.empty()) display.message(std::string(kProgram) + ": " + backendNote);
         std::vector<std::size_t> channels;
@@ -154,7 +154,7 @@ int runTfr(const Args& argv) {
         run = runTfJob(*rec, job, *backend, computeCtx);
         JobContext writeCtx = ctx.sub(0.85, 1.0);
         writeTfFile(m.output, *run.run, storage, writeCtx);
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

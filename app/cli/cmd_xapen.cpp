@@ -318,7 +318,7 @@ int runXapen(const Args& argv) {
   ProgressDisplay display(ProgressDisplay::modeFor(quiet), "xapen");
   const JobOutcome outcome = runCliJob(
       "xapen " + entries.front().path,
-      [&](JobContext& ctx) -> std::any {
+      [&](JobContext& ctx) -> void {
         std::unique_ptr<ComputeBackend> backend =
             chooseBackend(backendChoice, &backendNote, threads);
         backendText = backend->info().describe();
@@ -400,7 +400,7 @@ int runXapen(const Args& argv) {
           ctx.checkpoint();
           out.commit();
         }
-        return {};
+        return;
       },
       display);
   const int code = reportOutcome(outcome);

@@ -1,11 +1,9 @@
 #include "app/core/pipeline.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
-#include <system_error>
 #include <type_traits>
 #include <utility>
 
@@ -14,6 +12,7 @@
 #include "app/core/pipeline_montage.h"
 #include "engine/core/json_value.h"
 #include "engine/core/text.h"
+#include "engine/dsp/filter_param_table.h"
 #include "engine/method/param_table.h"
 
 namespace modescope {
@@ -253,17 +252,15 @@ std::vector<std::string> keyNames(const ParamTable<P>& table) {
   return names;
 }
 
-// `base` with the file's "params" written over it, then the table's validation.
-// `object`: the step's field that holds the table's keys ("params"; a TF step's "readout").
+// `p` with the keys of the JSON object `params` written over it, then the table's validation.
+// `object`: how messages name the object ("params", "filters, item 2").
 template <class P>
-P readParams(const Where& w, const JsonValue& step, const ParamTable<P>& table, P p,
-             std::vector<std::string>* notes, const std::string& object = "params") {
-  const JsonValue* params = step.find(object);
-  if (!params) return p;
-  requireKind(w, object, *params, Kind::Object,
+P readParamObject(const Where& w, const JsonValue& params, const ParamTable<P>& table, P p,
+                  std::vector<std::string>* notes, const std::string& object) {
+  requireKind(w, object, params, Kind::Object,
               "an object of parameter keys and values ({\"seed\": 7})");
   std::vector<std::pair<const ParamField<P>*, std::string>> given;
-  for (const auto& [key, v] : params->members()) {
+  for (const auto& [key, v] : params.members()) {
     const std::string field = object + "." + key;
     const ParamField<P>* f = table.find(key);
     if (!f) {
@@ -283,8 +280,8 @@ P readParams(const Where& w, const JsonValue& step, const ParamTable<P>& table, 
   try {
     table.validate(p);
   } catch (const InvalidParameterError& e) {
-    const JsonValue* at = params->find(e.parameter());
-    fail(w, object + "." + e.parameter(), at ? at : params, afterGot(e), "");
+    const JsonValue* at = params.find(e.parameter());
+    fail(w, object + "." + e.parameter(), at ? at : &params, afterGot(e), "");
   }
   if (notes) {
     for (const auto& [f, key] : given) {
@@ -297,6 +294,15 @@ P readParams(const Where& w, const JsonValue& step, const ParamTable<P>& table, 
     }
   }
   return p;
+}
+
+// `base` with the step's "params" written over it (readParamObject).
+// `object`: the step's field that holds the table's keys ("params"; a TF step's "readout").
+template <class P>
+P readParams(const Where& w, const JsonValue& step, const ParamTable<P>& table, P p,
+             std::vector<std::string>* notes, const std::string& object = "params") {
+  const JsonValue* params = step.find(object);
+  return params ? readParamObject(w, *params, table, std::move(p), notes, object) : p;
 }
 
 std::string readPreset(const Where& w, const JsonValue& step,
@@ -322,9 +328,16 @@ PipelineFilterStep readFilterStep(const Where& w, const JsonValue& step) {
     for (std::size_t j = 0; j < items.size(); ++j) {
       const JsonValue& e = items[j];
       const std::string field = "filters, item " + std::to_string(j + 1);
-      requireKind(
-          w, field, e, Kind::String,
-          "a filter spec string: bandpass:LOW-HIGH, highpass:LOW, lowpass:HIGH or notch:50");
+      // An object of the declared keys says what the text form cannot (a transition width, a
+      // notch without harmonics); it starts from a band-pass with the declared defaults.
+      if (e.kind() == Kind::Object) {
+        f.spec.filters.push_back(
+            readParamObject(w, e, filterParamTable(), FilterSpec{}, nullptr, field));
+        continue;
+      }
+      requireKind(w, field, e, Kind::String,
+                  "a filter spec string (" + filterSyntaxText() +
+                      ") or an object of filter keys ({\"kind\": \"notch\", \"notchHz\": 50})");
       try {
         f.spec.filters.push_back(parseFilterSpec(e.asString()));
       } catch (const InvalidParameterError& err) {
@@ -333,7 +346,7 @@ PipelineFilterStep readFilterStep(const Where& w, const JsonValue& step) {
     }
   }
   if (const JsonValue* v = step.find("reference")) {
-    requireKind(w, "reference", *v, Kind::String, "none, average, mastoids or channel:NAME");
+    requireKind(w, "reference", *v, Kind::String, referenceSyntaxText());
     try {
       f.spec.reference = parseReferenceSpec(v->asString());
     } catch (const InvalidParameterError& err) {
@@ -550,16 +563,6 @@ PipelineStep readStep(const std::string& path, std::size_t index, const JsonValu
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-// The shortest fixed-notation text that reads back as `v` (no exponent: "bandpass:0.00001-40"
-// must not contain a second '-').
-std::string exactDecimal(double v) {
-  std::string buf(400, '\0');
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed);
-  if (r.ec != std::errc()) return formatNumber(v);
-  buf.resize(static_cast<std::size_t>(r.ptr - buf.data()));
-  return buf;
-}
-
 void writeParamValue(JsonWriter& w, const ParamDecl& d, const ParamValue& v) {
   std::visit(
       [&](const auto& x) {
@@ -590,6 +593,21 @@ void writeParams(JsonWriter& w, const ParamTable<P>& table, const P& p, const P&
     writeParamValue(w, f.decl, v);
   }
   if (open) w.endObject();
+}
+
+// The --filter text where it can say the filter, else an object of every applicable key.
+void writeFilterItem(JsonWriter& w, const FilterSpec& spec) {
+  if (std::optional<std::string> text = filterSpecString(spec)) {
+    w.value(*text);
+    return;
+  }
+  w.beginObject();
+  for (const auto& f : filterParamTable().fields()) {
+    if (!f.appliesTo(spec)) continue;
+    w.key(f.decl.key);
+    writeParamValue(w, f.decl, f.get(spec));
+  }
+  w.endObject();
 }
 
 // `true` for the default thresholds without rejection, else the object readIcaFlags reads.
@@ -632,21 +650,6 @@ bool sameParams(const ParamTable<P>& table, const P& a, const P& b) {
   return true;
 }
 
-bool sameFilter(const FilterSpec& a, const FilterSpec& b) {
-  if (a.kind != b.kind || a.transitionHz != b.transitionHz) return false;
-  switch (a.kind) {
-    case FilterKind::BandPass:
-      return a.lowHz == b.lowHz && a.highHz == b.highHz;
-    case FilterKind::HighPass:
-      return a.lowHz == b.lowHz;
-    case FilterKind::LowPass:
-      return a.highHz == b.highHz;
-    case FilterKind::Notch:
-      return a.notchHz == b.notchHz && a.notchHarmonics == b.notchHarmonics;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string StepSelection::channelsText() const {
@@ -669,7 +672,7 @@ bool operator==(const PipelineFilterStep& a, const PipelineFilterStep& b) {
     return false;
   if (a.spec.filters.size() != b.spec.filters.size()) return false;
   for (std::size_t i = 0; i < a.spec.filters.size(); ++i)
-    if (!sameFilter(a.spec.filters[i], b.spec.filters[i])) return false;
+    if (!equivalentFilters(a.spec.filters[i], b.spec.filters[i])) return false;
   return true;
 }
 
@@ -765,42 +768,18 @@ std::string icaStepPresetName(const PipelineIcaStep& step) {
 }
 
 std::string filterSpecText(const FilterSpec& spec) {
-  if (spec.transitionHz != 0.0) {
-    throw InvalidParameterError("filter", describe(spec),
-                                "a filter with the automatic transition width",
-                                "Pipeline version 1 writes filters in the --filter syntax, which "
-                                "has no transition width");
-  }
-  switch (spec.kind) {
-    case FilterKind::BandPass:
-      return "bandpass:" + exactDecimal(spec.lowHz) + "-" + exactDecimal(spec.highHz);
-    case FilterKind::HighPass:
-      return "highpass:" + exactDecimal(spec.lowHz);
-    case FilterKind::LowPass:
-      return "lowpass:" + exactDecimal(spec.highHz);
-    case FilterKind::Notch:
-      if (!spec.notchHarmonics) {
-        throw InvalidParameterError("filter", describe(spec), "a notch with its harmonics",
-                                    "Pipeline version 1 writes filters in the --filter syntax, "
-                                    "whose notch always removes the harmonics");
-      }
-      return "notch:" + exactDecimal(spec.notchHz);
-  }
-  return {};
+  if (std::optional<std::string> text = filterSpecString(spec)) return *text;
+  throw InvalidParameterError("filter", describe(spec),
+                              "a filter with the automatic transition width, and a notch with "
+                              "its harmonics",
+                              "The --filter syntax cannot say it; pipeline files write such a "
+                              "filter as an object of its keys");
 }
 
 std::string referenceSpecText(const ReferenceSpec& spec) {
-  switch (spec.kind) {
-    case ReferenceKind::AsRecorded:
-      return "none";
-    case ReferenceKind::Average:
-      return "average";
-    case ReferenceKind::LinkedMastoids:
-      return "mastoids";
-    case ReferenceKind::Channel:
-      return "channel:" + spec.channel;
-  }
-  return "none";
+  const ParamField<ReferenceSpec>& kind = *referenceParamTable().find("kind");
+  const std::string name = formatValue(kind.decl, kind.get(spec));
+  return spec.kind == ReferenceKind::Channel ? name + ":" + spec.channel : name;
 }
 
 Pipeline readPipeline(const JsonValue& root, const std::string& path,
@@ -862,7 +841,7 @@ std::string writePipelineJson(const Pipeline& pipeline) {
     if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
       if (!f->spec.filters.empty()) {
         w.key("filters").beginArray();
-        for (const FilterSpec& s : f->spec.filters) w.value(filterSpecText(s));
+        for (const FilterSpec& s : f->spec.filters) writeFilterItem(w, s);
         w.endArray();
       }
       if (f->spec.reference.kind != ReferenceKind::AsRecorded)

@@ -189,7 +189,7 @@ std::string icaStepPresetName(const PipelineIcaStep& step);
 // The `--filter` / `--reference` spelling that parseFilterSpec / parseReferenceSpec read back to
 // the same spec ("bandpass:1-40", "notch:50", "average", "channel:Cz"). Throws
 // InvalidParameterError for what that syntax cannot say (a transition width, a notch without
-// harmonics).
+// harmonics); a pipeline file writes such a filter as an object of filterParamTable()'s keys.
 std::string filterSpecText(const FilterSpec& spec);
 std::string referenceSpecText(const ReferenceSpec& spec);
 
@@ -204,8 +204,7 @@ Pipeline readPipelineFile(const std::string& path, std::vector<std::string>* not
 
 // The file text (pretty JSON, newline-terminated) of `pipeline`: each step's parameters written
 // only where they differ from the step's base (emdStepBase / icaStepBase), numbers exactly, so
-// readPipeline(parseJson(writePipelineJson(p))) == p. Throws InvalidParameterError for a
-// filter that version 1 cannot write (filterSpecText).
+// readPipeline(parseJson(writePipelineJson(p))) == p.
 std::string writePipelineJson(const Pipeline& pipeline);
 
 // An error of one step of a run, with the file and the step in front of the cause's message

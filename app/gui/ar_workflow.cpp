@@ -51,12 +51,12 @@ JobId ArWorkflow::runAr(const ArRequest& request) {
   EngineBridge* engine = window_->engine();
   return engine->submit(
       tr("%1 in %2").arg(title, doc->title),
-      [rec, spec, own, engine](JobContext& ctx) -> std::any {
+      [rec, spec, own, engine](JobContext& ctx) -> ArJobResult {
         return runArJob(*rec, spec, *engine->backendFor(own), ctx);
       },
       [this, rec, spec, what](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {
-          showResults(rec, std::any_cast<const ArJobResult&>(out.result), spec, what);
+          showResults(rec, *out.result.get<ArJobResult>(), spec, what);
         } else if (out.state == JobState::Failed) {
           const QString message = QString::fromStdString(out.message);
           showError(window_, tr("Event-related spectra failed"),

@@ -137,7 +137,7 @@ void EngineBridge::setBackendChoice(BackendChoice choice) {
   // it without waiting for the GUI thread.
   submit(
       tr("Select compute backend (%1)").arg(choiceName(choice)),
-      [this, choice](JobContext&) -> std::any {
+      [this, choice](JobContext&) -> std::string {
         std::string note;
         std::shared_ptr<ComputeBackend> b = chooseBackend(choice, &note);
         storeBackend(std::move(b));
@@ -145,7 +145,7 @@ void EngineBridge::setBackendChoice(BackendChoice choice) {
       },
       [this, previous](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {
-          note_ = QString::fromStdString(std::any_cast<std::string>(out.result));
+          note_ = QString::fromStdString(*out.result.get<std::string>());
           emit backendChanged(backendDescription(), note_);
         } else {
           choice_ = previous;

@@ -52,14 +52,13 @@ JobId EntropyWorkflow::runEntropy(const EntropyRequest& request) {
   EngineBridge* engine = window_->engine();
   return engine->submit(
       tr("Entropy matrices: %1 in %2").arg(what, docTitle),
-      [rec, spec, own, engine](JobContext& ctx) -> std::any {
+      [rec, spec, own, engine](JobContext& ctx) -> EntropyJobResult {
         return runEntropyJob(*rec, spec, *engine->backendFor(own), ctx);
       },
       [this, rec, what, docTitle, request](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {
           window_->recordStep(historyStep(*rec, request));
-          showResults(rec, std::any_cast<const EntropyJobResult&>(out.result),
-                      tr("%1: %2").arg(docTitle, what));
+          showResults(rec, *out.result.get<EntropyJobResult>(), tr("%1: %2").arg(docTitle, what));
         } else if (out.state == JobState::Failed) {
           const QString message = QString::fromStdString(out.message);
           showError(window_, tr("Entropy matrices failed"),

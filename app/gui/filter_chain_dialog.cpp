@@ -6,8 +6,13 @@
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <string>
 
+#include "engine/dsp/filter_param_table.h"
 #include "widgets/filter_response_view.h"
+#include "widgets/param_editor.h"
 
 namespace modescope {
 
@@ -18,24 +23,29 @@ FilterChainDialog::FilterChainDialog(const std::vector<FilterSpec>& chain, doubl
   setWindowTitle(tr("Display filter chain"));
   setProperty("helpTopic", QStringLiteral("browser.md#Montage and display filter"));
   const double nyquist = sampleRate > 0 ? sampleRate / 2.0 : 1000.0;
-  auto edge = [&](double value) {
-    auto* s = new QDoubleSpinBox(this);
-    s->setDecimals(2);
-    s->setRange(0.01, std::max(0.02, nyquist - 0.01));
-    s->setSuffix(QStringLiteral(" Hz"));
+  // The edges' range, step and help from the declarations (engine/dsp/filter_param_table.h),
+  // capped one display step below this data's Nyquist frequency, as designFir requires.
+  auto edge = [&](const std::string& key, double value) {
+    const ParamDecl& d = filterParamTable().find(key)->decl;
+    auto* s = qobject_cast<QDoubleSpinBox*>(makeParamEditor(d, this));
+    s->setMaximum(std::max(s->minimum(), nyquist - std::pow(10.0, -d.decimals)));
+    s->setToolTip(paramToolTip(d));
+    s->setKeyboardTracking(true);  // the response plot follows each keystroke
     s->setValue(value);
     return s;
   };
   highOn_ = new QCheckBox(tr("High-pass above"), this);
-  highHz_ = edge(0.5);
+  highHz_ = edge("lowHz", 0.5);  // a display drift filter: gentler than the 1 Hz analysis default
   lowOn_ = new QCheckBox(tr("Low-pass below"), this);
-  lowHz_ = edge(std::min(40.0, nyquist * 0.8));
+  lowHz_ = edge("highHz", std::min(FilterSpec{}.highHz, nyquist * 0.8));
   notchOn_ = new QCheckBox(tr("Notch at"), this);
   notchHz_ = new QComboBox(this);
   notchHz_->addItem(QStringLiteral("50 Hz"), 50.0);
   notchHz_->addItem(QStringLiteral("60 Hz"), 60.0);
   harmonics_ = new QCheckBox(tr("and harmonics"), this);
-  harmonics_->setChecked(true);
+  harmonics_->setChecked(FilterSpec{}.notchHarmonics);
+  notchHz_->setToolTip(paramToolTip(filterParamTable().find("notchHz")->decl));
+  harmonics_->setToolTip(paramToolTip(filterParamTable().find("notchHarmonics")->decl));
   response_ = new FilterResponseView(this);
 
   auto* grid = new QGridLayout;

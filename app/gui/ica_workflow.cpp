@@ -226,7 +226,7 @@ JobId IcaWorkflow::saveIcaFile(IcaResultsPane* pane, const QString& path) {
   QPointer<IcaResultsPane> guard(pane);
   return window_->submitReporting(
       tr("Save ICA %1").arg(QFileInfo(path).fileName()),
-      [file, target](JobContext& ctx) -> std::any {
+      [file, target](JobContext& ctx) -> std::string {
         writeIcaFile(target, *file, ctx);
         return target;
       },

@@ -1,4 +1,4 @@
-// What the GUI's jobs return through JobOutcome::result (a std::any), one type per kind of job.
+// What the GUI's jobs return through JobOutcome::result (a JobResult), one type per kind of job.
 #pragma once
 
 #include <memory>

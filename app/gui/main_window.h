@@ -153,13 +153,10 @@ class MainWindow : public QMainWindow {
                     const QString& failHeading, const QString& failText,
                     std::function<void(JobId, std::shared_ptr<const T>)> onSuccess) {
     return submitReporting(
-        title,
-        [fn = std::move(fn)](JobContext& ctx) -> std::any {
-          return std::make_shared<const T>(fn(ctx));
-        },
+        title, [fn = std::move(fn)](JobContext& ctx) { return JobResult::of<T>(fn(ctx)); },
         failHeading, failText,
         [onSuccess = std::move(onSuccess)](JobId id, const JobOutcome& out) {
-          onSuccess(id, std::any_cast<std::shared_ptr<const T>>(out.result));
+          onSuccess(id, out.result.get<T>());
         });
   }
 

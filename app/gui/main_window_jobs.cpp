@@ -85,7 +85,7 @@ JobId MainWindow::openFile(const QString& path) {
   const std::string file = nativePath(path);
   return engine_->submit(
       tr("Open %1").arg(QFileInfo(path).fileName()),
-      [file](JobContext& ctx) -> std::any {
+      [file](JobContext& ctx) -> OpenedRecording {
         ctx.progress(0.0, "reading");
         OpenedRecording opened;
         opened.path = file;
@@ -94,7 +94,7 @@ JobId MainWindow::openFile(const QString& path) {
       },
       [this, path](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {
-          onOpened(std::any_cast<const OpenedRecording&>(out.result));
+          onOpened(*out.result.get<OpenedRecording>());
         } else if (out.state == JobState::Failed) {
           onOpenFailed(path, QString::fromStdString(out.message), false);
         }
@@ -104,7 +104,7 @@ JobId MainWindow::openFile(const QString& path) {
 JobId MainWindow::openDemo() {
   return engine_->submit(
       tr("Open demo recording"),
-      [](JobContext& ctx) -> std::any {
+      [](JobContext& ctx) -> OpenedRecording {
         ctx.progress(0.0, "reading");
         OpenedRecording opened;
         opened.path = materializeDemoRecording();
@@ -114,7 +114,7 @@ JobId MainWindow::openDemo() {
       },
       [this](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {
-          onOpened(std::any_cast<const OpenedRecording&>(out.result));
+          onOpened(*out.result.get<OpenedRecording>());
         } else if (out.state == JobState::Failed) {
           onOpenFailed(tr("the demo recording"), QString::fromStdString(out.message), true);
         }
@@ -350,7 +350,7 @@ JobId MainWindow::exportRecording(const QString& path) {
   const std::string file = nativePath(path);
   return submitReporting(
       tr("Export %1").arg(QFileInfo(path).fileName()),
-      [rec, prov, file](JobContext& ctx) -> std::any {
+      [rec, prov, file](JobContext& ctx) -> std::string {
         writeRecording(*rec, file, outputFormatForPath(file), prov, ctx);
         return file;
       },
@@ -399,7 +399,7 @@ JobId MainWindow::saveSession(const QString& path) {
   const std::string file = nativePath(path);
   return engine_->submit(
       tr("Save session %1").arg(QFileInfo(path).fileName()),
-      [session, file](JobContext& ctx) -> std::any {
+      [session, file](JobContext& ctx) -> std::string {
         ctx.progress(0.0, "writing");
         ::modescope::saveSession(session, file);
         return file;
@@ -419,7 +419,7 @@ JobId MainWindow::loadSession(const QString& path) {
   const std::string file = nativePath(path);
   return engine_->submit(
       tr("Open session %1").arg(QFileInfo(path).fileName()),
-      [file](JobContext& ctx) -> std::any {
+      [file](JobContext& ctx) -> LoadedSession {
         ctx.progress(0.0, "reading session");
         LoadedSession loaded;
         loaded.session = ::modescope::loadSession(file);
@@ -436,7 +436,7 @@ JobId MainWindow::loadSession(const QString& path) {
       },
       [this, path](const JobOutcome& out) {
         if (out.state == JobState::Succeeded) {
-          onSessionLoaded(path, std::any_cast<const LoadedSession&>(out.result));
+          onSessionLoaded(path, *out.result.get<LoadedSession>());
         } else if (out.state == JobState::Failed) {
           showOpenError(this, path, QString::fromStdString(out.message));
           emit openFailed(path, QString::fromStdString(out.message));

@@ -13,7 +13,9 @@
 #include <algorithm>
 
 #include "app/gui/channel_checklist.h"
+#include "engine/dsp/filter_param_table.h"
 #include "widgets/filter_spec_editor.h"
+#include "widgets/param_editor.h"
 
 namespace modescope {
 namespace {
@@ -31,26 +33,33 @@ PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
   for (const auto& c : rec.channels) maxRate = std::max(maxRate, c.sampleRate);
 
   filter_ = new FilterSpecEditor(false, this);
-  FilterSpec band;
+  FilterSpec band;  // the declared default: a band-pass, 1-40 Hz, below this data's Nyquist
   band.kind = FilterKind::BandPass;
-  band.lowHz = 1.0;
-  band.highHz = std::min(40.0, maxRate / 2.0 - 1.0);
+  band.highHz = std::min(band.highHz, maxRate / 2.0 - 1.0);
   filter_->setSpec(band);
   filter_->setNyquist(maxRate / 2.0);
   notch_ = new QComboBox(this);
   notch_->addItem(tr("None"), 0.0);
   notch_->addItem(tr("50 Hz and harmonics"), 50.0);
   notch_->addItem(tr("60 Hz and harmonics"), 60.0);
+  const ParamField<FilterSpec>& mains = *filterParamTable().find("notchHz");
+  notch_->setToolTip(paramToolTip(mains.decl));
   auto* filterBox = new QGroupBox(tr("Filter"), this);
   auto* filterForm = new QFormLayout(filterBox);
   filterForm->addRow(filter_);
   filterForm->addRow(tr("Notch:"), notch_);
 
+  // The reference kinds, their labels and help from the declaration; item data: the kind.
+  const ParamField<ReferenceSpec>& referenceKind = *referenceParamTable().find("kind");
   reference_ = new QComboBox(this);
-  reference_->addItem(tr("As recorded"), static_cast<int>(ReferenceKind::AsRecorded));
-  reference_->addItem(tr("Average"), static_cast<int>(ReferenceKind::Average));
-  reference_->addItem(tr("Linked mastoids"), static_cast<int>(ReferenceKind::LinkedMastoids));
-  reference_->addItem(tr("Channel"), static_cast<int>(ReferenceKind::Channel));
+  reference_->setToolTip(paramToolTip(referenceKind.decl));
+  for (const ParamChoice& c : referenceKind.decl.choices) {
+    ReferenceSpec kind;
+    referenceKind.set(kind, c.name);
+    reference_->addItem(QString::fromStdString(c.label), static_cast<int>(kind.kind));
+    reference_->setItemData(reference_->count() - 1, QString::fromStdString(c.help),
+                            Qt::ToolTipRole);
+  }
   referenceChannel_ = new QComboBox(this);
   for (const auto& c : rec.channels) {
     if (c.type == ChannelType::EEG) referenceChannel_->addItem(QString::fromStdString(c.name));

@@ -1,8 +1,8 @@
 // Burg AR's parameters, declared once (engine/method/param_table.h). Defaults are BCI2000's
 // ARFilter (ar_params.h), ranges the engine's limits (kArMaxOrder, kArMaxEvaluationsPerBin,
-// kArMaxBins); the digest ../shared/notes/seeds-001-003-ar-crossapen.md (1.1, 1.5, 1.6) and
-// docs/ar.md give the sources. Rules that need the sample rate (a window of at least order + 1
-// samples, a step of at least one, bin centres up to fs/2) are validateBurgArParams's.
+// kArMaxBins); docs/ar.md ("Parameters", "Presets") gives the sources. Rules that need the sample
+// rate (a window of at least order + 1 samples, a step of at least one, bin centres up to fs/2) are
+// validateBurgArParams's.
 #include <cmath>
 #include <string>
 

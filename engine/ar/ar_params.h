@@ -1,7 +1,7 @@
 // Parameters of the Burg (maximum entropy) AR spectra over sliding windows: the BCI2000 ARFilter
-// and Wilson and Williams (2009, Front. Neuroeng. 2:11). The digest
-// ../shared/notes/seeds-001-003-ar-crossapen.md (sections 1.1, 1.5, 1.6) gives the method and the
-// defaults; docs/ar.md is the user-facing summary. The procedure itself is in ar_spectrum.h.
+// and Wilson and Williams (2009, Front. Neuroeng. 2:11). docs/ar.md ("What is computed",
+// "Parameters", "Presets") gives the method and the defaults; the procedure itself is in
+// ar_spectrum.h.
 //
 // Thread rules: plain values; every function here is pure.
 #pragma once

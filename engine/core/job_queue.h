@@ -3,7 +3,6 @@
 // thread through queued signals. Events are called on the engine thread and must not block.
 #pragma once
 
-#include <any>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -17,6 +16,7 @@
 
 #include "engine/core/diagnostics.h"
 #include "engine/core/job_context.h"
+#include "engine/core/job_result.h"
 
 namespace modescope {
 
@@ -27,13 +27,11 @@ const char* jobStateName(JobState s);
 
 struct JobOutcome {
   JobState state = JobState::Queued;
-  std::any result;      // what the job function returned (for example shared_ptr<const Recording>)
+  JobResult result;     // what the job function returned, read with result.get<T>()
   std::string message;  // the readable report for Failed, "cancelled" for Cancelled
   int exitCode = 0;     // the CLI exit code of the error (see error.h), 0 on success
   double wallSeconds = 0.0;
 };
-
-using JobFunction = std::function<std::any(JobContext&)>;
 
 struct JobEvents {
   std::function<void(JobId, const std::string& title)> started;

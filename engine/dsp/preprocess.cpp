@@ -1,7 +1,7 @@
-// Parsing and description of preprocessing specs, and the preprocess() pipeline.
+// Description of preprocessing specs, and the preprocess() pipeline. Their parsing is made from
+// the declarations (filter_param_table.cpp).
 #include "engine/dsp/preprocess.h"
 
-#include <charconv>
 #include <chrono>
 #include <cmath>
 
@@ -11,91 +11,9 @@
 namespace modescope {
 namespace {
 
-const char* kFilterSyntax =
-    "bandpass:LOW-HIGH, highpass:LOW, lowpass:HIGH or notch:50|60 (frequencies in Hz)";
-const char* kReferenceSyntax = "none, average, mastoids or channel:NAME";
-
-// A positive, finite frequency in Hz; an optional trailing "Hz" is accepted.
-double parseHz(const std::string& whole, std::string text) {
-  text = trim(text);
-  if (text.size() > 2 && equalsIgnoreCase(text.substr(text.size() - 2), "hz")) {
-    text = trim(text.substr(0, text.size() - 2));
-  }
-  double v = 0.0;
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  const auto [ptr, ec] = std::from_chars(begin, end, v);
-  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v <= 0.0) {
-    throw InvalidParameterError("filter", "'" + whole + "' ('" + text + "' is not a frequency)",
-                                kFilterSyntax);
-  }
-  return v;
-}
-
 std::string joinRange(double a, double b) { return formatNumber(a) + "-" + formatNumber(b); }
 
 }  // namespace
-
-FilterSpec parseFilterSpec(const std::string& text) {
-  const std::string t = trim(text);
-  const auto colon = t.find(':');
-  if (colon == std::string::npos) {
-    throw InvalidParameterError("filter", "'" + text + "'", kFilterSyntax,
-                                "Example: --filter bandpass:1-40");
-  }
-  const std::string kind = toLower(trim(t.substr(0, colon)));
-  const std::string args = trim(t.substr(colon + 1));
-  FilterSpec s;
-  if (kind == "bandpass" || kind == "band-pass" || kind == "bp") {
-    const auto dash = args.find('-');
-    if (dash == std::string::npos) {
-      throw InvalidParameterError("filter", "'" + text + "'",
-                                  "bandpass:LOW-HIGH, e.g. bandpass:1-40");
-    }
-    s.kind = FilterKind::BandPass;
-    s.lowHz = parseHz(text, args.substr(0, dash));
-    s.highHz = parseHz(text, args.substr(dash + 1));
-    if (s.lowHz >= s.highHz) {
-      throw InvalidParameterError("filter", "'" + text + "'", "a low edge below the high edge",
-                                  "Write the lower frequency first, e.g. bandpass:1-40");
-    }
-  } else if (kind == "highpass" || kind == "high-pass" || kind == "hp") {
-    s.kind = FilterKind::HighPass;
-    s.lowHz = parseHz(text, args);
-  } else if (kind == "lowpass" || kind == "low-pass" || kind == "lp") {
-    s.kind = FilterKind::LowPass;
-    s.highHz = parseHz(text, args);
-  } else if (kind == "notch") {
-    s.kind = FilterKind::Notch;
-    s.notchHz = parseHz(text, args);
-  } else {
-    throw InvalidParameterError("filter", "'" + text + "' (unknown kind '" + kind + "')",
-                                kFilterSyntax);
-  }
-  return s;
-}
-
-ReferenceSpec parseReferenceSpec(const std::string& text) {
-  const std::string t = trim(text);
-  ReferenceSpec s;
-  if (equalsIgnoreCase(t, "none") || equalsIgnoreCase(t, "as-recorded")) {
-    s.kind = ReferenceKind::AsRecorded;
-  } else if (equalsIgnoreCase(t, "average") || equalsIgnoreCase(t, "car")) {
-    s.kind = ReferenceKind::Average;
-  } else if (equalsIgnoreCase(t, "mastoids") || equalsIgnoreCase(t, "linked-mastoids")) {
-    s.kind = ReferenceKind::LinkedMastoids;
-  } else if (startsWithIgnoreCase(t, "channel:")) {
-    s.kind = ReferenceKind::Channel;
-    s.channel = trim(t.substr(8));
-    if (s.channel.empty()) {
-      throw InvalidParameterError("reference", "'" + text + "' (no channel name)",
-                                  "channel:NAME, e.g. channel:Cz");
-    }
-  } else {
-    throw InvalidParameterError("reference", "'" + text + "'", kReferenceSyntax);
-  }
-  return s;
-}
 
 std::string describe(const FilterSpec& spec) {
   std::string d;

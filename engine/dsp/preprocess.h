@@ -29,8 +29,8 @@ enum class FilterKind { BandPass, HighPass, LowPass, Notch };
 
 struct FilterSpec {
   FilterKind kind = FilterKind::BandPass;
-  double lowHz = 0.0;          // high-pass edge (BandPass, HighPass), Hz
-  double highHz = 0.0;         // low-pass edge (BandPass, LowPass), Hz
+  double lowHz = 1.0;          // high-pass edge (BandPass, HighPass), Hz
+  double highHz = 40.0;        // low-pass edge (BandPass, LowPass), Hz
   double notchHz = 50.0;       // Notch: mains frequency, 50 or 60 Hz
   bool notchHarmonics = true;  // Notch: also 2f, 3f, ... below Nyquist
   double transitionHz = 0.0;   // 0 = automatic (MNE rules above)
@@ -51,7 +51,9 @@ ReferencePlan planReference(const Recording& rec, const std::vector<std::size_t>
                             const ReferenceSpec& spec);
 
 // Parses the CLI/GUI spelling: "bandpass:1-40", "highpass:0.5", "lowpass:40", "notch:50",
-// "notch:60"; and "average", "mastoids", "channel:Cz", "none" for references.
+// "notch:60"; and "average", "mastoids", "channel:Cz", "none" for references. The kinds, their
+// spellings and the values' ranges come from the declarations (filter_param_table.h, which
+// implements these two).
 FilterSpec parseFilterSpec(const std::string& text);
 ReferenceSpec parseReferenceSpec(const std::string& text);
 std::string describe(const FilterSpec& spec);

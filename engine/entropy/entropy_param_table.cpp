@@ -1,9 +1,8 @@
 // The entropy matrices' parameters, declared once (engine/method/param_table.h). Defaults are the
 // seed's (Martinez-Zarzuela et al. 2013: m 1, r 0.2, 1024-sample epochs), ranges the engine's
-// limits (kEntropyMaxM, kEntropyMaxEpochSamples, entropy_params.h); the digest
-// ../shared/notes/seeds-001-003-ar-crossapen.md (2.1, 2.6, 2.7) and docs/entropy.md give the
-// sources. `rows` and `keepCounts` are not parameters a user sets: the channel selection and a
-// test aid.
+// limits (kEntropyMaxM, kEntropyMaxEpochSamples, entropy_params.h); docs/entropy.md
+// ("Parameters") gives the sources. `rows` and `keepCounts` are not parameters a user sets: the
+// channel selection and a test aid.
 #include <string>
 
 #include "engine/entropy/entropy_params.h"

@@ -1,8 +1,8 @@
 // Parameters of the entropy matrices: approximate entropy (ApEn, Pincus 1991) and Cross-ApEn as
 // Martinez-Zarzuela et al. (2013, Comput. Methods Programs Biomed. 112:189) compute it for every
 // ordered channel pair of MEG, and sample entropy / cross-sample entropy (Richman and Moorman 2000,
-// Am. J. Physiol. 278:H2039). The digest ../shared/notes/seeds-001-003-ar-crossapen.md (2.1, 2.6,
-// 2.7) gives the method; docs/entropy.md is the user-facing summary; entropy_cpu.h the procedure.
+// Am. J. Physiol. 278:H2039). docs/entropy.md ("What is computed", "Parameters") gives the method
+// and its defaults; entropy_cpu.h the procedure.
 //
 // Thread rules: plain values; every function here is pure.
 #pragma once

@@ -316,14 +316,6 @@ auto parseEnum(const h5::Reader& r, const H5::H5Object& o, const std::string& na
   }
 }
 
-ArLengthUnit parseLengthUnit(const h5::Reader& r, const H5::H5Object& o, const std::string& name) {
-  const std::string u = r.stringAttribute(o, name);
-  // "seconds" as declared (arParamTable); "s" in files written before the declarations.
-  if (u == "seconds" || u == "s") return ArLengthUnit::Seconds;
-  if (u == "samples") return ArLengthUnit::Samples;
-  r.fail(h5::childPath(o, "@" + name), "'" + u + "'", "'seconds' or 'samples'", kRewriteRemedy);
-}
-
 void readSpectra(const h5::Reader& r, const H5::Group& root, ArFile& f) {
   H5::Group g = r.group(root, "ar");
   ArSpectrumResult& s = f.spectra;
@@ -336,17 +328,8 @@ void readSpectra(const h5::Reader& r, const H5::Group& root, ArFile& f) {
   s.firstSample = r.intAttribute(g, "first_sample");
   s.windowSamples = r.intAttribute(g, "window_samples");
   s.stepSamples = r.intAttribute(g, "step_samples");
-  p.window = {r.doubleAttribute(g, "window_requested"),
-              parseLengthUnit(r, g, "window_requested_unit")};
-  p.step = {r.doubleAttribute(g, "step_requested"), parseLengthUnit(r, g, "step_requested_unit")};
-  p.order = static_cast<int>(count(r, g, "order", kArMaxOrder));
-  p.detrend = parseEnum(r, g, "detrend", parseArDetrend);
-  p.binGrid = parseEnum(r, g, "bin_grid", parseArBinGrid);
-  p.output = parseEnum(r, g, "output", parseArOutput);
-  p.firstBinCenter = r.doubleAttribute(g, "first_bin_center_hz");
-  p.lastBinCenter = r.doubleAttribute(g, "last_bin_center_hz");
-  p.binWidth = r.doubleAttribute(g, "bin_width_hz");
-  p.evaluationsPerBin = static_cast<int>(count(r, g, "evaluations_per_bin"));
+  // Every declared parameter, with the declared default where an older file lacks one.
+  p = h5::readParamAttributes(r, g, burgArParamTable(), BurgArParams{});
   f.presetName = r.stringAttribute(g, "preset");
   f.signalUnit = r.stringAttribute(g, "signal_unit");
 

@@ -316,40 +316,6 @@ int64_t rowsOf(const h5::Reader& r, const H5::Group& g, const std::string& name)
   return static_cast<int64_t>(dims[0]);
 }
 
-StopRule readStopRule(const h5::Reader& r, const H5::Group& g, const std::string& prefix) {
-  StopRule s;
-  const std::string name = r.stringAttribute(g, prefix + "rule");
-  bool known = false;
-  for (StopRuleKind k : {StopRuleKind::Rilling, StopRuleKind::FixedSifts, StopRuleKind::SNumber}) {
-    if (name == stopRuleName(k)) {
-      s.kind = k;
-      known = true;
-    }
-  }
-  if (!known) {
-    r.fail(h5::childPath(g, "@" + prefix + "rule"), "'" + name + "'", "rilling, fixed or s-number",
-           kRewriteRemedy);
-  }
-  s.threshold1 = r.doubleAttribute(g, prefix + "threshold1");
-  s.threshold2 = r.doubleAttribute(g, prefix + "threshold2");
-  s.tolerance = r.doubleAttribute(g, prefix + "tolerance");
-  s.maxSifts = static_cast<int>(r.intAttribute(g, prefix + "max_sifts"));
-  s.fixedSifts = static_cast<int>(r.intAttribute(g, prefix + "fixed_sifts"));
-  s.sNumber = static_cast<int>(r.intAttribute(g, prefix + "s_number"));
-  return s;
-}
-
-std::string pick(const h5::Reader& r, const H5::Group& g, const std::string& attr,
-                 const std::vector<std::string>& allowed) {
-  const std::string v = r.stringAttribute(g, attr);
-  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : " or ") + a;
-    r.fail(h5::childPath(g, "@" + attr), "'" + v + "'", list, kRewriteRemedy);
-  }
-  return v;
-}
-
 Diagnostics readDiagnostics(const h5::Reader& r, const H5::Group& root, const std::string& stage) {
   Diagnostics d;
   if (!r.hasChild(root, "diagnostics")) return d;
@@ -397,24 +363,8 @@ EmdFile parseEmdFile(const h5::Reader& r, const H5::Group& root) {
   H5::Group eg = r.group(root, "emd");
   EmdResult& m = f.modes;
   EmdParams& p = m.params;
-  const std::string method = pick(r, eg, "method", {"emd", "eemd", "ceemdan", "iceemdan"});
-  p.method = method == "emd"       ? EmdMethod::Emd
-             : method == "eemd"    ? EmdMethod::Eemd
-             : method == "ceemdan" ? EmdMethod::Ceemdan
-                                   : EmdMethod::Iceemdan;
-  p.stop = readStopRule(r, eg, "stop_");
-  p.noiseStop = readStopRule(r, eg, "noise_stop_");
-  p.maxImfs = static_cast<int>(r.intAttribute(eg, "max_imfs"));
-  p.ensembleSize = static_cast<int>(r.intAttribute(eg, "ensemble_size"));
-  p.noiseStd = r.doubleAttribute(eg, "noise_std");
-  p.seed = r.unsignedAttribute(eg, "seed");
-  p.noiseScaling = pick(r, eg, "noise_scaling", {"increasing", "constant"}) == "constant"
-                       ? NoiseScaling::Constant
-                       : NoiseScaling::Increasing;
-  p.pairedNoise = r.intAttribute(eg, "paired_noise") != 0;
-  p.gpuPrecision = pick(r, eg, "gpu_precision", {"float32", "float64"}) == "float64"
-                       ? GpuPrecision::Float64
-                       : GpuPrecision::Float32;
+  // Every declared parameter, with the declared default where an older file lacks one.
+  p = h5::readParamAttributes(r, eg, emdParamTable(), EmdParams{});
   m.sampleRate = r.doubleAttribute(eg, "sample_rate");
   if (!(m.sampleRate > 0)) {
     r.fail(h5::childPath(eg, "@sample_rate"), formatNumber(m.sampleRate), "a rate > 0 Hz",
@@ -447,16 +397,7 @@ EmdFile parseEmdFile(const h5::Reader& r, const H5::Group& root) {
   H5::Group hg = r.group(root, "hht");
   HhtResult h;
   HhtParams& hp = h.params;
-  hp.quantity = pick(r, hg, "quantity", {"amplitude", "energy"}) == "energy"
-                    ? HhtQuantity::Energy
-                    : HhtQuantity::Amplitude;
-  hp.fMin = r.doubleAttribute(hg, "f_min_hz");
-  hp.fMax = r.doubleAttribute(hg, "f_max_hz");
-  hp.frequencyBins = static_cast<int>(r.intAttribute(hg, "frequency_bins"));
-  hp.logFrequency = r.intAttribute(hg, "log_frequency") != 0;
-  hp.timeBins = static_cast<int>(r.intAttribute(hg, "time_bins"));
-  hp.edgeSeconds = r.doubleAttribute(hg, "edge_s");
-  hp.keepInstantaneous = r.intAttribute(hg, "keep_instantaneous") != 0;
+  hp = h5::readParamAttributes(r, hg, hhtParamTable(), HhtParams{});
   for (int64_t v : r.int64s(hg, "imf_selection")) hp.imfs.push_back(static_cast<int>(v));
   h.sampleRate = r.doubleAttribute(hg, "sample_rate");
   h.firstSample = r.intAttribute(hg, "first_sample");

@@ -192,23 +192,8 @@ std::vector<T> readArray(const h5::Reader& r, const H5::Group& g, const std::str
 
 EntropyParams readParameters(const h5::Reader& r, const H5::Group& root) {
   H5::Group g = r.group(root, "parameters");
-  EntropyParams p;
-  try {
-    p.measure = parseEntropyMeasure(r.stringAttribute(g, "measure"));
-    p.sd = parseSdConvention(r.stringAttribute(g, "sd"));
-    p.bias = parseApEnBias(r.stringAttribute(g, "bias"));
-  } catch (const InvalidParameterError& e) {
-    r.fail(h5::childPath(root, "parameters"), e.what(), "apen|sampen, population|sample, zero|max",
-           kRewriteRemedy);
-  }
-  const int64_t m = r.intAttribute(g, "m");
-  if (m < 1 || m > kEntropyMaxM)
-    r.fail(h5::childPath(g, "@m"), std::to_string(m), "1.." + std::to_string(kEntropyMaxM),
-           kRewriteRemedy);
-  p.m = static_cast<int>(m);
-  p.r = r.doubleAttribute(g, "r");
-  p.epochSamples = r.intAttribute(g, "epoch_samples_requested");
-  return p;
+  // Every declared parameter, with the declared default where an older file lacks one.
+  return h5::readParamAttributes(r, g, entropyParamTable(), EntropyParams{});
 }
 
 EntropyFileRecording readRecording(const h5::Reader& r, const H5::Group& g,

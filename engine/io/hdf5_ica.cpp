@@ -151,46 +151,8 @@ int readInt(const h5::Reader& r, const H5::H5Object& o, const std::string& name)
 
 void readParameters(const h5::Reader& r, const H5::Group& ica, IcaResult& res) {
   H5::Group g = r.group(ica, "parameters");
-  IcaParams& p = res.params;
-  p.extended = r.intAttribute(g, "extended") != 0;
-  const std::string rules = r.stringAttribute(g, "rules");
-  if (rules == icaRulesName(IcaRules::Runica))
-    p.rules = IcaRules::Runica;
-  else if (rules == icaRulesName(IcaRules::Mne))
-    p.rules = IcaRules::Mne;
-  else
-    r.fail(h5::childPath(g, "@rules"), "'" + rules + "'", "runica or mne", kRewriteRemedy);
-  const std::string sph = r.stringAttribute(g, "sphering");
-  if (sph == icaSpheringName(IcaSphering::Runica))
-    p.sphering = IcaSphering::Runica;
-  else if (sph == icaSpheringName(IcaSphering::PcaUnit))
-    p.sphering = IcaSphering::PcaUnit;
-  else
-    r.fail(h5::childPath(g, "@sphering"), "'" + sph + "'", "runica or pca-unit", kRewriteRemedy);
-  p.bias = r.intAttribute(g, "bias") != 0;
-  p.learningRate = r.doubleAttribute(g, "learning_rate");
-  p.blockSize = readInt(r, g, "block_size");
-  p.annealDegrees = r.doubleAttribute(g, "anneal_deg");
-  p.annealFactor = r.doubleAttribute(g, "anneal_factor");
-  p.stopTolerance = r.doubleAttribute(g, "stop_tolerance");
-  p.maxSteps = readInt(r, g, "max_steps");
-  p.pcaRank = readInt(r, g, "pca_rank");
-  p.rankTolerance = r.doubleAttribute(g, "rank_tolerance");
-  p.seed = r.unsignedAttribute(g, "seed");
-  p.ext.extBlocks = readInt(r, g, "ext_blocks");
-  p.ext.subGaussian = readInt(r, g, "ext_sub_gaussian");
-  p.ext.kurtosisSamples = readInt(r, g, "ext_kurtosis_samples");
-  p.ext.kurtosisMomentum = r.doubleAttribute(g, "ext_kurtosis_momentum");
-  p.ext.signsBias = r.doubleAttribute(g, "ext_signs_bias");
-  p.ext.signCountThreshold = readInt(r, g, "ext_sign_count_threshold");
-  p.ext.signCountStep = r.doubleAttribute(g, "ext_sign_count_step");
-  p.ext.centredKurtosis = r.intAttribute(g, "ext_centred_kurtosis") != 0;
-  p.maxWeight = r.doubleAttribute(g, "max_weight");
-  p.restartFactor = r.doubleAttribute(g, "restart_factor");
-  p.blowupChange = r.doubleAttribute(g, "blowup_change");
-  p.blowupFactor = r.doubleAttribute(g, "blowup_factor");
-  p.minLearningRate = r.doubleAttribute(g, "min_learning_rate");
-  p.maxSmallAngleSteps = readInt(r, g, "max_small_angle_steps");
+  // Every declared parameter, with the declared default where an older file lacks one.
+  res.params = h5::readParamAttributes(r, g, icaParamTable(), IcaParams{});
   res.resolved.learningRate = r.doubleAttribute(g, "resolved_learning_rate");
   res.resolved.blockSize = readInt(r, g, "resolved_block_size");
   res.resolved.annealFactor = r.doubleAttribute(g, "resolved_anneal_factor");

@@ -22,7 +22,7 @@ namespace {
 // A job that works in 1 ms steps for up to `seconds`, checking for cancellation between steps
 // (the engine contract: a checkpoint at least every ~100 ms; here far more often).
 JobFunction busyJob(double seconds, std::atomic<bool>* started = nullptr) {
-  return [seconds, started](JobContext& ctx) -> std::any {
+  return [seconds, started](JobContext& ctx) -> int {
     if (started) *started = true;
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     int steps = 0;
@@ -72,7 +72,7 @@ class EngineBridgeTest : public QObject {
             [&](JobId, const JobOutcome&) { signalAt = ++order; });
     const JobId id = bridge.submit(
         QStringLiteral("answer"),
-        [&](JobContext&) -> std::any {
+        [&](JobContext&) -> int {
           jobThread = QThread::currentThread();
           return 42;
         },
@@ -80,7 +80,7 @@ class EngineBridgeTest : public QObject {
           handlerThread = QThread::currentThread();
           handlerAt = ++order;
           QCOMPARE(out.state, JobState::Succeeded);
-          result = std::any_cast<int>(out.result);
+          result = *out.result.get<int>();
         });
     QVERIFY(id != 0);
     QVERIFY(bridge.isActive(id));
@@ -174,9 +174,9 @@ class EngineBridgeTest : public QObject {
     bool done = false;
     const JobId second = bridge.submit(
         QStringLiteral("second"),
-        [&](JobContext&) -> std::any {
+        [&](JobContext&) -> void {
           secondRan = true;
-          return {};
+          return;
         },
         [&](const JobOutcome& out) {
           outcome = out;
@@ -196,7 +196,7 @@ class EngineBridgeTest : public QObject {
     bool done = false;
     bridge.submit(
         QStringLiteral("bad"),
-        [](JobContext&) -> std::any {
+        [](JobContext&) -> void {
           throw InvalidParameterError("lowHz", "-1 Hz", "a value in (0, 80) Hz", "use 0.5 Hz");
         },
         [&](const JobOutcome& out) {
@@ -213,7 +213,7 @@ class EngineBridgeTest : public QObject {
     EngineBridge bridge(BackendChoice::Cpu);
     QSignalSpy finished(&bridge, &EngineBridge::jobFinished);
     bridge.submit(
-        QStringLiteral("x"), [](JobContext&) -> std::any { return 1; },
+        QStringLiteral("x"), [](JobContext&) -> int { return 1; },
         [](const JobOutcome&) { throw std::runtime_error("handler bug"); });
     QTRY_COMPARE(finished.count(), 1);  // still delivered after the handler threw
   }

@@ -13,10 +13,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "engine/ar/ar_params.h"
 #include "engine/core/error.h"
+#include "engine/dsp/filter_param_table.h"
 #include "engine/emd/emd_params.h"
 #include "engine/entropy/entropy_params.h"
 #include "engine/epochs/epoch_params.h"
@@ -163,6 +165,60 @@ void checkEveryBound(const Method<P>& m, const QString& missingInput, const QStr
                (what + ": CLI exit " + std::to_string(code) + "\n" + out.toStdString()).c_str());
       if (!engine) {
         QVERIFY2(out.contains(QString::fromStdString("--" + f.decl.cli)),
+                 (what + ": the CLI error must name the option\n" + out.toStdString()).c_str());
+      }
+      ++*checked;
+    }
+  }
+}
+
+// The filter's declarations: the command line writes a filter as one `--filter KIND:VALUES`
+// text (filterSpecString), so each probe goes through that text; values the text cannot say (a
+// transition width, a notch without harmonics) are probed in the engine and the dialog only, and
+// pipeline files write them as objects of the same keys.
+void checkEveryFilterBound(const QString& missingInput, const QString& output, int* checked) {
+  FilterSpec highPass, lowPass, notch;
+  highPass.kind = FilterKind::HighPass;
+  lowPass.kind = FilterKind::LowPass;
+  notch.kind = FilterKind::Notch;
+  for (const ParamField<FilterSpec>& f : filterParamTable().fields()) {
+    const FilterSpec* base = nullptr;
+    for (const FilterSpec* b : {&highPass, &lowPass, &notch})
+      if (!base && f.appliesTo(*b)) base = b;
+    QVERIFY2(base, ("no base applies for " + f.decl.key).c_str());
+    for (const ParamValue& v : probes(f.decl)) {
+      const std::string what = "filter " + f.decl.key + " = " + formatValue(f.decl, v);
+      FilterSpec p = *base;
+      const bool known =
+          f.decl.kind != ParamKind::Choice || findChoice(f.decl, formatValue(f.decl, v));
+      bool engine = known;
+      if (known) {
+        f.set(p, v);
+        try {
+          filterParamTable().validate(p);
+        } catch (const InvalidParameterError& e) {
+          engine = false;
+          QVERIFY2(e.parameter() == f.decl.key, (what + ": " + e.what()).c_str());
+        }
+      }
+      const bool dialog = dialogAccepts(f.decl, v);
+      QVERIFY2(dialog == engine, (what + ": engine " + (engine ? "accepts" : "refuses") +
+                                  ", dialog " + (dialog ? "accepts" : "refuses"))
+                                     .c_str());
+      // The probed value in the text; an unknown kind keeps the base's values
+      // ("no-such-choice:1").
+      std::optional<std::string> text = filterSpecString(p);
+      if (!text) continue;
+      if (!known) text = formatValue(f.decl, v) + text->substr(text->find(':'));
+      QString out;
+      const int code = cliExit({QStringLiteral("filter"), missingInput, QStringLiteral("-o"),
+                                output, QStringLiteral("--filter"), QString::fromStdString(*text)},
+                               &out);
+      QVERIFY2(code == (engine ? 2 : 1), (what + " (" + *text + "): CLI exit " +
+                                          std::to_string(code) + "\n" + out.toStdString())
+                                             .c_str());
+      if (!engine) {
+        QVERIFY2(out.contains(QStringLiteral("--filter")),
                  (what + ": the CLI error must name the option\n" + out.toStdString()).c_str());
       }
       ++*checked;
@@ -366,6 +422,9 @@ class ParamContractTest : public QObject {
         },
         {{"tmin", forTmin}, {"tmax", forTmax}, {"baselineStart", wide}, {"baselineEnd", wide}}};
     checkEveryBound(epoch, missing, out, &checked);
+    if (QTest::currentTestFailed()) return;
+
+    checkEveryFilterBound(missing, out, &checked);
     QVERIFY(checked > 200);
     qInfo("%d probes agreed in the engine, the CLI and the dialog", checked);
   }

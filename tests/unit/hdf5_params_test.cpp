@@ -1,7 +1,8 @@
 // The parameter attributes of result files come from the declarations (engine/io/hdf5_params.h):
 // every declared field of every method's table is written once, under a name no other field of
-// the table uses, with the type of its kind and the struct's value; and the names are the ones
-// the modescope-*/1 readers and docs/hdf5-schema.md have always used.
+// the table uses, with the type of its kind and the struct's value; the names are the ones the
+// modescope-*/1 readers and docs/hdf5-schema.md have always used; and readers read them back from
+// the same declarations.
 #include "engine/io/hdf5_params.h"
 
 #include <H5Cpp.h>
@@ -9,10 +10,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 
 #include "engine/ar/ar_params.h"
+#include "engine/core/error.h"
 #include "engine/emd/emd_params.h"
 #include "engine/entropy/entropy_params.h"
 #include "engine/hht/hht.h"
@@ -90,7 +93,51 @@ class Hdf5ParamsTest : public ::testing::Test {
     EXPECT_EQ(static_cast<std::size_t>(g.getNumAttrs()), names.size()) << name;
   }
 
+  // Writes `p` through `table`, lets `edit` change the group, then reads it over `defaults`
+  // (h5::readParamAttributes).
+  template <class P>
+  P writeThenRead(const ParamTable<P>& table, const P& p, const P& defaults,
+                  const std::function<void(H5::Group&)>& edit = {}) {
+    std::lock_guard lock(h5::hdf5Mutex());
+    h5::initialiseHdf5();
+    path_ = (dir_ / "params.h5").string();
+    {
+      H5::H5File file(path_, H5F_ACC_TRUNC);
+      H5::Group g = file.createGroup("parameters");
+      h5::writeParamAttributes(g, table, p);
+      if (edit) edit(g);
+    }
+    H5::H5File file(path_, H5F_ACC_RDONLY);
+    H5::Group g = file.openGroup("parameters");
+    return h5::readParamAttributes(h5::Reader(path_), g, table, defaults);
+  }
+
+  // The message of the refusal, which must name the file.
+  template <class P>
+  std::string refusal(const ParamTable<P>& table, const P& p,
+                      const std::function<void(H5::Group&)>& edit) {
+    try {
+      writeThenRead(table, p, P{}, edit);
+    } catch (const InvalidInputError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(path_), std::string::npos) << m;
+      return m;
+    }
+    ADD_FAILURE() << "accepted";
+    return "";
+  }
+
+  template <class P>
+  static void expectSame(const ParamTable<P>& table, const P& a, const P& b,
+                         const std::string& what) {
+    const auto va = table.values(a), vb = table.values(b);
+    ASSERT_EQ(va.size(), vb.size());
+    for (std::size_t i = 0; i < va.size(); ++i)
+      EXPECT_EQ(va[i].second, vb[i].second) << what << ": " << va[i].first->key;
+  }
+
   fs::path dir_;
+  std::string path_;
 };
 
 TEST_F(Hdf5ParamsTest, EveryEmdFieldIsWrittenOnceWithItsType) {
@@ -150,6 +197,91 @@ TEST_F(Hdf5ParamsTest, AttributeNamesAreTheSchemasNames) {
   const auto entropy = namesOf(entropyParamTable());
   for (const char* n : {"measure", "m", "r", "sd", "epoch_samples_requested", "bias"})
     EXPECT_TRUE(entropy.count(n)) << "entropy: " << n;
+}
+
+// Reading back (h5::readParamAttributes): what was written comes back for every table, an
+// attribute an older file lacks takes the declared default, and a wrong type, an unknown choice
+// or a value outside the declared range of a field that applies is refused naming the file, the
+// attribute and the value.
+TEST_F(Hdf5ParamsTest, WhatWasWrittenComesBackForEveryTable) {
+  EmdParams emd;
+  emd.method = EmdMethod::Eemd;
+  emd.ensembleSize = 321;
+  emd.noiseStd = 0.3;
+  emd.seed = 0xfedcba9876543210ull;
+  emd.noiseScaling = NoiseScaling::Constant;
+  emd.stop.kind = StopRuleKind::FixedSifts;
+  emd.stop.fixedSifts = 12;
+  expectSame(emdParamTable(), emd, writeThenRead(emdParamTable(), emd, EmdParams{}), "emd");
+  HhtParams hht;
+  hht.fMin = 2;
+  hht.fMax = 45;
+  hht.logFrequency = true;
+  expectSame(hhtParamTable(), hht, writeThenRead(hhtParamTable(), hht, HhtParams{}), "hht");
+  IcaParams ica;
+  ica.seed = 11;
+  ica.learningRate = 0.002;
+  ica.extended = false;
+  expectSame(icaParamTable(), ica, writeThenRead(icaParamTable(), ica, IcaParams{}), "ica");
+  BurgArParams ar;
+  ar.order = 24;
+  ar.window = {256, ArLengthUnit::Samples};
+  expectSame(burgArParamTable(), ar, writeThenRead(burgArParamTable(), ar, BurgArParams{}), "ar");
+  EntropyParams entropy;
+  entropy.m = 3;
+  entropy.r = 0.15;
+  expectSame(entropyParamTable(), entropy,
+             writeThenRead(entropyParamTable(), entropy, EntropyParams{}), "entropy");
+}
+
+TEST_F(Hdf5ParamsTest, AnAttributeAnOlderFileLacksTakesTheDefault) {
+  EmdParams written;
+  written.ensembleSize = 77;
+  written.gpuPrecision = GpuPrecision::Float64;
+  EmdParams defaults;
+  defaults.gpuPrecision = GpuPrecision::Float32;
+  const EmdParams back = writeThenRead(emdParamTable(), written, defaults,
+                                       [](H5::Group& g) { g.removeAttr("gpu_precision"); });
+  EXPECT_EQ(back.gpuPrecision, GpuPrecision::Float32);
+  EXPECT_EQ(back.ensembleSize, 77);  // the rest as written
+}
+
+TEST_F(Hdf5ParamsTest, AWrongTypeIsRefusedNamingTheAttribute) {
+  const std::string m = refusal(emdParamTable(), EmdParams{}, [](H5::Group& g) {
+    g.removeAttr("noise_std");
+    h5::setAttribute(g, "noise_std", std::string("0.2"));
+  });
+  EXPECT_NE(m.find("noise_std"), std::string::npos) << m;
+  EXPECT_NE(m.find("string"), std::string::npos) << m;
+}
+
+TEST_F(Hdf5ParamsTest, AnUnknownChoiceIsRefusedWithTheDeclaredChoices) {
+  const std::string m = refusal(icaParamTable(), IcaParams{}, [](H5::Group& g) {
+    g.removeAttr("rules");
+    h5::setAttribute(g, "rules", std::string("fastica"));
+  });
+  EXPECT_NE(m.find("rules"), std::string::npos) << m;
+  EXPECT_NE(m.find("'fastica'"), std::string::npos) << m;
+  EXPECT_NE(m.find(expectedText(icaParamTable().find("rules")->decl)), std::string::npos) << m;
+}
+
+TEST_F(Hdf5ParamsTest, AValueOutsideItsDeclaredRangeIsRefusedWhereItApplies) {
+  EmdParams iceemdan;
+  iceemdan.method = EmdMethod::Iceemdan;
+  auto zeroEnsemble = [](H5::Group& g) {
+    g.removeAttr("ensemble_size");
+    h5::setAttribute(g, "ensemble_size", int64_t{0});
+  };
+  const std::string m = refusal(emdParamTable(), iceemdan, zeroEnsemble);
+  EXPECT_NE(m.find("ensemble_size"), std::string::npos) << m;
+  EXPECT_NE(m.find("0 members"), std::string::npos) << m;
+  EXPECT_NE(m.find(expectedText(emdParamTable().find("ensembleSize")->decl)), std::string::npos)
+      << m;
+  // Plain EMD has no ensemble: the method ignores the field, and so does the reader.
+  EmdParams plain;
+  plain.method = EmdMethod::Emd;
+  EXPECT_EQ(writeThenRead(emdParamTable(), plain, EmdParams{}, zeroEnsemble).method,
+            EmdMethod::Emd);
 }
 
 }  // namespace

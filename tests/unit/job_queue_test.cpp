@@ -51,7 +51,7 @@ TEST(JobQueue, RunsJobsInOrderOnOneEngineThread) {
   {
     JobQueue q(rec.events());
     for (int i = 0; i < 5; ++i) {
-      q.submit("job " + std::to_string(i), [i, &order, &orderMutex](JobContext& ctx) -> std::any {
+      q.submit("job " + std::to_string(i), [i, &order, &orderMutex](JobContext& ctx) -> int {
         ctx.progress(0.5, "half");
         std::lock_guard l(orderMutex);
         order.push_back(i);
@@ -65,7 +65,7 @@ TEST(JobQueue, RunsJobsInOrderOnOneEngineThread) {
   for (auto id : rec.threads) EXPECT_EQ(id, rec.threads.front());
   EXPECT_NE(rec.threads.front(), std::this_thread::get_id());
   ASSERT_EQ(rec.outcomes.size(), 5u);
-  EXPECT_EQ(std::any_cast<int>(rec.outcomes[3].result), 20);
+  EXPECT_EQ(*rec.outcomes[3].result.get<int>(), 20);
   EXPECT_EQ(rec.outcomes[3].state, JobState::Succeeded);
 }
 
@@ -73,13 +73,13 @@ TEST(JobQueue, CancelStopsARunningJobQuickly) {
   Recorder rec;
   JobQueue q(rec.events());
   std::atomic<bool> running{false};
-  const JobId id = q.submit("long", [&running](JobContext& ctx) -> std::any {
+  const JobId id = q.submit("long", [&running](JobContext& ctx) -> void {
     running = true;
     for (int i = 0; i < 100000; ++i) {  // 100 s if never cancelled
       ctx.checkpoint();
       std::this_thread::sleep_for(1ms);
     }
-    return {};
+    return;
   });
   while (!running) std::this_thread::sleep_for(1ms);
   const auto t0 = std::chrono::steady_clock::now();
@@ -98,13 +98,13 @@ TEST(JobQueue, CancelRemovesAQueuedJobWithoutRunningIt) {
   JobQueue q(rec.events());
   std::atomic<bool> release{false};
   std::atomic<bool> secondRan{false};
-  q.submit("blocker", [&release](JobContext&) -> std::any {
+  q.submit("blocker", [&release](JobContext&) -> void {
     while (!release) std::this_thread::sleep_for(1ms);
-    return {};
+    return;
   });
-  const JobId second = q.submit("queued", [&secondRan](JobContext&) -> std::any {
+  const JobId second = q.submit("queued", [&secondRan](JobContext&) -> void {
     secondRan = true;
-    return {};
+    return;
   });
   q.cancel(second);
   release = true;
@@ -116,14 +116,14 @@ TEST(JobQueue, CancelRemovesAQueuedJobWithoutRunningIt) {
 TEST(JobQueue, ErrorsBecomeReadableOutcomes) {
   Recorder rec;
   JobQueue q(rec.events());
-  const JobId bad = q.submit("bad parameter", [](JobContext&) -> std::any {
+  const JobId bad = q.submit("bad parameter", [](JobContext&) -> void {
     throw InvalidParameterError("order", "0", "1 to 100", "Choose a positive order");
   });
-  const JobId oom = q.submit("device", [](JobContext&) -> std::any {
+  const JobId oom = q.submit("device", [](JobContext&) -> void {
     throw OutOfDeviceMemoryError("needs 12 GiB, 4 GiB free");
   });
   const JobId internal =
-      q.submit("bug", [](JobContext&) -> std::any { throw std::logic_error("boom"); });
+      q.submit("bug", [](JobContext&) -> void { throw std::logic_error("boom"); });
   q.waitIdle();
   EXPECT_EQ(rec.outcomes[bad].state, JobState::Failed);
   EXPECT_NE(rec.outcomes[bad].message.find("order"), std::string::npos);
@@ -152,7 +152,7 @@ TEST(JobQueue, DestructionCancelsRunningWork) {
   const auto t0 = std::chrono::steady_clock::now();
   {
     JobQueue q(rec.events());
-    q.submit("forever", [](JobContext& ctx) -> std::any {
+    q.submit("forever", [](JobContext& ctx) -> void {
       while (true) {
         ctx.checkpoint();
         std::this_thread::sleep_for(1ms);
