@@ -24,6 +24,9 @@ InfoBar::InfoBar(QWidget* parent) : QFrame(parent) {
   label_->setObjectName(QStringLiteral("infoBarText"));
   label_->setTextFormat(Qt::PlainText);
   label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // One line that the bar's width cuts (Details and the tooltip give the whole text): a long
+  // first sentence must not widen the dock holding the bar, and with it the window.
+  label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   details_ = new QPushButton(tr("Details..."), this);
   details_->setObjectName(QStringLiteral("infoBarDetails"));
   details_->setToolTip(tr("Show the full text of every message"));

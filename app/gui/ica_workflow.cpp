@@ -225,14 +225,14 @@ JobId IcaWorkflow::saveIcaFile(IcaResultsPane* pane, const QString& path) {
   const std::shared_ptr<const IcaFile> file = pane->file();
   const std::string target = nativePath(path);
   QPointer<IcaResultsPane> guard(pane);
-  return workspace_.submitReporting(
+  return workspace_.submitTyped<std::string>(
       tr("Save ICA %1").arg(QFileInfo(path).fileName()),
-      [file, target](JobContext& ctx) -> std::any {
+      [file, target](JobContext& ctx) -> std::string {
         writeIcaFile(target, *file, ctx);
         return target;
       },
       tr("Saving the ICA result failed"), tr("Could not write %1.").arg(path),
-      [this, guard, path](JobId, const JobOutcome&) {
+      [this, guard, path](JobId, std::shared_ptr<const std::string>) {
         if (guard) guard->setIcaPath(path);
         host_.showStatus(tr("ICA result written to %1").arg(path), 5000);
         emit icaFileSaved(path);

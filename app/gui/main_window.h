@@ -129,13 +129,7 @@ class MainWindow : public QMainWindow, public WorkflowHost {
   }
   AnnotationWorkflow* annotationWorkflow() const { return annotations_; }
   EpochWorkflow* epochWorkflow() const { return epochs_; }  // Analysis > Epochs and averages
-  // Workspace::submitReporting and submitTyped.
-  JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
-                        const QString& failText,
-                        std::function<void(JobId, const JobOutcome&)> onSuccess) {
-    return workspace_->submitReporting(title, std::move(fn), failHeading, failText,
-                                       std::move(onSuccess));
-  }
+  // Workspace::submitTyped.
   template <class T>
   JobId submitTyped(const QString& title, std::function<T(JobContext&)> fn,
                     const QString& failHeading, const QString& failText,

@@ -83,28 +83,23 @@ Provenance synthProvenance(const SynthParams& p) {
 
 JobId MainWindow::openFile(const QString& path) {
   const std::string file = nativePath(path);
-  return engine_->submit(
+  return workspace_->submitJob<OpenedRecording>(
       tr("Open %1").arg(QFileInfo(path).fileName()),
-      [file](JobContext& ctx) -> std::any {
+      [file](JobContext& ctx) {
         ctx.progress(0.0, "reading");
         OpenedRecording opened;
         opened.path = file;
         opened.recording = openRecording(file);
         return opened;
       },
-      [this, path](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          onOpened(std::any_cast<const OpenedRecording&>(out.result));
-        } else if (out.state == JobState::Failed) {
-          onOpenFailed(path, QString::fromStdString(out.message), false);
-        }
-      });
+      [this](JobId, std::shared_ptr<const OpenedRecording> opened) { onOpened(*opened); },
+      [this, path](const QString& message) { onOpenFailed(path, message, false); });
 }
 
 JobId MainWindow::openDemo() {
-  return engine_->submit(
+  return workspace_->submitJob<OpenedRecording>(
       tr("Open demo recording"),
-      [](JobContext& ctx) -> std::any {
+      [](JobContext& ctx) {
         ctx.progress(0.0, "reading");
         OpenedRecording opened;
         opened.path = materializeDemoRecording();
@@ -112,13 +107,8 @@ JobId MainWindow::openDemo() {
         opened.recording = openRecording(opened.path);
         return opened;
       },
-      [this](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          onOpened(std::any_cast<const OpenedRecording&>(out.result));
-        } else if (out.state == JobState::Failed) {
-          onOpenFailed(tr("the demo recording"), QString::fromStdString(out.message), true);
-        }
-      });
+      [this](JobId, std::shared_ptr<const OpenedRecording> opened) { onOpened(*opened); },
+      [this](const QString& message) { onOpenFailed(tr("the demo recording"), message, true); });
 }
 
 bool MainWindow::exportPipeline(const QString& path, QString* error) {
@@ -309,14 +299,14 @@ JobId MainWindow::exportRecording(const QString& path) {
   }
   completeProvenance(prov);
   const std::string file = nativePath(path);
-  return submitReporting(
+  return submitTyped<std::string>(
       tr("Export %1").arg(QFileInfo(path).fileName()),
-      [rec, prov, file](JobContext& ctx) -> std::any {
+      [rec, prov, file](JobContext& ctx) {
         writeRecording(*rec, file, outputFormatForPath(file), prov, ctx);
         return file;
       },
       tr("Export failed"), tr("Could not write %1.").arg(path),
-      [this, path, source = doc->recording](JobId, const JobOutcome&) {
+      [this, path, source = doc->recording](JobId, std::shared_ptr<const std::string>) {
         // The derived recording is now in a file: closing it loses nothing.
         workspace_->markExported(source);
         statusBar()->showMessage(tr("Recording written to %1").arg(path), 5000);
@@ -357,29 +347,25 @@ Session MainWindow::collectSession() const {
 JobId MainWindow::saveSession(const QString& path) {
   const Session session = collectSession();
   const std::string file = nativePath(path);
-  return engine_->submit(
+  return submitTyped<std::string>(
       tr("Save session %1").arg(QFileInfo(path).fileName()),
-      [session, file](JobContext& ctx) -> std::any {
+      [session, file](JobContext& ctx) {
         ctx.progress(0.0, "writing");
         ::modescope::saveSession(session, file);
         return file;
       },
-      [this, path](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
-          emit sessionSaved(path);
-        } else if (out.state == JobState::Failed) {
-          showError(this, tr("Saving the session failed"), tr("Could not write %1.").arg(path),
-                    QString::fromStdString(out.message));
-        }
+      tr("Saving the session failed"), tr("Could not write %1.").arg(path),
+      [this, path](JobId, std::shared_ptr<const std::string>) {
+        statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
+        emit sessionSaved(path);
       });
 }
 
 JobId MainWindow::loadSession(const QString& path) {
   const std::string file = nativePath(path);
-  return engine_->submit(
+  return workspace_->submitJob<LoadedSession>(
       tr("Open session %1").arg(QFileInfo(path).fileName()),
-      [file](JobContext& ctx) -> std::any {
+      [file](JobContext& ctx) {
         ctx.progress(0.0, "reading session");
         LoadedSession loaded;
         loaded.session = ::modescope::loadSession(file);
@@ -394,13 +380,12 @@ JobId MainWindow::loadSession(const QString& path) {
         if (!loaded.recordingPath.empty()) loaded.recording = openRecording(loaded.recordingPath);
         return loaded;
       },
-      [this, path](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          onSessionLoaded(path, std::any_cast<const LoadedSession&>(out.result));
-        } else if (out.state == JobState::Failed) {
-          showOpenError(this, path, QString::fromStdString(out.message));
-          emit openFailed(path, QString::fromStdString(out.message));
-        }
+      [this, path](JobId, std::shared_ptr<const LoadedSession> loaded) {
+        onSessionLoaded(path, *loaded);
+      },
+      [this, path](const QString& message) {
+        showOpenError(this, path, message);
+        emit openFailed(path, message);
       });
 }
 

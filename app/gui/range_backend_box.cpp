@@ -7,6 +7,8 @@
 #include <QHBoxLayout>
 #include <algorithm>
 
+#include "app/gui/channel_checklist.h"
+
 namespace modescope {
 namespace {
 
@@ -80,5 +82,14 @@ std::optional<BackendChoice> RangeBackendBox::backend() const {
 }
 
 void RangeBackendBox::setBackendToolTip(const QString& tip) { backend_->setToolTip(tip); }
+
+RequestSelection RangeBackendBox::selection(const ChannelChecklist& channels) const {
+  RequestSelection s;
+  s.channels = channels.checkedChannels();
+  s.startSeconds = startSeconds();
+  s.durationSeconds = durationSeconds();
+  s.backend = backend();
+  return s;
+}
 
 }  // namespace modescope

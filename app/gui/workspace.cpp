@@ -159,23 +159,13 @@ const std::vector<Annotation>& Workspace::fileAnnotations(const Document& doc) c
   return marked ? unmarkedPrimary_->annotations : doc.recording->annotations;
 }
 
-JobId Workspace::submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
-                                 const QString& failText,
-                                 std::function<void(JobId, const JobOutcome&)> onSuccess,
-                                 std::function<void(const QString& message)> onFailure) {
-  auto id = std::make_shared<JobId>(0);
-  *id = engine_->submit(title, std::move(fn),
-                        [this, id, failHeading, failText, onSuccess = std::move(onSuccess),
-                         onFailure = std::move(onFailure)](const JobOutcome& out) {
-                          if (out.state == JobState::Succeeded) {
-                            onSuccess(*id, out);
-                          } else if (out.state == JobState::Failed) {
-                            const QString message = QString::fromStdString(out.message);
-                            showError(errorParent_, failHeading, failText, message);
-                            if (onFailure) onFailure(message);
-                          }
-                        });
-  return *id;
+JobId Workspace::submitErased(const QString& title, JobFunction fn,
+                              std::function<void(const JobOutcome&)> onFinished) {
+  return engine_->submit(title, std::move(fn), std::move(onFinished));
+}
+
+void Workspace::showJobError(const QString& heading, const QString& text, const QString& message) {
+  showError(errorParent_, heading, text, message);
 }
 
 void Workspace::setHistory(Pipeline history) {

@@ -112,30 +112,43 @@ class Workspace : public QObject {
   // The records of the current recording's jobs, saved with the session.
   const std::map<JobId, JobRecord>& jobRecords() const { return jobRecords_; }
   void recordJob(JobId id, JobRecord record) { jobRecords_[id] = std::move(record); }
-  // Success goes to `onSuccess` (GUI thread, with the job's id), failure to an error box headed
-  // `failHeading` and then `onFailure` (when given), cancel to the job list alone.
-  JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
-                        const QString& failText,
-                        std::function<void(JobId, const JobOutcome&)> onSuccess,
-                        std::function<void(const QString& message)> onFailure = {});
-  // The typed form: `fn` returns the job's result T, which reaches `onSuccess` as an immutable
-  // std::shared_ptr<const T>. The engine's queue carries it type-erased; only this function
-  // looks inside.
+  // The one way the GUI submits a job: `fn` (engine thread) returns the job's result T, which
+  // reaches `onSuccess` (GUI thread, with the job's id) as an immutable std::shared_ptr<const T>;
+  // a failure reaches `onFailure` with the engine's message; a cancel only the job list. The
+  // engine's queue carries the result type-erased: this is the only function that looks inside.
+  template <class T>
+  JobId submitJob(const QString& title, std::function<T(JobContext&)> fn,
+                  std::function<void(JobId, std::shared_ptr<const T>)> onSuccess,
+                  std::function<void(const QString& message)> onFailure) {
+    auto id = std::make_shared<JobId>(0);
+    *id = submitErased(
+        title,
+        [fn = std::move(fn)](JobContext& ctx) -> std::any {
+          return std::make_shared<const T>(fn(ctx));
+        },
+        [id, onSuccess = std::move(onSuccess),
+         onFailure = std::move(onFailure)](const JobOutcome& out) {
+          if (out.state == JobState::Succeeded) {
+            onSuccess(*id, std::any_cast<std::shared_ptr<const T>>(out.result));
+          } else if (out.state == JobState::Failed && onFailure) {
+            onFailure(QString::fromStdString(out.message));
+          }
+        });
+    return *id;
+  }
+  // The same with the common failure: an error box headed `failHeading` (`failText` its first
+  // line, the engine's message below), then `onFailure` when given.
   template <class T>
   JobId submitTyped(const QString& title, std::function<T(JobContext&)> fn,
                     const QString& failHeading, const QString& failText,
                     std::function<void(JobId, std::shared_ptr<const T>)> onSuccess,
                     std::function<void(const QString& message)> onFailure = {}) {
-    return submitReporting(
-        title,
-        [fn = std::move(fn)](JobContext& ctx) -> std::any {
-          return std::make_shared<const T>(fn(ctx));
-        },
-        failHeading, failText,
-        [onSuccess = std::move(onSuccess)](JobId id, const JobOutcome& out) {
-          onSuccess(id, std::any_cast<std::shared_ptr<const T>>(out.result));
-        },
-        std::move(onFailure));
+    return submitJob<T>(
+        title, std::move(fn), std::move(onSuccess),
+        [this, failHeading, failText, onFailure = std::move(onFailure)](const QString& message) {
+          showJobError(failHeading, failText, message);
+          if (onFailure) onFailure(message);
+        });
   }
 
   // --- History and undo -------------------------------------------------------------------
@@ -161,6 +174,10 @@ class Workspace : public QObject {
   void historyChanged();
 
  private:
+  JobId submitErased(const QString& title, JobFunction fn,
+                     std::function<void(const JobOutcome&)> onFinished);
+  void showJobError(const QString& heading, const QString& text, const QString& message);
+
   EngineBridge* engine_;
   QWidget* errorParent_;
   std::vector<Document> documents_;
