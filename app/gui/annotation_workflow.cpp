@@ -24,7 +24,8 @@
 
 #include "app/gui/annotation_drag_tool.h"
 #include "app/gui/error_presenter.h"
-#include "app/gui/main_window.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/error.h"
 #include "engine/io/annotation_files.h"
 #include "widgets/annotation_colours.h"
@@ -39,16 +40,16 @@ namespace {
 // few hundred at most, and a list replaced whole cannot drift from what undo restores).
 class AnnotationsCommand : public QUndoCommand {
  public:
-  AnnotationsCommand(MainWindow* window, std::vector<Annotation> before,
+  AnnotationsCommand(Workspace& workspace, std::vector<Annotation> before,
                      std::vector<Annotation> after, const QString& text)
-      : window_(window), before_(std::move(before)), after_(std::move(after)) {
+      : workspace_(workspace), before_(std::move(before)), after_(std::move(after)) {
     setText(text);
   }
-  void redo() override { window_->setUserAnnotations(after_); }
-  void undo() override { window_->setUserAnnotations(before_); }
+  void redo() override { workspace_.setUserAnnotations(after_); }
+  void undo() override { workspace_.setUserAnnotations(before_); }
 
  private:
-  MainWindow* window_;
+  Workspace& workspace_;
   std::vector<Annotation> before_, after_;
 };
 
@@ -124,7 +125,14 @@ class DeleteKeyFilter : public QObject {
 
 }  // namespace
 
-AnnotationWorkflow::AnnotationWorkflow(MainWindow* window) : QObject(window), window_(window) {
+AnnotationWorkflow::AnnotationWorkflow(Workspace& workspace, WorkflowHost& host,
+                                       QTableView* annotationView,
+                                       AnnotationFilterModel* annotationFilter)
+    : QObject(host.hostWindow()),
+      workspace_(workspace),
+      host_(host),
+      annotationView_(annotationView),
+      annotationFilter_(annotationFilter) {
   types_ = new EventTypeModel(this);
   typeView_ = new QTableView;
   typeView_->setObjectName(QStringLiteral("eventTypeTable"));
@@ -137,28 +145,27 @@ AnnotationWorkflow::AnnotationWorkflow(MainWindow* window) : QObject(window), wi
   typeView_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   connect(typeView_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     const std::string type = types_->type(index.row());
-    const QColor c = QColorDialog::getColor(annotationColour(type), window_,
+    const QColor c = QColorDialog::getColor(annotationColour(type), host_.hostWindow(),
                                             tr("Colour of %1").arg(QString::fromStdString(type)));
     if (!c.isValid()) return;
     setAnnotationColour(type, c);
     types_->coloursChanged();
-    if (SignalBrowser* b = window_->currentBrowser()) b->update();
+    if (SignalBrowser* b = browserAt(host_, workspace_.currentIndex())) b->update();
   });
-  dock_ = new QDockWidget(tr("Events"), window);
+  dock_ = new QDockWidget(tr("Events"), host.hostWindow());
   dock_->setObjectName(QStringLiteral("eventTypeDock"));
   dock_->setWidget(typeView_);
-  window->addDockWidget(Qt::RightDockWidgetArea, dock_);
+  host.hostWindow()->addDockWidget(Qt::RightDockWidgetArea, dock_);
 
   drag_ = new AnnotationDragTool(this);
   connect(drag_, &AnnotationDragTool::spanMarked, this,
           [this](double onset, double duration) { askAdd(onset, duration); });
-  window->annotationView()->installEventFilter(new DeleteKeyFilter(this, this));
+  annotationView->installEventFilter(new DeleteKeyFilter(this, this));
   // Double-click edits a row of yours (the file's rows keep jumping to their time).
-  connect(window->annotationView(), &QTableView::doubleClicked, this,
-          [this](const QModelIndex& index) {
-            if (window_->annotationFilter()->userIndexAt(index.row()) >= 0) askEditSelected();
-          });
-  connect(window, &MainWindow::userAnnotationsChanged, this, &AnnotationWorkflow::refresh);
+  connect(annotationView, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    if (annotationFilter_->userIndexAt(index.row()) >= 0) askEditSelected();
+  });
+  connect(&workspace, &Workspace::userAnnotationsChanged, this, &AnnotationWorkflow::refresh);
 }
 
 void AnnotationWorkflow::attach(SignalBrowser* browser) { drag_->attach(browser); }
@@ -187,45 +194,47 @@ void AnnotationWorkflow::addEditActions(QMenu* edit) {
 void AnnotationWorkflow::addFileActions(QMenu* file) {
   QAction* in = file->addAction(tr("&Import annotations..."), this, [this] {
     const QString path = QFileDialog::getOpenFileName(
-        window_, tr("Import annotations"), QString(),
+        host_.hostWindow(), tr("Import annotations"), QString(),
         tr("Annotation tables (*.csv *.tsv);;BIDS events (*_events.tsv *.tsv);;CSV (*.csv)"));
     QString error;
     if (!path.isEmpty() && !importFile(path, &error))
-      showError(window_, tr("Import failed"), tr("Could not import %1.").arg(path), error);
+      showError(host_.hostWindow(), tr("Import failed"), tr("Could not import %1.").arg(path),
+                error);
   });
   in->setObjectName(QStringLiteral("importAnnotations"));
   QAction* out = file->addAction(tr("E&xport annotations..."), this, [this] {
     const QString path =
-        QFileDialog::getSaveFileName(window_, tr("Export annotations"), QString(),
+        QFileDialog::getSaveFileName(host_.hostWindow(), tr("Export annotations"), QString(),
                                      tr("BIDS events (*_events.tsv *.tsv);;CSV (*.csv)"));
     QString error;
     if (!path.isEmpty() && !exportFile(path, &error))
-      showError(window_, tr("Export failed"), tr("Could not write %1.").arg(path), error);
+      showError(host_.hostWindow(), tr("Export failed"), tr("Could not write %1.").arg(path),
+                error);
   });
   out->setObjectName(QStringLiteral("exportAnnotations"));
 }
 
 void AnnotationWorkflow::apply(std::vector<Annotation> after, const QString& undoText) {
-  window_->undoStack()->push(new AnnotationsCommand(window_, window_->marks().userAnnotations,
-                                                    sortedByOnset(std::move(after)), undoText));
+  workspace_.undoStack()->push(new AnnotationsCommand(
+      workspace_, workspace_.marks().userAnnotations, sortedByOnset(std::move(after)), undoText));
 }
 
 void AnnotationWorkflow::add(Annotation a) {
   nextText_ = QString::fromStdString(a.text);
-  std::vector<Annotation> after = window_->marks().userAnnotations;
+  std::vector<Annotation> after = workspace_.marks().userAnnotations;
   const QString text = tr("add annotation '%1'").arg(QString::fromStdString(a.text));
   after.push_back(std::move(a));
   apply(std::move(after), text);
 }
 
 void AnnotationWorkflow::addAll(const std::vector<Annotation>& added, const QString& what) {
-  std::vector<Annotation> after = window_->marks().userAnnotations;
+  std::vector<Annotation> after = workspace_.marks().userAnnotations;
   after.insert(after.end(), added.begin(), added.end());
   apply(std::move(after), what);
 }
 
 void AnnotationWorkflow::edit(int index, Annotation a) {
-  std::vector<Annotation> after = window_->marks().userAnnotations;
+  std::vector<Annotation> after = workspace_.marks().userAnnotations;
   if (index < 0 || index >= static_cast<int>(after.size())) return;
   const QString text = tr("edit annotation '%1'").arg(QString::fromStdString(a.text));
   after[static_cast<std::size_t>(index)] = std::move(a);
@@ -233,7 +242,7 @@ void AnnotationWorkflow::edit(int index, Annotation a) {
 }
 
 void AnnotationWorkflow::remove(int index) {
-  std::vector<Annotation> after = window_->marks().userAnnotations;
+  std::vector<Annotation> after = workspace_.marks().userAnnotations;
   if (index < 0 || index >= static_cast<int>(after.size())) return;
   const QString text =
       tr("delete annotation '%1'")
@@ -249,10 +258,10 @@ QStringList AnnotationWorkflow::knownTypes() const {
 }
 
 void AnnotationWorkflow::askAdd(double onset, double duration) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc || doc->derived) {
-    window_->statusBar()->showMessage(
-        tr("Annotations belong to the recording: switch to its tab to annotate"), 5000);
+    host_.showStatus(tr("Annotations belong to the recording: switch to its tab to annotate"),
+                     5000);
     return;
   }
   QString text;
@@ -264,7 +273,7 @@ void AnnotationWorkflow::askAdd(double onset, double duration) {
     items.removeAll(nextText_);
     items.prepend(nextText_);
     text = QInputDialog::getItem(
-        window_, tr("Add annotation"),
+        host_.hostWindow(), tr("Add annotation"),
         duration > 0 ? tr("Text for %1 s from %2 s").arg(duration, 0, 'f', 3).arg(onset, 0, 'f', 3)
                      : tr("Text for the event at %1 s").arg(onset, 0, 'f', 3),
         items, 0, true, &ok);
@@ -276,33 +285,33 @@ void AnnotationWorkflow::askAdd(double onset, double duration) {
 }
 
 void AnnotationWorkflow::addAtCursor() {
-  const SignalBrowser* b = window_->currentBrowser();
+  const SignalBrowser* b = browserAt(host_, workspace_.currentIndex());
   if (!b) return;
   const auto t = drag_->lastCursorTime();
   askAdd(t ? *t : b->pageStart() + b->pageLength() / 2, 0.0);
 }
 
 int AnnotationWorkflow::selectedUserIndex() const {
-  const QModelIndexList rows = window_->annotationView()->selectionModel()
-                                   ? window_->annotationView()->selectionModel()->selectedRows()
+  const QModelIndexList rows = annotationView_->selectionModel()
+                                   ? annotationView_->selectionModel()->selectedRows()
                                    : QModelIndexList{};
-  const QModelIndex current =
-      rows.isEmpty() ? window_->annotationView()->currentIndex() : rows.first();
+  const QModelIndex current = rows.isEmpty() ? annotationView_->currentIndex() : rows.first();
   if (!current.isValid()) return -1;
-  return window_->annotationFilter()->userIndexAt(current.row());
+  return annotationFilter_->userIndexAt(current.row());
 }
 
 void AnnotationWorkflow::askEditSelected() {
   const int index = selectedUserIndex();
-  const auto& user = window_->marks().userAnnotations;
+  const auto& user = workspace_.marks().userAnnotations;
   if (index < 0 || index >= static_cast<int>(user.size())) {
-    window_->statusBar()->showMessage(
+    host_.showStatus(
         tr("Only your annotations (bold) can be edited; the file's are kept as recorded"), 5000);
     return;
   }
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   const double end = doc && doc->recording ? doc->recording->duration() : 1e9;
-  AnnotationEditDialog dialog(window_, user[static_cast<std::size_t>(index)], end, knownTypes());
+  AnnotationEditDialog dialog(host_.hostWindow(), user[static_cast<std::size_t>(index)], end,
+                              knownTypes());
   if (dialog.exec() != QDialog::Accepted) return;
   const Annotation a = dialog.value();
   if (a.text.empty()) return;
@@ -312,7 +321,7 @@ void AnnotationWorkflow::askEditSelected() {
 void AnnotationWorkflow::removeSelected() {
   const int index = selectedUserIndex();
   if (index < 0) {
-    window_->statusBar()->showMessage(
+    host_.showStatus(
         tr("Only your annotations (bold) can be deleted; the file's are kept as recorded"), 5000);
     return;
   }
@@ -321,7 +330,7 @@ void AnnotationWorkflow::removeSelected() {
 
 bool AnnotationWorkflow::importFile(const QString& path, QString* error) {
   try {
-    const Document* doc = window_->currentDocument();
+    const Document* doc = workspace_.currentDocument();
     if (!doc || doc->derived) throw InvalidParameterError("recording", "none", "an open recording");
     std::vector<Annotation> added = readAnnotationFile(path.toStdString());
     const double end = doc->recording->duration();
@@ -333,8 +342,7 @@ bool AnnotationWorkflow::importFile(const QString& path, QString* error) {
                                 "check that the table belongs to this recording");
     addAll(added,
            tr("import %1 annotations from %2").arg(added.size()).arg(QFileInfo(path).fileName()));
-    window_->statusBar()->showMessage(
-        tr("%1 annotation(s) imported from %2").arg(added.size()).arg(path), 5000);
+    host_.showStatus(tr("%1 annotation(s) imported from %2").arg(added.size()).arg(path), 5000);
     return true;
   } catch (const Error& e) {
     if (error) *error = QString::fromStdString(e.what());
@@ -344,10 +352,10 @@ bool AnnotationWorkflow::importFile(const QString& path, QString* error) {
 
 bool AnnotationWorkflow::exportFile(const QString& path, QString* error) const {
   try {
-    const Document* doc = window_->currentDocument();
+    const Document* doc = workspace_.currentDocument();
     if (!doc) throw InvalidParameterError("recording", "none", "an open recording");
-    std::vector<Annotation> all = window_->fileAnnotations(*doc);
-    if (!doc->derived) all = mergeAnnotations(all, window_->marks().userAnnotations);
+    std::vector<Annotation> all = workspace_.fileAnnotations(*doc);
+    if (!doc->derived) all = mergeAnnotations(all, workspace_.marks().userAnnotations);
     double fs = 0;
     for (const ChannelInfo& c : doc->recording->channels) fs = std::max(fs, c.sampleRate);
     writeAnnotationFile(path.toStdString(), all, fs);
@@ -359,14 +367,14 @@ bool AnnotationWorkflow::exportFile(const QString& path, QString* error) const {
 }
 
 void AnnotationWorkflow::refresh() {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) {
     types_->setAnnotations({}, {});
     return;
   }
-  types_->setAnnotations(window_->fileAnnotations(*doc), doc->derived
-                                                             ? std::vector<Annotation>{}
-                                                             : window_->marks().userAnnotations);
+  types_->setAnnotations(
+      workspace_.fileAnnotations(*doc),
+      doc->derived ? std::vector<Annotation>{} : workspace_.marks().userAnnotations);
 }
 
 }  // namespace modescope

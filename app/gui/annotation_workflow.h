@@ -35,15 +35,20 @@ class QTableView;
 namespace modescope {
 
 class AnnotationDragTool;
+class AnnotationFilterModel;
 class EventTypeModel;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 class SignalBrowser;
 
 class AnnotationWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit AnnotationWorkflow(MainWindow* window);  // creates the Events dock
+  // Creates the Events dock; `annotationView` is the window's Annotations table, whose rows
+  // `annotationFilter` maps to the user's annotations.
+  AnnotationWorkflow(Workspace& workspace, WorkflowHost& host, QTableView* annotationView,
+                     AnnotationFilterModel* annotationFilter);
 
   // Lets the user annotate on `browser` (the recording's own tab).
   void attach(SignalBrowser* browser);
@@ -87,7 +92,10 @@ class AnnotationWorkflow : public QObject {
   int selectedUserIndex() const;
   QStringList knownTypes() const;
 
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
+  QTableView* annotationView_;
+  AnnotationFilterModel* annotationFilter_;
   EventTypeModel* types_ = nullptr;
   QTableView* typeView_ = nullptr;
   QDockWidget* dock_ = nullptr;

@@ -176,7 +176,8 @@ void MainWindow::buildDocks() {
   badMarks_ = new BadMarksWorkflow(ws, *this);  // its dock beside the channels
   tabifyDockWidget(channelDock, badMarks_->dock());
   channelDock->raise();
-  annotations_ = new AnnotationWorkflow(this);  // the Events dock, annotation editing
+  annotations_ = new AnnotationWorkflow(ws, *this, annotationView_,
+                                        annotationFilter_);  // the Events dock, annotation editing
   tabifyDockWidget(annotationDock, annotations_->dock());
   annotationDock->raise();
   epochs_ = new EpochWorkflow(ws, *this);  // the Epochs and averages dock, hidden until a result
