@@ -10,6 +10,7 @@
 #include "app/gui/epoch_dialog.h"
 #include "app/gui/epoch_results_pane.h"
 #include "app/gui/error_presenter.h"
+#include "app/gui/method_run.h"
 #include "app/gui/result_dock.h"
 #include "app/gui/workflow_host.h"
 #include "app/gui/workspace.h"
@@ -59,14 +60,16 @@ JobId EpochWorkflow::runEpochs(const EpochJobSpec& spec) {
   for (const std::string& t : spec.epochs.eventTypes)
     types += (types.isEmpty() ? "" : ", ") + QString::fromStdString(t);
   const QString title = tr("Epochs: %1").arg(types);
-  EngineBridge* engine = workspace_.engine();
-  return workspace_.submitTyped<EpochJobResult>(
-      tr("%1 in %2").arg(title, doc->title),
-      [rec, spec, engine](JobContext& ctx) {
-        return runEpochJob(*rec, spec, *engine->backendFor(std::nullopt), ctx);
+  // The Compute menu's backend: the epoch dialog has no backend field.
+  return submitMethodRun<EpochJobResult>(
+      workspace_,
+      {tr("%1 in %2").arg(title, doc->title), tr("Epochs failed"),
+       tr("Could not epoch around %1.").arg(types)},
+      std::nullopt,
+      [rec, spec](ComputeBackend& backend, JobContext& ctx) {
+        return runEpochJob(*rec, spec, backend, ctx);
       },
-      tr("Epochs failed"), tr("Could not epoch around %1.").arg(types),
-      [this, rec, title](JobId, std::shared_ptr<const EpochJobResult> result) {
+      [this, rec, title](std::shared_ptr<const EpochJobResult> result) {
         showResults(rec, *result, title);
       });
 }

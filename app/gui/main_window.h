@@ -1,6 +1,9 @@
 // The main window: the signal browser (one tab per recording: the opened one first, derived
 // results after it), the view tool bar, docks for channels, annotations, recording information
-// and jobs, the menus, and the status bar (backend, file, cursor time).
+// and jobs, the menus, and the status bar (backend, file, cursor time). What it shows (the
+// documents, job records, marks, undo stack and history) belongs to its Workspace
+// (app/gui/workspace.h); the window makes a tab per document on the workspace's signals and is
+// the workflows' WorkflowHost.
 //
 // Everything slow runs as an engine job through EngineBridge (opening, generating, filtering,
 // exporting, sessions), so the window never freezes; the public actions below return the job's
