@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "app/core/selection.h"
 #include "engine/ar/ar_params.h"
 #include "engine/ar/event_features.h"
 #include "engine/compute/backend.h"
@@ -31,16 +32,13 @@ enum class ArSpatialFilterKind { None, CommonAverage, SmallLaplacian, LargeLapla
 // "none", "CAR", "small Laplacian", "large Laplacian", "user matrix" (for summaries).
 const char* arSpatialFilterKindName(ArSpatialFilterKind kind);
 
-struct ArJobSpec {
-  std::vector<std::size_t> channels;  // recording indices, one sample rate
-  std::string classA = "T1";          // annotation texts (computeEventR2's classA / classB)
+struct ArJobSpec : Selection {  // the channels; the trials lie within [start, start + duration)
+  std::string classA = "T1";    // annotation texts (computeEventR2's classA / classB)
   std::string classB = "T2";
   BurgArParams params;                 // burgArPreset("bci2000") by default
   std::string presetName = "bci2000";  // "" when the fields differ from every preset
   double offsetSeconds = 0.0;          // trial start relative to the annotation onset
   double lengthSeconds = 0.0;          // <= 0: each annotation's own duration
-  double startSeconds = 0.0;           // trials within [start, start + duration)
-  double durationSeconds = -1.0;       // < 0: to the end
   ArSpatialFilterKind filter = ArSpatialFilterKind::None;
   LaplacianWeighting weighting = LaplacianWeighting::Equal;  // Laplacians only
   std::string filterPath;  // UserMatrix: the matrix file (engine/spatial loadSpatialFilter)

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
@@ -23,10 +24,7 @@
 
 namespace modescope {
 
-struct EmdJobSpec {
-  std::vector<std::size_t> channels;  // indices into the recording; one sample rate
-  double startSeconds = 0.0;          // s from the recording start
-  double durationSeconds = -1.0;      // s; < 0 = to the end
+struct EmdJobSpec : Selection {  // channels, start, duration
   EmdParams params;
   std::string presetName;  // the preset the parameters started from ("" = none), for provenance
   std::optional<HhtParams> hht;  // the Hilbert-Huang transform too, when set

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
@@ -22,13 +23,10 @@
 
 namespace modescope {
 
-struct EntropyJobSpec {
-  std::vector<std::size_t> channels;  // recording indices, one sample rate; the matrix order
+struct EntropyJobSpec : Selection {  // channels, start, duration
   // measure, m, r, SD convention, bias and epochSamples (N in samples; 0: the whole selection).
   // params.rows is ignored (the block holds exactly `channels`).
   EntropyParams params;
-  double startSeconds = 0.0;
-  double durationSeconds = -1.0;  // < 0: to the end
 };
 
 // Samples of the selection at the channels' rate (what extractBlock would read); 0 when the

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
@@ -21,10 +22,7 @@
 
 namespace modescope {
 
-struct IcaJobSpec {
-  std::vector<std::size_t> channels;  // recording indices, at least 2, one sample rate
-  double startSeconds = 0.0;
-  double durationSeconds = -1.0;  // < 0: to the end
+struct IcaJobSpec : Selection {  // channels, start, duration
   IcaParams params;
   std::string presetName;                       // recorded in the provenance ("" = none)
   std::string inputFile;                        // recorded in the file ("" = rec.sourcePath)

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
@@ -19,10 +20,7 @@
 
 namespace modescope {
 
-struct MemdJobSpec {
-  std::vector<std::size_t> channels;  // indices into the recording; one sample rate
-  double startSeconds = 0.0;
-  double durationSeconds = -1.0;  // < 0 = to the end
+struct MemdJobSpec : Selection {  // channels, start, duration
   MemdParams params;
   std::string presetName;     // for provenance ("" = none)
   std::string inputFile;      // for provenance; "" = rec.sourcePath

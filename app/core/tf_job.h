@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/job_context.h"
 #include "engine/core/recording.h"
@@ -24,12 +25,9 @@
 
 namespace modescope {
 
-struct TfJobSpec {
-  std::vector<std::size_t> channels;  // recording indices, one sample rate; the image order
-  TfParams params;                    // params.rows is ignored (the block holds `channels`)
-  double startSeconds = 0.0;
-  double durationSeconds = -1.0;  // < 0: to the end
-  TfReadoutParams readout;        // ridges, reconstruction and storage (declared once)
+struct TfJobSpec : Selection {  // channels, start, duration
+  TfParams params;              // params.rows is ignored (the block holds `channels`)
+  TfReadoutParams readout;      // ridges, reconstruction and storage (declared once)
 };
 
 // How the readout asks the image to be stored in HDF5.

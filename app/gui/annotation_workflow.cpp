@@ -24,7 +24,8 @@
 
 #include "app/gui/annotation_drag_tool.h"
 #include "app/gui/error_presenter.h"
-#include "app/gui/main_window.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/error.h"
 #include "engine/io/annotation_files.h"
 #include "widgets/annotation_colours.h"
@@ -40,16 +41,16 @@ namespace {
 // cannot drift from what undo restores).
 class AnnotationsCommand : public QUndoCommand {
  public:
-  AnnotationsCommand(MainWindow* window, AnnotationLists before, AnnotationLists after,
+  AnnotationsCommand(Workspace& workspace, AnnotationLists before, AnnotationLists after,
                      const QString& text)
-      : window_(window), before_(std::move(before)), after_(std::move(after)) {
+      : workspace_(workspace), before_(std::move(before)), after_(std::move(after)) {
     setText(text);
   }
-  void redo() override { window_->setAnnotations(after_.file, after_.user); }
-  void undo() override { window_->setAnnotations(before_.file, before_.user); }
+  void redo() override { workspace_.setAnnotations(after_.file, after_.user); }
+  void undo() override { workspace_.setAnnotations(before_.file, before_.user); }
 
  private:
-  MainWindow* window_;
+  Workspace& workspace_;
   AnnotationLists before_, after_;
 };
 
@@ -126,7 +127,14 @@ class DeleteKeyFilter : public QObject {
 
 }  // namespace
 
-AnnotationWorkflow::AnnotationWorkflow(MainWindow* window) : QObject(window), window_(window) {
+AnnotationWorkflow::AnnotationWorkflow(Workspace& workspace, WorkflowHost& host,
+                                       QTableView* annotationView,
+                                       AnnotationFilterModel* annotationFilter)
+    : QObject(host.hostWindow()),
+      workspace_(workspace),
+      host_(host),
+      annotationView_(annotationView),
+      annotationFilter_(annotationFilter) {
   types_ = new EventTypeModel(this);
   typeView_ = new QTableView;
   typeView_->setObjectName(QStringLiteral("eventTypeTable"));
@@ -139,30 +147,29 @@ AnnotationWorkflow::AnnotationWorkflow(MainWindow* window) : QObject(window), wi
   typeView_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   connect(typeView_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     const std::string type = types_->type(index.row());
-    const QColor c = QColorDialog::getColor(annotationColour(type), window_,
+    const QColor c = QColorDialog::getColor(annotationColour(type), host_.hostWindow(),
                                             tr("Colour of %1").arg(QString::fromStdString(type)));
     if (!c.isValid()) return;
     setAnnotationColour(type, c);
     types_->coloursChanged();
-    if (SignalBrowser* b = window_->currentBrowser()) b->update();
+    if (SignalBrowser* b = browserAt(host_, workspace_.currentIndex())) b->update();
   });
-  dock_ = new QDockWidget(tr("Events"), window);
+  dock_ = new QDockWidget(tr("Events"), host.hostWindow());
   dock_->setObjectName(QStringLiteral("eventTypeDock"));
   dock_->setWidget(typeView_);
-  window->addDockWidget(Qt::RightDockWidgetArea, dock_);
+  host.hostWindow()->addDockWidget(Qt::RightDockWidgetArea, dock_);
 
   drag_ = new AnnotationDragTool(this);
   connect(drag_, &AnnotationDragTool::spanMarked, this,
           [this](double onset, double duration) { askAdd(onset, duration); });
-  window->annotationView()->installEventFilter(new DeleteKeyFilter(this, this));
+  annotationView->installEventFilter(new DeleteKeyFilter(this, this));
   // Double-click shows the annotation (MainWindow); on a row of yours it also opens it for
   // editing. The file's rows are corrected with Edit annotation... (F2): a reviewer
   // double-clicks through a technician's events to look at them, which must not open a dialog.
-  connect(window->annotationView(), &QTableView::doubleClicked, this,
-          [this](const QModelIndex& index) {
-            if (window_->annotationFilter()->userIndexAt(index.row()) >= 0) askEditSelected();
-          });
-  connect(window, &MainWindow::userAnnotationsChanged, this, &AnnotationWorkflow::refresh);
+  connect(annotationView, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    if (annotationFilter_->userIndexAt(index.row()) >= 0) askEditSelected();
+  });
+  connect(&workspace, &Workspace::userAnnotationsChanged, this, &AnnotationWorkflow::refresh);
 }
 
 void AnnotationWorkflow::attach(SignalBrowser* browser) { drag_->attach(browser); }
@@ -199,49 +206,51 @@ void AnnotationWorkflow::addEditActions(QMenu* edit) {
 void AnnotationWorkflow::addFileActions(QMenu* file) {
   QAction* in = file->addAction(tr("&Import annotations..."), this, [this] {
     const QString path = QFileDialog::getOpenFileName(
-        window_, tr("Import annotations"), QString(),
+        host_.hostWindow(), tr("Import annotations"), QString(),
         tr("Annotation tables (*.csv *.tsv);;BIDS events (*_events.tsv *.tsv);;CSV (*.csv)"));
     QString error;
     if (!path.isEmpty() && !importFile(path, &error))
-      showError(window_, tr("Import failed"), tr("Could not import %1.").arg(path), error);
+      showError(host_.hostWindow(), tr("Import failed"), tr("Could not import %1.").arg(path),
+                error);
   });
   in->setObjectName(QStringLiteral("importAnnotations"));
   QAction* out = file->addAction(tr("E&xport annotations..."), this, [this] {
     const QString path =
-        QFileDialog::getSaveFileName(window_, tr("Export annotations"), QString(),
+        QFileDialog::getSaveFileName(host_.hostWindow(), tr("Export annotations"), QString(),
                                      tr("BIDS events (*_events.tsv *.tsv);;CSV (*.csv)"));
     QString error;
     if (!path.isEmpty() && !exportFile(path, &error))
-      showError(window_, tr("Export failed"), tr("Could not write %1.").arg(path), error);
+      showError(host_.hostWindow(), tr("Export failed"), tr("Could not write %1.").arg(path),
+                error);
   });
   out->setObjectName(QStringLiteral("exportAnnotations"));
 }
 
 AnnotationLists AnnotationWorkflow::current() const {
-  return {window_->marks().fileAnnotations, window_->marks().userAnnotations};
+  return {workspace_.marks().fileAnnotations, workspace_.marks().userAnnotations};
 }
 
 void AnnotationWorkflow::apply(AnnotationLists after, const QString& undoText) {
   after.user = sortedByOnset(std::move(after.user));
   if (after.file) after.file = sortedByOnset(std::move(*after.file));
-  window_->undoStack()->push(
-      new AnnotationsCommand(window_, current(), std::move(after), undoText));
+  workspace_.undoStack()->push(
+      new AnnotationsCommand(workspace_, current(), std::move(after), undoText));
 }
 
 void AnnotationWorkflow::apply(std::vector<Annotation> user, const QString& undoText) {
-  apply(AnnotationLists{window_->marks().fileAnnotations, std::move(user)}, undoText);
+  apply(AnnotationLists{workspace_.marks().fileAnnotations, std::move(user)}, undoText);
 }
 
 void AnnotationWorkflow::add(Annotation a) {
   nextText_ = QString::fromStdString(a.text);
-  std::vector<Annotation> after = window_->marks().userAnnotations;
+  std::vector<Annotation> after = workspace_.marks().userAnnotations;
   const QString text = tr("add annotation '%1'").arg(QString::fromStdString(a.text));
   after.push_back(std::move(a));
   apply(std::move(after), text);
 }
 
 void AnnotationWorkflow::addAll(const std::vector<Annotation>& added, const QString& what) {
-  std::vector<Annotation> after = window_->marks().userAnnotations;
+  std::vector<Annotation> after = workspace_.marks().userAnnotations;
   after.insert(after.end(), added.begin(), added.end());
   apply(std::move(after), what);
 }
@@ -256,9 +265,9 @@ std::vector<Annotation>* AnnotationWorkflow::listOf(AnnotationLists& lists,
                                                     const AnnotationRef& ref) const {
   if (ref.origin == AnnotationRef::User) return &lists.user;
   // The first correction starts from the file's annotations as read.
-  const Document* primary = window_->documents().empty() ? nullptr : &window_->documents().front();
+  const Document* primary = workspace_.document(0);
   if (!primary || primary->derived) return nullptr;
-  if (!lists.file) lists.file = window_->fileAnnotations(*primary);
+  if (!lists.file) lists.file = workspace_.fileAnnotations(*primary);
   return &*lists.file;
 }
 
@@ -284,11 +293,11 @@ void AnnotationWorkflow::remove(const AnnotationRef& ref) {
 }
 
 void AnnotationWorkflow::restoreFileAnnotations() {
-  if (!window_->marks().fileAnnotations) {
-    window_->statusBar()->showMessage(tr("The file's annotations are as recorded"), 5000);
+  if (!workspace_.marks().fileAnnotations) {
+    host_.showStatus(tr("The file's annotations are as recorded"), 5000);
     return;
   }
-  apply(AnnotationLists{std::nullopt, window_->marks().userAnnotations},
+  apply(AnnotationLists{std::nullopt, workspace_.marks().userAnnotations},
         tr("restore the file's annotations"));
 }
 
@@ -299,10 +308,10 @@ QStringList AnnotationWorkflow::knownTypes() const {
 }
 
 void AnnotationWorkflow::askAdd(double onset, double duration) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc || doc->derived) {
-    window_->statusBar()->showMessage(
-        tr("Annotations belong to the recording: switch to its tab to annotate"), 5000);
+    host_.showStatus(tr("Annotations belong to the recording: switch to its tab to annotate"),
+                     5000);
     return;
   }
   QString text;
@@ -314,7 +323,7 @@ void AnnotationWorkflow::askAdd(double onset, double duration) {
     items.removeAll(nextText_);
     items.prepend(nextText_);
     text = QInputDialog::getItem(
-        window_, tr("Add annotation"),
+        host_.hostWindow(), tr("Add annotation"),
         duration > 0 ? tr("Text for %1 s from %2 s").arg(duration, 0, 'f', 3).arg(onset, 0, 'f', 3)
                      : tr("Text for the event at %1 s").arg(onset, 0, 'f', 3),
         items, 0, true, &ok);
@@ -326,42 +335,41 @@ void AnnotationWorkflow::askAdd(double onset, double duration) {
 }
 
 void AnnotationWorkflow::addAtCursor() {
-  const SignalBrowser* b = window_->currentBrowser();
+  const SignalBrowser* b = browserAt(host_, workspace_.currentIndex());
   if (!b) return;
   const auto t = drag_->lastCursorTime();
   askAdd(t ? *t : b->pageStart() + b->pageLength() / 2, 0.0);
 }
 
 std::optional<AnnotationRef> AnnotationWorkflow::selectedRow() const {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc || doc->derived) return std::nullopt;  // a derived tab's annotations are its own
-  const QModelIndexList rows = window_->annotationView()->selectionModel()
-                                   ? window_->annotationView()->selectionModel()->selectedRows()
+  const QModelIndexList rows = annotationView_->selectionModel()
+                                   ? annotationView_->selectionModel()->selectedRows()
                                    : QModelIndexList{};
-  const QModelIndex current =
-      rows.isEmpty() ? window_->annotationView()->currentIndex() : rows.first();
+  const QModelIndex current = rows.isEmpty() ? annotationView_->currentIndex() : rows.first();
   if (!current.isValid()) return std::nullopt;
-  if (const int user = window_->annotationFilter()->userIndexAt(current.row()); user >= 0)
+  if (const int user = annotationFilter_->userIndexAt(current.row()); user >= 0)
     return AnnotationRef{AnnotationRef::User, user};
-  if (const int file = window_->annotationFilter()->fileIndexAt(current.row()); file >= 0)
+  if (const int file = annotationFilter_->fileIndexAt(current.row()); file >= 0)
     return AnnotationRef{AnnotationRef::File, file};
   return std::nullopt;
 }
 
 void AnnotationWorkflow::askEditSelected() {
   const std::optional<AnnotationRef> ref = selectedRow();
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!ref || !doc) {
-    window_->statusBar()->showMessage(
+    host_.showStatus(
         tr("Select an annotation of the recording's tab in the Annotations dock to edit it"), 5000);
     return;
   }
   const std::vector<Annotation>& list = ref->origin == AnnotationRef::User
-                                            ? window_->marks().userAnnotations
-                                            : window_->fileAnnotations(*doc);
+                                            ? workspace_.marks().userAnnotations
+                                            : workspace_.fileAnnotations(*doc);
   if (ref->index >= static_cast<int>(list.size())) return;
   const double end = doc->recording ? doc->recording->duration() : 1e9;
-  AnnotationEditDialog dialog(window_, list[static_cast<std::size_t>(ref->index)], end,
+  AnnotationEditDialog dialog(host_.hostWindow(), list[static_cast<std::size_t>(ref->index)], end,
                               knownTypes());
   if (ref->origin == AnnotationRef::File)
     dialog.setWindowTitle(tr("Correct the file's annotation (the file is not changed)"));
@@ -374,7 +382,7 @@ void AnnotationWorkflow::askEditSelected() {
 void AnnotationWorkflow::removeSelected() {
   const std::optional<AnnotationRef> ref = selectedRow();
   if (!ref) {
-    window_->statusBar()->showMessage(
+    host_.showStatus(
         tr("Select an annotation of the recording's tab in the Annotations dock to delete it"),
         5000);
     return;
@@ -384,7 +392,7 @@ void AnnotationWorkflow::removeSelected() {
 
 bool AnnotationWorkflow::importFile(const QString& path, QString* error) {
   try {
-    const Document* doc = window_->currentDocument();
+    const Document* doc = workspace_.currentDocument();
     if (!doc || doc->derived) throw InvalidParameterError("recording", "none", "an open recording");
     std::vector<Annotation> added = readAnnotationFile(path.toStdString());
     const double end = doc->recording->duration();
@@ -396,8 +404,7 @@ bool AnnotationWorkflow::importFile(const QString& path, QString* error) {
                                 "check that the table belongs to this recording");
     addAll(added,
            tr("import %1 annotations from %2").arg(added.size()).arg(QFileInfo(path).fileName()));
-    window_->statusBar()->showMessage(
-        tr("%1 annotation(s) imported from %2").arg(added.size()).arg(path), 5000);
+    host_.showStatus(tr("%1 annotation(s) imported from %2").arg(added.size()).arg(path), 5000);
     return true;
   } catch (const Error& e) {
     if (error) *error = QString::fromStdString(e.what());
@@ -407,10 +414,10 @@ bool AnnotationWorkflow::importFile(const QString& path, QString* error) {
 
 bool AnnotationWorkflow::exportFile(const QString& path, QString* error) const {
   try {
-    const Document* doc = window_->currentDocument();
+    const Document* doc = workspace_.currentDocument();
     if (!doc) throw InvalidParameterError("recording", "none", "an open recording");
-    std::vector<Annotation> all = window_->fileAnnotations(*doc);
-    if (!doc->derived) all = mergeAnnotations(all, window_->marks().userAnnotations);
+    std::vector<Annotation> all = workspace_.fileAnnotations(*doc);
+    if (!doc->derived) all = mergeAnnotations(all, workspace_.marks().userAnnotations);
     double fs = 0;
     for (const ChannelInfo& c : doc->recording->channels) fs = std::max(fs, c.sampleRate);
     writeAnnotationFile(path.toStdString(), all, fs);
@@ -422,14 +429,14 @@ bool AnnotationWorkflow::exportFile(const QString& path, QString* error) const {
 }
 
 void AnnotationWorkflow::refresh() {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) {
     types_->setAnnotations({}, {});
     return;
   }
-  types_->setAnnotations(window_->fileAnnotations(*doc), doc->derived
-                                                             ? std::vector<Annotation>{}
-                                                             : window_->marks().userAnnotations);
+  types_->setAnnotations(
+      workspace_.fileAnnotations(*doc),
+      doc->derived ? std::vector<Annotation>{} : workspace_.marks().userAnnotations);
 }
 
 }  // namespace modescope

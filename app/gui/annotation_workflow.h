@@ -40,8 +40,10 @@ class QTableView;
 namespace modescope {
 
 class AnnotationDragTool;
+class AnnotationFilterModel;
 class EventTypeModel;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 class SignalBrowser;
 
 // The file's annotations as corrected (nullopt: as read) and the user's.
@@ -60,7 +62,10 @@ class AnnotationWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit AnnotationWorkflow(MainWindow* window);  // creates the Events dock
+  // Creates the Events dock; `annotationView` is the window's Annotations table, whose rows
+  // `annotationFilter` maps to the user's annotations.
+  AnnotationWorkflow(Workspace& workspace, WorkflowHost& host, QTableView* annotationView,
+                     AnnotationFilterModel* annotationFilter);
 
   // Lets the user annotate on `browser` (the recording's own tab).
   void attach(SignalBrowser* browser);
@@ -113,7 +118,10 @@ class AnnotationWorkflow : public QObject {
   std::optional<AnnotationRef> selectedRow() const;
   QStringList knownTypes() const;
 
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
+  QTableView* annotationView_;
+  AnnotationFilterModel* annotationFilter_;
   EventTypeModel* types_ = nullptr;
   QTableView* typeView_ = nullptr;
   QDockWidget* dock_ = nullptr;

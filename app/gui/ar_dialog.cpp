@@ -306,20 +306,19 @@ void ArDialog::validate() {
 
 ArRequest ArDialog::request() const {
   ArRequest r;
+  const RequestSelection selection = range_->selection(*channels_);
+  r.backend = selection.backend;
   ArJobSpec& s = r.spec;
-  s.channels = channels_->checkedChannels();
+  static_cast<Selection&>(s) = selection;
   s.classA = classA_->currentData().toString().toStdString();
   s.classB = classB_->currentData().toString().toStdString();
   s.params = params();
   s.presetName = currentPresetName().toStdString();
   s.offsetSeconds = offset_->value();
   s.lengthSeconds = length_->value();
-  s.startSeconds = range_->startSeconds();
-  s.durationSeconds = range_->durationSeconds();
   s.filter = static_cast<ArSpatialFilterKind>(filter_->currentData().toInt());
   s.weighting = static_cast<LaplacianWeighting>(weighting_->currentData().toInt());
   s.filterPath = matrixPath_->text().trimmed().toStdString();
-  r.backend = range_->backend();
   return r;
 }
 

@@ -10,7 +10,7 @@
 //  - a failed run (bad parameters, a Laplacian over channels without positions, too few trials)
 //    shows the engine's message in an error box and emits runFailed; nothing else changes.
 //
-// Thread rules: GUI thread. MainWindow owns it.
+// Thread rules: GUI thread. MainWindow owns it; it sees the Workspace and the WorkflowHost.
 #pragma once
 
 #include <QObject>
@@ -26,14 +26,15 @@ class QTabWidget;
 namespace modescope {
 
 class ArResultsPane;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 class ResultDock;
 
 class ArWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit ArWorkflow(MainWindow* window);  // creates the (hidden) dock
+  ArWorkflow(Workspace& workspace, WorkflowHost& host);  // creates the (hidden) dock
 
   QDockWidget* dock() const;
   QTabWidget* resultTabs() const;
@@ -54,7 +55,8 @@ class ArWorkflow : public QObject {
  private:
   void closeAll();
 
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
   ResultDock* results_ = nullptr;
 };
 

@@ -23,7 +23,8 @@
 #include "app/gui/engine_bridge.h"
 #include "app/gui/interpolation_dialog.h"
 #include "app/gui/job_results.h"
-#include "app/gui/main_window.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/bad_marks.h"
 #include "engine/core/text.h"
 #include "widgets/browser_pane.h"
@@ -52,33 +53,34 @@ QString segmentText(const Annotation& a) {
 // other user annotations are left as they are at the time of undo or redo.
 class BadMarksCommand : public QUndoCommand {
  public:
-  BadMarksCommand(MainWindow* window, const QString& text, std::vector<std::string> channels,
+  BadMarksCommand(Workspace& workspace, const QString& text, std::vector<std::string> channels,
                   std::vector<Annotation> segments)
       : QUndoCommand(text),
-        window_(window),
-        oldChannels_(window->marks().badChannels),
+        workspace_(workspace),
+        oldChannels_(workspace.marks().badChannels),
         newChannels_(std::move(channels)),
-        oldSegments_(userBadSegments(window->marks())),
+        oldSegments_(userBadSegments(workspace.marks())),
         newSegments_(std::move(segments)) {}
   void redo() override { apply(newChannels_, newSegments_); }
   void undo() override { apply(oldChannels_, oldSegments_); }
 
  private:
   void apply(const std::vector<std::string>& channels, const std::vector<Annotation>& segments) {
-    Marks m = window_->marks();
+    Marks m = workspace_.marks();
     m.badChannels = channels;
     std::erase_if(m.userAnnotations, [](const Annotation& a) { return isBadSegment(a); });
     m.userAnnotations.insert(m.userAnnotations.end(), segments.begin(), segments.end());
-    window_->setMarks(std::move(m));
+    workspace_.setMarks(std::move(m));
   }
-  MainWindow* window_;
+  Workspace& workspace_;
   std::vector<std::string> oldChannels_, newChannels_;
   std::vector<Annotation> oldSegments_, newSegments_;
 };
 
 }  // namespace
 
-BadMarksWorkflow::BadMarksWorkflow(MainWindow* window) : QObject(window), window_(window) {
+BadMarksWorkflow::BadMarksWorkflow(Workspace& workspace, WorkflowHost& host)
+    : QObject(host.hostWindow()), workspace_(workspace), host_(host) {
   auto* panel = new QWidget;
   auto* layout = new QVBoxLayout(panel);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -118,53 +120,54 @@ BadMarksWorkflow::BadMarksWorkflow(MainWindow* window) : QObject(window), window
   connect(suggestButton, &QPushButton::clicked, this, [this] { suggest(); });
   connect(interpolateButton_, &QPushButton::clicked, this, [this] { askInterpolate(); });
 
-  dock_ = new QDockWidget(tr("Bad channels"), window);
+  dock_ = new QDockWidget(tr("Bad channels"), host.hostWindow());
   dock_->setObjectName(QStringLiteral("badMarksDock"));
   dock_->setWidget(panel);
-  window->addDockWidget(Qt::RightDockWidgetArea, dock_);
+  host.hostWindow()->addDockWidget(Qt::RightDockWidgetArea, dock_);
 
-  connect(window, &MainWindow::documentAdded, this, &BadMarksWorkflow::attach);
-  connect(window, &MainWindow::recordingOpened, this, &BadMarksWorkflow::onRecordingOpened);
+  connect(&workspace, &Workspace::documentAdded, this, &BadMarksWorkflow::attach);
+  connect(&workspace, &Workspace::recordingOpened, this, &BadMarksWorkflow::onRecordingOpened);
   // A session's marks: give the opened recording its flags and segments.
-  connect(window, &MainWindow::sessionLoaded, this,
-          [this] { window_->setMarks(window_->marks()); });
-  connect(window, &MainWindow::marksChanged, this, &BadMarksWorkflow::refresh);
+  connect(&workspace, &Workspace::sessionLoaded, this,
+          [this] { workspace_.setMarks(workspace_.marks()); });
+  connect(&workspace, &Workspace::marksChanged, this, &BadMarksWorkflow::refresh);
   refresh();
 }
 
 void BadMarksWorkflow::attach(int documentIndex) {
-  const auto& docs = window_->documents();
+  const auto& docs = workspace_.documents();
   if (documentIndex < 0 || documentIndex >= static_cast<int>(docs.size())) return;
   const Document& doc = docs[static_cast<std::size_t>(documentIndex)];
-  if (doc.derived || !doc.pane) return;  // marks belong to the opened recording
-  auto* input = new BadMarkingInput(doc.pane->browser());
+  SignalBrowser* browser = browserAt(host_, documentIndex);
+  if (doc.derived || !browser) return;  // marks belong to the opened recording
+  auto* input = new BadMarkingInput(browser);
   connect(input, &BadMarkingInput::channelToggled, this, &BadMarksWorkflow::toggleBadChannel);
   connect(input, &BadMarkingInput::segmentMarked, this, &BadMarksWorkflow::markBadSegment);
   refresh();
 }
 
 void BadMarksWorkflow::onRecordingOpened() {
-  const auto& docs = window_->documents();
+  const auto& docs = workspace_.documents();
   if (docs.empty() || !docs.front().recording) return;
-  Marks m = window_->marks();
+  Marks m = workspace_.marks();
   for (std::size_t i : badChannelIndices(*docs.front().recording)) {
     const ChannelInfo& c = docs.front().recording->channels[i];
     const std::string name = c.name.empty() ? c.label : c.name;
     if (std::find(m.badChannels.begin(), m.badChannels.end(), name) == m.badChannels.end())
       m.badChannels.push_back(name);
   }
-  window_->setMarks(std::move(m));  // not undoable: it is how the file came
+  workspace_.setMarks(std::move(m));  // not undoable: it is how the file came
 }
 
 void BadMarksWorkflow::change(const QString& text, std::vector<std::string> channels,
                               std::vector<Annotation> segments) {
-  if (window_->documents().empty()) return;
-  window_->undoStack()->push(
-      new BadMarksCommand(window_, text, std::move(channels), std::move(segments)));
+  if (workspace_.documents().empty()) return;
+  workspace_.undoStack()->push(
+      new BadMarksCommand(workspace_, text, std::move(channels), std::move(segments)));
 }
 
 void BadMarksWorkflow::toggleBadChannel(const QString& name) {
-  std::vector<std::string> channels = window_->marks().badChannels;
+  std::vector<std::string> channels = workspace_.marks().badChannels;
   const std::string n = name.toStdString();
   const auto it = std::find_if(channels.begin(), channels.end(),
                                [&](const std::string& c) { return equalsIgnoreCase(c, n); });
@@ -174,40 +177,40 @@ void BadMarksWorkflow::toggleBadChannel(const QString& name) {
   else
     channels.push_back(n);
   change(wasBad ? tr("mark %1 good").arg(name) : tr("mark %1 bad").arg(name), std::move(channels),
-         userBadSegments(window_->marks()));
+         userBadSegments(workspace_.marks()));
 }
 
 void BadMarksWorkflow::setBadChannels(const std::vector<std::string>& names) {
   change(tr("mark %n channel(s) bad", "", static_cast<int>(names.size())), names,
-         userBadSegments(window_->marks()));
+         userBadSegments(workspace_.marks()));
 }
 
 void BadMarksWorkflow::markBadSegment(double onset, double duration) {
   if (!(duration > 0.0)) return;
-  std::vector<Annotation> segments = userBadSegments(window_->marks());
+  std::vector<Annotation> segments = userBadSegments(workspace_.marks());
   segments.push_back({onset, duration, kBadSegmentText});
   change(tr("mark %1-%2 s bad").arg(onset, 0, 'f', 2).arg(onset + duration, 0, 'f', 2),
-         window_->marks().badChannels, std::move(segments));
+         workspace_.marks().badChannels, std::move(segments));
 }
 
 void BadMarksWorkflow::removeSelected() {
-  std::vector<std::string> channels = window_->marks().badChannels;
+  std::vector<std::string> channels = workspace_.marks().badChannels;
   for (QListWidgetItem* item : channels_->selectedItems()) {
     const std::string n = item->text().toStdString();
     std::erase_if(channels, [&](const std::string& c) { return c == n; });
   }
-  std::vector<Annotation> segments = userBadSegments(window_->marks());
+  std::vector<Annotation> segments = userBadSegments(workspace_.marks());
   std::vector<Annotation> keep;
   for (std::size_t i = 0; i < segments.size(); ++i) {
     QListWidgetItem* item = segments_->item(static_cast<int>(i));  // user segments come first
     if (!item || !item->isSelected()) keep.push_back(segments[i]);
   }
-  if (channels == window_->marks().badChannels && keep.size() == segments.size()) return;
+  if (channels == workspace_.marks().badChannels && keep.size() == segments.size()) return;
   change(tr("remove bad marks"), std::move(channels), std::move(keep));
 }
 
 void BadMarksWorkflow::refresh() {
-  const Marks& m = window_->marks();
+  const Marks& m = workspace_.marks();
   channels_->clear();
   for (const std::string& c : m.badChannels) channels_->addItem(QString::fromStdString(c));
   segments_->clear();
@@ -215,7 +218,7 @@ void BadMarksWorkflow::refresh() {
   for (const Annotation& a : user) segments_->addItem(segmentText(a));
   // The file's own bad segments: listed, drawn, honoured, but not removable here.
   std::vector<Annotation> all = user;
-  const auto& docs = window_->documents();
+  const auto& docs = workspace_.documents();
   if (!docs.empty() && !docs.front().derived && docs.front().recording) {
     for (const Annotation& a : badSegments(docs.front().recording->annotations)) {
       if (std::any_of(user.begin(), user.end(),
@@ -227,27 +230,27 @@ void BadMarksWorkflow::refresh() {
       all.push_back(a);
     }
   }
-  for (const Document& d : docs) {
-    if (d.derived || !d.pane) continue;
-    if (auto* input = d.pane->browser()->findChild<BadMarkingInput*>())
-      input->overlay()->setSegments(all);
+  for (int i = 0; i < workspace_.documentCount(); ++i) {
+    SignalBrowser* browser = browserAt(host_, i);
+    if (workspace_.document(i)->derived || !browser) continue;
+    if (auto* input = browser->findChild<BadMarkingInput*>()) input->overlay()->setSegments(all);
   }
 }
 
 JobId BadMarksWorkflow::suggest(const BadChannelCriteria& criteria) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
-  EngineBridge* engine = window_->engine();
-  return window_->submitTyped<BadChannelReport>(
+  EngineBridge* engine = workspace_.engine();
+  return workspace_.submitTyped<BadChannelReport>(
       tr("Suggest bad channels in %1").arg(doc->title),
       [rec, criteria, engine](JobContext& ctx) {
         return suggestBadChannelsOf(*rec, criteria, *engine->backendFor(std::nullopt), ctx);
       },
       tr("Bad-channel suggestions failed"), tr("Could not measure the channels."),
       [this, rec](JobId, std::shared_ptr<const BadChannelReport> report) {
-        auto* dialog =
-            new BadChannelSuggestionsDialog(*rec, *report, window_->marks().badChannels, window_);
+        auto* dialog = new BadChannelSuggestionsDialog(
+            *rec, *report, workspace_.marks().badChannels, host_.hostWindow());
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         std::vector<std::string> measured;
         for (const ChannelQuality& q : report->channels) {
@@ -257,7 +260,7 @@ JobId BadMarksWorkflow::suggest(const BadChannelCriteria& criteria) {
         connect(dialog, &QDialog::accepted, this, [this, dialog, measured] {
           // Channels marked bad but not measured (left out as bad) stay bad.
           std::vector<std::string> names = dialog->checkedNames();
-          for (const std::string& b : window_->marks().badChannels)
+          for (const std::string& b : workspace_.marks().badChannels)
             if (std::find(measured.begin(), measured.end(), b) == measured.end())
               names.push_back(b);
           setBadChannels(names);
@@ -268,14 +271,14 @@ JobId BadMarksWorkflow::suggest(const BadChannelCriteria& criteria) {
 }
 
 void BadMarksWorkflow::askInterpolate() {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return;
   const std::vector<std::size_t> bad = badChannelIndices(*doc->recording);
   if (bad.empty()) {
     interpolate(bad, SplineInterpolationParams{});  // says why
     return;
   }
-  auto* dialog = new InterpolationDialog(doc->recording, bad, window_);
+  auto* dialog = new InterpolationDialog(doc->recording, bad, host_.hostWindow());
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &QDialog::accepted, this,
           [this, dialog, bad] { interpolate(bad, dialog->params()); });
@@ -284,14 +287,14 @@ void BadMarksWorkflow::askInterpolate() {
 }
 
 JobId BadMarksWorkflow::interpolate() {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   return interpolate(badChannelIndices(*doc->recording), SplineInterpolationParams{});
 }
 
 JobId BadMarksWorkflow::interpolate(const std::vector<std::size_t>& bad,
                                     const SplineInterpolationParams& params) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
   if (bad.empty()) {
@@ -299,7 +302,7 @@ JobId BadMarksWorkflow::interpolate(const std::vector<std::size_t>& bad,
         tr("No channel of %1 is marked bad: Shift+click a channel label, or use Process > "
            "Suggest bad channels.")
             .arg(doc->title);
-    window_->statusBar()->showMessage(message, 8000);
+    host_.showStatus(message, 8000);
     emit interpolationRefused(message);
     return 0;
   }
@@ -309,8 +312,8 @@ JobId BadMarksWorkflow::interpolate(const std::vector<std::size_t>& bad,
   spec.inputFile = doc->path.isEmpty() ? doc->title.toStdString() : fileName(doc->path);
   const QString names = QString::fromStdString(describeChannels(*rec, bad));
   const QString source = doc->title;
-  EngineBridge* engine = window_->engine();
-  return window_->submitTyped<DerivedRecording>(
+  EngineBridge* engine = workspace_.engine();
+  return workspace_.submitTyped<DerivedRecording>(
       tr("Interpolate %1 in %2").arg(names, source),
       [rec, spec, engine](JobContext& ctx) {
         InterpolationJobResult r =
@@ -326,9 +329,9 @@ JobId BadMarksWorkflow::interpolate(const std::vector<std::size_t>& bad,
         for (std::size_t i : bad) items.push_back(rec->channels[i].name);
         step.selection.channels = items;
         step.params = params;
-        window_->recordStep(step);
+        workspace_.recordStep(step);
         const int tab =
-            openDerivedTab(window_, id, *result,
+            openDerivedTab(workspace_, host_, id, *result,
                            {tr("%1 (interpolated)").arg(source),
                             tr("%1 of %2 interpolated by spherical splines").arg(names, source),
                             tr("interpolate %1").arg(names), tr("Interpolated recording opened")});

@@ -10,7 +10,7 @@
 //  - Process > Interpolate bad channels: a background job interpolates the current tab's marked
 //    channels by spherical splines (app/core/interpolation_job.h) into a new tab (undoable, as
 //    the window's other derived recordings).
-// The marks live in MainWindow::marks() and are saved with the session; MainWindow::setMarks
+// The marks live in Workspace::marks() and are saved with the session; Workspace::setMarks
 // gives the opened recording's tab the flags and segments, so every method and export sees them.
 //
 // Thread rules: GUI thread. MainWindow owns it.
@@ -34,13 +34,14 @@ namespace modescope {
 
 class BadChannelSuggestionsDialog;
 class InterpolationDialog;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 
 class BadMarksWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit BadMarksWorkflow(MainWindow* window);  // creates the dock
+  BadMarksWorkflow(Workspace& workspace, WorkflowHost& host);  // creates the dock
 
   QDockWidget* dock() const { return dock_; }
   QListWidget* channelList() const { return channels_; }
@@ -82,7 +83,8 @@ class BadMarksWorkflow : public QObject {
   void change(const QString& text, std::vector<std::string> channels,
               std::vector<Annotation> segments);
 
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
   QDockWidget* dock_ = nullptr;
   QListWidget* channels_ = nullptr;
   QListWidget* segments_ = nullptr;

@@ -290,10 +290,7 @@ DecomposeRequest DecomposeDialog::request() const {
   DecomposeRequest r;
   r.params = params();
   r.hht = hhtParams();
-  r.channels = channels_->checkedChannels();
-  r.startSeconds = range_->startSeconds();
-  r.durationSeconds = range_->durationSeconds();
-  r.backend = range_->backend();
+  static_cast<RequestSelection&>(r) = range_->selection(*channels_);
   r.presetName = currentPresetName().toStdString();
   return r;
 }

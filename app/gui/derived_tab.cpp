@@ -1,13 +1,12 @@
 #include "app/gui/derived_tab.h"
 
-#include <QStatusBar>
-
-#include "app/gui/main_window.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 
 namespace modescope {
 
-int openDerivedTab(MainWindow* window, JobId id, const DerivedRecording& result,
-                   const DerivedTabText& text) {
+int openDerivedTab(Workspace& workspace, WorkflowHost& host, JobId id,
+                   const DerivedRecording& result, const DerivedTabText& text) {
   Document d;
   d.recording = result.recording;
   d.title = text.title;
@@ -19,8 +18,8 @@ int openDerivedTab(MainWindow* window, JobId id, const DerivedRecording& result,
                          {},
                          result.provenance,
                          result.recording};
-  const int tab = window->addDerivedDocument(std::move(d), id, record, text.undoText);
-  window->statusBar()->showMessage(
+  const int tab = workspace.addDerivedDocument(std::move(d), id, record, text.undoText);
+  host.showStatus(
       QObject::tr("%1; Edit > Undo removes it, File > Export recording writes it").arg(text.opened),
       8000);
   return tab;

@@ -1,6 +1,6 @@
 // A derived recording (a job's result that is itself a recording: interpolated, a montage
 // applied) opened as a new, undoable tab of the window with its session record, as
-// MainWindow::addDerivedDocument does for every derived recording, and the status bar saying how
+// Workspace::addDerivedDocument does for every derived recording, and the status bar saying how
 // to undo or export it. One place for what the workflows that make such tabs share.
 //
 // Thread rules: GUI thread.
@@ -13,7 +13,8 @@
 
 namespace modescope {
 
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 
 struct DerivedTabText {
   QString title;     // the tab: "rec.edf (interpolated)"
@@ -23,7 +24,7 @@ struct DerivedTabText {
 };
 
 // Returns the new tab's index.
-int openDerivedTab(MainWindow* window, JobId id, const DerivedRecording& result,
-                   const DerivedTabText& text);
+int openDerivedTab(Workspace& workspace, WorkflowHost& host, JobId id,
+                   const DerivedRecording& result, const DerivedTabText& text);
 
 }  // namespace modescope

@@ -23,9 +23,7 @@ const char* methodTitle(EmdMethod m) {
 
 EmdJobSpec toJobSpec(const DecomposeRequest& request, const std::string& inputFile) {
   EmdJobSpec spec;
-  spec.channels = request.channels;
-  spec.startSeconds = request.startSeconds;
-  spec.durationSeconds = request.durationSeconds;
+  static_cast<Selection&>(spec) = request;  // channels and range
   spec.params = request.params;
   spec.presetName = request.presetName;
   spec.hht = request.hht;

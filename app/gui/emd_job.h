@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/core/emd_job.h"
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/recording.h"
 #include "engine/emd/emd_params.h"
@@ -18,14 +19,10 @@
 
 namespace modescope {
 
-struct DecomposeRequest {
+struct DecomposeRequest : RequestSelection {  // channels, range, backend
   EmdParams params;
-  HhtParams hht;                         // the GUI always computes the Hilbert-Huang transform
-  std::vector<std::size_t> channels;     // indices into the recording
-  double startSeconds = 0.0;             // s from the recording start
-  double durationSeconds = -1.0;         // s; < 0: to the end
-  std::optional<BackendChoice> backend;  // nullopt: the Compute menu's choice
-  std::string presetName;                // "" when the fields differ from every preset
+  HhtParams hht;           // the GUI always computes the Hilbert-Huang transform
+  std::string presetName;  // "" when the fields differ from every preset
 };
 
 // The job spec runEmdJob takes: the request's selection, parameters, preset and HHT parameters;

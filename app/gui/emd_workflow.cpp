@@ -6,29 +6,28 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "app/core/gpu_backend.h"
 #include "app/core/imf_reconstruction.h"
 #include "app/gui/emd_results_pane.h"
-#include "app/gui/engine_bridge.h"
 #include "app/gui/imf_cleaning_job.h"
-#include "app/gui/job_results.h"
-#include "app/gui/main_window.h"
+#include "app/gui/method_run.h"
 #include "app/gui/result_dock.h"
 #include "app/gui/session_history.h"
-#include "engine/core/error.h"
+#include "app/gui/workflow_host.h"
 #include "widgets/browser_pane.h"
 #include "widgets/signal_browser.h"
 
 namespace modescope {
 
-EmdWorkflow::EmdWorkflow(MainWindow* window) : QObject(window), window_(window) {
-  results_ = new ResultDock(window, tr("Decomposition"), QStringLiteral("decomposition"));
+EmdWorkflow::EmdWorkflow(Workspace& workspace, WorkflowHost& host)
+    : QObject(host.hostWindow()), workspace_(workspace), host_(host) {
+  results_ =
+      new ResultDock(host.hostWindow(), tr("Decomposition"), QStringLiteral("decomposition"));
   dock_ = results_->dock();
   tabs_ = results_->tabs();
   // Results belong to the recording they were computed from: a new recording or session starts
   // with an empty dock (a derived tab keeps its own data).
-  connect(window, &MainWindow::recordingOpened, results_, &ResultDock::closeAll);
-  connect(window, &MainWindow::sessionLoaded, results_, &ResultDock::closeAll);
+  connect(&workspace, &Workspace::recordingOpened, results_, &ResultDock::closeAll);
+  connect(&workspace, &Workspace::sessionLoaded, results_, &ResultDock::closeAll);
 }
 
 EmdResultsPane* EmdWorkflow::currentResults() const {
@@ -36,34 +35,34 @@ EmdResultsPane* EmdWorkflow::currentResults() const {
 }
 
 void EmdWorkflow::askDecompose() {
-  const Document* doc = window_->currentDocument();
-  if (!doc) return;
-  const SignalBrowser* browser = doc->pane->browser();
+  const Document* doc = workspace_.currentDocument();
+  BrowserPane* pane = host_.paneAt(workspace_.currentIndex());
+  if (!doc || !pane) return;
+  const SignalBrowser* browser = pane->browser();
   // The page on screen is the natural first range: EMD of a whole recording is rarely wanted.
-  DecomposeDialog dialog(doc->recording, doc->pane->selectedChannels(), browser->pageStart(),
-                         browser->pageLength(), emdPresets(), &validateEmdParams, window_);
+  DecomposeDialog dialog(doc->recording, pane->selectedChannels(), browser->pageStart(),
+                         browser->pageLength(), emdPresets(), &validateEmdParams,
+                         host_.hostWindow());
   if (dialog.exec() == QDialog::Accepted) runDecompose(dialog.request());
 }
 
 JobId EmdWorkflow::runDecompose(const DecomposeRequest& request) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
-  const QString source = doc->title;
-  const std::string inputFile =
-      doc->path.isEmpty() ? doc->title.toStdString() : QFile::encodeName(doc->path).toStdString();
+  const EmdJobSpec spec = toJobSpec(request, documentInputFile(*doc));
   const QString what = QString::fromStdString(describeDecomposition(*rec, request));
-  QPointer<BrowserPane> pane = doc->pane;
-  EngineBridge* engine = window_->engine();
-  return window_->submitTyped<EmdJobResult>(
-      tr("%1 in %2").arg(what, source),
-      [rec, request, engine, inputFile](JobContext& ctx) -> EmdJobResult {
-        return runEmdJob(*rec, toJobSpec(request, inputFile), *engine->backendFor(request.backend),
-                         ctx);
+  QPointer<BrowserPane> pane = host_.paneAt(workspace_.currentIndex());
+  return submitMethodRun<EmdJobResult>(
+      workspace_,
+      {tr("%1 in %2").arg(what, doc->title), tr("Decomposition failed"),
+       tr("Could not compute the %1.").arg(what)},
+      request.backend,
+      [rec, spec](ComputeBackend& backend, JobContext& ctx) {
+        return runEmdJob(*rec, spec, backend, ctx);
       },
-      tr("Decomposition failed"), tr("Could not compute the %1.").arg(what),
-      [this, rec, what, pane, request](JobId, std::shared_ptr<const EmdJobResult> result) {
-        window_->recordStep(historyStep(*rec, request));
+      [this, rec, what, pane, request](std::shared_ptr<const EmdJobResult> result) {
+        workspace_.recordStep(historyStep(*rec, request));
         showResults(rec, *result, what, pane);
       });
 }
@@ -93,8 +92,8 @@ void EmdWorkflow::linkToBrowser(EmdResultsPane* pane, BrowserPane* source) {
 
 JobId EmdWorkflow::applyCleaned(EmdResultsPane* pane) {
   if (!pane) return 0;
-  return submitImfCleaning(window_, pane->recording(), pane->result(), pane->droppedRows(),
-                           pane->title(), QStringLiteral("EMD"),
+  return submitImfCleaning(workspace_, host_, pane->recording(), pane->result(),
+                           pane->droppedRows(), pane->title(), QStringLiteral("EMD"),
                            [this](int index) { emit cleanedRecordingOpened(index); });
 }
 

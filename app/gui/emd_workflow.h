@@ -6,7 +6,7 @@
 // builds the cleaned recording (app/core/imf_reconstruction.h) and opens it as a derived tab,
 // which the File menu's export actions write like any other recording.
 //
-// Thread rules: GUI thread. MainWindow owns it; it uses only MainWindow's public interface.
+// Thread rules: GUI thread. MainWindow owns it; it sees the Workspace and the WorkflowHost.
 #pragma once
 
 #include <QObject>
@@ -24,15 +24,16 @@ namespace modescope {
 
 class BrowserPane;
 class EmdResultsPane;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 class ResultDock;
 
 class EmdWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  // Creates the (hidden) "Decomposition" dock in `window`.
-  explicit EmdWorkflow(MainWindow* window);
+  // Creates the (hidden) result dock in the host's window.
+  EmdWorkflow(Workspace& workspace, WorkflowHost& host);
 
   QDockWidget* dock() const { return dock_; }
   QTabWidget* resultTabs() const { return tabs_; }
@@ -57,7 +58,8 @@ class EmdWorkflow : public QObject {
  private:
   void linkToBrowser(EmdResultsPane* pane, BrowserPane* source);
 
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
   ResultDock* results_ = nullptr;  // app/gui/result_dock.h: the dock and its tabs
   QDockWidget* dock_ = nullptr;
   QTabWidget* tabs_ = nullptr;

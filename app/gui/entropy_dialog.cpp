@@ -143,13 +143,12 @@ int64_t EntropyDialog::epochSamples() const {
 
 EntropyRequest EntropyDialog::request() const {
   EntropyRequest q;
+  const RequestSelection selection = range_->selection(*channels_);
+  q.backend = selection.backend;
   EntropyJobSpec& s = q.spec;
-  s.channels = channels_->checkedChannels();
+  static_cast<Selection&>(s) = selection;
   s.params = fields_.get();
   s.params.epochSamples = epochSamples();
-  s.startSeconds = range_->startSeconds();
-  s.durationSeconds = range_->durationSeconds();
-  q.backend = range_->backend();
   return q;
 }
 

@@ -3,20 +3,18 @@
 #include <QDockWidget>
 #include <QTabWidget>
 
-#include "app/core/gpu_backend.h"
-#include "app/gui/engine_bridge.h"
 #include "app/gui/entropy_results_pane.h"
-#include "app/gui/error_presenter.h"
-#include "app/gui/main_window.h"
+#include "app/gui/method_run.h"
 #include "app/gui/result_dock.h"
 #include "app/gui/session_history.h"
-#include "engine/core/error.h"
+#include "app/gui/workflow_host.h"
 #include "widgets/browser_pane.h"
 
 namespace modescope {
 
-EntropyWorkflow::EntropyWorkflow(MainWindow* window) : QObject(window), window_(window) {
-  results_ = new ResultDock(window, tr("Entropy matrices"), QStringLiteral("entropy"));
+EntropyWorkflow::EntropyWorkflow(Workspace& workspace, WorkflowHost& host)
+    : QObject(host.hostWindow()), workspace_(workspace), host_(host) {
+  results_ = new ResultDock(host.hostWindow(), tr("Entropy matrices"), QStringLiteral("entropy"));
   // Unlike the AR and ICA results, entropy results stay when another recording opens: the
   // difference view compares recordings (two subjects, two conditions) of one session.
 }
@@ -29,43 +27,37 @@ EntropyResultsPane* EntropyWorkflow::currentResults() const {
 }
 
 void EntropyWorkflow::askEntropy() {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return;
   // The browser's selected channels when there are several, else the EEG channels.
-  std::vector<int> selected = doc->pane ? doc->pane->selectedChannels() : std::vector<int>{};
-  if (selected.size() < 2) selected.clear();
-  EntropyDialog dialog(doc->recording, selected, window_);
+  EntropyDialog dialog(doc->recording, severalSelectedChannels(host_, workspace_.currentIndex()),
+                       host_.hostWindow());
   if (dialog.exec() == QDialog::Accepted) runEntropy(dialog.request());
 }
 
 JobId EntropyWorkflow::runEntropy(const EntropyRequest& request) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
   const EntropyJobSpec spec = request.spec;
-  const std::optional<BackendChoice> own = request.backend;
   const QString what = QString::fromStdString(
       describeEntropyJob(spec.params, spec.channels.size(), entropyEpochCount(*rec, spec),
                          spec.params.epochSamples > 0 ? spec.params.epochSamples
                                                       : entropySelectionSamples(*rec, spec)));
   const QString docTitle = doc->title;
-  EngineBridge* engine = window_->engine();
-  return engine->submit(
-      tr("Entropy matrices: %1 in %2").arg(what, docTitle),
-      [rec, spec, own, engine](JobContext& ctx) -> EntropyJobResult {
-        return runEntropyJob(*rec, spec, *engine->backendFor(own), ctx);
+  return submitMethodRun<EntropyJobResult>(
+      workspace_,
+      {tr("Entropy matrices: %1 in %2").arg(what, docTitle), tr("Entropy matrices failed"),
+       tr("Could not compute the entropy matrices (%1).").arg(what)},
+      request.backend,
+      [rec, spec](ComputeBackend& backend, JobContext& ctx) {
+        return runEntropyJob(*rec, spec, backend, ctx);
       },
-      [this, rec, what, docTitle, request](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          window_->recordStep(historyStep(*rec, request));
-          showResults(rec, *out.result.get<EntropyJobResult>(), tr("%1: %2").arg(docTitle, what));
-        } else if (out.state == JobState::Failed) {
-          const QString message = QString::fromStdString(out.message);
-          showError(window_, tr("Entropy matrices failed"),
-                    tr("Could not compute the entropy matrices (%1).").arg(what), message);
-          emit runFailed(message);
-        }
-      });
+      [this, rec, what, docTitle, request](std::shared_ptr<const EntropyJobResult> result) {
+        workspace_.recordStep(historyStep(*rec, request));
+        showResults(rec, *result, tr("%1: %2").arg(docTitle, what));
+      },
+      [this](const QString& message) { emit runFailed(message); });
 }
 
 EntropyResultsPane* EntropyWorkflow::showResults(std::shared_ptr<const Recording> recording,

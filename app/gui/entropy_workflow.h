@@ -9,7 +9,7 @@
 //    offers the session's other results as B of its difference view;
 //  - a failed run shows the engine's message in an error box and emits runFailed.
 //
-// Thread rules: GUI thread. MainWindow owns it.
+// Thread rules: GUI thread. MainWindow owns it; it sees the Workspace and the WorkflowHost.
 #pragma once
 
 #include <QObject>
@@ -25,14 +25,15 @@ class QTabWidget;
 namespace modescope {
 
 class EntropyResultsPane;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 class ResultDock;
 
 class EntropyWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit EntropyWorkflow(MainWindow* window);  // creates the (hidden) dock
+  EntropyWorkflow(Workspace& workspace, WorkflowHost& host);  // creates the (hidden) dock
 
   QDockWidget* dock() const;
   QTabWidget* resultTabs() const;
@@ -51,7 +52,8 @@ class EntropyWorkflow : public QObject {
   void runFailed(const QString& message);
 
  private:
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
   ResultDock* results_ = nullptr;
 };
 

@@ -10,8 +10,10 @@
 #include "app/gui/epoch_dialog.h"
 #include "app/gui/epoch_results_pane.h"
 #include "app/gui/error_presenter.h"
-#include "app/gui/main_window.h"
+#include "app/gui/method_run.h"
 #include "app/gui/result_dock.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/error.h"
 #include "engine/epochs/epoch_spectra.h"
 #include "widgets/browser_pane.h"
@@ -20,37 +22,36 @@
 
 namespace modescope {
 
-EpochWorkflow::EpochWorkflow(MainWindow* window) : QObject(window), window_(window) {
-  results_ = new ResultDock(window, tr("Epochs and averages"), QStringLiteral("epochs"));
-  connect(window, &MainWindow::recordingOpened, results_, &ResultDock::closeAll);
+EpochWorkflow::EpochWorkflow(Workspace& workspace, WorkflowHost& host)
+    : QObject(host.hostWindow()), workspace_(workspace), host_(host) {
+  results_ = new ResultDock(host.hostWindow(), tr("Epochs and averages"), QStringLiteral("epochs"));
+  connect(&workspace, &Workspace::recordingOpened, results_, &ResultDock::closeAll);
 }
 
 QDockWidget* EpochWorkflow::dock() const { return results_->dock(); }
 QTabWidget* EpochWorkflow::resultTabs() const { return results_->tabs(); }
 
 void EpochWorkflow::askEpochs() {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return;
-  std::vector<int> selected = doc->pane ? doc->pane->selectedChannels() : std::vector<int>{};
-  if (selected.size() < 2) selected.clear();
   EpochDialog dialog(doc->recording,
-                     doc->derived ? std::vector<Annotation>{} : window_->marks().userAnnotations,
-                     selected, window_);
+                     doc->derived ? std::vector<Annotation>{} : workspace_.marks().userAnnotations,
+                     severalSelectedChannels(host_, workspace_.currentIndex()), host_.hostWindow());
   if (dialog.exec() == QDialog::Accepted) runEpochs(dialog.spec());
 }
 
 JobId EpochWorkflow::runEpochs(const EpochJobSpec& spec) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   // The user's annotations are events too (on the recording's own tab).
   std::shared_ptr<const Recording> rec = doc->recording;
-  if (!doc->derived && !window_->marks().userAnnotations.empty()) {
+  if (!doc->derived && !workspace_.marks().userAnnotations.empty()) {
     auto withMarks = std::make_shared<Recording>(*rec);
     // The file's own annotations: the recording also carries the user's bad segments.
-    withMarks->annotations = window_->fileAnnotations(*doc);
+    withMarks->annotations = workspace_.fileAnnotations(*doc);
     withMarks->annotations.insert(withMarks->annotations.end(),
-                                  window_->marks().userAnnotations.begin(),
-                                  window_->marks().userAnnotations.end());
+                                  workspace_.marks().userAnnotations.begin(),
+                                  workspace_.marks().userAnnotations.end());
     std::stable_sort(withMarks->annotations.begin(), withMarks->annotations.end(),
                      [](const Annotation& a, const Annotation& b) { return a.onset < b.onset; });
     rec = std::move(withMarks);
@@ -59,14 +60,16 @@ JobId EpochWorkflow::runEpochs(const EpochJobSpec& spec) {
   for (const std::string& t : spec.epochs.eventTypes)
     types += (types.isEmpty() ? "" : ", ") + QString::fromStdString(t);
   const QString title = tr("Epochs: %1").arg(types);
-  EngineBridge* engine = window_->engine();
-  return window_->submitTyped<EpochJobResult>(
-      tr("%1 in %2").arg(title, doc->title),
-      [rec, spec, engine](JobContext& ctx) {
-        return runEpochJob(*rec, spec, *engine->backendFor(std::nullopt), ctx);
+  // The Compute menu's backend: the epoch dialog has no backend field.
+  return submitMethodRun<EpochJobResult>(
+      workspace_,
+      {tr("%1 in %2").arg(title, doc->title), tr("Epochs failed"),
+       tr("Could not epoch around %1.").arg(types)},
+      std::nullopt,
+      [rec, spec](ComputeBackend& backend, JobContext& ctx) {
+        return runEpochJob(*rec, spec, backend, ctx);
       },
-      tr("Epochs failed"), tr("Could not epoch around %1.").arg(types),
-      [this, rec, title](JobId, std::shared_ptr<const EpochJobResult> result) {
+      [this, rec, title](std::shared_ptr<const EpochJobResult> result) {
         showResults(rec, *result, title);
       });
 }
@@ -81,11 +84,11 @@ EpochResultsPane* EpochWorkflow::showResults(std::shared_ptr<const Recording> re
 }
 
 CurvePlot* EpochWorkflow::showPageSpectrum(bool selectedOnly) {
-  const Document* doc = window_->currentDocument();
-  SignalBrowser* browser = window_->currentBrowser();
+  const Document* doc = workspace_.currentDocument();
+  SignalBrowser* browser = browserAt(host_, workspace_.currentIndex());
   if (!doc || !browser) return nullptr;
   const Recording& rec = *doc->recording;
-  std::vector<int> chosen = doc->pane->selectedChannels();
+  std::vector<int> chosen = selectedChannels(host_, workspace_.currentIndex());
   std::vector<std::size_t> channels;
   if (selectedOnly) {
     for (int c : chosen) channels.push_back(static_cast<std::size_t>(c));
@@ -141,7 +144,7 @@ CurvePlot* EpochWorkflow::showPageSpectrum(bool selectedOnly) {
                         0.45);
     return plot;
   } catch (const Error& e) {
-    showError(window_, tr("Spectrum failed"),
+    showError(host_.hostWindow(), tr("Spectrum failed"),
               tr("Could not compute the spectrum of the %1.").arg(what),
               QString::fromStdString(e.what()));
     return nullptr;

@@ -26,14 +26,15 @@ namespace modescope {
 
 class CurvePlot;
 class EpochResultsPane;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 class ResultDock;
 
 class EpochWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit EpochWorkflow(MainWindow* window);
+  EpochWorkflow(Workspace& workspace, WorkflowHost& host);
 
   QDockWidget* dock() const;
   QTabWidget* resultTabs() const;
@@ -52,7 +53,8 @@ class EpochWorkflow : public QObject {
   void runFailed(const QString& message);
 
  private:
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
   ResultDock* results_ = nullptr;
 };
 

@@ -10,9 +10,7 @@ namespace modescope {
 IcaJobSpec toJobSpec(const IcaRequest& request, const std::string& inputFile,
                      BackendChoice menuChoice) {
   IcaJobSpec spec;
-  spec.channels = request.channels;
-  spec.startSeconds = request.startSeconds;
-  spec.durationSeconds = request.durationSeconds;
+  static_cast<Selection&>(spec) = request;  // channels and range
   spec.params = request.params;
   spec.presetName = request.presetName;
   spec.inputFile = inputFile;

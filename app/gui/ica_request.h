@@ -12,19 +12,16 @@
 
 #include "app/core/ica_job.h"
 #include "app/core/pipeline.h"
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/recording.h"
 #include "engine/ica/ica_params.h"
 
 namespace modescope {
 
-struct IcaRequest {
+struct IcaRequest : RequestSelection {  // channels, range, backend
   IcaParams params;
-  std::vector<std::size_t> channels;     // indices into the recording
-  double startSeconds = 0.0;             // s from the recording start
-  double durationSeconds = -1.0;         // s; < 0: to the end
-  std::optional<BackendChoice> backend;  // nullopt: the Compute menu's choice
-  std::string presetName;                // "" when the fields differ from every preset
+  std::string presetName;  // "" when the fields differ from every preset
   // A replayed pipeline's automatic flags: the thresholds the component browser labels with and
   // the labels whose flagged components it marks (nullopt: the default thresholds, no marks).
   std::optional<PipelineIcaFlags> flags;

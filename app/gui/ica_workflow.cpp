@@ -18,9 +18,10 @@
 #include "app/gui/ica_dialog.h"
 #include "app/gui/ica_results_pane.h"
 #include "app/gui/job_results.h"
-#include "app/gui/main_window.h"
 #include "app/gui/result_dock.h"
 #include "app/gui/session_history.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/error.h"
 #include "widgets/browser_pane.h"
 #include "widgets/scalp_3d_view.h"
@@ -35,13 +36,14 @@ QString hdf5Filter() { return QObject::tr("ICA result (*.h5 *.hdf5)"); }
 
 }  // namespace
 
-IcaWorkflow::IcaWorkflow(MainWindow* window) : QObject(window), window_(window) {
-  undo_ = window->undoStack();  // the window's one stack (Edit > Undo)
-  results_ = new ResultDock(window, tr("Independent components"), QStringLiteral("ica"));
+IcaWorkflow::IcaWorkflow(Workspace& workspace, WorkflowHost& host)
+    : QObject(host.hostWindow()), workspace_(workspace), host_(host) {
+  undo_ = workspace.undoStack();  // the workspace's one stack (Edit > Undo)
+  results_ = new ResultDock(host.hostWindow(), tr("Independent components"), QStringLiteral("ica"));
   // Mark steps of a closed browser cannot be undone any more.
   connect(results_, &ResultDock::tabClosed, undo_, &QUndoStack::clear);
   // Decompositions belong to the recording they were computed from.
-  connect(window, &MainWindow::recordingOpened, this, &IcaWorkflow::closeAll);
+  connect(&workspace, &Workspace::recordingOpened, this, &IcaWorkflow::closeAll);
 }
 
 QDockWidget* IcaWorkflow::dock() const { return results_->dock(); }
@@ -57,30 +59,29 @@ IcaResultsPane* IcaWorkflow::currentResults() const {
 }
 
 void IcaWorkflow::askIca() {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return;
   const std::vector<int> selected = defaultIcaChannels(
-      *doc->recording, doc->derived ? std::vector<std::string>{} : window_->marks().badChannels);
+      *doc->recording, doc->derived ? std::vector<std::string>{} : workspace_.marks().badChannels);
   // The whole recording by default: ICA wants many samples (20-30 x components^2).
-  IcaDialog dialog(doc->recording, selected, 0.0, -1.0, window_->engine()->backendChoice(),
-                   window_);
+  IcaDialog dialog(doc->recording, selected, 0.0, -1.0, workspace_.engine()->backendChoice(),
+                   host_.hostWindow());
   if (dialog.exec() == QDialog::Accepted) runIca(dialog.request());
 }
 
 JobId IcaWorkflow::runIca(const IcaRequest& request) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
   const QString source = doc->title;
-  const std::string inputFile =
-      doc->path.isEmpty() ? doc->title.toStdString() : nativePath(doc->path);
+  const std::string inputFile = documentInputFile(*doc);
   const QString what = QString::fromStdString(describeIca(*rec, request));
-  const IcaJobSpec spec = toJobSpec(request, inputFile, window_->engine()->backendChoice());
+  const IcaJobSpec spec = toJobSpec(request, inputFile, workspace_.engine()->backendChoice());
   const bool ownBackend = request.backend.has_value();
   const IcaFlagParams flagParams = request.flags ? request.flags->params : IcaFlagParams{};
-  QPointer<BrowserPane> pane = doc->pane;
-  EngineBridge* engine = window_->engine();
-  return window_->submitTyped<IcaJobOutcome>(
+  QPointer<BrowserPane> pane = host_.paneAt(workspace_.currentIndex());
+  EngineBridge* engine = workspace_.engine();
+  return workspace_.submitTyped<IcaJobOutcome>(
       tr("%1 in %2").arg(what, source),
       [rec, spec, ownBackend, engine, flagParams](JobContext& ctx) -> IcaJobOutcome {
         IcaJobOutcome out;
@@ -103,7 +104,7 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
       tr("ICA failed"), tr("Could not compute the %1.").arg(what),
       [this, rec, what, pane, request](JobId, std::shared_ptr<const IcaJobOutcome> result) {
         const PipelineIcaStep step = historyStep(*rec, request);
-        const std::size_t index = window_->recordStep(step);
+        const std::size_t index = workspace_.recordStep(step);
         IcaResultsPane* shown = showResults(rec, *result, what, pane);
         if (!shown) return;
         if (request.flags) {
@@ -116,7 +117,7 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
         connect(shown, &IcaResultsPane::flagRecordChanged, this, [this, shown, index, step] {
           PipelineIcaStep changed = step;
           changed.flags = shown->flagRecord();
-          window_->replaceRecordedStep(index, changed);
+          workspace_.replaceRecordedStep(index, changed);
         });
       });
 }
@@ -167,7 +168,7 @@ JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
   const QString source = pane->title();
   const std::string icaPath =
       pane->icaPath().isEmpty() ? "(decomposition in the session)" : nativePath(pane->icaPath());
-  return window_->submitTyped<DerivedRecording>(
+  return workspace_.submitTyped<DerivedRecording>(
       tr("Clean by ICA component rejection (%1)").arg(source),
       [rec, file, rejected, icaPath](JobContext& ctx) -> DerivedRecording {
         ctx.progress(0.0, "back-projecting");
@@ -192,14 +193,14 @@ JobId IcaWorkflow::applyCleaned(IcaResultsPane* pane) {
                                {},
                                derived.provenance,
                                derived.recording};
-        window_->addDerivedDocument(
+        workspace_.addDerivedDocument(
             std::move(doc), id, record,
             tr("apply ICA cleaning (%1)").arg(QString::fromStdString(describeRejected(rejected))));
-        window_->statusBar()->showMessage(
+        host_.showStatus(
             tr("Cleaned recording opened; Edit > Undo removes it, File > Export recording writes "
                "it"),
             8000);
-        emit cleanedRecordingOpened(window_->tabs()->currentIndex());
+        emit cleanedRecordingOpened(workspace_.currentIndex());
       });
 }
 
@@ -208,7 +209,7 @@ JobId IcaWorkflow::runFlags(IcaResultsPane* pane, const IcaFlagParams& params) {
   const std::shared_ptr<const Recording> rec = pane->recording();
   const std::shared_ptr<const IcaFile> file = pane->file();
   QPointer<IcaResultsPane> guard(pane);
-  return window_->submitTyped<IcaFlags>(
+  return workspace_.submitTyped<IcaFlags>(
       tr("Automatic flags (%1)").arg(pane->title()),
       [rec, file, params](JobContext& ctx) -> IcaFlags {
         return flagIcaFile(*rec, *file, params, ctx);
@@ -224,29 +225,29 @@ JobId IcaWorkflow::saveIcaFile(IcaResultsPane* pane, const QString& path) {
   const std::shared_ptr<const IcaFile> file = pane->file();
   const std::string target = nativePath(path);
   QPointer<IcaResultsPane> guard(pane);
-  return window_->submitReporting(
+  return workspace_.submitTyped<std::string>(
       tr("Save ICA %1").arg(QFileInfo(path).fileName()),
       [file, target](JobContext& ctx) -> std::string {
         writeIcaFile(target, *file, ctx);
         return target;
       },
       tr("Saving the ICA result failed"), tr("Could not write %1.").arg(path),
-      [this, guard, path](JobId, const JobOutcome&) {
+      [this, guard, path](JobId, std::shared_ptr<const std::string>) {
         if (guard) guard->setIcaPath(path);
-        window_->statusBar()->showMessage(tr("ICA result written to %1").arg(path), 5000);
+        host_.showStatus(tr("ICA result written to %1").arg(path), 5000);
         emit icaFileSaved(path);
       });
 }
 
 JobId IcaWorkflow::openIcaFile(const QString& path) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   // A decomposition belongs to the recording it was computed on: the first tab (or the current
   // one when that is what it was computed on; summariseIcaComponents checks either way).
   const std::shared_ptr<const Recording> rec = doc->recording;
   const std::string file = nativePath(path);
-  QPointer<BrowserPane> pane = doc->pane;
-  return window_->submitTyped<IcaJobOutcome>(
+  QPointer<BrowserPane> pane = host_.paneAt(workspace_.currentIndex());
+  return workspace_.submitTyped<IcaJobOutcome>(
       tr("Open ICA %1").arg(QFileInfo(path).fileName()),
       [rec, file](JobContext& ctx) -> IcaJobOutcome {
         ctx.progress(0.0, "reading");
@@ -266,16 +267,16 @@ JobId IcaWorkflow::openIcaFile(const QString& path) {
 void IcaWorkflow::chooseAndSaveIcaFile() {
   IcaResultsPane* pane = currentResults();
   if (!pane) return;
-  QString path =
-      QFileDialog::getSaveFileName(window_, tr("Save ICA result"), pane->icaPath(), hdf5Filter());
+  QString path = QFileDialog::getSaveFileName(host_.hostWindow(), tr("Save ICA result"),
+                                              pane->icaPath(), hdf5Filter());
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".h5");
   saveIcaFile(pane, path);
 }
 
 void IcaWorkflow::chooseAndOpenIcaFile() {
-  const QString path =
-      QFileDialog::getOpenFileName(window_, tr("Open ICA result"), QString(), hdf5Filter());
+  const QString path = QFileDialog::getOpenFileName(host_.hostWindow(), tr("Open ICA result"),
+                                                    QString(), hdf5Filter());
   if (!path.isEmpty()) openIcaFile(path);
 }
 
@@ -292,18 +293,18 @@ std::vector<IcaSessionEntry> IcaWorkflow::sessionEntries() const {
 
 void IcaWorkflow::restoreSession(const std::vector<IcaSessionEntry>& entries) {
   closeAll();
-  if (window_->documents().empty()) return;
+  if (workspace_.documents().empty()) return;
   for (const IcaSessionEntry& e : entries) {
     if (!e.file) continue;
     // The tab the decomposition was computed on: the job records its file path, or its title for
     // a derived tab (a filtered copy restored from the same session); else the first tab.
-    const Document* source = &window_->documents().front();
-    for (const Document& doc : window_->documents()) {
-      const std::string name = doc.path.isEmpty() ? doc.title.toStdString() : nativePath(doc.path);
-      if (name == e.file->inputFile) source = &doc;
+    int source = 0;
+    for (int i = 0; i < workspace_.documentCount(); ++i) {
+      if (documentInputFile(*workspace_.document(i)) == e.file->inputFile) source = i;
     }
-    submitSummary(source->recording, source->pane, e.file, QString::fromStdString(e.title),
-                  QFile::decodeName(e.icaPath.c_str()), e.rejected);
+    submitSummary(workspace_.document(source)->recording, host_.paneAt(source), e.file,
+                  QString::fromStdString(e.title), QFile::decodeName(e.icaPath.c_str()),
+                  e.rejected);
   }
 }
 
@@ -311,7 +312,7 @@ JobId IcaWorkflow::submitSummary(std::shared_ptr<const Recording> recording, Bro
                                  std::shared_ptr<const IcaFile> file, const QString& title,
                                  const QString& icaPath, std::vector<int> marks) {
   QPointer<BrowserPane> pane = source;
-  return window_->submitTyped<IcaJobOutcome>(
+  return workspace_.submitTyped<IcaJobOutcome>(
       tr("Restore %1").arg(title),
       [recording, file](JobContext& ctx) -> IcaJobOutcome {
         IcaJobOutcome out;

@@ -12,7 +12,7 @@
 //  - File > Open/Save ICA result read and write the ICA result file (engine/io/hdf5_ica.h);
 //  - sessions keep every decomposition with its marks (Session::icaResults).
 //
-// Thread rules: GUI thread. MainWindow owns it; it uses only MainWindow's public interface.
+// Thread rules: GUI thread. MainWindow owns it; it sees the Workspace and the WorkflowHost.
 #pragma once
 
 #include <QObject>
@@ -32,7 +32,8 @@ namespace modescope {
 
 class BrowserPane;
 class IcaResultsPane;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 class ResultDock;
 
 // What the ICA job returns: the decomposition and the component browser's numbers.
@@ -45,7 +46,7 @@ class IcaWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit IcaWorkflow(MainWindow* window);  // creates the (hidden) dock
+  IcaWorkflow(Workspace& workspace, WorkflowHost& host);  // creates the (hidden) dock
 
   QDockWidget* dock() const;
   QTabWidget* resultTabs() const;
@@ -88,7 +89,8 @@ class IcaWorkflow : public QObject {
                       const QString& icaPath, std::vector<int> marks);
   void closeAll();
 
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
   ResultDock* results_ = nullptr;
   QUndoStack* undo_ = nullptr;
 };

@@ -16,12 +16,14 @@
 
 namespace modescope {
 
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 
 // `source` names the result in titles ("MEMD of Fz, Cz (4 s from 0 s)"); `kind` the
 // decomposition in the tab title ("EMD" -> "... (EMD-cleaned)"). `opened(tabIndex)` runs when
 // the tab is open.
-JobId submitImfCleaning(MainWindow* window, std::shared_ptr<const Recording> recording,
+JobId submitImfCleaning(Workspace& workspace, WorkflowHost& host,
+                        std::shared_ptr<const Recording> recording,
                         std::shared_ptr<const EmdResult> result, DroppedRows dropped,
                         const QString& source, const QString& kind,
                         std::function<void(int tabIndex)> opened);

@@ -1,4 +1,5 @@
-// What the GUI's jobs return through JobOutcome::result (a JobResult), one type per kind of job.
+// What the GUI's own jobs return (Workspace::submitJob hands each over as std::shared_ptr<const
+// T>), one type per kind of job.
 #pragma once
 
 #include <memory>

@@ -67,8 +67,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("ModeScope"));
   setAcceptDrops(true);
   engine_ = new EngineBridge(BackendChoice::Auto, this);
-  undo_ = new QUndoStack(this);
+  workspace_ = new Workspace(engine_, this, this);
   buildCentralArea();
+  // Before the workflows are made: the tabs must follow the documents before they hear of them.
+  connectWorkspace();
   buildDocks();
   buildStatusBar();
   buildMenus();
@@ -166,17 +168,19 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, jobDock);
   resizeDocks({channelDock}, {430}, Qt::Horizontal);
   resizeDocks({jobDock}, {150}, Qt::Vertical);
-  emd_ = new EmdWorkflow(this);            // its dock, hidden until a result arrives
-  ica_ = new IcaWorkflow(this);            // the same for the component browser
-  ar_ = new ArWorkflow(this);              // and for the event-related AR spectra
-  memd_ = new MemdWorkflow(this);          // and for multivariate EMD
-  badMarks_ = new BadMarksWorkflow(this);  // its dock beside the channels
+  Workspace& ws = *workspace_;
+  emd_ = new EmdWorkflow(ws, *this);            // its dock, hidden until a result arrives
+  ica_ = new IcaWorkflow(ws, *this);            // the same for the component browser
+  ar_ = new ArWorkflow(ws, *this);              // and for the event-related AR spectra
+  memd_ = new MemdWorkflow(ws, *this);          // and for multivariate EMD
+  badMarks_ = new BadMarksWorkflow(ws, *this);  // its dock beside the channels
   tabifyDockWidget(channelDock, badMarks_->dock());
   channelDock->raise();
-  annotations_ = new AnnotationWorkflow(this);  // the Events dock, annotation editing
+  annotations_ = new AnnotationWorkflow(ws, *this, annotationView_,
+                                        annotationFilter_);  // the Events dock, annotation editing
   tabifyDockWidget(annotationDock, annotations_->dock());
   annotationDock->raise();
-  epochs_ = new EpochWorkflow(this);  // the Epochs and averages dock, hidden until a result
+  epochs_ = new EpochWorkflow(ws, *this);  // the Epochs and averages dock, hidden until a result
 }
 
 void MainWindow::buildStatusBar() {
@@ -202,11 +206,6 @@ void MainWindow::connectEngine() {
   connect(engine_, &EngineBridge::jobProgressed, jobList_, &JobListWidget::setProgress);
   connect(engine_, &EngineBridge::jobFinished, this, [this](JobId id, const JobOutcome& out) {
     jobList_->markFinished(id, out.state, QString::fromStdString(out.message), out.wallSeconds);
-    if (auto it = sessionJobs_.find(id); it != sessionJobs_.end()) {
-      it->second.state = jobStateName(out.state);
-      it->second.message = out.message;
-      it->second.provenance.wallSeconds = out.wallSeconds;
-    }
   });
   connect(jobList_, &JobListWidget::cancelRequested, engine_, &EngineBridge::cancel);
   connect(engine_, &EngineBridge::backendChanged, this,
@@ -217,20 +216,34 @@ void MainWindow::connectEngine() {
           });
 }
 
-Document* MainWindow::documentAt(int index) {
-  if (index < 0 || index >= static_cast<int>(documents_.size())) return nullptr;
-  return &documents_[static_cast<size_t>(index)];
+void MainWindow::connectWorkspace() {
+  connect(workspace_, &Workspace::documentAdded, this, &MainWindow::addTabFor);
+  connect(workspace_, &Workspace::documentRemoved, this, &MainWindow::removeTabAt);
+  connect(workspace_, &Workspace::documentsCleared, this, &MainWindow::removeAllTabs);
+  connect(workspace_, &Workspace::marksChanged, this, &MainWindow::showMarks);
+  connect(workspace_, &Workspace::userAnnotationsChanged, this, [this] {
+    const Document* doc = currentDocument();
+    annotationModel_->setUserAnnotations(doc && !doc->derived ? workspace_->marks().userAnnotations
+                                                              : std::vector<Annotation>{});
+    emit userAnnotationsChanged();
+  });
+  connect(workspace_, &Workspace::recordingOpened, this, &MainWindow::recordingOpened);
+  connect(workspace_, &Workspace::sessionLoaded, this, &MainWindow::sessionLoaded);
 }
 
 const Document* MainWindow::currentDocument() const {
-  const int i = tabs_->currentIndex();
-  if (i < 0 || i >= static_cast<int>(documents_.size())) return nullptr;
-  return &documents_[static_cast<size_t>(i)];
+  return workspace_->document(tabs_->currentIndex());
 }
 
-BrowserPane* MainWindow::currentPane() const {
-  const Document* d = currentDocument();
-  return d ? d->pane : nullptr;
+BrowserPane* MainWindow::paneAt(int documentIndex) const {
+  if (!workspace_->document(documentIndex)) return nullptr;
+  return qobject_cast<BrowserPane*>(tabs_->widget(documentIndex));
+}
+
+BrowserPane* MainWindow::currentPane() const { return paneAt(tabs_->currentIndex()); }
+
+void MainWindow::showStatus(const QString& message, int milliseconds) {
+  statusBar()->showMessage(message, milliseconds);
 }
 
 SignalBrowser* MainWindow::currentBrowser() const {
@@ -238,18 +251,19 @@ SignalBrowser* MainWindow::currentBrowser() const {
   return p ? p->browser() : nullptr;
 }
 
-int MainWindow::addDocument(Document doc) {
+void MainWindow::addTabFor(int index) {
+  const Document& doc = *workspace_->document(index);
   auto* pane = new BrowserPane;
   pane->setRecording(doc.recording);
-  doc.pane = pane;
   SignalBrowser* browser = pane->browser();
   browser->setMouseTracking(true);
   browser->installEventFilter(this);
   browserActions_->attach(browser);  // ruler, cursor read-out, context menus
-  browser->setBadChannels(doc.derived ? std::vector<std::string>{} : marks_.badChannels);
+  const Marks& marks = workspace_->marks();
+  browser->setBadChannels(doc.derived ? std::vector<std::string>{} : marks.badChannels);
   if (!doc.derived) {
-    browser->setUserAnnotations(marks_.userAnnotations);
-    browser->setFileAnnotations(marks_.fileAnnotations);
+    browser->setUserAnnotations(marks.userAnnotations);
+    browser->setFileAnnotations(marks.fileAnnotations);
     annotations_->attach(browser);
   }
   connect(pane, &BrowserPane::selectionChanged, this, [this, pane] {
@@ -263,15 +277,11 @@ int MainWindow::addDocument(Document doc) {
     // A later successful redraw clears a montage/filter problem message.
     if (displayProblems_.erase(pane) && pane == currentPane()) updateInfoBar();
   });
-  const QString title = doc.title;
-  const QString tip = doc.path.isEmpty() ? doc.origin : doc.path;
-  documents_.push_back(std::move(doc));
-  int index = 0;
   {
     // One explicit update below instead of one per tab-widget signal.
     const QSignalBlocker block(tabs_);
-    index = tabs_->addTab(pane, title);
-    tabs_->setTabToolTip(index, tip);
+    tabs_->insertTab(index, pane, doc.title);
+    tabs_->setTabToolTip(index, doc.path.isEmpty() ? doc.origin : doc.path);
     if (index == 0) {
       // The recording itself: closing it is "open another"; only derived tabs close.
       tabs_->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);
@@ -281,51 +291,9 @@ int MainWindow::addDocument(Document doc) {
   }
   onCurrentTabChanged(index);
   emit documentAdded(index);
-  return index;
 }
 
-namespace {
-
-// An undo step made of two closures.
-class StepCommand : public QUndoCommand {
- public:
-  StepCommand(const QString& text, std::function<void()> redo, std::function<void()> undo)
-      : redo_(std::move(redo)), undo_(std::move(undo)) {
-    setText(text);
-  }
-  void redo() override { redo_(); }
-  void undo() override { undo_(); }
-
- private:
-  std::function<void()> redo_, undo_;
-};
-
-}  // namespace
-
-int MainWindow::addDerivedDocument(Document doc, JobId id, JobRecord record,
-                                   const QString& undoText) {
-  // The pane made by each redo, so undo closes that tab wherever it has moved.
-  auto added = std::make_shared<QPointer<BrowserPane>>();
-  undo_->push(new StepCommand(
-      undoText,
-      [this, doc, record, id, added] {
-        sessionJobs_[id] = record;
-        const int index = addDocument(doc);
-        *added = documents_[static_cast<std::size_t>(index)].pane;
-      },
-      [this, id, added] {
-        sessionJobs_.erase(id);
-        for (std::size_t i = 0; i < documents_.size(); ++i) {
-          if (*added && documents_[i].pane == *added) {
-            closeTab(static_cast<int>(i));
-            break;
-          }
-        }
-      }));
-  return tabs_->currentIndex();
-}
-
-void MainWindow::closeAllDocuments() {
+void MainWindow::removeAllTabs() {
   // Remove tabs before their documents so currentChanged never sees a stale index.
   const QSignalBlocker block(tabs_);
   while (tabs_->count() > 0) {
@@ -333,27 +301,28 @@ void MainWindow::closeAllDocuments() {
     tabs_->removeTab(0);
     delete w;
   }
-  documents_.clear();
   displayProblems_.clear();
   onCurrentTabChanged(-1);
 }
 
-void MainWindow::closeTab(int index) {
-  if (index <= 0 || index >= static_cast<int>(documents_.size())) return;
-  BrowserPane* pane = documents_[static_cast<size_t>(index)].pane;
+void MainWindow::closeTab(int index) { workspace_->removeDocument(index); }
+
+void MainWindow::removeTabAt(int index) {
+  auto* pane = qobject_cast<BrowserPane*>(tabs_->widget(index));
   {
     const QSignalBlocker block(tabs_);
     tabs_->removeTab(index);
   }
   displayProblems_.erase(pane);
-  documents_.erase(documents_.begin() + index);
   delete pane;
   onCurrentTabChanged(tabs_->currentIndex());
 }
 
 void MainWindow::onCurrentTabChanged(int index) {
-  const Document* doc = documentAt(index);
-  if (!doc) {
+  workspace_->setCurrentIndex(index);
+  const Document* doc = workspace_->document(index);
+  BrowserPane* pane = paneAt(index);
+  if (!doc || !pane) {
     channelModel_->setRecording(nullptr);
     annotationModel_->setAnnotations({});
     info_->setRecording(nullptr);
@@ -367,13 +336,13 @@ void MainWindow::onCurrentTabChanged(int index) {
     return;
   }
   channelModel_->setRecording(doc->recording);
-  channelModel_->setVisibility(doc->pane->channelVisibility());
+  channelModel_->setVisibility(pane->channelVisibility());
   annotationModel_->setAnnotations(fileAnnotations(*doc));
   annotationModel_->setUserAnnotations(doc->derived ? std::vector<Annotation>{}
-                                                    : marks_.userAnnotations);
+                                                    : workspace_->marks().userAnnotations);
   annotations_->refresh();
   info_->setRecording(doc->recording, doc->origin);
-  toolbar_->setBrowser(doc->pane->browser());
+  toolbar_->setBrowser(pane->browser());
   fileLabel_->setText(doc->path.isEmpty() ? doc->title : doc->path);
   setWindowTitle(doc->title + QStringLiteral(" - ModeScope"));
   syncChannelSelectionFromBrowser();
@@ -421,37 +390,11 @@ void MainWindow::updateInfoBar() {
         messages.append({d.severity, QString::fromStdString(d.message)});
       }
     }
-    if (auto it = displayProblems_.find(doc->pane); it != displayProblems_.end()) {
+    if (auto it = displayProblems_.find(currentPane()); it != displayProblems_.end()) {
       for (const QString& p : it->second) messages.append({Severity::Warning, p});
     }
   }
   infoBar_->setMessages(messages);
-}
-
-const std::vector<Annotation>& MainWindow::fileAnnotations(const Document& doc) const {
-  const bool marked = !doc.derived && !documents_.empty() && &doc == &documents_.front() &&
-                      unmarkedPrimary_ && unmarkedPrimary_->source == doc.recording->source;
-  if (marked && marks_.fileAnnotations) return *marks_.fileAnnotations;
-  return marked ? unmarkedPrimary_->annotations : doc.recording->annotations;
-}
-
-void MainWindow::setUserAnnotations(std::vector<Annotation> annotations) {
-  setAnnotations(marks_.fileAnnotations, std::move(annotations));
-}
-
-void MainWindow::setAnnotations(std::optional<std::vector<Annotation>> file,
-                                std::vector<Annotation> user) {
-  // Through setMarks: an annotation starting with "bad" is a bad segment, which the recording
-  // that methods read must carry too, and the corrected file annotations replace the file's.
-  Marks marks = marks_;
-  marks.fileAnnotations = std::move(file);
-  marks.userAnnotations = std::move(user);
-  setMarks(std::move(marks));
-  const Document* doc = currentDocument();
-  if (doc) annotationModel_->setAnnotations(fileAnnotations(*doc));
-  annotationModel_->setUserAnnotations(doc && !doc->derived ? marks_.userAnnotations
-                                                            : std::vector<Annotation>{});
-  emit userAnnotationsChanged();
 }
 
 void MainWindow::updateCursorTime(const QPoint& pos) {
@@ -463,9 +406,11 @@ void MainWindow::updateCursorTime(const QPoint& pos) {
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::Paint) {
-    for (Document& doc : documents_) {
-      if (doc.pane && watched == doc.pane->browser() && !doc.pageDrawn) {
-        doc.pageDrawn = true;
+    for (int i = 0; i < tabs_->count(); ++i) {
+      BrowserPane* pane = paneAt(i);
+      // A property of the pane: the workspace's documents know nothing of painting.
+      if (pane && watched == pane->browser() && !pane->property("modescopePageDrawn").toBool()) {
+        pane->setProperty("modescopePageDrawn", true);
         // After this paint event has been handled, i.e. once the page is on screen.
         QTimer::singleShot(0, this, [this] { emit pageDrawn(); });
       }
@@ -492,11 +437,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 QStringList MainWindow::unsavedWork() const {
-  QStringList lost;
-  for (const Document& d : documents_) {
-    if (d.derived && !d.exported)
-      lost << tr("the derived recording \"%1\" (not exported)").arg(d.title);
-  }
+  QStringList lost = workspace_->unsavedWork();
   for (const QDockWidget* dock : findChildren<QDockWidget*>()) {
     if (!dock->property(kResultDockProperty).toBool()) continue;
     const auto* tabs = dock->findChild<QTabWidget*>();

@@ -1,6 +1,9 @@
 // The main window: the signal browser (one tab per recording: the opened one first, derived
 // results after it), the view tool bar, docks for channels, annotations, recording information
-// and jobs, the menus, and the status bar (backend, file, cursor time).
+// and jobs, the menus, and the status bar (backend, file, cursor time). What it shows (the
+// documents, job records, marks, undo stack and history) belongs to its Workspace
+// (app/gui/workspace.h); the window makes a tab per document on the workspace's signals and is
+// the workflows' WorkflowHost.
 //
 // Everything slow runs as an engine job through EngineBridge (opening, generating, filtering,
 // exporting, sessions), so the window never freezes; the public actions below return the job's
@@ -16,6 +19,8 @@
 
 #include "app/core/pipeline.h"
 #include "app/gui/preprocess_dialog.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/job_queue.h"
 #include "engine/io/session.h"
 #include "engine/synth/synthetic_eeg.h"
@@ -47,6 +52,7 @@ class IcaWorkflow;
 class MemdWorkflow;
 class InfoBar;
 class JobListWidget;
+class MontageWorkflow;
 class RecordingInfoWidget;
 class SignalBrowser;
 class TfWorkflow;
@@ -54,21 +60,7 @@ struct DerivedRecording;
 struct LoadedSession;
 struct OpenedRecording;
 
-// One tab: a recording and how it came to be.
-struct Document {
-  std::shared_ptr<const Recording> recording;
-  QString path;   // file it was read from; "" for generated or derived data
-  QString title;  // tab text
-  bool demo = false;
-  bool derived = false;   // a job's result, not a file
-  bool exported = false;  // a derived recording written to a file (nothing lost on closing it)
-  QString origin;         // one line for the information panel ("" for a file opened as is)
-  Provenance provenance;
-  BrowserPane* pane = nullptr;
-  bool pageDrawn = false;
-};
-
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public WorkflowHost {
   Q_OBJECT
 
  public:
@@ -105,12 +97,12 @@ class MainWindow : public QMainWindow {
   // The steps run on the current recording (filters, decompositions, ICA), with their full
   // parameters and seeds, as a pipeline (docs/pipelines.md). Cleared when another recording
   // becomes the first tab; saved with the session.
-  const Pipeline& history() const { return history_; }
-  // Returns the step's index, for replaceRecordedStep.
-  std::size_t recordStep(PipelineStep step);
-  // A recorded step's later choices (the ICA flags' thresholds and rejections); ignored when
-  // `index` is not a step of that kind (the history was cleared meanwhile).
-  void replaceRecordedStep(std::size_t index, PipelineStep step);
+  // (Workspace::history.)
+  const Pipeline& history() const { return workspace_->history(); }
+  std::size_t recordStep(PipelineStep step) { return workspace_->recordStep(std::move(step)); }
+  void replaceRecordedStep(std::size_t index, PipelineStep step) {
+    workspace_->replaceRecordedStep(index, std::move(step));
+  }
   // File > Export pipeline: the history as a pipeline file (written atomically). False with
   // `error` set when it cannot be written.
   bool exportPipeline(const QString& path, QString* error = nullptr);
@@ -119,54 +111,49 @@ class MainWindow : public QMainWindow {
   // another; pipelineApplied / pipelineFailed report the end.
   bool applyPipeline(const QString& path, QString* error = nullptr);
 
+  // The session's data (documents, job records, marks, undo stack, history) and the one way jobs
+  // are submitted; the window shows it. The forwarding functions below are its parts.
+  Workspace& workspace() const { return *workspace_; }
   // The documents (tabs) in order, the first being the opened recording, and the marks (bad
   // channels, user annotations) of that recording.
-  const std::vector<Document>& documents() const { return documents_; }
-  const Marks& marks() const { return marks_; }
-  // Replaces the marks (user annotations sorted by onset), redraws the opened recording's
-  // browsers and gives its tab's recording the marks (withBadMarks, engine/core/bad_marks.h), so
-  // that every method and export sees the bad channels and segments (main_window_marks.cpp).
+  const std::vector<Document>& documents() const { return workspace_->documents(); }
+  const Marks& marks() const { return workspace_->marks(); }
+  // Workspace::setMarks; the opened recording's browsers are redrawn (main_window_marks.cpp).
   // BadMarksWorkflow makes the changes undoable.
-  void setMarks(Marks marks);
+  void setMarks(Marks marks) { workspace_->setMarks(std::move(marks)); }
   BadMarksWorkflow* badMarksWorkflow() const { return badMarks_; }  // bad channels and segments
   // Replaces the user's annotations (sorted by onset): the recording's browser, the Annotations
   // dock and the event types follow. Not an undo step itself (AnnotationWorkflow pushes those).
-  void setUserAnnotations(std::vector<Annotation> annotations);
+  void setUserAnnotations(std::vector<Annotation> annotations) {
+    workspace_->setUserAnnotations(std::move(annotations));
+  }
   // Replaces both: the file's annotations as corrected (nullopt: as read) and the user's.
-  void setAnnotations(std::optional<std::vector<Annotation>> file, std::vector<Annotation> user);
-  // The annotations of `doc`'s file (for the first tab: as the user corrected them, Marks::
-  // fileAnnotations): the first tab's recording also carries the user's bad segments (setMarks,
-  // for the methods), which are listed with the user's annotations instead.
-  const std::vector<Annotation>& fileAnnotations(const Document& doc) const;
+  void setAnnotations(std::optional<std::vector<Annotation>> file, std::vector<Annotation> user) {
+    workspace_->setAnnotations(std::move(file), std::move(user));
+  }
+  const std::vector<Annotation>& fileAnnotations(const Document& doc) const {
+    return workspace_->fileAnnotations(doc);
+  }
   AnnotationWorkflow* annotationWorkflow() const { return annotations_; }
   EpochWorkflow* epochWorkflow() const { return epochs_; }  // Analysis > Epochs and averages
-  // Submits a job the way every window action does: success goes to `onSuccess` (GUI thread,
-  // with the job's id), failure to an error box headed `failHeading`, cancel to the job list.
-  JobId submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
-                        const QString& failText,
-                        std::function<void(JobId, const JobOutcome&)> onSuccess);
-  // The typed form: `fn` returns the job's result T, which reaches `onSuccess` as an immutable
-  // std::shared_ptr<const T>. The engine's queue carries it type-erased; only this function
-  // looks inside.
+  // Workspace::submitTyped.
   template <class T>
   JobId submitTyped(const QString& title, std::function<T(JobContext&)> fn,
                     const QString& failHeading, const QString& failText,
                     std::function<void(JobId, std::shared_ptr<const T>)> onSuccess) {
-    return submitReporting(
-        title, [fn = std::move(fn)](JobContext& ctx) { return JobResult::of<T>(fn(ctx)); },
-        failHeading, failText,
-        [onSuccess = std::move(onSuccess)](JobId id, const JobOutcome& out) {
-          onSuccess(id, out.result.get<T>());
-        });
+    return workspace_->submitTyped<T>(title, std::move(fn), failHeading, failText,
+                                      std::move(onSuccess));
   }
 
   // The one undo stack of the window (Edit > Undo/Redo): derived recordings (filtered,
   // re-referenced, EMD- and ICA-cleaned) and the component browser's marks. Cleared when another
   // recording becomes the first tab.
-  QUndoStack* undoStack() const { return undo_; }
-  // Opens a job's derived recording as an undoable step `undoText` ("filter ..."): undo closes
-  // its tab and forgets its session record, redo opens it again. Returns the tab index.
-  int addDerivedDocument(Document doc, JobId id, JobRecord record, const QString& undoText);
+  QUndoStack* undoStack() const { return workspace_->undoStack(); }
+  // Workspace::addDerivedDocument: undo closes its tab, redo opens it again. Returns the tab
+  // index.
+  int addDerivedDocument(Document doc, JobId id, JobRecord record, const QString& undoText) {
+    return workspace_->addDerivedDocument(std::move(doc), id, std::move(record), undoText);
+  }
 
   // Parts, for the menus' helpers and for tests.
   EngineBridge* engine() const { return engine_; }
@@ -186,14 +173,20 @@ class MainWindow : public QMainWindow {
   EntropyWorkflow* entropyWorkflow() const { return entropy_; }  // Analysis > Entropy matrices
   MemdWorkflow* memdWorkflow() const { return memd_; }           // Analysis > Multivariate EMD
   TfWorkflow* tfWorkflow() const { return tf_; }                 // Analysis > Time-frequency
+  MontageWorkflow* montageWorkflow() const { return montage_; }  // View > Montage
   QLabel* backendLabel() const { return backendLabel_; }
   QLabel* fileLabel() const { return fileLabel_; }
   QLabel* cursorLabel() const { return cursorLabel_; }
   BrowserActions* browserActions() const { return browserActions_; }  // Navigate menu
-  int documentCount() const { return static_cast<int>(documents_.size()); }
+  int documentCount() const { return workspace_->documentCount(); }
   const Document* currentDocument() const;
   BrowserPane* currentPane() const;
   SignalBrowser* currentBrowser() const;  // nullptr while nothing is open
+
+  // WorkflowHost: the window, the tab (browser pane) of each document, the status bar.
+  QMainWindow* hostWindow() override { return this; }
+  BrowserPane* paneAt(int documentIndex) const override;
+  void showStatus(const QString& message, int milliseconds) override;
 
  signals:
   void recordingOpened(const QString& path);  // a file (or the demo) became the first tab
@@ -220,15 +213,18 @@ class MainWindow : public QMainWindow {
   void buildDocks();
   void buildStatusBar();
   void connectEngine();
-  int addDocument(Document doc);  // returns the tab index; the new tab becomes current
-  void closeAllDocuments();
+  void connectWorkspace();
+  // The workspace's documentAdded/Removed/Cleared: the tabs follow its documents.
+  void addTabFor(int index);  // the new tab becomes current
+  void removeTabAt(int index);
+  void removeAllTabs();
   void closeTab(int index);
+  void showMarks();  // main_window_marks.cpp
   void onCurrentTabChanged(int index);
   void syncChannelSelectionToBrowser();
   void syncChannelSelectionFromBrowser();
   void updateInfoBar();
   void updateCursorTime(const QPoint& pos);
-  Document* documentAt(int index);
 
   // main_window_menus.cpp: menus and their dialog front-ends.
   void buildMenus();
@@ -252,9 +248,9 @@ class MainWindow : public QMainWindow {
   void onDerivedReady(JobId id, const DerivedRecording& result, const QString& sourceTitle);
   void onSessionLoaded(const QString& path, const LoadedSession& loaded);
   Session collectSession() const;
-  void startNewPrimary();  // forgets the previous recording's session jobs and marks
 
   EngineBridge* engine_ = nullptr;
+  Workspace* workspace_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   InfoBar* infoBar_ = nullptr;
   BrowserToolbar* toolbar_ = nullptr;
@@ -280,18 +276,13 @@ class MainWindow : public QMainWindow {
   BrowserActions* browserActions_ = nullptr;
   AnnotationWorkflow* annotations_ = nullptr;
   EpochWorkflow* epochs_ = nullptr;
+  MontageWorkflow* montage_ = nullptr;
   QList<QAction*> documentActions_;  // enabled only while a recording is open
 
-  std::vector<Document> documents_;                            // parallel to the tabs
   std::map<const BrowserPane*, QStringList> displayProblems_;  // the browsers' own messages
-  std::map<JobId, JobRecord> sessionJobs_;  // jobs of the current recording, for sessions
-  Marks marks_;
   BadMarksWorkflow* badMarks_ = nullptr;
-  std::shared_ptr<const Recording> unmarkedPrimary_;  // the first tab's recording as opened
   bool syncingSelection_ = false;
   std::function<bool(const QString&, const QStringList&)> discardQuestion_;
-  Pipeline history_;
-  QUndoStack* undo_ = nullptr;
 };
 
 }  // namespace modescope

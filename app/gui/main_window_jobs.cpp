@@ -83,28 +83,23 @@ Provenance synthProvenance(const SynthParams& p) {
 
 JobId MainWindow::openFile(const QString& path) {
   const std::string file = nativePath(path);
-  return engine_->submit(
+  return workspace_->submitJob<OpenedRecording>(
       tr("Open %1").arg(QFileInfo(path).fileName()),
-      [file](JobContext& ctx) -> OpenedRecording {
+      [file](JobContext& ctx) {
         ctx.progress(0.0, "reading");
         OpenedRecording opened;
         opened.path = file;
         opened.recording = openRecording(file);
         return opened;
       },
-      [this, path](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          onOpened(*out.result.get<OpenedRecording>());
-        } else if (out.state == JobState::Failed) {
-          onOpenFailed(path, QString::fromStdString(out.message), false);
-        }
-      });
+      [this](JobId, std::shared_ptr<const OpenedRecording> opened) { onOpened(*opened); },
+      [this, path](const QString& message) { onOpenFailed(path, message, false); });
 }
 
 JobId MainWindow::openDemo() {
-  return engine_->submit(
+  return workspace_->submitJob<OpenedRecording>(
       tr("Open demo recording"),
-      [](JobContext& ctx) -> OpenedRecording {
+      [](JobContext& ctx) {
         ctx.progress(0.0, "reading");
         OpenedRecording opened;
         opened.path = materializeDemoRecording();
@@ -112,38 +107,16 @@ JobId MainWindow::openDemo() {
         opened.recording = openRecording(opened.path);
         return opened;
       },
-      [this](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          onOpened(*out.result.get<OpenedRecording>());
-        } else if (out.state == JobState::Failed) {
-          onOpenFailed(tr("the demo recording"), QString::fromStdString(out.message), true);
-        }
-      });
-}
-
-void MainWindow::startNewPrimary() {
-  undo_->clear();  // its steps refer to the documents of the previous recording
-  sessionJobs_.clear();
-  marks_ = Marks{};
-  history_ = Pipeline{};
-}
-
-std::size_t MainWindow::recordStep(PipelineStep step) {
-  history_.steps.push_back(std::move(step));
-  return history_.steps.size() - 1;
-}
-
-void MainWindow::replaceRecordedStep(std::size_t index, PipelineStep step) {
-  if (index < history_.steps.size() && history_.steps[index].index() == step.index())
-    history_.steps[index] = std::move(step);
+      [this](JobId, std::shared_ptr<const OpenedRecording> opened) { onOpened(*opened); },
+      [this](const QString& message) { onOpenFailed(tr("the demo recording"), message, true); });
 }
 
 bool MainWindow::exportPipeline(const QString& path, QString* error) {
   try {
-    Pipeline p = history_;
-    if (p.description.empty() && !documents_.empty()) {
+    Pipeline p = workspace_->history();
+    if (p.description.empty() && workspace_->documentCount() > 0) {
       p.description = "Recorded in ModeScope " + softwareVersion() + " on " +
-                      documents_.front().title.toStdString() + ", " + utcNowIso8601();
+                      workspace_->document(0)->title.toStdString() + ", " + utcNowIso8601();
     }
     const std::string text = writePipelineJson(p);
     AtomicOutput out(nativePath(path));
@@ -194,8 +167,6 @@ bool MainWindow::applyPipeline(const QString& path, QString* error) {
 }
 
 void MainWindow::onOpened(const OpenedRecording& opened) {
-  startNewPrimary();
-  closeAllDocuments();
   Document doc;
   doc.recording = opened.recording;
   doc.path = fromNative(opened.path);
@@ -203,14 +174,13 @@ void MainWindow::onOpened(const OpenedRecording& opened) {
   doc.title = opened.demo ? tr("Demo: PhysioNet eegmmidb S001R03") : QFileInfo(doc.path).fileName();
   if (opened.demo)
     doc.origin = tr("Embedded demo recording (see Help > About for its attribution)");
-  addDocument(std::move(doc));
   if (!opened.demo) RecentFiles::add(fromNative(opened.path));
   // The demo lives in a private temporary copy; its path would mean nothing to the user.
   statusBar()->showMessage(
       opened.demo ? tr("Opened the embedded demo recording (PhysioNet eegmmidb S001R03)")
                   : tr("Opened %1").arg(fromNative(opened.path)),
       5000);
-  emit recordingOpened(fromNative(opened.path));
+  workspace_->openPrimary(std::move(doc), fromNative(opened.path));
 }
 
 void MainWindow::onOpenFailed(const QString& path, const QString& message, bool demo) {
@@ -236,40 +206,20 @@ JobId MainWindow::newSyntheticRecording(const SynthParams& params) {
       });
 }
 
-// The common shape of GUI-started jobs: success goes to `onSuccess` (GUI thread, with the job's
-// id), failure to an error box, cancel to the job list alone.
-JobId MainWindow::submitReporting(const QString& title, JobFunction fn, const QString& failHeading,
-                                  const QString& failText,
-                                  std::function<void(JobId, const JobOutcome&)> onSuccess) {
-  auto id = std::make_shared<JobId>(0);
-  *id = engine_->submit(
-      title, std::move(fn), [this, id, failHeading, failText, onSuccess](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          onSuccess(*id, out);
-        } else if (out.state == JobState::Failed) {
-          showError(this, failHeading, failText, QString::fromStdString(out.message));
-        }
-      });
-  return *id;
-}
-
 void MainWindow::onSyntheticReady(JobId id, const DerivedRecording& result, const QString& title) {
-  startNewPrimary();
-  closeAllDocuments();
-  // Generated data have no file: the session keeps them as this job's result.
-  sessionJobs_[id] = JobRecord{title.toStdString(),
-                               jobStateName(JobState::Succeeded),
-                               {},
-                               result.provenance,
-                               result.recording};
   Document doc;
   doc.recording = result.recording;
   doc.title = title;
   doc.origin =
       tr("Generated: synthetic EEG, seed %1").arg(QString::fromStdString(result.provenance.seed));
   doc.provenance = result.provenance;
-  addDocument(std::move(doc));
-  emit recordingOpened(QString());
+  workspace_->openPrimary(std::move(doc), QString());
+  // Generated data have no file: the session keeps them as this job's result.
+  workspace_->recordJob(id, JobRecord{title.toStdString(),
+                                      jobStateName(JobState::Succeeded),
+                                      {},
+                                      result.provenance,
+                                      result.recording});
 }
 
 JobId MainWindow::runPreprocess(const PreprocessRequest& request) {
@@ -327,18 +277,19 @@ JobId MainWindow::exportRecording(const QString& path) {
   const Document* doc = currentDocument();
   if (!doc) return 0;
   std::shared_ptr<const Recording> rec = doc->recording;
-  if (!doc->derived && !marks_.userAnnotations.empty()) {
+  const Marks& marks = workspace_->marks();
+  if (!doc->derived && !marks.userAnnotations.empty()) {
     // The user's annotations go into the file with the recording's own (EDF+ TALs, HDF5).
     // Bad segments are user annotations that setMarks already put into the recording (for the
     // methods): drop those copies first so each is written once.
     auto marked = std::make_shared<Recording>(*rec);
-    std::erase_if(marked->annotations, [this](const Annotation& a) {
+    std::erase_if(marked->annotations, [&marks](const Annotation& a) {
       return std::any_of(
-          marks_.userAnnotations.begin(), marks_.userAnnotations.end(), [&a](const Annotation& u) {
+          marks.userAnnotations.begin(), marks.userAnnotations.end(), [&a](const Annotation& u) {
             return u.onset == a.onset && u.duration == a.duration && u.text == a.text;
           });
     });
-    marked->annotations = mergeAnnotations(marked->annotations, marks_.userAnnotations);
+    marked->annotations = mergeAnnotations(marked->annotations, marks.userAnnotations);
     rec = std::move(marked);
   }
   Provenance prov = doc->provenance;
@@ -348,17 +299,16 @@ JobId MainWindow::exportRecording(const QString& path) {
   }
   completeProvenance(prov);
   const std::string file = nativePath(path);
-  return submitReporting(
+  return submitTyped<std::string>(
       tr("Export %1").arg(QFileInfo(path).fileName()),
-      [rec, prov, file](JobContext& ctx) -> std::string {
+      [rec, prov, file](JobContext& ctx) {
         writeRecording(*rec, file, outputFormatForPath(file), prov, ctx);
         return file;
       },
       tr("Export failed"), tr("Could not write %1.").arg(path),
-      [this, path, source = doc->recording](JobId, const JobOutcome&) {
+      [this, path, source = doc->recording](JobId, std::shared_ptr<const std::string>) {
         // The derived recording is now in a file: closing it loses nothing.
-        for (Document& d : documents_)
-          if (d.recording == source) d.exported = true;
+        workspace_->markExported(source);
         statusBar()->showMessage(tr("Recording written to %1").arg(path), 5000);
       });
 }
@@ -374,16 +324,16 @@ bool MainWindow::exportPage(const QString& path, QString* error) {
 
 Session MainWindow::collectSession() const {
   Session s;
-  if (!documents_.empty()) {
-    const Document& primary = documents_.front();
-    s.recordingPath = primary.demo ? kDemoSessionPath : nativePath(primary.path);
-    s.view = primary.pane->viewState();  // with a derivation montage, if one is shown
+  if (const Document* primary = workspace_->document(0)) {
+    s.recordingPath = primary->demo ? kDemoSessionPath : nativePath(primary->path);
+    s.view = paneAt(0)->viewState();  // with a derivation montage, if one is shown
   }
-  for (const auto& [id, record] : sessionJobs_) s.jobs.push_back(record);
-  s.marks = marks_;
+  for (const auto& [id, record] : workspace_->jobRecords()) s.jobs.push_back(record);
+  s.marks = workspace_->marks();
+  const Pipeline& history = workspace_->history();
   s.icaResults = ica_->sessionEntries();
   try {
-    s.historyPipeline = history_.steps.empty() ? std::string() : writePipelineJson(history_);
+    s.historyPipeline = history.steps.empty() ? std::string() : writePipelineJson(history);
   } catch (const Error& e) {
     // A step that pipeline version 1 cannot say (a filter with a custom transition width) is
     // left out of the session's history, not the session itself.
@@ -397,29 +347,25 @@ Session MainWindow::collectSession() const {
 JobId MainWindow::saveSession(const QString& path) {
   const Session session = collectSession();
   const std::string file = nativePath(path);
-  return engine_->submit(
+  return submitTyped<std::string>(
       tr("Save session %1").arg(QFileInfo(path).fileName()),
-      [session, file](JobContext& ctx) -> std::string {
+      [session, file](JobContext& ctx) {
         ctx.progress(0.0, "writing");
         ::modescope::saveSession(session, file);
         return file;
       },
-      [this, path](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
-          emit sessionSaved(path);
-        } else if (out.state == JobState::Failed) {
-          showError(this, tr("Saving the session failed"), tr("Could not write %1.").arg(path),
-                    QString::fromStdString(out.message));
-        }
+      tr("Saving the session failed"), tr("Could not write %1.").arg(path),
+      [this, path](JobId, std::shared_ptr<const std::string>) {
+        statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
+        emit sessionSaved(path);
       });
 }
 
 JobId MainWindow::loadSession(const QString& path) {
   const std::string file = nativePath(path);
-  return engine_->submit(
+  return workspace_->submitJob<LoadedSession>(
       tr("Open session %1").arg(QFileInfo(path).fileName()),
-      [file](JobContext& ctx) -> LoadedSession {
+      [file](JobContext& ctx) {
         ctx.progress(0.0, "reading session");
         LoadedSession loaded;
         loaded.session = ::modescope::loadSession(file);
@@ -434,24 +380,21 @@ JobId MainWindow::loadSession(const QString& path) {
         if (!loaded.recordingPath.empty()) loaded.recording = openRecording(loaded.recordingPath);
         return loaded;
       },
-      [this, path](const JobOutcome& out) {
-        if (out.state == JobState::Succeeded) {
-          onSessionLoaded(path, *out.result.get<LoadedSession>());
-        } else if (out.state == JobState::Failed) {
-          showOpenError(this, path, QString::fromStdString(out.message));
-          emit openFailed(path, QString::fromStdString(out.message));
-        }
+      [this, path](JobId, std::shared_ptr<const LoadedSession> loaded) {
+        onSessionLoaded(path, *loaded);
+      },
+      [this, path](const QString& message) {
+        showOpenError(this, path, message);
+        emit openFailed(path, message);
       });
 }
 
 void MainWindow::onSessionLoaded(const QString& path, const LoadedSession& loaded) {
-  startNewPrimary();
-  closeAllDocuments();
-  marks_ = loaded.session.marks;
+  workspace_->startNew(loaded.session.marks);
   if (!loaded.session.historyPipeline.empty()) {
     try {
-      history_ = readPipeline(parseJson(loaded.session.historyPipeline, path.toStdString()),
-                              path.toStdString());
+      workspace_->setHistory(readPipeline(
+          parseJson(loaded.session.historyPipeline, path.toStdString()), path.toStdString()));
     } catch (const Error& e) {
       qWarning("ModeScope: the session's history could not be read: %s", e.what());
     }
@@ -463,31 +406,31 @@ void MainWindow::onSessionLoaded(const QString& path, const LoadedSession& loade
     doc.demo = loaded.demo;
     doc.title =
         loaded.demo ? tr("Demo: PhysioNet eegmmidb S001R03") : QFileInfo(doc.path).fileName();
-    addDocument(std::move(doc));
+    workspace_->addDocument(std::move(doc));
   }
   for (const JobRecord& record : loaded.session.jobs) {
     const JobId row =
         jobList_->addFinishedJob(QString::fromStdString(record.title), parseJobState(record.state),
                                  QString::fromStdString(record.message));
-    sessionJobs_[row] = record;  // saved again with the next session
+    workspace_->recordJob(row, record);  // saved again with the next session
     if (!record.resultRecording) continue;
     Document doc;
     doc.recording = record.resultRecording;
     doc.title = QString::fromStdString(record.title);
     // A generated recording with no file is the session's first tab, not a derived one.
-    doc.derived = !documents_.empty();
+    doc.derived = workspace_->documentCount() > 0;
     doc.origin = tr("Result restored from session %1").arg(QFileInfo(path).fileName());
     doc.provenance = record.provenance;
-    addDocument(std::move(doc));
+    workspace_->addDocument(std::move(doc));
   }
-  if (!documents_.empty()) {
+  if (workspace_->documentCount() > 0) {
     // The view state belongs to the first tab (collectSession saves it from there).
     tabs_->setCurrentIndex(0);
-    documents_.front().pane->setViewState(loaded.session.view);
+    paneAt(0)->setViewState(loaded.session.view);
   }
   ica_->restoreSession(loaded.session.icaResults);  // summarised again on the engine thread
   statusBar()->showMessage(tr("Session %1 opened").arg(path), 5000);
-  emit sessionLoaded(path);
+  workspace_->finishSessionLoad(path);
 }
 
 }  // namespace modescope

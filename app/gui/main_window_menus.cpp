@@ -55,8 +55,8 @@ void rememberDirectory(const QString& path) {
 
 void MainWindow::buildMenus() {
   // The entropy matrices' dock, made here (after the other docks) so the View menu lists it.
-  entropy_ = new EntropyWorkflow(this);
-  tf_ = new TfWorkflow(this);  // its dock, likewise
+  entropy_ = new EntropyWorkflow(*workspace_, *this);
+  tf_ = new TfWorkflow(*workspace_, *this, ica_, emd_);  // its dock, likewise
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseAndOpenFile);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
@@ -95,9 +95,9 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+  QAction* undo = undoStack()->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
-  QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+  QAction* redo = undoStack()->createRedoAction(this, tr("&Redo"));
   redo->setShortcut(QKeySequence::Redo);
   edit->addAction(undo);
   edit->addAction(redo);
@@ -120,7 +120,7 @@ void MainWindow::buildMenus() {
 
   // The methods' actions come from the one method list (app/core/method_registry.h); each id
   // opens its workflow's dialog.
-  auto* montageFlow = new MontageWorkflow(this);
+  montage_ = new MontageWorkflow(*workspace_, *this);
   const std::map<std::string, std::function<void()>> openDialog = {
       {"filter", [this] { askPreprocess(); }},
       {"emd", [this] { emd_->askDecompose(); }},
@@ -131,7 +131,7 @@ void MainWindow::buildMenus() {
       {"interpolate", [this] { badMarks_->askInterpolate(); }},
       {"epoch", [this] { epochs_->askEpochs(); }},
       {"tfr", [this] { tf_->openForCurrentChannel(); }},
-      {"montage", [montageFlow] { montageFlow->askApply(); }},
+      {"montage", [this] { montage_->askApply(); }},
   };
   std::map<std::string, QMenu*> methodMenus;
   methodMenus["Process"] = menuBar()->addMenu(tr("&Process"));
@@ -258,7 +258,7 @@ void MainWindow::chooseAndLoadSession() {
 }
 
 void MainWindow::chooseAndExportPipeline() {
-  if (history_.steps.empty()) {
+  if (history().steps.empty()) {
     showError(this, tr("Export pipeline"), tr("Nothing to export yet."),
               tr("The pipeline records the filters, decompositions and ICA runs made on this "
                  "recording; run one first."));
@@ -329,7 +329,7 @@ void MainWindow::askSyntheticRecording() {
 void MainWindow::askPreprocess() {
   const Document* doc = currentDocument();
   if (!doc) return;
-  PreprocessDialog dialog(doc->recording, doc->pane->selectedChannels(), this);
+  PreprocessDialog dialog(doc->recording, currentPane()->selectedChannels(), this);
   if (dialog.exec() == QDialog::Accepted) runPreprocess(dialog.request());
 }
 

@@ -183,10 +183,7 @@ void MemdDialog::validate() {
 MemdRequest MemdDialog::request() const {
   MemdRequest r;
   r.params = params();
-  r.channels = channels_->checkedChannels();
-  r.startSeconds = range_->startSeconds();
-  r.durationSeconds = range_->durationSeconds();
-  r.backend = range_->backend();
+  static_cast<RequestSelection&>(r) = range_->selection(*channels_);
   r.presetName = currentPresetName().toStdString();
   return r;
 }

@@ -27,9 +27,7 @@ std::string mebibytes(double bytes) {
 
 MemdJobSpec toJobSpec(const MemdRequest& request, const std::string& inputFile) {
   MemdJobSpec spec;
-  spec.channels = request.channels;
-  spec.startSeconds = request.startSeconds;
-  spec.durationSeconds = request.durationSeconds;
+  static_cast<Selection&>(spec) = request;  // channels and range
   spec.params = request.params;
   spec.presetName = request.presetName;
   spec.inputFile = inputFile;

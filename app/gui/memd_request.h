@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/core/memd_job.h"
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/recording.h"
 #include "engine/hht/hht.h"
@@ -19,13 +20,9 @@
 
 namespace modescope {
 
-struct MemdRequest {
+struct MemdRequest : RequestSelection {  // channels, range, backend
   MemdParams params;
-  std::vector<std::size_t> channels;     // indices into the recording; one sample rate
-  double startSeconds = 0.0;             // s from the recording start
-  double durationSeconds = -1.0;         // s; < 0: to the end
-  std::optional<BackendChoice> backend;  // nullopt: the Compute menu's choice
-  std::string presetName;                // "" when the fields differ from every preset
+  std::string presetName;  // "" when the fields differ from every preset
 };
 
 // The job spec runMemdJob takes; `inputFile` goes into the provenance ("" = the recording's

@@ -6,13 +6,13 @@
 #include <QTabWidget>
 
 #include "app/gui/emd_results_pane.h"
-#include "app/gui/engine_bridge.h"
 #include "app/gui/imf_cleaning_job.h"
-#include "app/gui/main_window.h"
 #include "app/gui/memd_dialog.h"
 #include "app/gui/memd_results_pane.h"
+#include "app/gui/method_run.h"
 #include "app/gui/result_dock.h"
 #include "app/gui/session_history.h"
+#include "app/gui/workflow_host.h"
 #include "widgets/browser_pane.h"
 #include "widgets/signal_browser.h"
 
@@ -34,13 +34,14 @@ MemdViewResult runMemdView(const Recording& rec, const MemdRequest& request,
   return out;
 }
 
-MemdWorkflow::MemdWorkflow(MainWindow* window) : QObject(window), window_(window) {
-  results_ = new ResultDock(window, tr("Multivariate EMD"), QStringLiteral("memd"));
+MemdWorkflow::MemdWorkflow(Workspace& workspace, WorkflowHost& host)
+    : QObject(host.hostWindow()), workspace_(workspace), host_(host) {
+  results_ = new ResultDock(host.hostWindow(), tr("Multivariate EMD"), QStringLiteral("memd"));
   dock_ = results_->dock();
   tabs_ = results_->tabs();
   // Results belong to the recording they came from (as the Decomposition dock).
-  connect(window, &MainWindow::recordingOpened, results_, &ResultDock::closeAll);
-  connect(window, &MainWindow::sessionLoaded, results_, &ResultDock::closeAll);
+  connect(&workspace, &Workspace::recordingOpened, results_, &ResultDock::closeAll);
+  connect(&workspace, &Workspace::sessionLoaded, results_, &ResultDock::closeAll);
 }
 
 MemdResultsPane* MemdWorkflow::currentResults() const {
@@ -48,38 +49,38 @@ MemdResultsPane* MemdWorkflow::currentResults() const {
 }
 
 void MemdWorkflow::askMemd() {
-  const Document* doc = window_->currentDocument();
-  if (!doc) return;
-  const SignalBrowser* browser = doc->pane->browser();
+  const Document* doc = workspace_.currentDocument();
+  BrowserPane* pane = host_.paneAt(workspace_.currentIndex());
+  if (!doc || !pane) return;
+  const SignalBrowser* browser = pane->browser();
   // The GPU plan is shown when the window computes on CUDA (its device's memory).
   std::size_t deviceBytes = 0;
-  if (const auto backend = window_->engine()->backend();
+  if (const auto backend = workspace_.engine()->backend();
       backend && backend->info().kind == BackendKind::Cuda)
     deviceBytes = backend->info().memoryBytes;
   // The page on screen is the natural first range (as for EMD).
-  MemdDialog dialog(doc->recording, doc->pane->selectedChannels(), browser->pageStart(),
-                    browser->pageLength(), deviceBytes, window_);
+  MemdDialog dialog(doc->recording, pane->selectedChannels(), browser->pageStart(),
+                    browser->pageLength(), deviceBytes, host_.hostWindow());
   if (dialog.exec() == QDialog::Accepted) runMemd(dialog.request());
 }
 
 JobId MemdWorkflow::runMemd(const MemdRequest& request) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
-  const QString source = doc->title;
-  const std::string inputFile =
-      doc->path.isEmpty() ? doc->title.toStdString() : QFile::encodeName(doc->path).toStdString();
+  const std::string inputFile = documentInputFile(*doc);
   const QString what = QString::fromStdString(describeMemd(*rec, request));
-  EngineBridge* engine = window_->engine();
-  QPointer<BrowserPane> browserPane = doc->pane;
-  return window_->submitTyped<MemdViewResult>(
-      tr("%1 in %2").arg(what, source),
-      [rec, request, engine, inputFile](JobContext& ctx) -> MemdViewResult {
-        return runMemdView(*rec, request, inputFile, *engine->backendFor(request.backend), ctx);
+  QPointer<BrowserPane> browserPane = host_.paneAt(workspace_.currentIndex());
+  return submitMethodRun<MemdViewResult>(
+      workspace_,
+      {tr("%1 in %2").arg(what, doc->title), tr("MEMD failed"),
+       tr("Could not compute the %1.").arg(what)},
+      request.backend,
+      [rec, request, inputFile](ComputeBackend& backend, JobContext& ctx) {
+        return runMemdView(*rec, request, inputFile, backend, ctx);
       },
-      tr("MEMD failed"), tr("Could not compute the %1.").arg(what),
-      [this, rec, what, request, browserPane](JobId, std::shared_ptr<const MemdViewResult> result) {
-        window_->recordStep(historyStep(*rec, request));
+      [this, rec, what, request, browserPane](std::shared_ptr<const MemdViewResult> result) {
+        workspace_.recordStep(historyStep(*rec, request));
         showResults(rec, *result, what, browserPane);
       });
 }
@@ -114,7 +115,7 @@ MemdResultsPane* MemdWorkflow::showResults(std::shared_ptr<const Recording> reco
 
 JobId MemdWorkflow::applyCleaned(MemdResultsPane* pane) {
   if (!pane) return 0;
-  return submitImfCleaning(window_, pane->recording(), pane->modes(), pane->droppedRows(),
+  return submitImfCleaning(workspace_, host_, pane->recording(), pane->modes(), pane->droppedRows(),
                            pane->title(), QStringLiteral("MEMD"),
                            [this](int index) { emit cleanedRecordingOpened(index); });
 }

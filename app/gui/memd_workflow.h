@@ -7,7 +7,7 @@
 // (File > Export pipeline; File > Apply pipeline and `modescope-cli run` replay it).
 // "Apply as cleaned recording" opens the kept IMFs' sum as a derived tab (imf_cleaning_job.h).
 //
-// Thread rules: GUI thread. MainWindow owns it; it uses only MainWindow's public interface.
+// Thread rules: GUI thread. MainWindow owns it; it sees the Workspace and the WorkflowHost.
 #pragma once
 
 #include <QObject>
@@ -22,7 +22,8 @@ class QTabWidget;
 namespace modescope {
 
 class BrowserPane;
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 class MemdResultsPane;
 class ResultDock;
 
@@ -43,7 +44,8 @@ class MemdWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit MemdWorkflow(MainWindow* window);  // creates the (hidden) dock
+  // Creates the (hidden) result dock in the host's window.
+  MemdWorkflow(Workspace& workspace, WorkflowHost& host);
 
   QDockWidget* dock() const { return dock_; }
   QTabWidget* resultTabs() const { return tabs_; }
@@ -66,7 +68,8 @@ class MemdWorkflow : public QObject {
   void cleanedRecordingOpened(int tabIndex);
 
  private:
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
   ResultDock* results_ = nullptr;
   QDockWidget* dock_ = nullptr;
   QTabWidget* tabs_ = nullptr;

@@ -8,23 +8,26 @@
 #include "app/core/pipeline_montage.h"
 #include "app/gui/derived_tab.h"
 #include "app/gui/job_results.h"
-#include "app/gui/main_window.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/error.h"
 #include "engine/io/montage_file.h"
 #include "widgets/browser_pane.h"
 
 namespace modescope {
 
-MontageWorkflow::MontageWorkflow(MainWindow* window) : QObject(window), window_(window) {
+MontageWorkflow::MontageWorkflow(Workspace& workspace, WorkflowHost& host)
+    : QObject(host.hostWindow()), workspace_(workspace), host_(host) {
   setObjectName(QStringLiteral("montageWorkflow"));
 }
 
 void MontageWorkflow::askApply() {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return;
   // What the tab shows is what the user means.
-  if (doc->pane && doc->pane->derivations()) {
-    const DerivationMontage& shown = *doc->pane->derivations();
+  const BrowserPane* pane = host_.paneAt(workspace_.currentIndex());
+  if (pane && pane->derivations()) {
+    const DerivationMontage& shown = *pane->derivations();
     apply(shown, builtinMontageName(shown, *doc->recording));
     return;
   }
@@ -36,13 +39,14 @@ void MontageWorkflow::askApply() {
   items << fromFile;
   bool ok = false;
   const QString choice = QInputDialog::getItem(
-      window_, tr("Apply montage as new recording"),
+      host_.hostWindow(), tr("Apply montage as new recording"),
       tr("The tab shows the channels as recorded. Montage to apply:"), items, 0, false, &ok);
   if (!ok) return;
   try {
     if (choice == fromFile) {
-      const QString path = QFileDialog::getOpenFileName(window_, tr("Montage file"), QString(),
-                                                        tr("Montages (*.montage);;All files (*)"));
+      const QString path =
+          QFileDialog::getOpenFileName(host_.hostWindow(), tr("Montage file"), QString(),
+                                       tr("Montages (*.montage);;All files (*)"));
       if (path.isEmpty()) return;
       apply(readMontageFile(path.toStdString()), path.toStdString());
       return;
@@ -50,12 +54,12 @@ void MontageWorkflow::askApply() {
     const std::string name = choice.section(QStringLiteral(" - "), 0, 0).toStdString();
     apply(builtinMontage(name, *doc->recording).value(), name);
   } catch (const Error& e) {
-    window_->statusBar()->showMessage(QString::fromUtf8(e.what()), 10000);
+    host_.showStatus(QString::fromUtf8(e.what()), 10000);
   }
 }
 
 JobId MontageWorkflow::apply(const DerivationMontage& montage, const std::string& source) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   const std::shared_ptr<const Recording> rec = doc->recording;
   MontageJobSpec spec;
@@ -64,7 +68,7 @@ JobId MontageWorkflow::apply(const DerivationMontage& montage, const std::string
   spec.inputFile = doc->path.isEmpty() ? doc->title.toStdString() : doc->path.toStdString();
   const QString name = QString::fromStdString(montage.name.empty() ? source : montage.name);
   const QString sourceTitle = doc->title;
-  return window_->submitTyped<DerivedRecording>(
+  return workspace_.submitTyped<DerivedRecording>(
       tr("Montage %1 of %2").arg(name, sourceTitle),
       [rec, spec](JobContext& ctx) {
         MontageJobResult r = runMontageJob(rec, spec, ctx);
@@ -78,9 +82,9 @@ JobId MontageWorkflow::apply(const DerivationMontage& montage, const std::string
         PipelineMontageStep step;
         step.builtin = builtinMontageName(montage, *rec);
         if (step.builtin.empty()) step.montage = montage;
-        window_->recordStep(step);
+        workspace_.recordStep(step);
         const int tab =
-            openDerivedTab(window_, id, *result,
+            openDerivedTab(workspace_, host_, id, *result,
                            {tr("%1 (%2)").arg(sourceTitle, name),
                             tr("%1 with the montage %2 applied").arg(sourceTitle, name),
                             tr("montage %1").arg(name), tr("Montage recording opened")});
@@ -89,7 +93,7 @@ JobId MontageWorkflow::apply(const DerivationMontage& montage, const std::string
 }
 
 JobId MontageWorkflow::applyStep(const PipelineMontageStep& step) {
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return 0;
   return apply(montageStepMontage(step, *doc->recording),
                step.builtin.empty() ? "the pipeline's derivations" : step.builtin);

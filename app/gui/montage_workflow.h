@@ -5,7 +5,7 @@
 // built-in's name when the montage is one, else its derivations), which a replay in the window or
 // `modescope-cli run` reproduces bit for bit.
 //
-// Thread rules: GUI thread. A child of the MainWindow (found with findChild).
+// Thread rules: GUI thread. MainWindow owns it (MainWindow::montageWorkflow).
 #pragma once
 
 #include <QObject>
@@ -18,13 +18,14 @@
 
 namespace modescope {
 
-class MainWindow;
+class WorkflowHost;
+class Workspace;
 
 class MontageWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit MontageWorkflow(MainWindow* window);
+  MontageWorkflow(Workspace& workspace, WorkflowHost& host);
 
   // The menu action: the current tab's montage, else a choice (built-in or file).
   void askApply();
@@ -39,7 +40,8 @@ class MontageWorkflow : public QObject {
   void applied(int tab);  // the derived recording's tab
 
  private:
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
 };
 
 }  // namespace modescope

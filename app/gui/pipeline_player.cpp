@@ -62,7 +62,7 @@ void PipelinePlayer::runStep() {
       spec.keepEpochs = p->epochs;
       running_ = window_->epochWorkflow()->runEpochs(spec);
     } else if (const auto* g = std::get_if<PipelineMontageStep>(&step)) {
-      running_ = window_->findChild<MontageWorkflow*>()->applyStep(*g);
+      running_ = window_->montageWorkflow()->applyStep(*g);
     } else if (std::holds_alternative<PipelineTfStep>(step)) {
       // The window's time-frequency view is computed for the page on screen; the step's file
       // (whole selection, ridges, reconstruction) is the command line's.

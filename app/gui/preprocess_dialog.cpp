@@ -1,9 +1,7 @@
 #include "app/gui/preprocess_dialog.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -13,16 +11,12 @@
 #include <algorithm>
 
 #include "app/gui/channel_checklist.h"
+#include "app/gui/range_backend_box.h"
 #include "engine/dsp/filter_param_table.h"
 #include "widgets/filter_spec_editor.h"
 #include "widgets/param_editor.h"
 
 namespace modescope {
-namespace {
-
-constexpr int kCurrentBackend = -1;
-
-}  // namespace
 
 PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
                                    const std::vector<int>& selected, QWidget* parent)
@@ -76,33 +70,8 @@ PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
 
   channels_ = new ChannelChecklist(*recording_, selected, this);
 
-  const double duration = rec.duration();
-  start_ = new QDoubleSpinBox(this);
-  start_->setRange(0.0, std::max(0.0, duration));
-  start_->setDecimals(3);
-  start_->setSuffix(QStringLiteral(" s"));
-  duration_ = new QDoubleSpinBox(this);
-  duration_->setRange(0.001, std::max(0.001, duration));
-  duration_->setDecimals(3);
-  duration_->setSuffix(QStringLiteral(" s"));
-  duration_->setValue(duration);
-  duration_->setEnabled(false);
-  toEnd_ = new QCheckBox(tr("to the end"), this);
-  toEnd_->setChecked(true);
-  connect(toEnd_, &QCheckBox::toggled, duration_, [this](bool on) { duration_->setEnabled(!on); });
-  auto* timeBox = new QGroupBox(tr("Time range"), this);
-  auto* timeForm = new QFormLayout(timeBox);
-  timeForm->addRow(tr("Start:"), start_);
-  auto* durRow = new QHBoxLayout;
-  durRow->addWidget(duration_, 1);
-  durRow->addWidget(toEnd_);
-  timeForm->addRow(tr("Duration:"), durRow);
-
-  backend_ = new QComboBox(this);
-  backend_->addItem(tr("As in the Compute menu"), kCurrentBackend);
-  backend_->addItem(tr("Auto (GPU if available)"), static_cast<int>(BackendChoice::Auto));
-  backend_->addItem(tr("CPU"), static_cast<int>(BackendChoice::Cpu));
-  backend_->addItem(tr("CUDA"), static_cast<int>(BackendChoice::Cuda));
+  range_ = new RangeBackendBox(rec.duration(), 0.0, -1.0, tr("Start of the filtered range"),
+                               tr("Length of the filtered range"), this);
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
@@ -112,10 +81,7 @@ PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
   auto* left = new QVBoxLayout;
   left->addWidget(filterBox);
   left->addWidget(refBox);
-  left->addWidget(timeBox);
-  auto* backendRow = new QFormLayout;
-  backendRow->addRow(tr("Backend:"), backend_);
-  left->addLayout(backendRow);
+  left->addWidget(range_);
   left->addStretch(1);
   auto* columns = new QHBoxLayout;
   columns->addLayout(left);
@@ -139,11 +105,7 @@ PreprocessRequest PreprocessDialog::request() const {
   if (r.spec.reference.kind == ReferenceKind::Channel) {
     r.spec.reference.channel = referenceChannel_->currentText().toStdString();
   }
-  r.channels = channels_->checkedChannels();
-  r.startSeconds = start_->value();
-  r.durationSeconds = toEnd_->isChecked() ? -1.0 : duration_->value();
-  const int b = backend_->currentData().toInt();
-  if (b != kCurrentBackend) r.backend = static_cast<BackendChoice>(b);
+  static_cast<RequestSelection&>(r) = range_->selection(*channels_);
   return r;
 }
 

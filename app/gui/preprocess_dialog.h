@@ -8,26 +8,21 @@
 #include <optional>
 #include <vector>
 
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 #include "engine/core/recording.h"
 #include "engine/dsp/preprocess.h"
 
 class QComboBox;
-class QCheckBox;
-class QDoubleSpinBox;
 
 namespace modescope {
 
 class ChannelChecklist;
 class FilterSpecEditor;
+class RangeBackendBox;
 
-struct PreprocessRequest {
+struct PreprocessRequest : RequestSelection {  // channels, range, backend
   PreprocessSpec spec;
-  std::vector<std::size_t> channels;  // indices into the recording
-  double startSeconds = 0.0;
-  double durationSeconds = -1.0;  // < 0: to the end
-  // nullopt: the backend chosen in the Compute menu.
-  std::optional<BackendChoice> backend;
 };
 
 class PreprocessDialog : public QDialog {
@@ -49,10 +44,7 @@ class PreprocessDialog : public QDialog {
   QComboBox* reference_ = nullptr;
   QComboBox* referenceChannel_ = nullptr;
   ChannelChecklist* channels_ = nullptr;
-  QDoubleSpinBox* start_ = nullptr;
-  QDoubleSpinBox* duration_ = nullptr;
-  QCheckBox* toEnd_ = nullptr;
-  QComboBox* backend_ = nullptr;
+  RangeBackendBox* range_ = nullptr;  // time range and backend (app/gui/range_backend_box.h)
 };
 
 }  // namespace modescope

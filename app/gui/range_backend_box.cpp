@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "app/core/time_range_note.h"
+#include "app/gui/channel_checklist.h"
 
 namespace modescope {
 namespace {
@@ -96,5 +97,14 @@ std::optional<BackendChoice> RangeBackendBox::backend() const {
 }
 
 void RangeBackendBox::setBackendToolTip(const QString& tip) { backend_->setToolTip(tip); }
+
+RequestSelection RangeBackendBox::selection(const ChannelChecklist& channels) const {
+  RequestSelection s;
+  s.channels = channels.checkedChannels();
+  s.startSeconds = startSeconds();
+  s.durationSeconds = durationSeconds();
+  s.backend = backend();
+  return s;
+}
 
 }  // namespace modescope

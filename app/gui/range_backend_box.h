@@ -9,6 +9,7 @@
 #include <QGroupBox>
 #include <optional>
 
+#include "app/core/selection.h"
 #include "engine/compute/backend.h"
 
 class QCheckBox;
@@ -17,6 +18,8 @@ class QDoubleSpinBox;
 class QLabel;
 
 namespace modescope {
+
+class ChannelChecklist;
 
 class RangeBackendBox : public QGroupBox {
   Q_OBJECT
@@ -31,6 +34,8 @@ class RangeBackendBox : public QGroupBox {
   double durationSeconds() const;                // < 0: to the end
   std::optional<BackendChoice> backend() const;  // nullopt: the Compute menu's choice
   void setBackendToolTip(const QString& tip);
+  // What a dialog's request() reads: `channels`' checked channels, this range and backend.
+  RequestSelection selection(const ChannelChecklist& channels) const;
 
  signals:
   void changed();  // any field

@@ -7,38 +7,45 @@ namespace {
 
 // Names, not indices: the pipeline must select the same channels on another recording whose
 // channels come in another order.
-StepSelection selectionOf(const Recording& rec, const std::vector<std::size_t>& channels,
-                          double start, double duration, std::optional<BackendChoice> backend) {
+StepSelection stepSelectionOf(const Recording& rec, const Selection& selection,
+                              std::optional<BackendChoice> backend) {
   StepSelection s;
   std::vector<std::string> names;
-  for (std::size_t c : channels)
+  for (std::size_t c : selection.channels)
     if (c < rec.channelCount()) names.push_back(rec.channels[c].name);
   s.channels = std::move(names);
-  s.start = start;
-  s.duration = duration;
+  s.start = selection.startSeconds;
+  s.duration = selection.durationSeconds;
   s.backend = backend;
   return s;
 }
 
-std::vector<std::size_t> channelsOf(const Recording& rec, const StepSelection& s) {
-  if (!s.channels) return defaultMethodChannels(rec);
-  return parseChannelSelection(rec, s.channelsText());
+StepSelection stepSelectionOf(const Recording& rec, const RequestSelection& selection) {
+  return stepSelectionOf(rec, selection, selection.backend);
+}
+
+RequestSelection requestSelectionOf(const Recording& rec, const StepSelection& s) {
+  RequestSelection r;
+  r.channels =
+      s.channels ? parseChannelSelection(rec, s.channelsText()) : defaultMethodChannels(rec);
+  r.startSeconds = s.start;
+  r.durationSeconds = s.duration;
+  r.backend = s.backend;
+  return r;
 }
 
 }  // namespace
 
 PipelineFilterStep historyStep(const Recording& rec, const PreprocessRequest& request) {
   PipelineFilterStep step;
-  step.selection = selectionOf(rec, request.channels, request.startSeconds, request.durationSeconds,
-                               request.backend);
+  step.selection = stepSelectionOf(rec, request);
   step.spec = request.spec;
   return step;
 }
 
 PipelineEmdStep historyStep(const Recording& rec, const DecomposeRequest& request) {
   PipelineEmdStep step;
-  step.selection = selectionOf(rec, request.channels, request.startSeconds, request.durationSeconds,
-                               request.backend);
+  step.selection = stepSelectionOf(rec, request);
   step.preset = request.presetName;
   step.params = request.params;
   step.hht = true;  // the window always shows the Hilbert spectrum
@@ -47,8 +54,7 @@ PipelineEmdStep historyStep(const Recording& rec, const DecomposeRequest& reques
 
 PipelineIcaStep historyStep(const Recording& rec, const IcaRequest& request) {
   PipelineIcaStep step;
-  step.selection = selectionOf(rec, request.channels, request.startSeconds, request.durationSeconds,
-                               request.backend);
+  step.selection = stepSelectionOf(rec, request);
   step.preset = request.presetName;
   step.params = request.params;
   step.flags = request.flags;
@@ -57,8 +63,7 @@ PipelineIcaStep historyStep(const Recording& rec, const IcaRequest& request) {
 
 PipelineEntropyStep historyStep(const Recording& rec, const EntropyRequest& request) {
   PipelineEntropyStep step;
-  step.selection = selectionOf(rec, request.spec.channels, request.spec.startSeconds,
-                               request.spec.durationSeconds, request.backend);
+  step.selection = stepSelectionOf(rec, request.spec, request.backend);
   step.params = request.spec.params;
   step.params.rows.clear();  // the selection says which channels
   return step;
@@ -66,8 +71,7 @@ PipelineEntropyStep historyStep(const Recording& rec, const EntropyRequest& requ
 
 PipelineMemdStep historyStep(const Recording& rec, const MemdRequest& request) {
   PipelineMemdStep step;
-  step.selection = selectionOf(rec, request.channels, request.startSeconds, request.durationSeconds,
-                               request.backend);
+  step.selection = stepSelectionOf(rec, request);
   step.preset = request.presetName;
   step.params = request.params;
   return step;
@@ -76,20 +80,14 @@ PipelineMemdStep historyStep(const Recording& rec, const MemdRequest& request) {
 PreprocessRequest preprocessRequest(const Recording& rec, const PipelineFilterStep& step) {
   PreprocessRequest r;
   r.spec = step.spec;
-  r.channels = channelsOf(rec, step.selection);
-  r.startSeconds = step.selection.start;
-  r.durationSeconds = step.selection.duration;
-  r.backend = step.selection.backend;
+  static_cast<RequestSelection&>(r) = requestSelectionOf(rec, step.selection);
   return r;
 }
 
 DecomposeRequest decomposeRequest(const Recording& rec, const PipelineEmdStep& step) {
   DecomposeRequest r;
   r.params = step.params;
-  r.channels = channelsOf(rec, step.selection);
-  r.startSeconds = step.selection.start;
-  r.durationSeconds = step.selection.duration;
-  r.backend = step.selection.backend;
+  static_cast<RequestSelection&>(r) = requestSelectionOf(rec, step.selection);
   r.presetName = emdStepPresetName(step);
   return r;
 }
@@ -97,10 +95,7 @@ DecomposeRequest decomposeRequest(const Recording& rec, const PipelineEmdStep& s
 IcaRequest icaRequest(const Recording& rec, const PipelineIcaStep& step) {
   IcaRequest r;
   r.params = step.params;
-  r.channels = channelsOf(rec, step.selection);
-  r.startSeconds = step.selection.start;
-  r.durationSeconds = step.selection.duration;
-  r.backend = step.selection.backend;
+  static_cast<RequestSelection&>(r) = requestSelectionOf(rec, step.selection);
   r.presetName = icaStepPresetName(step);
   r.flags = step.flags;
   return r;
@@ -109,20 +104,16 @@ IcaRequest icaRequest(const Recording& rec, const PipelineIcaStep& step) {
 EntropyRequest entropyRequest(const Recording& rec, const PipelineEntropyStep& step) {
   EntropyRequest r;
   r.spec.params = step.params;
-  r.spec.channels = channelsOf(rec, step.selection);
-  r.spec.startSeconds = step.selection.start;
-  r.spec.durationSeconds = step.selection.duration;
-  r.backend = step.selection.backend;
+  const RequestSelection selection = requestSelectionOf(rec, step.selection);
+  static_cast<Selection&>(r.spec) = selection;
+  r.backend = selection.backend;
   return r;
 }
 
 MemdRequest memdRequest(const Recording& rec, const PipelineMemdStep& step) {
   MemdRequest r;
   r.params = step.params;
-  r.channels = channelsOf(rec, step.selection);
-  r.startSeconds = step.selection.start;
-  r.durationSeconds = step.selection.duration;
-  r.backend = step.selection.backend;
+  static_cast<RequestSelection&>(r) = requestSelectionOf(rec, step.selection);
   r.presetName = step.preset;  // as `memd --preset`: "" when none
   return r;
 }

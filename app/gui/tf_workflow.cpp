@@ -15,10 +15,11 @@
 #include "app/gui/ica_results_pane.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/job_results.h"
-#include "app/gui/main_window.h"
 #include "app/gui/pane_figures.h"
 #include "app/gui/result_dock.h"
 #include "app/gui/tf_view.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/error.h"
 #include "widgets/browser_pane.h"
 #include "widgets/imf_stack_view.h"
@@ -42,11 +43,12 @@ std::shared_ptr<ComputeBackend> viewBackend(BackendChoice choice) {
 
 }  // namespace
 
-TfWorkflow::TfWorkflow(MainWindow* window) : QObject(window), window_(window) {
-  views_ = new ResultDock(window, tr("Time-frequency"), QStringLiteral("tf"));
-  connect(window, &MainWindow::recordingOpened, views_, &ResultDock::closeAll);
+TfWorkflow::TfWorkflow(Workspace& workspace, WorkflowHost& host, IcaWorkflow* ica, EmdWorkflow* emd)
+    : QObject(host.hostWindow()), workspace_(workspace), host_(host) {
+  views_ = new ResultDock(host.hostWindow(), tr("Time-frequency"), QStringLiteral("tf"));
+  connect(&workspace, &Workspace::recordingOpened, views_, &ResultDock::closeAll);
   // The component browser's activations: a context menu entry for the current component.
-  connect(window->icaWorkflow(), &IcaWorkflow::resultsShown, this, [this](IcaResultsPane* pane) {
+  connect(ica, &IcaWorkflow::resultsShown, this, [this](IcaResultsPane* pane) {
     SignalBrowser* browser = pane->activationBrowser();
     auto* action = new QAction(tr("Time-frequency of this component"), browser);
     action->setObjectName(QStringLiteral("icaTimeFrequency"));
@@ -55,9 +57,10 @@ TfWorkflow::TfWorkflow(MainWindow* window) : QObject(window), window_(window) {
     browser->setContextMenuPolicy(Qt::ActionsContextMenu);
   });
   // The IMF stack of an EMD result: a context menu on each row.
-  connect(window->emdWorkflow(), &EmdWorkflow::resultsShown, this, [this](EmdResultsPane* pane) {
+  connect(emd, &EmdWorkflow::resultsShown, this, [this](EmdResultsPane* pane) {
     ImfStackView* stack = pane->imfStack();
-    QPointer<SignalBrowser> follow(window_->currentBrowser());  // the pane's source
+    QPointer<SignalBrowser> follow(
+        browserAt(host_, workspace_.currentIndex()));  // the pane's source
     stack->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(stack, &QWidget::customContextMenuRequested, this,
             [this, pane, stack, follow](const QPoint& pos) {
@@ -68,9 +71,9 @@ TfWorkflow::TfWorkflow(MainWindow* window) : QObject(window), window_(window) {
               if (menu.exec(stack->mapToGlobal(pos)) == open) openForImf(pane, row, follow);
             });
   });
-  connect(window->engine(), &EngineBridge::backendChanged, this, [this] {
+  connect(workspace.engine(), &EngineBridge::backendChanged, this, [this] {
     for (TfView* v : views_->tabs()->findChildren<TfView*>())
-      v->setBackend(viewBackend(window_->engine()->backendChoice()));
+      v->setBackend(viewBackend(workspace_.engine()->backendChoice()));
   });
 }
 
@@ -78,10 +81,10 @@ QDockWidget* TfWorkflow::dock() const { return views_->dock(); }
 QTabWidget* TfWorkflow::viewTabs() const { return views_->tabs(); }
 
 TfView* TfWorkflow::openForCurrentChannel() {
-  const Document* doc = window_->currentDocument();
-  SignalBrowser* browser = window_->currentBrowser();
+  const Document* doc = workspace_.currentDocument();
+  SignalBrowser* browser = browserAt(host_, workspace_.currentIndex());
   if (!doc || !browser || !doc->recording || doc->recording->channelCount() == 0) {
-    window_->statusBar()->showMessage(tr("Open a recording first"), 5000);
+    host_.showStatus(tr("Open a recording first"), 5000);
     return nullptr;
   }
   const std::vector<int> selected = browser->selectedChannels();
@@ -104,7 +107,7 @@ TfView* TfWorkflow::openForImf(EmdResultsPane* pane, int row, SignalBrowser* bro
   try {
     imfs = imfRecording(*pane->recording(), pane->result(), channel);
   } catch (const Error& e) {
-    window_->statusBar()->showMessage(QString::fromUtf8(e.what()), 8000);
+    host_.showStatus(QString::fromUtf8(e.what()), 8000);
     return nullptr;
   }
   return openFor(std::move(imfs), static_cast<std::size_t>(row), pane->title(), browser);
@@ -115,7 +118,7 @@ TfView* TfWorkflow::openFor(std::shared_ptr<const Recording> recording, std::siz
   if (!recording || !browser || channel >= recording->channelCount()) return nullptr;
   const ChannelInfo& ch = recording->channels[channel];
   const QString name = QString::fromStdString(ch.name.empty() ? ch.label : ch.name);
-  auto* view = new TfView(viewBackend(window_->engine()->backendChoice()));
+  auto* view = new TfView(viewBackend(workspace_.engine()->backendChoice()));
   view->setPixelWriterFactory([] { return std::make_unique<CudaSpectrumPixelWriter>(); });
   // The EEG band the eye reads (the declarations' defaults are 0 Hz to Nyquist, which spends
   // most of the image above 45 Hz and puts the strongest ridge on the drift near 0 Hz).
@@ -145,9 +148,9 @@ TfView* TfWorkflow::openFor(std::shared_ptr<const Recording> recording, std::siz
 JobId TfWorkflow::reconstruct(TfView* view, const TfModesRequest& request) {
   if (!view || !view->recording()) return 0;
   const std::shared_ptr<const Recording> rec = view->recording();
-  EngineBridge* engine = window_->engine();
+  EngineBridge* engine = workspace_.engine();
   const QString source = view->title();
-  return window_->submitTyped<DerivedRecording>(
+  return workspace_.submitTyped<DerivedRecording>(
       tr("Reconstruct ridges (%1)").arg(source),
       [rec, request, engine](JobContext& ctx) -> DerivedRecording {
         const TfModesRecording modes =
@@ -176,9 +179,9 @@ JobId TfWorkflow::reconstruct(TfView* view, const TfModesRequest& request) {
                          .arg(request.startSeconds, 0, 'f', 2)
                          .arg(request.startSeconds + request.seconds, 0, 'f', 2);
         doc.provenance = result->provenance;
-        const int index = window_->addDerivedDocument(std::move(doc), id, record,
-                                                      tr("reconstruct ridges of %1").arg(source));
-        window_->statusBar()->showMessage(
+        const int index = workspace_.addDerivedDocument(std::move(doc), id, record,
+                                                        tr("reconstruct ridges of %1").arg(source));
+        host_.showStatus(
             tr("Ridge modes opened; Edit > Undo removes them, File > Export recording writes "
                "them"),
             8000);

@@ -33,7 +33,10 @@ namespace modescope {
 
 class EmdResultsPane;
 class IcaResultsPane;
-class MainWindow;
+class EmdWorkflow;
+class IcaWorkflow;
+class WorkflowHost;
+class Workspace;
 class ResultDock;
 class SignalBrowser;
 class TfView;
@@ -42,7 +45,8 @@ class TfWorkflow : public QObject {
   Q_OBJECT
 
  public:
-  explicit TfWorkflow(MainWindow* window);
+  // Offers itself in the context menus of `ica`'s component browsers and `emd`'s IMF stacks.
+  TfWorkflow(Workspace& workspace, WorkflowHost& host, IcaWorkflow* ica, EmdWorkflow* emd);
 
   QDockWidget* dock() const;
   QTabWidget* viewTabs() const;
@@ -67,7 +71,8 @@ class TfWorkflow : public QObject {
   void modesOpened(int tabIndex);
 
  private:
-  MainWindow* window_;
+  Workspace& workspace_;
+  WorkflowHost& host_;
   ResultDock* views_ = nullptr;
 };
 

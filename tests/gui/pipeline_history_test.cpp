@@ -235,8 +235,8 @@ class PipelineHistoryTest : public QObject {
     QVERIFY(flow);
     const auto base = w.currentDocument()->recording;
     const DerivationMontage lap = laplacianDerivations(*base);
-    w.currentDocument()->pane->setDerivations(std::make_shared<const DerivationMontage>(lap));
-    const auto shown = w.currentDocument()->pane->browser()->recording();
+    w.currentPane()->setDerivations(std::make_shared<const DerivationMontage>(lap));
+    const auto shown = w.currentPane()->browser()->recording();
     QSignalSpy applied(flow, &MontageWorkflow::applied);
     const int tabsBefore = w.tabs()->count();
     action->trigger();

@@ -1,0 +1,36 @@
+// What a method workflow needs from the window besides the Workspace (app/gui/workspace.h): a
+// main window to parent its dialogs and result docks and to show status messages in, and the
+// browser pane that shows a document (the window keeps the widgets; the workspace the data).
+// MainWindow implements it; a workflow never includes main_window.h.
+//
+// Thread rules: GUI thread.
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+#include <vector>
+
+namespace modescope {
+
+class BrowserPane;
+class SignalBrowser;
+
+class WorkflowHost {
+ public:
+  virtual ~WorkflowHost() = default;
+  virtual QMainWindow* hostWindow() = 0;
+  // The pane showing the document at `documentIndex` (the workspace's index); null when none.
+  virtual BrowserPane* paneAt(int documentIndex) const = 0;
+  virtual void showStatus(const QString& message, int milliseconds) = 0;
+};
+
+// The signal browser of the document at `documentIndex` (null when none).
+SignalBrowser* browserAt(const WorkflowHost& host, int documentIndex);
+// The channels selected in the browser of the document at `documentIndex` (empty when none).
+std::vector<int> selectedChannels(const WorkflowHost& host, int documentIndex);
+// The same when at least two are selected, else none (the dialog's checklist then offers its
+// default, the EEG channels): a one-channel selection is rarely what a map between channels
+// (r^2, entropy, epochs) is for.
+std::vector<int> severalSelectedChannels(const WorkflowHost& host, int documentIndex);
+
+}  // namespace modescope
