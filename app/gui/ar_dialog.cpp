@@ -188,21 +188,7 @@ ArDialog::ArDialog(std::shared_ptr<const Recording> recording, const std::vector
   run_ = footer.run;
   QDialogButtonBox* buttons = footer.buttons;
 
-  auto* left = new QVBoxLayout;
-  left->addWidget(arBox);
-  left->addStretch(1);
-  auto* middle = new QVBoxLayout;
-  middle->addWidget(trialBox);
-  middle->addWidget(range_);
-  middle->addStretch(1);
-  auto* columns = new QHBoxLayout;
-  columns->addLayout(left);
-  columns->addLayout(middle);
-  columns->addWidget(channels_, 1);
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(columns, 1);
-  layout->addWidget(error_);
-  layout->addWidget(buttons);
+  layOutMethodDialog(this, {{arBox}, {trialBox, range_}}, channels_, {error_, buttons});
 
   fields_.onChanged(this, [this] { onFieldChanged(); });
   auto revalidate = [this] {

@@ -1,5 +1,6 @@
 #include "app/gui/dialog_parts.h"
 
+#include <QBoxLayout>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QPushButton>
@@ -25,6 +26,21 @@ void showValidation(QLabel* error, QPushButton* run, const QString& problem) {
   error->setText(problem);
   error->setVisible(!problem.isEmpty());
   run->setEnabled(problem.isEmpty());
+}
+
+void layOutMethodDialog(QDialog* dialog, const std::vector<std::vector<QWidget*>>& columns,
+                        QWidget* channels, const std::vector<QWidget*>& below) {
+  auto* row = new QHBoxLayout;
+  for (const std::vector<QWidget*>& column : columns) {
+    auto* box = new QVBoxLayout;
+    for (QWidget* w : column) box->addWidget(w);
+    box->addStretch(1);
+    row->addLayout(box);
+  }
+  row->addWidget(channels, 1);
+  auto* layout = new QVBoxLayout(dialog);
+  layout->addLayout(row, 1);
+  for (QWidget* w : below) layout->addWidget(w);
 }
 
 }  // namespace modescope

@@ -11,6 +11,7 @@
 #include <QSignalBlocker>
 #include <QString>
 #include <cstddef>
+#include <vector>
 
 class QDialog;
 class QDialogButtonBox;
@@ -75,5 +76,11 @@ RunFooter makeRunFooter(QDialog* dialog, const QString& errorObjectName, bool se
 
 // Shows `problem` in `error` (hidden when empty) and enables `run` only without one.
 void showValidation(QLabel* error, QPushButton* run, const QString& problem);
+
+// The method dialogs' layout: parameter columns side by side (each column's widgets top down,
+// then a stretch), the channel checklist taking the rest of the width, and `below` (messages,
+// the footer) underneath.
+void layOutMethodDialog(QDialog* dialog, const std::vector<std::vector<QWidget*>>& columns,
+                        QWidget* channels, const std::vector<QWidget*>& below);
 
 }  // namespace modescope

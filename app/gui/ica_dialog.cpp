@@ -142,17 +142,7 @@ IcaDialog::IcaDialog(std::shared_ptr<const Recording> recording, const std::vect
   run_ = footer.run;
   QDialogButtonBox* buttons = footer.buttons;
 
-  auto* left = new QVBoxLayout;
-  left->addWidget(paramBox);
-  left->addWidget(range_);
-  left->addStretch(1);
-  auto* columns = new QHBoxLayout;
-  columns->addLayout(left);
-  columns->addWidget(channels_, 1);
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(columns, 1);
-  layout->addWidget(error_);
-  layout->addWidget(buttons);
+  layOutMethodDialog(this, {{paramBox, range_}}, channels_, {error_, buttons});
 
   rankTimer_ = new QTimer(this);
   rankTimer_->setSingleShot(true);

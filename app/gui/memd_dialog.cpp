@@ -97,27 +97,13 @@ MemdDialog::MemdDialog(std::shared_ptr<const Recording> recording, const std::ve
   error_ = footer.error;
   run_ = footer.run;
 
-  auto* top = new QFormLayout;
+  auto* presetRow = new QWidget;
+  auto* top = new QFormLayout(presetRow);
+  top->setContentsMargins(0, 0, 0, 0);
   top->addRow(tr("Preset:"), preset_);
   top->addRow(QString(), presetNote_);
-  auto* left = new QVBoxLayout;
-  left->addLayout(top);
-  left->addWidget(modesBox);
-  left->addWidget(noiseBox);
-  left->addStretch(1);
-  auto* middle = new QVBoxLayout;
-  middle->addWidget(stopBox);
-  middle->addWidget(range_);
-  middle->addStretch(1);
-  auto* columns = new QHBoxLayout;
-  columns->addLayout(left);
-  columns->addLayout(middle);
-  columns->addWidget(channels_, 1);
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(columns, 1);
-  layout->addWidget(memoryPlan_);
-  layout->addWidget(error_);
-  layout->addWidget(footer.buttons);
+  layOutMethodDialog(this, {{presetRow, modesBox, noiseBox}, {stopBox, range_}}, channels_,
+                     {memoryPlan_, error_, footer.buttons});
 
   filling_ = false;
   if (!applyPreset(QLatin1String(kPreferredPreset))) setParams(MemdParams{});

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "app/gui/channel_checklist.h"
+#include "app/gui/dialog_parts.h"
 #include "app/gui/range_backend_box.h"
 #include "engine/dsp/filter_param_table.h"
 #include "widgets/filter_spec_editor.h"
@@ -78,17 +79,7 @@ PreprocessDialog::PreprocessDialog(std::shared_ptr<const Recording> recording,
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-  auto* left = new QVBoxLayout;
-  left->addWidget(filterBox);
-  left->addWidget(refBox);
-  left->addWidget(range_);
-  left->addStretch(1);
-  auto* columns = new QHBoxLayout;
-  columns->addLayout(left);
-  columns->addWidget(channels_, 1);
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(columns);
-  layout->addWidget(buttons);
+  layOutMethodDialog(this, {{filterBox, refBox, range_}}, channels_, {buttons});
 }
 
 PreprocessRequest PreprocessDialog::request() const {
