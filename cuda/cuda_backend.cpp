@@ -122,6 +122,12 @@ class CudaBackend final : public ComputeBackend {
     if (!tf_) tf_ = cuda::makeTfWorkspace();
     return cuda::timeFrequencyGpu(block, params, ctx, *tf_, resources_.pool());
   }
+  TfResult timeFrequencyTiles(const SignalBlock& block, const TfParams& params, TfTileValues values,
+                              const TfTileSink& sink, JobContext& ctx) override {
+    MODESCOPE_CUDA_TRY(cudaSetDevice(device_));
+    if (!tf_) tf_ = cuda::makeTfWorkspace();
+    return cuda::timeFrequencyGpuTiles(block, params, values, sink, ctx, *tf_);
+  }
 
   EpochAverages averageEpochs(const EpochSet& set, JobContext& ctx) override {
     MODESCOPE_CUDA_TRY(cudaSetDevice(device_));

@@ -10,6 +10,7 @@
 #include "engine/core/recording.h"
 #include "engine/tf/tf_params.h"
 #include "engine/tf/tf_result.h"
+#include "engine/tf/tf_tiles.h"
 
 namespace modescope::cuda {
 
@@ -40,6 +41,14 @@ inline constexpr std::size_t kTfKeptDeviceBytes = std::size_t{1} << 30;
 // when not even one frame's J spectra fit, and DeviceError.
 TfResult timeFrequencyGpu(const SignalBlock& block, const TfParams& params, JobContext& ctx,
                           TfWorkspace& workspace, HostThreadPool& pool);
+
+// The same transform handed to `sink` tile by tile (engine/tf/tf_tiles.h), never holding the
+// image: magnitudes are taken on the device (half the bytes to move); each chunk comes down
+// through a pinned buffer and goes to the sink while the device computes the next one. Throws as
+// timeFrequencyGpu, and what the sink throws.
+TfResult timeFrequencyGpuTiles(const SignalBlock& block, const TfParams& params,
+                               TfTileValues values, const TfTileSink& sink, JobContext& ctx,
+                               TfWorkspace& workspace);
 
 // The same transform with the image left in device memory: for drawing it through CUDA-OpenGL
 // interop, and for measuring the transform without the copy to host memory. `result` receives

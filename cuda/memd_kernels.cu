@@ -26,6 +26,7 @@
 #include <cstring>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <thread>
 #include <vector>
 
 #include "cuda/cuda_check.cuh"
@@ -34,6 +35,7 @@
 #include "cuda/device_ops.cuh"
 #include "engine/emd/sift_primitives.h"
 #include "engine/memd/memd_memory.h"
+#include "engine/parallel/parallel_for.h"
 
 namespace modescope::cuda {
 namespace {
@@ -331,8 +333,11 @@ __global__ void __launch_bounds__(kSolveWarps * 32)
 // memory) before the square root. Measured with ncu on the H200 at 32 x 30,504 x 64: one thread
 // per sample walking every channel and direction took 3.8 ms per sift; lanes as channels with
 // the pieces reloaded for every sample, 1.0-1.1 ms (each warp's lines did not stay in L1).
-constexpr int kEvalWarps = 4;
-constexpr int kEvalRun = 16;  // consecutive samples per warp
+// Block shapes, whole run end to end (memd_bench, same call): 4 warps x 16 samples 0.150-0.164 s,
+// 8 x 8 0.129-0.132 s, 16 x 4 0.152-0.157 s, 8 x 16 0.149-0.166 s: twice the warps hide more of
+// the latency of a piece's loads, which at the first IMFs comes every few samples.
+constexpr int kEvalWarps = 8;
+constexpr int kEvalRun = 8;  // consecutive samples per warp
 constexpr int kEvalSamples = kEvalWarps * kEvalRun;
 constexpr int kEvalBatch = 16;
 template <class R>
@@ -532,6 +537,7 @@ class DeviceMemdEngine final : public MemdSiftEngine {
         hostCounts_(2 * static_cast<std::size_t>(directions)) {}
 
   void load(const std::vector<double>& x, const std::vector<double>& directions) override {
+    imfs_.clear();
     upload(x, r_);
     std::vector<R> d(directions.begin(), directions.end());
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dirs_.get(), d.data(), d.size() * sizeof(R),
@@ -618,27 +624,72 @@ class DeviceMemdEngine final : public MemdSiftEngine {
     MODESCOPE_CUDA_CHECK_LAUNCH("axpyKernel", stream_.get());
   }
 
-  void finishImf(std::vector<double>& imf) override {
-    download(m_, imf);
+  // The IMF stays on the device (a copy of m) until takeRows; when no memory is left for the copy
+  // it comes back now instead (the memory plan covers the sifting, not the kept IMFs).
+  void finishImf() override {
+    DeviceBuffer<R> kept;
+    try {
+      kept = DeviceBuffer<R>(block_);
+    } catch (const OutOfDeviceMemoryError&) {
+    }
+    if (kept.get() != nullptr) {
+      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(kept.get(), m_.get(), block_ * sizeof(R),
+                                         cudaMemcpyDeviceToDevice, stream_.get()));
+      imfs_.push_back({std::move(kept), {}});
+    } else {
+      std::vector<double> here(block_);
+      download(m_, here.data());
+      imfs_.push_back({DeviceBuffer<R>(), std::move(here)});
+    }
     axpyKernel<R><<<blocksFor(static_cast<int64_t>(block_)), kThreads, 0, stream_.get()>>>(
         r_.get(), m_.get(), static_cast<int64_t>(block_));
     MODESCOPE_CUDA_CHECK_LAUNCH("axpyKernel", stream_.get());
   }
 
-  void residue(std::vector<double>& out) override { download(r_, out); }
+  void takeRows(MemdRows& rows) override {
+    const std::size_t first = rows.size();
+    rows.resize(first + (imfs_.size() + 1) * block_);
+    for (std::size_t k = 0; k <= imfs_.size(); ++k) {
+      double* dst = rows.data() + first + k * block_;
+      if (k == imfs_.size())
+        download(r_, dst);
+      else if (imfs_[k].onDevice.get() != nullptr)
+        download(imfs_[k].onDevice, dst);
+      else
+        std::copy(imfs_[k].onHost.begin(), imfs_[k].onHost.end(), dst);
+    }
+    imfs_.clear();
+  }
 
  private:
+  struct KeptImf {
+    DeviceBuffer<R> onDevice;    // normally here
+    std::vector<double> onHost;  // when the device had no room for it
+  };
+
   void upload(const std::vector<double>& x, DeviceBuffer<R>& dst) {
     for (std::size_t i = 0; i < block_; ++i) host_.get()[i] = static_cast<R>(x[i]);
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst.get(), host_.get(), block_ * sizeof(R),
                                        cudaMemcpyHostToDevice, stream_.get()));
     stream_.synchronize();
   }
-  void download(const DeviceBuffer<R>& src, std::vector<double>& out) {
+  // src (one dims x n block) into dst, widened to double on several threads (a 9-row result of
+  // 32 x 30,504 took 28 ms to store on one thread: memd_bench --trace, docs/memd.md).
+  void download(const DeviceBuffer<R>& src, double* dst) {
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(host_.get(), src.get(), block_ * sizeof(R),
                                        cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    out.assign(host_.get(), host_.get() + block_);
+    const R* from = host_.get();
+    constexpr std::size_t kPiece = std::size_t{1} << 18;
+    const std::size_t pieces = (block_ + kPiece - 1) / kPiece;
+    const int threads =
+        static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+    parallelFor(pieces, threads, JobContext{}, "copying the modes back", [&] {
+      return [&](std::size_t piece) {
+        const std::size_t a = piece * kPiece, b = std::min(block_, a + kPiece);
+        for (std::size_t i = a; i < b; ++i) dst[i] = static_cast<double>(from[i]);
+      };
+    });
   }
 
   int dims_;
@@ -660,6 +711,7 @@ class DeviceMemdEngine final : public MemdSiftEngine {
   PinnedBuffer<R> host_;  // one dims x n block, staged for the copies
   PinnedBuffer<DeviceStats> hostStats_;
   PinnedBuffer<int> hostCounts_;  // extrema, then zero crossings, per direction
+  std::vector<KeptImf> imfs_;     // finished IMFs not yet taken
   StreamDrain drain_{stream_};
 };
 

@@ -1,7 +1,7 @@
 // Time-frequency transforms on the device (cuda_tf.h). The checks, the grid, the windows and the
 // thresholds are the CPU's host code (planTf), so both backends refuse the same input with the
 // same words; the device frames, transforms and squeezes tiles of (channel, column) frames, and
-// each tile's image rows come down into the result (or stay on the device).
+// each tile's image rows come down into the result or to a sink (streamed), or stay on the device.
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -46,6 +46,7 @@ class TfWorkspace {
   DeviceBuffer<cufftComplex> spectra;
   DeviceBuffer<int> scratch;
   DeviceBuffer<float2> rows, image;
+  DeviceBuffer<float> magnitude;  // a tile's |T| (timeFrequencyGpuTiles)
   DeviceBuffer<unsigned char> work;
   FftPlan fft;
   int fftLength = 0;
@@ -57,7 +58,7 @@ class TfWorkspace {
 
   std::size_t deviceBytes() const {
     return x.bytes() + windows.bytes() + thresholds.bytes() + frames.bytes() + spectra.bytes() +
-           scratch.bytes() + rows.bytes() + image.bytes() + work.bytes();
+           scratch.bytes() + rows.bytes() + image.bytes() + magnitude.bytes() + work.bytes();
   }
   // Frees the per-tile buffers (and the image unless `keepImage`) when the workspace holds more
   // than kTfKeptDeviceBytes.
@@ -70,6 +71,7 @@ class TfWorkspace {
     spectra.reset();
     scratch.reset();
     rows.reset();
+    magnitude.reset();
     work.reset();
     if (!keepImage) image.reset();
   }
@@ -186,6 +188,83 @@ void computeTile(const TfRun& r, TfWorkspace& ws, int64_t f0, int64_t count, flo
   launchTfSqueeze(r.g, ws.spectra.get(), ws.thresholds.get(), f0, count, ws.scratch.get(), out, s);
 }
 
+// Runs the planned transform tile by tile (setUp done) and hands every chunk of whole columns to
+// `sink` (split at channel boundaries) while the device computes the next one: each chunk comes
+// down through one of two pinned staging buffers, magnitudes taken on the device first.
+void streamTiles(const TfRun& r, TfWorkspace& ws, TfTileValues values, const TfTileSink& sink,
+                 JobContext& ctx) {
+  const bool magnitude = values == TfTileValues::Magnitude;
+  const std::size_t valueBytes = magnitude ? sizeof(float) : sizeof(float2);
+  const auto tile = static_cast<std::size_t>(r.tile);
+  ensure(ws.rows, tile * r.K);
+  if (magnitude) ensure(ws.magnitude, tile * r.K);
+  // A chunk is whole columns (frames) that fill at most one staging buffer.
+  const std::size_t stagingBytes = kStagingValues * sizeof(float2);
+  const int64_t chunkFrames =
+      std::clamp<int64_t>(static_cast<int64_t>(stagingBytes / (r.K * valueBytes)), 1, r.tile);
+  const std::size_t slotValues =
+      (static_cast<std::size_t>(chunkFrames) * r.K * valueBytes + sizeof(float2) - 1) /
+      sizeof(float2);
+  for (PinnedBuffer<float2>& slot : ws.staging)
+    if (slot.size() < slotValues) slot = PinnedBuffer<float2>(slotValues);
+  const StreamDrain drain(ws.stream);
+  cudaStream_t s = ws.stream.get();
+  const int64_t columns = r.plan.columns;
+
+  // The chunk whose copy to its staging slot is in flight: handed to the sink, split at channel
+  // boundaries, while the device runs the next chunk (or the next tile).
+  struct Pending {
+    int slot = 0;
+    int64_t firstFrame = 0, frames = 0;
+  } pending;
+  const auto finish = [&] {
+    if (pending.frames == 0) return;
+    ws.copied[pending.slot].synchronize();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(ws.staging[pending.slot].get());
+    for (int64_t g = pending.firstFrame; g < pending.firstFrame + pending.frames;) {
+      TfTile t;
+      t.channel = static_cast<std::size_t>(g / columns);
+      t.firstColumn = g % columns;
+      t.columns = std::min(columns - t.firstColumn, pending.firstFrame + pending.frames - g);
+      t.bins = static_cast<int>(r.K);
+      const unsigned char* at =
+          bytes + static_cast<std::size_t>(g - pending.firstFrame) * r.K * valueBytes;
+      if (magnitude)
+        t.magnitude = reinterpret_cast<const float*>(at);
+      else
+        t.values = reinterpret_cast<const std::complex<float>*>(at);
+      sink(t);
+      g += t.columns;
+    }
+    pending.frames = 0;
+  };
+  int nextSlot = 0;
+  for (int64_t f0 = 0; f0 < r.totalFrames; f0 += r.tile) {
+    ctx.checkpoint();
+    ctx.progress(static_cast<double>(f0) / static_cast<double>(r.totalFrames), "time-frequency");
+    const int64_t count = std::min(r.tile, r.totalFrames - f0);
+    computeTile(r, ws, f0, count, ws.rows.get());
+    if (magnitude)
+      launchTfMagnitude(ws.rows.get(), count * static_cast<int64_t>(r.K), ws.magnitude.get(), s);
+    const auto* source = magnitude ? reinterpret_cast<const unsigned char*>(ws.magnitude.get())
+                                   : reinterpret_cast<const unsigned char*>(ws.rows.get());
+    for (int64_t c0 = 0; c0 < count; c0 += chunkFrames) {
+      const int64_t n = std::min(chunkFrames, count - c0);
+      const int slot = nextSlot;
+      nextSlot ^= 1;
+      // The slot's previous chunk went to the sink in finish() one chunk ago.
+      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(
+          ws.staging[slot].get(), source + static_cast<std::size_t>(c0) * r.K * valueBytes,
+          static_cast<std::size_t>(n) * r.K * valueBytes, cudaMemcpyDeviceToHost, s));
+      ws.copied[slot].record(s);
+      finish();
+      pending = {slot, f0 + c0, n};
+    }
+  }
+  finish();
+  ws.stream.synchronize();
+}
+
 }  // namespace
 
 TfResult timeFrequencyGpu(const SignalBlock& block, const TfParams& params, JobContext& ctx,
@@ -194,48 +273,29 @@ TfResult timeFrequencyGpu(const SignalBlock& block, const TfParams& params, JobC
   const TfRun r = prepare(planTf(block, params), ws, 0);
   TfResult result = makeTfResult(r.plan, block);
   setUp(r, block, ws);
-  ensure(ws.rows, static_cast<std::size_t>(r.tile) * r.K);
-  const std::size_t stagingValues =
-      std::min(kStagingValues, static_cast<std::size_t>(r.tile) * r.K);
-  for (PinnedBuffer<float2>& slot : ws.staging)
-    if (slot.size() < stagingValues) slot = PinnedBuffer<float2>(stagingValues);
-  const StreamDrain drain(ws.stream);
-  cudaStream_t s = ws.stream.get();
+  // The image's layout is the frames' order: each tile lands where its first column is.
+  streamTiles(
+      r, ws, TfTileValues::Complex,
+      [&](const TfTile& t) {
+        pool.copy(result.column(t.channel, t.firstColumn), t.values,
+                  static_cast<std::size_t>(t.columns) * r.K * sizeof(float2));
+      },
+      ctx);
+  ws.releaseIfLarge(false);
+  ctx.progress(1.0, "time-frequency");
+  return result;
+}
 
-  // The chunk whose copy to its staging slot is in flight: copied into the result by the host
-  // while the next chunk (or the next tile) runs on the device.
-  struct Pending {
-    int slot = 0;
-    std::complex<float>* destination = nullptr;
-    std::size_t values = 0;
-  } pending;
-  const auto finish = [&] {
-    if (!pending.destination) return;
-    ws.copied[pending.slot].synchronize();
-    pool.copy(pending.destination, ws.staging[pending.slot].get(), pending.values * sizeof(float2));
-    pending.destination = nullptr;
-  };
-  int nextSlot = 0;
-  for (int64_t f0 = 0; f0 < r.totalFrames; f0 += r.tile) {
-    ctx.checkpoint();
-    ctx.progress(static_cast<double>(f0) / static_cast<double>(r.totalFrames), "time-frequency");
-    const int64_t count = std::min(r.tile, r.totalFrames - f0);
-    computeTile(r, ws, f0, count, ws.rows.get());
-    const std::size_t values = static_cast<std::size_t>(count) * r.K;
-    for (std::size_t off = 0; off < values; off += stagingValues) {
-      const std::size_t n = std::min(stagingValues, values - off);
-      const int slot = nextSlot;
-      nextSlot ^= 1;
-      // The slot's previous chunk was copied out by finish() one chunk ago.
-      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(ws.staging[slot].get(), ws.rows.get() + off,
-                                         n * sizeof(float2), cudaMemcpyDeviceToHost, s));
-      ws.copied[slot].record(s);
-      finish();
-      pending = {slot, result.values.data() + static_cast<std::size_t>(f0) * r.K + off, n};
-    }
-  }
-  finish();
-  ws.stream.synchronize();
+TfResult timeFrequencyGpuTiles(const SignalBlock& block, const TfParams& params,
+                               TfTileValues values, const TfTileSink& sink, JobContext& ctx,
+                               TfWorkspace& ws) {
+  ws.image.reset();
+  TfParams whole = params;
+  whole.maxBytes = SIZE_MAX;  // the image is not held: only a tile and two staging buffers
+  const TfRun r = prepare(planTf(block, whole), ws, 0);
+  TfResult result = makeTfResult(r.plan, block, false);
+  setUp(r, block, ws);
+  streamTiles(r, ws, values, sink, ctx);
   ws.releaseIfLarge(false);
   ctx.progress(1.0, "time-frequency");
   return result;

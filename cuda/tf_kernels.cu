@@ -190,4 +190,24 @@ void launchTfSqueeze(const TfGrid& g, const cufftComplex* spectra, const float* 
   MODESCOPE_CUDA_CHECK_LAUNCH("tfSqueezeKernel", stream);
 }
 
+namespace {
+__global__ void tfMagnitudeKernel(const float2* __restrict__ in, int64_t count,
+                                  float* __restrict__ out) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride) {
+    const float2 v = in[i];
+    out[i] = sqrtf(v.x * v.x + v.y * v.y);
+  }
+}
+}  // namespace
+
+void launchTfMagnitude(const float2* in, int64_t count, float* out, cudaStream_t stream) {
+  if (count <= 0) return;
+  constexpr int kThreads = 256;
+  const int64_t blocks = std::min<int64_t>((count + kThreads - 1) / kThreads, 65536);
+  tfMagnitudeKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, count, out);
+  MODESCOPE_CUDA_CHECK_LAUNCH("tfMagnitudeKernel", stream);
+}
+
 }  // namespace modescope::cuda

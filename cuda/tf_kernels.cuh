@@ -42,6 +42,10 @@ void launchTfSqueeze(const TfGrid& g, const cufftComplex* spectra, const float* 
                      int64_t firstFrame, int64_t frames, int* scratch, float2* out,
                      cudaStream_t stream);
 
+// out[i] = |in[i]| = sqrt(re^2 + im^2) in float, for i < count: the magnitudes of a streamed
+// image (engine/tf/tf_tiles.cpp computes them alike on the CPU).
+void launchTfMagnitude(const float2* in, int64_t count, float* out, cudaStream_t stream);
+
 // Whether a column's targets, source lists and row offsets fit the device's shared memory (else
 // the kernel keeps them in `scratch`).
 bool tfSqueezeFitsShared(const TfGrid& g);

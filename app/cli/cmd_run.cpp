@@ -237,7 +237,10 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
       } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
         checkEpochSpec(*shape, epochJobSpec(*p, ps.channels).epochs);
       } else if (const auto* t = std::get_if<PipelineTfStep>(&step)) {
-        checkTfJob(*shape, tfJobSpec(*t, ps.channels));
+        // As `tfr`: an image streamed to its file is bounded by the disk, not by memory.
+        TfJobSpec spec = tfJobSpec(*t, ps.channels);
+        if (tfJobStreams(spec)) spec.params.maxBytes = SIZE_MAX;
+        checkTfJob(*shape, spec);
       }
     } catch (const Cancelled&) {
       throw;
@@ -537,11 +540,16 @@ StepReport runEpochStep(const PipelineEpochStep& s, const std::vector<std::size_
 StepReport runTfStep(const PipelineTfStep& s, const std::vector<std::size_t>& channels,
                      const Recording& current, const std::string& currentPath,
                      const std::string& output, ComputeBackend& backend, JobContext& ctx) {
-  JobContext computeCtx = ctx.sub(0.0, 0.85);
   const TfJobSpec job = tfJobSpec(s, channels);
-  const TfJobResult result = runTfJob(current, job, backend, computeCtx);
-  JobContext writeCtx = ctx.sub(0.85, 1.0);
-  writeTfFile(output, *result.run, tfStorage(job.readout), writeCtx);
+  TfJobResult result;
+  if (tfJobStreams(job)) {  // as `tfr`: the image goes to the file tile by tile
+    result = runTfJobToFile(current, job, backend, output, tfStorage(job.readout), ctx);
+  } else {
+    JobContext computeCtx = ctx.sub(0.0, 0.85);
+    result = runTfJob(current, job, backend, computeCtx);
+    JobContext writeCtx = ctx.sub(0.85, 1.0);
+    writeTfFile(output, *result.run, tfStorage(job.readout), writeCtx);
+  }
   const TfFile& file = *result.run;
   StepReport r = stepReport(currentPath, result.backend, backend, file.provenance,
                             file.channels.size(), file.result.samples, file.result.sampleRate);

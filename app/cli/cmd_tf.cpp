@@ -84,9 +84,10 @@ CommandSpec tfrSpec() {
       "extracts N ridges per channel by dynamic programming with --ridge-penalty per squared "
       "bin of jump, and the mode of each from the rows within --ridge-width bins.\n\n"
       "The output is an HDF5 file (schema modescope-tf/1, docs/time-frequency.md): magnitudes "
-      "|T| as float32, or the complex values with --complex. The image is held in memory; one "
-      "above 8 GiB is refused with its size (raise --hop, narrow the range or select fewer "
-      "channels).";
+      "|T| as float32, or the complex values with --complex. Without --ridges and --reconstruct "
+      "the image goes to the file tile by tile as it is computed and is never held in memory; "
+      "with them it is held, and one above 8 GiB is refused with its size (raise --hop, narrow "
+      "the range or select fewer channels).";
   s.options = {outputOption("The HDF5 file to write (.h5 or .hdf5).", true),
                channelsOption(),
                startOption(),
@@ -143,13 +144,22 @@ int runTfr(const Args& argv) {
         job.channels = channels;
         job.startSeconds = m.selection.start;
         job.durationSeconds = m.selection.duration;
-        const std::size_t bytes = checkTfJob(*rec, job);
+        // Without ridges or reconstruction the image goes to the file tile by tile and is never
+        // held, so the in-memory bound does not apply.
+        const bool streamed = tfJobStreams(job);
+        TfJobSpec checked = job;
+        if (streamed) checked.params.maxBytes = SIZE_MAX;
+        const std::size_t bytes = checkTfJob(*rec, checked);
         const std::size_t fileBytes = storage == TfStorage::Complex ? bytes : bytes / 2;
         if (fileBytes >= kAnnounceBytes)
           display.message(std::string(kProgram) + ": the image will take " +
                           tfByteText(static_cast<double>(fileBytes)) + " in " + m.output + " (" +
                           (storage == TfStorage::Complex ? "complex float32" : "float32 |T|") +
                           ")");
+        if (streamed) {
+          run = runTfJobToFile(*rec, job, *backend, m.output, storage, ctx);
+          return;
+        }
         JobContext computeCtx = ctx.sub(0.02, 0.85);
         run = runTfJob(*rec, job, *backend, computeCtx);
         JobContext writeCtx = ctx.sub(0.85, 1.0);

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <system_error>
 
 #include "app/core/recording_selection.h"
 #include "engine/core/error.h"
@@ -123,6 +125,82 @@ TfJobResult runTfJob(const Recording& rec, const TfJobSpec& spec, ComputeBackend
   prov.parameters = tfProvenanceParameters(r, spec);
   stampJobProvenance(prov, out.backend, rec.sourcePath, rec, spec.channels, spec.startSeconds,
                      spec.durationSeconds, out.wallSeconds);
+  out.run = std::move(file);
+  ctx.progress(1.0, "time-frequency");
+  return out;
+}
+
+void checkTfFileFits(std::size_t bytes, std::size_t freeBytes, const std::string& path) {
+  // HDF5's metadata and the grid are a few KiB to MiB besides the image.
+  constexpr std::size_t kMargin = std::size_t{64} << 20;
+  if (bytes + kMargin <= freeBytes) return;
+  throw InvalidParameterError(
+      "output size", tfByteText(static_cast<double>(bytes)),
+      "at most the " + tfByteText(static_cast<double>(freeBytes)) + " free where " + path + " goes",
+      "raise --hop, narrow --fmin/--fmax, lower --fft, select fewer channels or a shorter "
+      "range, or write to a disk with more room");
+}
+
+TfJobResult runTfJobToFile(const Recording& rec, const TfJobSpec& spec, ComputeBackend& backend,
+                           const std::string& path, TfStorage storage, JobContext& ctx) {
+  const auto t0 = Clock::now();
+  ctx.progress(0.0, "reading samples");
+  if (!tfJobStreams(spec))
+    throw InvalidParameterError("readout", "ridges or reconstruction",
+                                "neither (they read the whole image)", "use runTfJob");
+  TfJobSpec unbounded = spec;  // the image is not held: its size is the disk's business
+  unbounded.params.maxBytes = SIZE_MAX;
+  const std::size_t complexBytes = checkTfJob(rec, unbounded);
+  {
+    std::error_code error;
+    const std::filesystem::path where = std::filesystem::absolute(path).parent_path();
+    const std::filesystem::space_info space = std::filesystem::space(where, error);
+    if (!error)
+      checkTfFileFits(storage == TfStorage::Complex ? complexBytes : complexBytes / 2,
+                      static_cast<std::size_t>(space.available), where.string());
+  }
+  const SignalBlock block =
+      extractBlock(rec, spec.channels, spec.startSeconds, spec.durationSeconds);
+  ctx.checkpoint();
+  TfParams params = spec.params;
+  params.rows.clear();
+  TfParams whole = params;
+  whole.maxBytes = SIZE_MAX;
+  TfJobResult out;
+  out.backend = backend.info().describe();
+  auto file = std::make_shared<TfFile>();
+  file->result = makeTfResult(planTf(block, whole), block, false);
+  file->inputFile = rec.sourcePath;
+  file->channels = icaFileChannels(rec, file->result.channels);
+  for (ResultFileChannel& ch : file->channels) ch.position.reset();
+  const TfTileValues values =
+      storage == TfStorage::Complex ? TfTileValues::Complex : TfTileValues::Magnitude;
+  JobContext work = ctx.sub(0.02, 0.98);
+  writeTfFileStreamed(
+      path, *file, storage,
+      [&](const TfTileSink& write) {
+        std::vector<TfRenyiSums> renyi(file->result.channelCount());
+        const TfResult grid = backend.timeFrequencyTiles(
+            block, params, values,
+            [&](const TfTile& t) {
+              const std::size_t n = static_cast<std::size_t>(t.columns) * t.bins;
+              if (t.magnitude)
+                renyi[t.channel].add(t.magnitude, n);
+              else
+                renyi[t.channel].add(t.values, n);
+              write(t);
+            },
+            work);
+        file->result.diagnostics = grid.diagnostics;
+        for (const TfRenyiSums& sums : renyi) file->renyiEntropy.push_back(sums.entropy());
+        out.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        Provenance& prov = file->provenance;
+        prov.method = "tfr";
+        prov.parameters = tfProvenanceParameters(file->result, spec);
+        stampJobProvenance(prov, out.backend, rec.sourcePath, rec, spec.channels, spec.startSeconds,
+                           spec.durationSeconds, out.wallSeconds);
+      },
+      ctx);
   out.run = std::move(file);
   ctx.progress(1.0, "time-frequency");
   return out;

@@ -53,6 +53,26 @@ struct TfJobResult {
 TfJobResult runTfJob(const Recording& rec, const TfJobSpec& spec, ComputeBackend& backend,
                      JobContext& ctx);
 
+// Whether runTfJobToFile serves the spec: nothing is read from the whole image (no ridges, no
+// reconstruction), so it can go to the file tile by tile.
+inline bool tfJobStreams(const TfJobSpec& spec) {
+  return spec.readout.ridges == 0 && !spec.readout.reconstruct;
+}
+
+// Refuses a streamed image of `bytes` that the disk holding `path` cannot take (`freeBytes`
+// available there): InvalidParameterError naming both sizes and how to shrink the image.
+void checkTfFileFits(std::size_t bytes, std::size_t freeBytes, const std::string& path);
+
+// The job for a file when tfJobStreams(spec): the image goes from the backend to `path` tile by
+// tile (ComputeBackend::timeFrequencyTiles, writeTfFileStreamed) and is never held, so its size
+// is bounded by the disk (checkTfFileFits against the free space where `path` goes), not by
+// spec.params.maxBytes (the CPU holds one channel's image within it). The Renyi entropies are
+// summed from the tiles. Returns the run with the grid and everything but the image (result.values
+// empty). A failure or cancel leaves no file. Throws what runTfJob throws and what
+// writeTfFileStreamed throws.
+TfJobResult runTfJobToFile(const Recording& rec, const TfJobSpec& spec, ComputeBackend& backend,
+                           const std::string& path, TfStorage storage, JobContext& ctx);
+
 // The provenance parameter list: the declared parameters (tfParamTable().describe), then what
 // the run resolved (ran.*: sigma, grid, ridges).
 std::vector<std::pair<std::string, std::string>> tfProvenanceParameters(const TfResult& r,

@@ -25,6 +25,7 @@
 #include "engine/spatial/spatial_filter.h"
 #include "engine/tf/tf_params.h"
 #include "engine/tf/tf_result.h"
+#include "engine/tf/tf_tiles.h"
 
 namespace modescope {
 
@@ -159,6 +160,15 @@ class ComputeBackend {
   // size), InvalidInputError, Cancelled (and OutOfDeviceMemoryError / DeviceError on the GPU).
   virtual TfResult timeFrequency(const SignalBlock& block, const TfParams& params,
                                  JobContext& ctx) = 0;
+
+  // The same transform handed to `sink` tile by tile as it is computed (engine/tf/tf_tiles.h:
+  // the order and the tile), never holding the whole image, so params.maxBytes does not bound
+  // it (on the CPU it bounds one channel's image). `values`: magnitudes (computed where the
+  // transform runs: half the bytes to move) or complex values. Returns the grid and metadata
+  // with `values` empty. Throws as timeFrequency, and what the sink throws.
+  virtual TfResult timeFrequencyTiles(const SignalBlock& block, const TfParams& params,
+                                      TfTileValues values, const TfTileSink& sink,
+                                      JobContext& ctx) = 0;
 
   // Mean and standard error per condition of a set of epochs (engine/epochs/epoch_average.h: the
   // formulas both backends follow). The CPU computes in double; the CUDA backend reads the float

@@ -261,6 +261,10 @@ class CpuBackend final : public ComputeBackend {
                          JobContext& ctx) override {
     return computeTfCpu(block, params, threads_, ctx);
   }
+  TfResult timeFrequencyTiles(const SignalBlock& block, const TfParams& params, TfTileValues values,
+                              const TfTileSink& sink, JobContext& ctx) override {
+    return computeTfTilesCpu(block, params, values, sink, threads_, ctx);
+  }
 
   EpochAverages averageEpochs(const EpochSet& set, JobContext& ctx) override {
     return averageEpochsCpu(set, ctx);

@@ -4,6 +4,7 @@
 #include <H5Cpp.h>
 
 #include <complex>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,10 +72,9 @@ void writeParameters(H5::Group& root, const TfResult& r) {
                    "and Nyquist halved; x(t) = 2 / (N h(0)) Re sum_k T(t, k)");
 }
 
-void writeContents(H5::Group& root, const TfFile& f, TfStorage storage, JobContext& ctx) {
+// Everything but the image and what is read from it: attributes, parameters, grid, channels.
+void writeHeader(H5::Group& root, const TfFile& f, TfStorage storage) {
   const TfResult& r = f.result;
-  const hsize_t C = r.channelCount(), T = static_cast<hsize_t>(r.columns),
-                K = static_cast<hsize_t>(r.bins);
   h5::setAttribute(root, kSchemaAttribute, kTfSchema);
   h5::setAttribute(root, "modescope_version", softwareVersion());
   h5::setAttribute(root, "input_file", f.inputFile);
@@ -82,8 +82,8 @@ void writeContents(H5::Group& root, const TfFile& f, TfStorage storage, JobConte
   h5::setAttribute(root, "first_sample", r.firstSample);
   h5::setAttribute(root, "start_s", static_cast<double>(r.firstSample) / r.sampleRate);
   h5::setAttribute(root, "samples", r.samples);
-  h5::setAttribute(root, "columns", static_cast<int64_t>(T));
-  h5::setAttribute(root, "bins", static_cast<int64_t>(K));
+  h5::setAttribute(root, "columns", static_cast<int64_t>(r.columns));
+  h5::setAttribute(root, "bins", static_cast<int64_t>(r.bins));
   h5::setAttribute(root, "first_bin", static_cast<int64_t>(r.firstBin));
   h5::setAttribute(root, "window_at_zero", r.windowAtZero);
   h5::setAttribute(root, "storage", storage == TfStorage::Complex ? "complex" : "magnitude");
@@ -94,32 +94,62 @@ void writeContents(H5::Group& root, const TfFile& f, TfStorage storage, JobConte
   h5::writeDoubles(root, "frequencies", freqs);
   h5::writeDoubles(root, "times", times);
   writeChannelTable(root, f.channels, ChannelPositions::Omit);
-  h5::writeDoubles(root, "renyi_entropy", f.renyiEntropy);
+}
 
-  const std::vector<hsize_t> inner{T, K};
-  if (storage == TfStorage::Complex) {
-    H5::CompType type(sizeof(std::complex<float>));
-    type.insertMember("r", 0, H5::PredType::NATIVE_FLOAT);
-    type.insertMember("i", sizeof(float), H5::PredType::NATIVE_FLOAT);
-    H5::DataSet ds = createDataset(root, "values", type, {C, T, K},
-                                   "channels x columns x bins: the squeezed STFT (order 0: the "
-                                   "STFT), complex float32 {r, i}");
-    for (hsize_t c = 0; c < C; ++c) {
-      writeSlab(ds, c, inner, r.column(c, 0), type);
-      ctx.checkpoint();
-    }
-  } else {
-    H5::DataSet ds = createDataset(root, "magnitude", H5::PredType::IEEE_F32LE, {C, T, K},
-                                   "channels x columns x bins: |T| (order 0: the STFT's "
-                                   "magnitude; its square is the spectrogram), float32");
-    std::vector<float> mag(static_cast<std::size_t>(T * K));
-    for (hsize_t c = 0; c < C; ++c) {
+H5::CompType complexType() {
+  H5::CompType type(sizeof(std::complex<float>));
+  type.insertMember("r", 0, H5::PredType::NATIVE_FLOAT);
+  type.insertMember("i", sizeof(float), H5::PredType::NATIVE_FLOAT);
+  return type;
+}
+
+// The C x T x K image dataset ("values" or "magnitude"), not yet written.
+H5::DataSet createImage(H5::Group& root, const TfResult& r, TfStorage storage) {
+  const hsize_t C = r.channelCount(), T = static_cast<hsize_t>(r.columns),
+                K = static_cast<hsize_t>(r.bins);
+  if (storage == TfStorage::Complex)
+    return createDataset(root, "values", complexType(), {C, T, K},
+                         "channels x columns x bins: the squeezed STFT (order 0: the STFT), "
+                         "complex float32 {r, i}");
+  return createDataset(root, "magnitude", H5::PredType::IEEE_F32LE, {C, T, K},
+                       "channels x columns x bins: |T| (order 0: the STFT's magnitude; its "
+                       "square is the spectrogram), float32");
+}
+
+// Columns [firstColumn, firstColumn + columns) of channel c, all K bins, from `values`.
+void writeColumns(H5::DataSet& ds, hsize_t c, hsize_t firstColumn, hsize_t columns, hsize_t K,
+                  const void* values, const H5::DataType& memType) {
+  H5::DataSpace file = ds.getSpace();
+  const hsize_t start[3] = {c, firstColumn, 0}, count[3] = {1, columns, K};
+  file.selectHyperslab(H5S_SELECT_SET, count, start);
+  H5::DataSpace mem(3, count);
+  ds.write(values, memType, mem, file);
+}
+
+void writeHeldImage(H5::Group& root, const TfFile& f, TfStorage storage, JobContext& ctx) {
+  const TfResult& r = f.result;
+  const hsize_t C = r.channelCount(), T = static_cast<hsize_t>(r.columns),
+                K = static_cast<hsize_t>(r.bins);
+  H5::DataSet ds = createImage(root, r, storage);
+  std::vector<float> mag;
+  for (hsize_t c = 0; c < C; ++c) {
+    if (storage == TfStorage::Complex) {
+      writeColumns(ds, c, 0, T, K, r.column(c, 0), complexType());
+    } else {
       const std::complex<float>* v = r.column(c, 0);
+      mag.resize(static_cast<std::size_t>(T * K));
       for (std::size_t i = 0; i < mag.size(); ++i) mag[i] = std::abs(v[i]);
-      writeSlab(ds, c, inner, mag.data(), H5::PredType::NATIVE_FLOAT);
-      ctx.checkpoint();
+      writeColumns(ds, c, 0, T, K, mag.data(), H5::PredType::NATIVE_FLOAT);
     }
+    ctx.checkpoint();
   }
+}
+
+// What is read from the image (entropies, ridges, reconstruction), diagnostics and provenance.
+void writeReadouts(H5::Group& root, const TfFile& f) {
+  const TfResult& r = f.result;
+  const hsize_t C = r.channelCount(), T = static_cast<hsize_t>(r.columns);
+  h5::writeDoubles(root, "renyi_entropy", f.renyiEntropy);
   if (!f.ridges.empty()) {
     const hsize_t R = f.ridges.front().size();
     H5::DataSet rows = createDataset(root, "ridge_rows", H5::PredType::STD_I32LE, {C, R, T},
@@ -153,13 +183,58 @@ void writeContents(H5::Group& root, const TfFile& f, TfStorage storage, JobConte
 }  // namespace
 
 std::size_t tfFileImageBytes(const TfResult& r, TfStorage storage) {
-  return r.values.size() * (storage == TfStorage::Complex ? 8 : 4);
+  return r.channelCount() * static_cast<std::size_t>(r.columns) * static_cast<std::size_t>(r.bins) *
+         (storage == TfStorage::Complex ? 8 : 4);
 }
 
 void writeTfFile(const std::string& path, const TfFile& file, TfStorage storage, JobContext& ctx) {
   checkFile(file);
-  writeHdf5FileAtomically(path, "the time-frequency images",
-                          [&](H5::Group& root) { writeContents(root, file, storage, ctx); });
+  writeHdf5FileAtomically(path, "the time-frequency images", [&](H5::Group& root) {
+    writeHeader(root, file, storage);
+    writeHeldImage(root, file, storage, ctx);
+    writeReadouts(root, file);
+  });
+  ctx.progress(1.0, "written");
+}
+
+void writeTfFileStreamed(const std::string& path, TfFile& file, TfStorage storage,
+                         const std::function<void(const TfTileSink&)>& stream, JobContext& ctx) {
+  const TfResult& r = file.result;
+  const std::size_t C = r.channelCount();
+  if (C < 1 || file.channels.size() != C || !r.values.empty() || !file.ridges.empty() ||
+      !file.reconstruction.empty())
+    throw InvalidParameterError("time-frequency result", "a streamed file of inconsistent shape",
+                                "a grid with a channel table, no held image and no readouts",
+                                "write the result the engine returned");
+  const auto K = static_cast<hsize_t>(r.bins);
+  writeHdf5FileAtomically(path, "the time-frequency images", [&](H5::Group& root) {
+    writeHeader(root, file, storage);
+    H5::DataSet ds = createImage(root, r, storage);
+    const H5::CompType complex = complexType();
+    stream([&](const TfTile& t) {
+      const bool asComplex = storage == TfStorage::Complex;
+      if (asComplex ? t.values == nullptr : t.magnitude == nullptr)
+        throw InvalidParameterError("tile", asComplex ? "magnitudes" : "complex values",
+                                    asComplex ? "complex values" : "magnitudes",
+                                    "stream the values the file stores");
+      if (t.channel >= C || t.bins != r.bins || t.firstColumn < 0 ||
+          t.firstColumn + t.columns > r.columns)
+        throw InvalidParameterError("tile",
+                                    "channel " + std::to_string(t.channel) + ", columns from " +
+                                        std::to_string(t.firstColumn),
+                                    "a tile inside the image's grid");
+      if (asComplex)
+        writeColumns(ds, t.channel, static_cast<hsize_t>(t.firstColumn),
+                     static_cast<hsize_t>(t.columns), K, t.values, complex);
+      else
+        writeColumns(ds, t.channel, static_cast<hsize_t>(t.firstColumn),
+                     static_cast<hsize_t>(t.columns), K, t.magnitude, H5::PredType::NATIVE_FLOAT);
+    });
+    if (file.renyiEntropy.size() != C)
+      throw InvalidParameterError("renyi entropy", std::to_string(file.renyiEntropy.size()),
+                                  std::to_string(C) + " (one per channel)");
+    writeReadouts(root, file);
+  });
   ctx.progress(1.0, "written");
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "engine/core/provenance.h"
 #include "engine/io/hdf5_channel_table.h"
 #include "engine/tf/tf_result.h"
+#include "engine/tf/tf_tiles.h"
 
 namespace modescope {
 
@@ -45,6 +47,16 @@ std::size_t tfFileImageBytes(const TfResult& r, TfStorage storage);
 // InvalidParameterError when shapes disagree, OutputError when the file cannot be written,
 // Cancelled (checked between channels).
 void writeTfFile(const std::string& path, const TfFile& file, TfStorage storage, JobContext& ctx);
+
+// Writes a file whose image arrives tile by tile and is never held (64 channels x 10 minutes at
+// hop 1 is 20 GB of magnitudes): `file` has the grid (result.values empty), the channel table and
+// no ridges or reconstruction; stream(sink) runs the transform (ComputeBackend::
+// timeFrequencyTiles with the storage's values), each tile written where it belongs as it comes,
+// and before it returns fills file.renyiEntropy (one per channel), result.diagnostics and the
+// provenance, which are written after it. Atomic as writeTfFile: a failure, a cancel or a throw of
+// `stream` leaves nothing at `path`. Throws as writeTfFile.
+void writeTfFileStreamed(const std::string& path, TfFile& file, TfStorage storage,
+                         const std::function<void(const TfTileSink&)>& stream, JobContext& ctx);
 
 // True if `path` is an HDF5 file whose root says modescope_schema = "modescope-tf/<n>".
 bool isTfFile(const std::string& path);

@@ -140,6 +140,7 @@ class CpuMemdEngine final : public MemdSiftEngine {
   void load(const std::vector<double>& x, const std::vector<double>& directions) override {
     r_ = x;
     d_ = directions;
+    imfs_.clear();
   }
   void startImf() override { m_ = r_; }
 
@@ -207,11 +208,18 @@ class CpuMemdEngine final : public MemdSiftEngine {
   void subtractMean() override {
     for (std::size_t i = 0; i < m_.size(); ++i) m_[i] -= mean_[i];
   }
-  void finishImf(std::vector<double>& imf) override {
-    imf = m_;
+  void finishImf() override {
+    imfs_.insert(imfs_.end(), m_.begin(), m_.end());
     for (std::size_t i = 0; i < r_.size(); ++i) r_[i] -= m_[i];
   }
-  void residue(std::vector<double>& out) override { out = r_; }
+  void takeRows(MemdRows& rows) override {
+    imfs_.insert(imfs_.end(), r_.begin(), r_.end());
+    if (rows.empty())
+      rows = std::move(imfs_);
+    else
+      rows.insert(rows.end(), imfs_.begin(), imfs_.end());
+    imfs_.clear();
+  }
 
  private:
   int dims_;
@@ -221,6 +229,7 @@ class CpuMemdEngine final : public MemdSiftEngine {
   std::vector<DirectionScratch> scratch_;
   int batch_ = 1;
   std::vector<double> slots_, r_, m_, d_, mean_, amp_;
+  MemdRows imfs_;  // the IMFs finished so far, IMF-major (dims x n each)
 };
 
 }  // namespace

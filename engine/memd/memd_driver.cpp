@@ -108,19 +108,14 @@ void validateMemdInput(const SignalBlock& block, const MemdParams& params) {
                                 "write one noise channel per line, draw after draw (docs/memd.md)");
 }
 
-MemdModes siftMemd(MemdSiftEngine& engine, const std::vector<double>& x, int dims, int64_t n,
+MemdModes siftMemd(MemdSiftEngine& engine, const std::vector<double>& x, int64_t n,
                    const std::vector<double>& directions, const MemdParams& params,
                    const JobContext& ctx) {
   MemdModes out;
-  const std::size_t block = static_cast<std::size_t>(dims) * static_cast<std::size_t>(n);
   engine.load(x, directions);
   ctx.progress(0.0, "IMF 1");
   const double scale = maxAbs(x);
   const int cap = params.stop == MemdStopKind::Fixed ? params.fixedSifts : params.maxSifts;
-  std::vector<double> imf;
-  // The rows grow by one IMF at a time: reserve the known count (a fixed schedule) so the large
-  // result is not copied on every growth.
-  if (params.maxImfs > 0) out.rows.reserve(static_cast<std::size_t>(params.maxImfs + 1) * block);
   for (;;) {
     if (params.maxImfs > 0 && out.imfs >= params.maxImfs) break;
     ctx.checkpoint();
@@ -170,8 +165,7 @@ MemdModes siftMemd(MemdSiftEngine& engine, const std::vector<double>& x, int dim
       stop = stopNow(st);
     }
     if (!stop && params.stop != MemdStopKind::Fixed) ++out.capReached;
-    engine.finishImf(imf);
-    out.rows.insert(out.rows.end(), imf.begin(), imf.end());
+    engine.finishImf();
     out.sifts.push_back(nbit);
     ++out.imfs;
     // The IMF count is not known ahead: about log2(n) is typical.
@@ -179,8 +173,7 @@ MemdModes siftMemd(MemdSiftEngine& engine, const std::vector<double>& x, int dim
     ctx.progress(std::min(0.95, out.imfs / expected),
                  "IMF " + std::to_string(out.imfs) + " (" + std::to_string(nbit) + " sifts)");
   }
-  engine.residue(imf);
-  out.rows.insert(out.rows.end(), imf.begin(), imf.begin() + static_cast<std::ptrdiff_t>(block));
+  engine.takeRows(out.rows);
   return out;
 }
 
@@ -207,7 +200,7 @@ MemdResult runMemd(const SignalBlock& block, const MemdParams& params,
 
   ctx.progress(0.0, "reserving memory");
   std::unique_ptr<MemdSiftEngine> engine = makeEngine(dims, n, K);
-  std::vector<double> sum;  // rows x channels x n: data channels only
+  MemdRows sum;  // rows x channels x n: data channels only
   std::vector<int64_t> siftSum;
   int rows = 0;
   int64_t capReached = 0, noDirection = 0;
@@ -230,7 +223,7 @@ MemdResult runMemd(const SignalBlock& block, const MemdParams& params,
     }
     JobContext sub =
         ctx.sub(static_cast<double>(draw) / draws, static_cast<double>(draw + 1) / draws);
-    MemdModes modes = siftMemd(*engine, x, dims, n, directions, params, sub);
+    MemdModes modes = siftMemd(*engine, x, n, directions, params, sub);
     capReached += modes.capReached;
     noDirection += modes.noDirectionStops;
     const int r = modes.imfs + 1;
@@ -248,7 +241,7 @@ MemdResult runMemd(const SignalBlock& block, const MemdParams& params,
         sum = std::move(modes.rows);
         continue;
       }
-      sum.resize(static_cast<std::size_t>(r) * channels * un);
+      sum.resize(static_cast<std::size_t>(r) * channels * un, 0.0);
     }
     const int copyRows = draws == 1 ? r : modes.imfs;  // draws > 1: IMFs only
     for (int k = 0; k < copyRows; ++k)

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "engine/core/job_context.h"
@@ -27,6 +29,29 @@ struct MemdEnvelopeStats {
   double maxAbs = 0;                   // max |m| over channels and samples
 };
 
+// A vector whose resize() leaves new values uninitialised: the modes of a run are tens of MB,
+// written right after by several threads. Zeroing them first, on one thread, took about 20 ms of
+// a 130 ms run at 9 rows x 32 x 30,504 (memd_bench --trace on the H200's host, docs/memd.md).
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using MemdRows = std::vector<double, UninitializedAllocator<double>>;
+
 class MemdSiftEngine {
  public:
   virtual ~MemdSiftEngine() = default;
@@ -35,21 +60,25 @@ class MemdSiftEngine {
   virtual void startImf() = 0;  // m = r
   // mean and amp of m over the directions; the statistics with params' sd/sd2.
   virtual MemdEnvelopeStats envelopeMean(const MemdParams& params) = 0;
-  virtual void subtractMean() = 0;                       // m -= mean
-  virtual void finishImf(std::vector<double>& imf) = 0;  // imf = m (dims x n); r -= m
-  virtual void residue(std::vector<double>& out) = 0;    // out = r
+  virtual void subtractMean() = 0;  // m -= mean
+  // m is the next IMF: r -= m. The engine keeps the IMF until takeRows, so that a device engine
+  // copies the IMFs back after the last one instead of stalling the sifts after every IMF.
+  virtual void finishImf() = 0;
+  // Appends the IMFs in the order finished, then r: (IMFs + 1) x dims x n values. The engine
+  // then holds no IMF (the next load starts a new decomposition).
+  virtual void takeRows(MemdRows& rows) = 0;
 };
 
 // One multivariate decomposition of x (dims x n): rows (imfs + 1) x dims x n (IMF-major), the
 // sift count per IMF, and how many IMFs ended at the sift cap.
 struct MemdModes {
   int imfs = 0;
-  std::vector<double> rows;
+  MemdRows rows;
   std::vector<int> sifts;
   int64_t capReached = 0;
   int64_t noDirectionStops = 0;  // sifts that stopped because no direction was kept
 };
-MemdModes siftMemd(MemdSiftEngine& engine, const std::vector<double>& x, int dims, int64_t n,
+MemdModes siftMemd(MemdSiftEngine& engine, const std::vector<double>& x, int64_t n,
                    const std::vector<double>& directions, const MemdParams& params,
                    const JobContext& ctx);
 

@@ -189,6 +189,27 @@ double tfRenyiEntropy(const TfResult& r, std::size_t c, double alpha) {
   return std::log2(sum) / (1.0 - alpha);
 }
 
+void TfRenyiSums::add(const float* magnitude, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const double p = static_cast<double>(magnitude[i]) * magnitude[i];
+    power_ += p;
+    sixth_ += p * p * p;
+  }
+}
+
+void TfRenyiSums::add(const std::complex<float>* values, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const double p = std::norm(std::complex<double>(values[i]));
+    power_ += p;
+    sixth_ += p * p * p;
+  }
+}
+
+double TfRenyiSums::entropy() const {
+  if (!(power_ > 0)) return std::nan("");
+  return std::log2(sixth_ / (power_ * power_ * power_)) / (1.0 - 3.0);
+}
+
 double tfReconstructionQuality(const std::vector<double>& x, const std::vector<double>& xHat) {
   const std::size_t n = std::min(x.size(), xHat.size());
   double signal = 0.0, error = 0.0;

@@ -10,6 +10,7 @@
 // Thread rules: pure functions.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <vector>
 
@@ -52,6 +53,20 @@ std::vector<double> tfReconstructRidge(const TfResult& r, std::size_t c,
 // usual). Lower is more concentrated. Throws InvalidParameterError for alpha <= 0, alpha == 1, or
 // an all-zero image.
 double tfRenyiEntropy(const TfResult& r, std::size_t c, double alpha = 3.0);
+
+// The Renyi entropy of order 3 of a channel whose image arrives in tiles (engine/tf/tf_tiles.h):
+// the sums of |T|^2 and |T|^6, so that sum p^3 = sum |T|^6 / (sum |T|^2)^3. Equal to
+// tfRenyiEntropy(r, c, 3) up to rounding (tested); NaN for an all-zero channel (a flat channel has
+// no distribution to measure).
+class TfRenyiSums {
+ public:
+  void add(const float* magnitude, std::size_t count);
+  void add(const std::complex<float>* values, std::size_t count);
+  double entropy() const;
+
+ private:
+  double power_ = 0.0, sixth_ = 0.0;
+};
 
 // The reconstruction quality factor 10 log10(|x|^2 / |x - x_hat|^2) in dB over the common length.
 double tfReconstructionQuality(const std::vector<double>& x, const std::vector<double>& xHat);

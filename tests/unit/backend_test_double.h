@@ -46,6 +46,10 @@ class UnexpectedCallBackend : public ComputeBackend {
   TfResult timeFrequency(const SignalBlock&, const TfParams&, JobContext&) override {
     unexpected("timeFrequency");
   }
+  TfResult timeFrequencyTiles(const SignalBlock&, const TfParams&, TfTileValues, const TfTileSink&,
+                              JobContext&) override {
+    unexpected("timeFrequencyTiles");
+  }
   EpochAverages averageEpochs(const EpochSet&, JobContext&) override {
     unexpected("averageEpochs");
   }
