@@ -72,8 +72,8 @@ class MainWindow : public QMainWindow, public WorkflowHost {
   JobId openFile(const QString& path);
   JobId openDemo();
   JobId newSyntheticRecording(const SynthParams& params);
-  JobId runPreprocess(const PreprocessRequest& request);  // on the current tab's recording
-  JobId exportRecording(const QString& path);             // the current tab's recording
+  JobId runPreprocess(const PreprocessRequest& request) override;  // the current tab's
+  JobId exportRecording(const QString& path);                      // the current tab's recording
   JobId saveSession(const QString& path);
   JobId loadSession(const QString& path);
   // Synchronous: the current page as PNG/SVG/PDF (by extension).
