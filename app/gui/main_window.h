@@ -283,6 +283,7 @@ class MainWindow : public QMainWindow, public WorkflowHost {
   BadMarksWorkflow* badMarks_ = nullptr;
   bool syncingSelection_ = false;
   std::function<bool(const QString&, const QStringList&)> discardQuestion_;
+  bool layoutRestored_ = false;  // restoreLayout found a saved dock layout
 };
 
 }  // namespace modescope
