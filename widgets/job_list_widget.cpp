@@ -54,6 +54,14 @@ JobListWidget::JobListWidget(QWidget* parent) : QWidget(parent) {
   layout->addWidget(tree_);
   layout->addLayout(buttons);
 
+  // A row is as tall as its tallest cell widget (setItemWidget): measure the widgets a row gets.
+  QProgressBar bar;
+  bar.setTextVisible(true);
+  QToolButton button;
+  button.setText(tr("Cancel"));
+  rowHeight_ = std::max(
+      {tree_->fontMetrics().height() + 4, bar.sizeHint().height(), button.sizeHint().height()});
+
   // Elapsed times of running jobs tick at 4 Hz; the timer runs only while a job runs.
   ticker_ = new QTimer(this);
   ticker_->setInterval(250);
@@ -112,6 +120,14 @@ void JobListWidget::createRow(JobId id, const QString& title) {
   tree_->setItemWidget(row.item, ActionColumn, actions);
   applyState(row);
   tree_->resizeColumnToContents(ActionColumn);
+}
+
+QSize JobListWidget::sizeHint() const {
+  const QMargins m = layout()->contentsMargins();
+  const int height = m.top() + tree_->header()->sizeHint().height() + kVisibleRows * rowHeight_ +
+                     2 * tree_->frameWidth() + layout()->spacing() +
+                     clearButton_->sizeHint().height() + m.bottom();
+  return {QWidget::sizeHint().width(), height};
 }
 
 void JobListWidget::addJob(JobId id, const QString& title) {

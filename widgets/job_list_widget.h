@@ -54,6 +54,11 @@ class JobListWidget : public QWidget {
   QToolButton* cancelButton(JobId id) const;
   QToolButton* removeButton(JobId id) const;
   QTreeWidget* tree() const { return tree_; }
+  // Room for kVisibleRows rows (each holds a progress bar and buttons, taller than a line of
+  // text) under the header, and the buttons below: the Jobs dock's default height. The list
+  // scrolls beyond that; its minimum height stays small.
+  static constexpr int kVisibleRows = 4;
+  QSize sizeHint() const override;
   // Opens the details dialog of a failed job (non-modal); returns it, or nullptr.
   QWidget* showDetails(JobId id);
 
@@ -82,6 +87,7 @@ class JobListWidget : public QWidget {
 
   QTreeWidget* tree_ = nullptr;
   QPushButton* clearButton_ = nullptr;
+  int rowHeight_ = 0;  // a row's height with its widgets, measured once
   QTimer* ticker_ = nullptr;
   std::map<JobId, Row> rows_;
   JobId nextRestoredId_ = (JobId{1} << 62);  // far from the engine's ids (which start at 1)

@@ -558,10 +558,7 @@ int runAr(const Args& argv) {
     std::vector<std::size_t> channels;
     const std::shared_ptr<const Recording> rec =
         openMethodInput(input, sel, ctx, display, channels);
-    if (channels.empty()) {
-      throw InvalidParameterError("--channels", "no channels", "at least one channel");
-    }
-    const double fs = checkMethodSelection(*rec, channels, sel.start);
+    const double fs = checkSelection(*rec, Selection{channels, sel.start, sel.duration}).sampleRate;
     validateBurgArParams(q.params, fs);
 
     std::unique_ptr<ComputeBackend> backend = chooseBackend(q.backend, &note, q.threads);

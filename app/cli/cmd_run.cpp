@@ -219,10 +219,8 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
         for (std::size_t c : ps.channels) next->channels[c].bad = false;
         shape = std::move(next);
       } else if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
-        if (ps.channels.empty()) {
-          throw InvalidParameterError("channels", "an empty selection", "at least one channel");
-        }
-        const double rate = checkMethodSelection(*shape, ps.channels, sel.start);
+        const double rate =
+            checkSelection(*shape, Selection{ps.channels, sel.start, sel.duration}).sampleRate;
         planReference(*shape, ps.channels, f->spec.reference);
         for (const FilterSpec& spec : f->spec.filters) designFir(spec, rate);
         shape = selectRecording(shape, ps.channels, sel.start, sel.duration);

@@ -337,9 +337,8 @@ int runXapen(const Args& argv) {
           std::vector<std::size_t> channels;
           std::shared_ptr<const Recording> rec =
               openMethodInput(e.path, sel, recCtx, display, channels);
-          if (channels.empty())
-            throw InvalidParameterError("channels", "none", "at least one channel");
-          const double rate = checkMethodSelection(*rec, channels, sel.start);
+          const double rate =
+              checkSelection(*rec, Selection{channels, sel.start, sel.duration}).sampleRate;
           SignalBlock block = extractBlock(*rec, channels, sel.start, sel.duration);
           EntropyParams params = baseParams;
           params.epochSamples = epochSamplesFor(epoch, rate);

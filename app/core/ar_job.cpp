@@ -103,10 +103,8 @@ EventFeatureOptions arEventOptions(const Recording& rec, const ArJobSpec& spec,
 }
 
 void checkArJob(const Recording& rec, const ArJobSpec& spec) {
-  if (spec.channels.empty())
-    throw InvalidParameterError("channels", "none", "at least one channel",
-                                "select the channels to compute spectra for");
-  const double fs = checkJobChannelRates(rec, spec.channels, /*nameChannel=*/false);
+  const double fs =
+      checkSelection(rec, spec, {1, "", "select the channels to compute spectra for"}).sampleRate;
   validateBurgArParams(spec.params, fs);
   if (spec.params.output == ArOutput::Coefficients)
     throw InvalidParameterError("output", "coefficients", "power or amplitude",
@@ -121,11 +119,6 @@ void checkArJob(const Recording& rec, const ArJobSpec& spec) {
   }
   if (!std::isfinite(spec.offsetSeconds))
     throw InvalidParameterError("trial offset", formatNumber(spec.offsetSeconds), "a finite time");
-  if (!std::isfinite(spec.startSeconds) || spec.startSeconds < 0 ||
-      spec.startSeconds >= rec.duration())
-    throw InvalidParameterError("start", seconds(spec.startSeconds),
-                                "0 to " + seconds(rec.duration()),
-                                "start the range inside the recording");
   const ArResolvedLengths n = resolveArLengths(spec.params, fs);
   const double window = static_cast<double>(n.windowSamples) / fs;
   const double length = spec.lengthSeconds > 0 ? spec.lengthSeconds

@@ -8,6 +8,7 @@
 #include <exception>
 #include <utility>
 
+#include "app/core/recording_selection.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -46,26 +47,12 @@ ArReplay::ArReplay(std::shared_ptr<const Recording> recording, ArReplayConfig co
   } else {
     inputs_ = config_.channels;
   }
-  if (inputs_.empty())
-    throw InvalidParameterError("channels", "none", "at least one channel",
-                                "choose the channels to replay");
-  for (std::size_t c : inputs_)
-    if (c >= rec.channelCount())
-      throw InvalidParameterError(
-          "channels", "index " + std::to_string(c),
-          "below the recording's " + std::to_string(rec.channelCount()) + " channels");
-  sampleRate_ = rec.channels[inputs_.front()].sampleRate;
-  totalSamples_ = rec.channels[inputs_.front()].sampleCount;
-  for (std::size_t c : inputs_) {
-    if (rec.channels[c].sampleRate != sampleRate_)
-      throw InvalidParameterError(
-          "channels",
-          rec.channels[c].name + " at " + formatNumber(rec.channels[c].sampleRate) + " Hz",
-          "one sample rate (" + formatNumber(sampleRate_) + " Hz, " +
-              rec.channels[inputs_.front()].name + ")",
-          "leave out the channels recorded at another rate (annotation or status channels)");
-    totalSamples_ = std::min(totalSamples_, rec.channels[c].sampleCount);
-  }
+  // The whole recording is replayed: the one selection check gives its rate and the samples
+  // every input channel has.
+  const CheckedSelection whole =
+      checkSelection(rec, Selection{inputs_, 0.0, -1.0}, {1, "", "choose the channels to replay"});
+  sampleRate_ = whole.sampleRate;
+  totalSamples_ = whole.samples;
   if (!std::isfinite(config_.blockSeconds) || config_.blockSeconds <= 0 ||
       std::llround(config_.blockSeconds * sampleRate_) < 1)
     throw InvalidParameterError("block length", formatNumber(config_.blockSeconds) + " s",

@@ -20,29 +20,11 @@ double secondsSince(Clock::time_point t0) {
 
 bool isEnsemble(EmdMethod m) { return m != EmdMethod::Emd; }
 
-// The samples extractBlock will cut (same rounding), so that a range too short for any method
-// is refused before the samples are read.
-int64_t selectedSamples(const Recording& rec, const EmdJobSpec& spec) {
-  const double rate = rec.channels[spec.channels.front()].sampleRate;
-  const int64_t first = static_cast<int64_t>(std::llround(spec.startSeconds * rate));
-  int64_t available = rec.channels[spec.channels.front()].sampleCount;
-  for (std::size_t ch : spec.channels)
-    available = std::min(available, rec.channels[ch].sampleCount);
-  available -= first;
-  return spec.durationSeconds < 0
-             ? available
-             : std::min<int64_t>(available, std::llround(spec.durationSeconds * rate));
-}
-
 }  // namespace
 
 void checkEmdJob(const Recording& rec, const EmdJobSpec& spec) {
   validateEmdParams(spec.params);
-  if (spec.channels.empty()) {
-    throw InvalidParameterError("channels", "an empty selection", "at least one channel");
-  }
-  const double rate = checkMethodSelection(rec, spec.channels, spec.startSeconds);
-  const int64_t samples = selectedSamples(rec, spec);
+  const auto [rate, samples] = checkSelection(rec, spec);
   if (samples < kEmdMinSamples) {
     throw InvalidParameterError(
         "duration",

@@ -15,33 +15,24 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The selection's rate, or 0 when the channels are unusable (empty, unknown, mixed rates).
-double selectionRate(const Recording& rec, const std::vector<std::size_t>& channels) {
-  if (channels.empty()) return 0.0;
-  double fs = 0.0;
-  for (std::size_t c : channels) {
-    if (c >= rec.channelCount()) return 0.0;
-    const double r = rec.channels[c].sampleRate;
-    if (fs == 0.0) fs = r;
-    if (r != fs) return 0.0;
+}  // namespace
+
+namespace {
+
+// What the job's check finds, or nothing (rate and samples 0) where it would refuse the
+// selection: the dialog asks while the user is still choosing.
+CheckedSelection checkedOrNothing(const Recording& rec, const EntropyJobSpec& spec) {
+  try {
+    return checkSelection(rec, spec);
+  } catch (const InvalidParameterError&) {
+    return {};
   }
-  return fs;
 }
 
 }  // namespace
 
 int64_t entropySelectionSamples(const Recording& rec, const EntropyJobSpec& spec) {
-  const double fs = selectionRate(rec, spec.channels);
-  if (fs <= 0.0 || !(spec.startSeconds >= 0.0) || spec.startSeconds >= rec.duration()) return 0;
-  // The same rounding as extractBlock: the block is what the engine sees.
-  const int64_t first = std::llround(spec.startSeconds * fs);
-  int64_t available = rec.channels[spec.channels.front()].sampleCount;
-  for (std::size_t c : spec.channels) available = std::min(available, rec.channels[c].sampleCount);
-  available -= first;
-  const int64_t n = spec.durationSeconds < 0
-                        ? available
-                        : std::min<int64_t>(available, std::llround(spec.durationSeconds * fs));
-  return std::max<int64_t>(0, n);
+  return checkedOrNothing(rec, spec).samples;
 }
 
 int64_t entropyEpochCount(const Recording& rec, const EntropyJobSpec& spec) {
@@ -52,23 +43,12 @@ int64_t entropyEpochCount(const Recording& rec, const EntropyJobSpec& spec) {
 }
 
 void checkEntropyJob(const Recording& rec, const EntropyJobSpec& spec) {
-  if (spec.channels.empty())
-    throw InvalidParameterError("channels", "none", "at least two channels for a matrix",
-                                "select the channels to compare");
   if (spec.channels.size() > kEntropyMaxChannels)
     throw InvalidParameterError("channels", std::to_string(spec.channels.size()),
                                 "at most " + std::to_string(kEntropyMaxChannels),
                                 "select fewer channels");
-  const double fs = checkJobChannelRates(rec, spec.channels, /*nameChannel=*/true);
+  const auto [fs, n] = checkSelection(rec, spec, {1, "", "select the channels to compare"});
   validateEntropyParams(spec.params);
-  if (!(spec.startSeconds >= 0.0) || spec.startSeconds >= rec.duration())
-    throw InvalidParameterError("start", formatNumber(spec.startSeconds) + " s",
-                                "0 to " + formatNumber(rec.duration()) + " s",
-                                "start the range inside the recording");
-  const int64_t n = entropySelectionSamples(rec, spec);
-  if (n <= 0)
-    throw InvalidParameterError("duration", formatNumber(spec.durationSeconds) + " s",
-                                "a range that holds at least one sample");
   const int64_t epoch = spec.params.epochSamples;
   const int m = spec.params.m;
   if (epoch > n)
@@ -151,8 +131,7 @@ std::vector<int64_t> badSegmentEpochs(const Recording& rec, int64_t firstSample,
 }
 
 int64_t entropyBadSegmentEpochCount(const Recording& rec, const EntropyJobSpec& spec) {
-  const double fs = selectionRate(rec, spec.channels);
-  const int64_t samples = entropySelectionSamples(rec, spec);
+  const auto [fs, samples] = checkedOrNothing(rec, spec);
   if (fs <= 0 || samples <= 0 || spec.params.epochSamples < 0) return 0;
   return static_cast<int64_t>(badSegmentEpochs(rec, std::llround(spec.startSeconds * fs), samples,
                                                fs, spec.params.epochSamples)

@@ -12,6 +12,10 @@ namespace modescope {
 EpochJobResult runEpochJob(const Recording& rec, const EpochJobSpec& spec, ComputeBackend& backend,
                            JobContext& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
+  // Epochs are cut around events anywhere in the recording: the selection is its channels over
+  // the whole time range. (extractEpochs checks the events and the window at that rate.)
+  checkSelection(rec, Selection{spec.epochs.channels, 0.0, -1.0},
+                 {1, "", "select the channels to average"});
   EpochSpec es = spec.epochs;
   // The window's marks reach here twice (in the spec and in the recording it hands over): a
   // segment is counted once.

@@ -2,6 +2,10 @@
 // build has one. Everything else asks for a backend through selectBackend(choice, gpuFactory()).
 #pragma once
 
+#include <memory>
+#include <optional>
+#include <string>
+
 #include "engine/compute/backend.h"
 
 namespace modescope {
@@ -11,5 +15,15 @@ GpuBackendFactory gpuFactory();
 // Convenience: selectBackend(choice, gpuFactory(), note, cpuThreads).
 std::unique_ptr<ComputeBackend> chooseBackend(BackendChoice choice, std::string* note = nullptr,
                                               int cpuThreads = 0);
+
+// The one backend-choice rule of a method run, the window's and the command line's: the run's
+// own choice (a dialog's Backend field; the command line's --backend, auto by default) makes a
+// backend for that run (chooseBackend: the CPU with `cpuThreads` threads, <= 0 all cores; `note`
+// says why auto fell back to the CPU); none means `session`, the backend already started (the
+// window's Compute menu: CUDA start-up is slow). Throws DeviceError when there is no own choice
+// and no session backend yet, and what chooseBackend throws for a forced CUDA that is missing.
+std::shared_ptr<ComputeBackend> backendForRun(std::optional<BackendChoice> own,
+                                              std::shared_ptr<ComputeBackend> session,
+                                              std::string* note = nullptr, int cpuThreads = 0);
 
 }  // namespace modescope

@@ -22,11 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 void checkIcaJob(const Recording& rec, const IcaJobSpec& spec) {
   validateIcaParams(spec.params);
-  if (spec.channels.size() < 2) {
-    throw InvalidParameterError("channels", std::to_string(spec.channels.size()) + " channel(s)",
-                                "at least 2 channels (ICA unmixes several channels)");
-  }
-  checkMethodSelection(rec, spec.channels, spec.startSeconds);
+  checkSelection(rec, spec, {2, "ICA unmixes several channels", "select 2 or more channels"});
 }
 
 std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(
@@ -52,7 +48,8 @@ std::vector<std::pair<std::string, std::string>> icaProvenanceParameters(
 IcaJobResult runIcaJob(const Recording& rec, const IcaJobSpec& spec, JobContext& ctx) {
   checkIcaJob(rec, spec);
   std::string note;
-  std::unique_ptr<ComputeBackend> backend = chooseBackend(spec.backend, &note, spec.threads);
+  const std::shared_ptr<ComputeBackend> backend =
+      backendForRun(spec.backend, nullptr, &note, spec.threads);
   IcaJobResult out = runIcaJob(rec, spec, *backend, ctx);
   out.backendNote = note;
   return out;

@@ -23,23 +23,13 @@ double secondsSince(Clock::time_point t0) {
 
 void checkMemdJob(const Recording& rec, const MemdJobSpec& spec) {
   validateMemdParams(spec.params);
-  if (spec.channels.size() + static_cast<std::size_t>(spec.params.noiseChannels) < 2 ||
-      spec.channels.empty())
-    throw InvalidParameterError(
-        "channels", std::to_string(spec.channels.size()) + " selected",
-        "at least 2 channels (MEMD decomposes channels together)",
-        "select 2 or more channels, add noise channels (NA-MEMD, --noise-channels), or use "
-        "`modescope-cli emd` for a single channel");
-  const double rate = checkMethodSelection(rec, spec.channels, spec.startSeconds);
-  const int64_t first = static_cast<int64_t>(std::llround(spec.startSeconds * rate));
-  int64_t available = rec.channels[spec.channels.front()].sampleCount;
-  for (std::size_t ch : spec.channels)
-    available = std::min(available, rec.channels[ch].sampleCount);
-  available -= first;
-  const int64_t samples =
-      spec.durationSeconds < 0
-          ? available
-          : std::min<int64_t>(available, std::llround(spec.durationSeconds * rate));
+  // Noise channels (NA-MEMD) count towards the two MEMD needs; one recorded channel is enough.
+  const std::size_t noise = static_cast<std::size_t>(std::max(0, spec.params.noiseChannels));
+  const auto [rate, samples] = checkSelection(
+      rec, spec,
+      {noise >= 1 ? 1u : 2u, "MEMD decomposes channels together",
+       "select 2 or more channels, add noise channels (NA-MEMD, --noise-channels), or use "
+       "`modescope-cli emd` for a single channel"});
   if (samples < kEmdMinSamples)
     throw InvalidParameterError(
         "duration",

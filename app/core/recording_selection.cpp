@@ -32,52 +32,66 @@ class SelectionSource final : public SignalSource {
 
 }  // namespace
 
-double checkJobChannelRates(const Recording& rec, const std::vector<std::size_t>& channels,
-                            bool nameChannel) {
-  double fs = 0.0;
-  for (std::size_t c : channels) {
-    if (c >= rec.channelCount())
-      throw InvalidParameterError("channels", "index " + std::to_string(c),
-                                  "an index below " + std::to_string(rec.channelCount()));
-    const double r = rec.channels[c].sampleRate;
-    if (fs == 0.0) fs = r;
-    if (r != fs)
-      throw InvalidParameterError(
-          "channels",
-          "mixed sample rates (" + formatNumber(fs) + " and " + formatNumber(r) + " Hz" +
-              (nameChannel ? ", " + rec.channels[c].name : std::string()) + ")",
-          "one sample rate", "select channels of one rate");
+CheckedSelection checkSelection(const Recording& rec, const Selection& selection,
+                                const SelectionNeeds& needs) {
+  const std::vector<std::size_t>& channels = selection.channels;
+  const std::size_t fewest = std::max<std::size_t>(needs.minChannels, 1);
+  if (channels.size() < fewest) {
+    throw InvalidParameterError(
+        "channels",
+        channels.empty() ? std::string("none") : std::to_string(channels.size()) + " channel(s)",
+        "at least " + std::to_string(fewest) + (fewest == 1 ? " channel" : " channels") +
+            (needs.why.empty() ? std::string() : " (" + needs.why + ")"),
+        needs.remedy.empty() ? std::string("select more channels") : needs.remedy);
   }
-  return fs;
-}
-
-double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>& channels,
-                            double startSeconds) {
   for (std::size_t ch : channels) {
     if (ch >= rec.channelCount()) {
-      throw InvalidParameterError("channels", "index " + std::to_string(ch + 1),
-                                  "1.." + std::to_string(rec.channelCount()));
+      throw InvalidParameterError(
+          "channels", "channel " + std::to_string(ch + 1),
+          "a channel of the recording, 1.." + std::to_string(rec.channelCount()),
+          "select channels of this recording");
     }
   }
-  const double rate = rec.channels[channels.front()].sampleRate;
+  const ChannelInfo& first = rec.channels[channels.front()];
   for (std::size_t ch : channels) {
-    if (rec.channels[ch].sampleRate != rate) {
+    const ChannelInfo& other = rec.channels[ch];
+    if (other.sampleRate != first.sampleRate) {
       throw InvalidParameterError("channels",
-                                  "channels at " + formatNumber(rate) + " Hz and " +
-                                      formatNumber(rec.channels[ch].sampleRate) + " Hz (" +
-                                      rec.channels[ch].name + ")",
-                                  "one sample rate", "Select channels that share a sample rate");
+                                  "mixed sample rates (" + first.name + " at " +
+                                      formatNumber(first.sampleRate) + " Hz, " + other.name +
+                                      " at " + formatNumber(other.sampleRate) + " Hz)",
+                                  "one sample rate", "select channels that share a sample rate");
     }
   }
-  if (!(rate > 0.0)) {
-    throw InvalidParameterError("channels", "a sample rate of " + formatNumber(rate) + " Hz",
-                                "a positive sample rate");
+  const double rate = first.sampleRate;
+  if (!(rate > 0.0) || !std::isfinite(rate)) {
+    throw InvalidParameterError(
+        "channels", "a sample rate of " + formatNumber(rate) + " Hz (" + first.name + ")",
+        "a positive sample rate");
   }
-  if (!(startSeconds >= 0.0) || startSeconds >= rec.duration()) {
-    throw InvalidParameterError("start", formatNumber(startSeconds) + " s",
-                                "0 to " + formatNumber(rec.duration()) + " s");
+  const double start = selection.startSeconds;
+  if (!std::isfinite(start) || start < 0.0 || start >= rec.duration()) {
+    throw InvalidParameterError("start", formatNumber(start) + " s",
+                                "0 to " + formatNumber(rec.duration()) + " s",
+                                "start the range inside the recording");
   }
-  return rate;
+  const double duration = selection.durationSeconds;
+  if (!std::isfinite(duration) || duration == 0.0) {
+    throw InvalidParameterError("duration", formatNumber(duration) + " s",
+                                "a positive length, or a negative value for 'to the end'");
+  }
+  // The same rounding as extractBlock: what the check counts is what the method will see.
+  int64_t available = first.sampleCount;
+  for (std::size_t ch : channels) available = std::min(available, rec.channels[ch].sampleCount);
+  available -= std::llround(start * rate);
+  const int64_t samples =
+      duration < 0.0 ? available : std::min<int64_t>(available, std::llround(duration * rate));
+  if (samples <= 0) {
+    throw InvalidParameterError("duration", formatNumber(duration) + " s",
+                                "a range that holds at least one sample",
+                                "select a longer range or an earlier start");
+  }
+  return {rate, samples};
 }
 
 void stampJobProvenance(Provenance& prov, const std::string& backend, const std::string& inputFile,

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "app/core/selection.h"
 #include "engine/core/provenance.h"
 #include "engine/core/recording.h"
 
@@ -24,20 +26,33 @@ std::shared_ptr<const Recording> selectRecording(const std::shared_ptr<const Rec
                                                  const std::vector<std::size_t>& channels,
                                                  double startSeconds, double durationSeconds);
 
-// The checks every method job (EMD, ICA) makes on its selection before any work: each index
-// names a channel of `rec`, the channels share one positive sample rate, and 0 <= startSeconds
-// < rec.duration(). Throws InvalidParameterError ("channels", "start") naming the value found.
-// Returns the shared sample rate (Hz). `channels` must not be empty (the caller words that
-// refusal for its method).
-double checkMethodSelection(const Recording& rec, const std::vector<std::size_t>& channels,
-                            double startSeconds);
+// What a method adds to the one selection check: the fewest channels it works on, why (the
+// message's "expected" part: "at least 2 channels (ICA unmixes several channels)") and what to do.
+struct SelectionNeeds {
+  std::size_t minChannels = 1;
+  std::string why;     // "" or a reason, shown in parentheses
+  std::string remedy;  // "" or what to do instead
+};
 
-// The channel checks of the GUI's AR and entropy jobs: each index names a channel of `rec` (the
-// message gives the 0-based index) and all share one sample rate. Throws InvalidParameterError
-// ("channels"); `nameChannel`: the mixed-rate message also names the channel at the second rate.
-// Returns the shared rate (0 for no channels).
-double checkJobChannelRates(const Recording& rec, const std::vector<std::size_t>& channels,
-                            bool nameChannel);
+// What the check found: the channels' one sample rate and the samples extractBlock will cut for
+// the range (the same rounding: first round(start * rate), at most round(duration * rate), ending
+// at the shortest channel).
+struct CheckedSelection {
+  double sampleRate = 0.0;  // Hz
+  int64_t samples = 0;
+};
+
+// The one check every method job (EMD family, MEMD, ICA, AR spectra, entropy, time-frequency,
+// epochs) and the command line make on a Selection before any sample is read, in this order:
+//  - "channels": at least needs.minChannels, each naming a channel of `rec` (the message counts
+//    channels from 1, as --channels and pipeline files do), all at one positive sample rate (the
+//    message names a channel at each rate);
+//  - "start": finite, 0 <= start < rec.duration();
+//  - "duration": finite and not 0 (< 0 means to the end), and a range holding at least one sample.
+// Each refusal is an InvalidParameterError naming the parameter, the value found and what is
+// allowed (MNE's _check_option shape). Methods check their own minimum length on `samples`.
+CheckedSelection checkSelection(const Recording& rec, const Selection& selection,
+                                const SelectionNeeds& needs = {});
 
 // For provenance: "channels Fc5, Fc3; 10-20 s" / "all 64 channels; 0-125 s", and what a range
 // ending after the recording became ("...; 100-125 s (600 s from 100 s asked for, ...)",

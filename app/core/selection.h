@@ -3,7 +3,7 @@
 // time-frequency) is a Selection plus its method's parameters, and every GUI request a
 // RequestSelection (a Selection plus the backend the user chose for the run), so that the
 // dialogs read the selection in one place (RangeBackendBox::selection) and the checks
-// (checkMethodSelection, app/core/recording_selection.h) and the provenance
+// (checkSelection, app/core/recording_selection.h) and the provenance
 // (describeSelection) take it the same way for every method.
 #pragma once
 

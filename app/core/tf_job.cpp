@@ -17,29 +17,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int64_t selectionSamples(const Recording& rec, const TfJobSpec& spec, double fs) {
-  const int64_t first = std::llround(spec.startSeconds * fs);
-  int64_t available = rec.channels[spec.channels.front()].sampleCount;
-  for (std::size_t c : spec.channels) available = std::min(available, rec.channels[c].sampleCount);
-  available -= first;
-  const int64_t n = spec.durationSeconds < 0
-                        ? available
-                        : std::min<int64_t>(available, std::llround(spec.durationSeconds * fs));
-  return std::max<int64_t>(0, n);
-}
-
 }  // namespace
 
 std::size_t checkTfJob(const Recording& rec, const TfJobSpec& spec) {
-  if (spec.channels.empty())
-    throw InvalidParameterError("channels", "none", "at least one channel",
-                                "select the channels to transform");
-  const double fs = checkMethodSelection(rec, spec.channels, spec.startSeconds);
+  const auto [fs, n] = checkSelection(rec, spec, {1, "", "select the channels to transform"});
   validateTfParams(spec.params);
-  const int64_t n = selectionSamples(rec, spec, fs);
-  if (n <= 0)
-    throw InvalidParameterError("duration", formatNumber(spec.durationSeconds) + " s",
-                                "a range that holds at least one sample");
   if (spec.params.windowLength > n)
     throw InvalidParameterError("windowLength",
                                 std::to_string(spec.params.windowLength) + " samples",

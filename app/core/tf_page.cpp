@@ -40,7 +40,11 @@ TfPage computeTfPage(const Recording& rec, const TfPageRequest& request, Compute
     throw InvalidParameterError(
         "channel", std::to_string(request.channel),
         "a channel of the recording (0-" + std::to_string(rec.channelCount() - 1) + ")");
-  const double fs = checkMethodSelection(rec, channels, std::max(0.0, request.startSeconds));
+  // The page may start before 0 (the browser scrolled to the start): the check sees the part
+  // inside the recording, to its end (the page's own length is checked below).
+  const double fs =
+      checkSelection(rec, Selection{channels, std::max(0.0, request.startSeconds), -1.0})
+          .sampleRate;
   if (!(request.seconds > 0))
     throw InvalidParameterError("page length", formatNumber(request.seconds) + " s",
                                 "a positive length");

@@ -1,6 +1,6 @@
 // What a time range that ends after the recording becomes (issue 19): "the first 600 s" of a
 // 125 s recording is not refused (as MNE's raw.crop(tmax) past the end is not, with a warning;
-// a start beyond the end is refused, checkMethodSelection), but it is said, in the same words by
+// a start beyond the end is refused, checkSelection), but it is said, in the same words by
 // the command line (a note), the dialogs (under the range) and the provenance's selection
 // (describeSelection).
 //

@@ -94,11 +94,9 @@ void EngineBridge::deliverFinished(JobId id, const JobOutcome& outcome) {
   emit jobFinished(id, outcome);
 }
 
-std::shared_ptr<ComputeBackend> EngineBridge::backendFor(std::optional<BackendChoice> own) const {
-  if (own) return chooseBackend(*own);
-  std::shared_ptr<ComputeBackend> b = backend();
-  if (!b) throw DeviceError("no compute backend is available yet; try again");
-  return b;
+std::shared_ptr<ComputeBackend> EngineBridge::backendFor(std::optional<BackendChoice> own,
+                                                         int cpuThreads, std::string* note) const {
+  return backendForRun(own, own ? nullptr : backend(), note, cpuThreads);
 }
 
 std::shared_ptr<ComputeBackend> EngineBridge::backend() const {

@@ -54,11 +54,14 @@ class EngineBridge : public QObject {
   void setBackendChoice(BackendChoice choice);
   // The current backend; null only until the first choice has been made. Any thread.
   std::shared_ptr<ComputeBackend> backend() const;
-  // The one backend-choice rule of the window's jobs: the job's own choice (a dialog's backend
-  // field) makes a backend for that job; none means the Compute menu's, already started (CUDA
-  // start-up is slow). Call on the engine thread, inside the job. Throws DeviceError while no
-  // backend exists yet, and what chooseBackend throws for a forced CUDA that is missing.
-  std::shared_ptr<ComputeBackend> backendFor(std::optional<BackendChoice> own) const;
+  // The window's jobs' backend by the one rule (backendForRun, app/core/gpu_backend.h): the job's
+  // own choice (a dialog's backend field) makes a backend for that job, on the CPU with
+  // `cpuThreads` threads (<= 0: all cores), `note` saying why auto fell back to the CPU; none
+  // means the Compute menu's, already started. Call on the engine thread, inside the job. Throws
+  // DeviceError while no backend exists yet, and what chooseBackend throws for a forced CUDA that
+  // is missing.
+  std::shared_ptr<ComputeBackend> backendFor(std::optional<BackendChoice> own, int cpuThreads = 0,
+                                             std::string* note = nullptr) const;
   // BackendInfo::describe() of the current backend ("CPU, 2 threads"), "" before the first choice.
   QString backendDescription() const;
   QString backendNote() const { return note_; }  // why Auto fell back to the CPU, or ""

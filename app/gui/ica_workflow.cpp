@@ -18,6 +18,7 @@
 #include "app/gui/ica_dialog.h"
 #include "app/gui/ica_results_pane.h"
 #include "app/gui/job_results.h"
+#include "app/gui/method_run.h"
 #include "app/gui/result_dock.h"
 #include "app/gui/session_history.h"
 #include "app/gui/workflow_host.h"
@@ -77,32 +78,29 @@ JobId IcaWorkflow::runIca(const IcaRequest& request) {
   const std::string inputFile = documentInputFile(*doc);
   const QString what = QString::fromStdString(describeIca(*rec, request));
   const IcaJobSpec spec = toJobSpec(request, inputFile, workspace_.engine()->backendChoice());
-  const bool ownBackend = request.backend.has_value();
   const IcaFlagParams flagParams = request.flags ? request.flags->params : IcaFlagParams{};
   QPointer<BrowserPane> pane = host_.paneAt(workspace_.currentIndex());
-  EngineBridge* engine = workspace_.engine();
-  return workspace_.submitTyped<IcaJobOutcome>(
-      tr("%1 in %2").arg(what, source),
-      [rec, spec, ownBackend, engine, flagParams](JobContext& ctx) -> IcaJobOutcome {
+  // The dialog's own backend (with the spec's CPU thread count) or the Compute menu's, by the one
+  // rule; the components are summarised in the same job.
+  return submitMethodRun<IcaJobOutcome>(
+      workspace_,
+      {tr("%1 in %2").arg(what, source), tr("ICA failed"),
+       tr("Could not compute the %1.").arg(what)},
+      MethodBackend(request.backend, spec.threads),
+      [rec, spec, flagParams](ComputeBackend& backend, const std::string& note,
+                              JobContext& ctx) -> IcaJobOutcome {
         IcaJobOutcome out;
         JobContext icaCtx = ctx.sub(0.0, 0.95);
-        IcaJobResult job;
-        if (ownBackend) {
-          // A per-job backend (the dialog's choice), made here on the engine thread.
-          job = runIcaJob(*rec, spec, icaCtx);
-        } else {
-          // The Compute menu's backend, already started (CUDA start-up is slow).
-          const std::shared_ptr<ComputeBackend> backend = engine->backend();
-          if (!backend) throw DeviceError("no compute backend is available yet; try again");
-          job = runIcaJob(*rec, spec, *backend, icaCtx);
-        }
+        IcaJobResult job = runIcaJob(*rec, spec, backend, icaCtx);
         JobContext summaryCtx = ctx.sub(0.95, 1.0);
         out.summary = summariseIcaComponents(*rec, *job.file, summaryCtx, flagParams);
         out.file = std::move(job.file);
+        out.backendNote = note;
         return out;
       },
-      tr("ICA failed"), tr("Could not compute the %1.").arg(what),
-      [this, rec, what, pane, request](JobId, std::shared_ptr<const IcaJobOutcome> result) {
+      [this, rec, what, pane, request](std::shared_ptr<const IcaJobOutcome> result) {
+        if (!result->backendNote.empty())
+          host_.showStatus(QString::fromStdString(result->backendNote), 10000);
         const PipelineIcaStep step = historyStep(*rec, request);
         const std::size_t index = workspace_.recordStep(step);
         IcaResultsPane* shown = showResults(rec, *result, what, pane);

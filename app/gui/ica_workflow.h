@@ -17,6 +17,7 @@
 
 #include <QObject>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/core/ica_metrics.h"
@@ -40,6 +41,7 @@ class ResultDock;
 struct IcaJobOutcome {
   std::shared_ptr<const IcaFile> file;
   IcaComponentSummary summary;
+  std::string backendNote;  // why the dialog's auto backend fell back to the CPU, or ""
 };
 
 class IcaWorkflow : public QObject {

@@ -7,6 +7,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/screenshot.h"
 #include "engine/core/version.h"
+#include "widgets/signal_browser.h"
 
 namespace {
 
@@ -44,7 +45,13 @@ int main(int argc, char** argv) {
 
   modescope::MainWindow window;
   if (!cl.screenshotPath.isEmpty()) {
-    new modescope::ScreenshotTaker(&window, cl.screenshotPath, cl.screenshotTimeoutSeconds);
+    auto* taker = new modescope::ScreenshotTaker(
+        &window, [&window]() -> QWidget* { return window.currentBrowser(); }, cl.screenshotPath,
+        cl.screenshotTimeoutSeconds);
+    QObject::connect(&window, &modescope::MainWindow::pageDrawn, taker,
+                     &modescope::ScreenshotTaker::pageDrawn);
+    QObject::connect(&window, &modescope::MainWindow::openFailed, taker,
+                     &modescope::ScreenshotTaker::openFailed);
   } else {
     window.restoreLayout();  // a screenshot shows the default layout, whatever was saved
   }

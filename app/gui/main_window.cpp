@@ -33,6 +33,7 @@
 #include "app/gui/emd_workflow.h"
 #include "app/gui/engine_bridge.h"
 #include "app/gui/epoch_workflow.h"
+#include "app/gui/first_show.h"
 #include "app/gui/ica_workflow.h"
 #include "app/gui/memd_workflow.h"
 #include "app/gui/result_dock.h"
@@ -167,7 +168,10 @@ void MainWindow::buildDocks() {
   channelDock->raise();
   addDockWidget(Qt::BottomDockWidgetArea, jobDock);
   resizeDocks({channelDock}, {430}, Qt::Horizontal);
-  resizeDocks({jobDock}, {150}, Qt::Vertical);
+  // The Jobs list shows a few rows (JobListWidget::sizeHint) unless a saved layout was restored.
+  onFirstShow(this, [this, jobDock] {
+    if (!layoutRestored_) resizeDocks({jobDock}, {jobDock->sizeHint().height()}, Qt::Vertical);
+  });
   Workspace& ws = *workspace_;
   emd_ = new EmdWorkflow(ws, *this);            // its dock, hidden until a result arrives
   ica_ = new IcaWorkflow(ws, *this);            // the same for the component browser
@@ -475,7 +479,7 @@ void MainWindow::saveLayout() const {
 void MainWindow::restoreLayout() {
   QSettings settings;
   restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
-  restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+  layoutRestored_ = restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
   for (QDockWidget* dock : findChildren<QDockWidget*>()) {
     if (dock->property(kResultDockProperty).toBool()) dock->hide();
   }

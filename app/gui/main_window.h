@@ -72,8 +72,8 @@ class MainWindow : public QMainWindow, public WorkflowHost {
   JobId openFile(const QString& path);
   JobId openDemo();
   JobId newSyntheticRecording(const SynthParams& params);
-  JobId runPreprocess(const PreprocessRequest& request);  // on the current tab's recording
-  JobId exportRecording(const QString& path);             // the current tab's recording
+  JobId runPreprocess(const PreprocessRequest& request) override;  // the current tab's
+  JobId exportRecording(const QString& path);                      // the current tab's recording
   JobId saveSession(const QString& path);
   JobId loadSession(const QString& path);
   // Synchronous: the current page as PNG/SVG/PDF (by extension).
@@ -283,6 +283,7 @@ class MainWindow : public QMainWindow, public WorkflowHost {
   BadMarksWorkflow* badMarks_ = nullptr;
   bool syncingSelection_ = false;
   std::function<bool(const QString&, const QStringList&)> discardQuestion_;
+  bool layoutRestored_ = false;  // restoreLayout found a saved dock layout
 };
 
 }  // namespace modescope

@@ -150,7 +150,9 @@ bool MainWindow::applyPipeline(const QString& path, QString* error) {
     if (error) *error = tr("open a recording first: a pipeline runs on the current recording");
     return false;
   }
-  auto* player = new PipelinePlayer(this, std::move(pipeline), QFileInfo(path).fileName());
+  auto* player = new PipelinePlayer(*workspace_, *this,
+                                    {emd_, memd_, ica_, entropy_, badMarks_, epochs_, montage_},
+                                    std::move(pipeline), QFileInfo(path).fileName());
   connect(player, &PipelinePlayer::stepStarted, this, [this](int, const QString& label) {
     statusBar()->showMessage(tr("Pipeline: %1").arg(label));
   });

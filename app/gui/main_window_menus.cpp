@@ -162,8 +162,9 @@ void MainWindow::buildMenus() {
   selectedSpectrum->setObjectName(QStringLiteral("selectedSpectrum"));
   documentActions_ << pageSpectrum << selectedSpectrum;
   // Not a method of its own: the AR pipeline replayed live.
-  documentActions_ << methodMenus["Analysis"]->addAction(tr("&Live replay (AR features)..."), this,
-                                                         [this] { ReplayWindow::showFor(this); });
+  documentActions_ << methodMenus["Analysis"]->addAction(
+      tr("&Live replay (AR features)..."), this,
+      [this] { ReplayWindow::showFor(*workspace_, *this); });
 
   QMenu* compute = menuBar()->addMenu(tr("&Compute"));
   backendGroup_ = new QActionGroup(this);

@@ -1,6 +1,7 @@
-// The one shape of a method run from the GUI, shared by the workflows (EMD family, MEMD, AR
-// spectra, entropy matrices): after the dialog has made the request, a job runs the method on
-// the request's backend (the dialog's choice, else the Compute menu's: EngineBridge::backendFor)
+// The one shape of a method run from the GUI, shared by the workflows (EMD family, MEMD, ICA, AR
+// spectra, entropy matrices, epochs): after the dialog has made the request, a job runs the method
+// on the request's backend (the dialog's choice with its thread count, else the Compute menu's: the
+// one rule, backendForRun in app/core/gpu_backend.h, through EngineBridge::backendFor)
 // with progress and cancel in the job list; success hands the immutable typed result to the
 // result view, failure shows the engine's message in an error box and then `failed`.
 //
@@ -12,6 +13,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
 
 #include "app/core/gpu_backend.h"
 #include "app/gui/engine_bridge.h"
@@ -25,17 +29,36 @@ struct MethodRunText {
   QString failText;     // its first line: "Could not compute the EMD of Cz (...)."
 };
 
-template <class Result>
-JobId submitMethodRun(Workspace& workspace, const MethodRunText& text,
-                      std::optional<BackendChoice> backend,
-                      std::function<Result(ComputeBackend&, JobContext&)> run,
-                      std::function<void(std::shared_ptr<const Result>)> show,
+// The backend a run asks for: its own choice (the dialog's; nullopt: the Compute menu's) and, for
+// a backend of its own on the CPU, its thread count (<= 0: all cores; recorded in the provenance
+// through BackendInfo::describe, "CPU, 8 threads").
+struct MethodBackend {
+  MethodBackend(std::optional<BackendChoice> own = std::nullopt, int threads = 0)
+      : choice(own), cpuThreads(threads) {}
+  MethodBackend(std::nullopt_t) {}
+  std::optional<BackendChoice> choice;
+  int cpuThreads = 0;
+};
+
+// `run` is called as run(ComputeBackend&, JobContext&), or, where it also wants to keep why an
+// own auto choice fell back to the CPU, as run(ComputeBackend&, const std::string& note,
+// JobContext&) (note "" otherwise).
+template <class Result, class Run>
+JobId submitMethodRun(Workspace& workspace, const MethodRunText& text, MethodBackend backend,
+                      Run run, std::function<void(std::shared_ptr<const Result>)> show,
                       std::function<void(const QString& message)> failed = {}) {
   EngineBridge* engine = workspace.engine();
   return workspace.submitTyped<Result>(
       text.job,
       [engine, backend, run = std::move(run)](JobContext& ctx) -> Result {
-        return run(*engine->backendFor(backend), ctx);
+        std::string note;
+        const std::shared_ptr<ComputeBackend> compute =
+            engine->backendFor(backend.choice, backend.cpuThreads, &note);
+        if constexpr (std::is_invocable_v<const Run&, ComputeBackend&, JobContext&>) {
+          return run(*compute, ctx);
+        } else {
+          return run(*compute, std::as_const(note), ctx);
+        }
       },
       text.failHeading, text.failText,
       [show = std::move(show)](JobId, std::shared_ptr<const Result> result) {

@@ -9,18 +9,25 @@
 #include "app/gui/entropy_workflow.h"
 #include "app/gui/epoch_workflow.h"
 #include "app/gui/ica_workflow.h"
-#include "app/gui/main_window.h"
 #include "app/gui/memd_workflow.h"
 #include "app/gui/montage_workflow.h"
 #include "app/gui/session_history.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/core/bad_marks.h"
 #include "engine/core/error.h"
 
 namespace modescope {
 
-PipelinePlayer::PipelinePlayer(MainWindow* window, Pipeline pipeline, QString name)
-    : QObject(window), window_(window), pipeline_(std::move(pipeline)), name_(std::move(name)) {
-  connect(window_->engine(), &EngineBridge::jobFinished, this, &PipelinePlayer::onJobFinished);
+PipelinePlayer::PipelinePlayer(Workspace& workspace, WorkflowHost& host,
+                               PipelineWorkflows workflows, Pipeline pipeline, QString name)
+    : QObject(host.hostWindow()),
+      workspace_(workspace),
+      host_(host),
+      workflows_(workflows),
+      pipeline_(std::move(pipeline)),
+      name_(std::move(name)) {
+  connect(workspace.engine(), &EngineBridge::jobFinished, this, &PipelinePlayer::onJobFinished);
 }
 
 void PipelinePlayer::start() { runStep(); }
@@ -31,7 +38,7 @@ void PipelinePlayer::runStep() {
     deleteLater();
     return;
   }
-  const Document* doc = window_->currentDocument();
+  const Document* doc = workspace_.currentDocument();
   if (!doc) return stop(tr("no recording is open"));
   const PipelineStep& step = pipeline_.steps[next_];
   const QString label = QString::fromStdString(stepLabel(next_, step));
@@ -39,18 +46,19 @@ void PipelinePlayer::runStep() {
   try {
     const Recording& rec = *doc->recording;
     if (const auto* f = std::get_if<PipelineFilterStep>(&step)) {
-      running_ = window_->runPreprocess(preprocessRequest(rec, *f));
+      running_ = host_.runPreprocess(preprocessRequest(rec, *f));
     } else if (const auto* e = std::get_if<PipelineEmdStep>(&step)) {
-      running_ = window_->emdWorkflow()->runDecompose(decomposeRequest(rec, *e));
+      if (workflows_.emd) running_ = workflows_.emd->runDecompose(decomposeRequest(rec, *e));
     } else if (const auto* i = std::get_if<PipelineIcaStep>(&step)) {
-      running_ = window_->icaWorkflow()->runIca(icaRequest(rec, *i));
+      if (workflows_.ica) running_ = workflows_.ica->runIca(icaRequest(rec, *i));
     } else if (const auto* x = std::get_if<PipelineEntropyStep>(&step)) {
-      running_ = window_->entropyWorkflow()->runEntropy(entropyRequest(rec, *x));
+      if (workflows_.entropy) running_ = workflows_.entropy->runEntropy(entropyRequest(rec, *x));
     } else if (const auto* b = std::get_if<PipelineInterpolateStep>(&step)) {
       const auto& sel = b->selection;
-      running_ = window_->badMarksWorkflow()->interpolate(
-          sel.channels ? parseChannelSelection(rec, sel.channelsText()) : badChannelIndices(rec),
-          b->params);
+      if (workflows_.badMarks)
+        running_ = workflows_.badMarks->interpolate(
+            sel.channels ? parseChannelSelection(rec, sel.channelsText()) : badChannelIndices(rec),
+            b->params);
     } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
       EpochJobSpec spec;
       spec.epochs.channels = p->selection.channels
@@ -60,9 +68,9 @@ void PipelinePlayer::runStep() {
       spec.epochs.params = p->params;
       spec.differences = p->differences;
       spec.keepEpochs = p->epochs;
-      running_ = window_->epochWorkflow()->runEpochs(spec);
+      if (workflows_.epochs) running_ = workflows_.epochs->runEpochs(spec);
     } else if (const auto* g = std::get_if<PipelineMontageStep>(&step)) {
-      running_ = window_->montageWorkflow()->applyStep(*g);
+      if (workflows_.montage) running_ = workflows_.montage->applyStep(*g);
     } else if (std::holds_alternative<PipelineTfStep>(step)) {
       // The window's time-frequency view is computed for the page on screen; the step's file
       // (whole selection, ridges, reconstruction) is the command line's.
@@ -70,7 +78,7 @@ void PipelinePlayer::runStep() {
                      "the time-frequency view follows the browser")
                       .arg(label));
     } else if (const auto* m = std::get_if<PipelineMemdStep>(&step)) {
-      running_ = window_->memdWorkflow()->runMemd(memdRequest(rec, *m));
+      if (workflows_.memd) running_ = workflows_.memd->runMemd(memdRequest(rec, *m));
     }
   } catch (const Error& e) {
     return stop(tr("%1: %2").arg(label, QString::fromUtf8(e.what())));

@@ -26,8 +26,9 @@
 
 #include "app/core/gpu_backend.h"
 #include "app/gui/engine_bridge.h"
-#include "app/gui/main_window.h"
 #include "app/gui/result_dock.h"
+#include "app/gui/workflow_host.h"
+#include "app/gui/workspace.h"
 #include "engine/ar/ar_params.h"
 #include "engine/core/error.h"
 #include "widgets/page_export.h"
@@ -90,9 +91,10 @@ ReplayWindow::~ReplayWindow() {
   runner_.reset();  // joins the runner's thread before the backend and the views go
 }
 
-ReplayWindow* ReplayWindow::showFor(MainWindow* window) {
-  const Document* doc = window->currentDocument();
+ReplayWindow* ReplayWindow::showFor(Workspace& workspace, WorkflowHost& host) {
+  const Document* doc = workspace.currentDocument();
   if (!doc || !doc->recording) return nullptr;
+  QMainWindow* window = host.hostWindow();
   for (ReplayWindow* w : window->findChildren<ReplayWindow*>()) {
     if (w->recording_ == doc->recording) {
       w->show();
@@ -101,8 +103,8 @@ ReplayWindow* ReplayWindow::showFor(MainWindow* window) {
       return w;
     }
   }
-  auto* w = new ReplayWindow(doc->recording, doc->title, window->engine()->backendChoice(),
-                             window->currentBrowser(), window);
+  auto* w = new ReplayWindow(doc->recording, doc->title, workspace.engine()->backendChoice(),
+                             browserAt(host, workspace.currentIndex()), window);
   w->setAttribute(Qt::WA_DeleteOnClose);
   w->resize(1100, 620);
   w->show();

@@ -44,9 +44,10 @@ class QValueAxis;
 
 namespace modescope {
 
-class MainWindow;
 class ScalpMapView;
 class SignalBrowser;
+class WorkflowHost;
+class Workspace;
 
 class ReplayWindow : public QWidget {
   Q_OBJECT
@@ -59,8 +60,10 @@ class ReplayWindow : public QWidget {
   ~ReplayWindow() override;
 
   // The main window's action: opens (or raises, when it shows the same recording) the replay of
-  // the current tab's recording. Returns it, or nullptr when nothing is open.
-  static ReplayWindow* showFor(MainWindow* window);
+  // the workspace's current document, a tool window of host.hostWindow() on the Compute menu's
+  // backend choice, its page followed in that document's browser. Returns it, or nullptr when
+  // nothing is open.
+  static ReplayWindow* showFor(Workspace& workspace, WorkflowHost& host);
 
   void play();
   void pause();

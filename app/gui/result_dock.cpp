@@ -15,7 +15,6 @@ namespace modescope {
 namespace {
 
 constexpr double kMaxResultHeightFraction = 0.4;
-constexpr int kJobListHeight = 120;
 
 }  // namespace
 
@@ -73,10 +72,10 @@ void ResultDock::addResult(QWidget* page, const QString& title, const QString& t
       const double fraction = std::min(heightFraction, kMaxResultHeightFraction);
       QList<QDockWidget*> docks{dock_};
       QList<int> heights{static_cast<int>(window_->height() * fraction)};
-      // The job list stays the thin strip it was before the results came.
+      // The job list keeps its few rows (JobListWidget::sizeHint, the default layout's).
       if (auto* jobs = window_->findChild<QDockWidget*>(QStringLiteral("jobDock"))) {
         docks << jobs;
-        heights << kJobListHeight;
+        heights << jobs->sizeHint().height();
       }
       window_->resizeDocks(docks, heights, Qt::Vertical);
     }

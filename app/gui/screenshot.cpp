@@ -5,13 +5,11 @@
 #include <QPixmap>
 #include <cstdio>
 
-#include "app/gui/main_window.h"
-#include "widgets/signal_browser.h"
-
 namespace modescope {
 
-ScreenshotTaker::ScreenshotTaker(MainWindow* window, QString path, int timeoutSeconds)
-    : QObject(window), window_(window), path_(std::move(path)) {
+ScreenshotTaker::ScreenshotTaker(QWidget* window, std::function<QWidget*()> browser, QString path,
+                                 int timeoutSeconds)
+    : QObject(window), window_(window), browser_(std::move(browser)), path_(std::move(path)) {
   quiet_.setSingleShot(true);
   quiet_.setInterval(kQuietMilliseconds);
   settle_.setSingleShot(true);
@@ -23,18 +21,17 @@ ScreenshotTaker::ScreenshotTaker(MainWindow* window, QString path, int timeoutSe
   connect(&timeout_, &QTimer::timeout, this, [this] {
     fail(1, QStringLiteral("no page was drawn within %1 s").arg(timeout_.interval() / 1000));
   });
-  connect(window_, &MainWindow::pageDrawn, this, &ScreenshotTaker::onPageDrawn);
-  connect(window_, &MainWindow::openFailed, this,
-          [this](const QString& file, const QString& message) {
-            fail(2, QStringLiteral("cannot open %1: %2").arg(file, message));
-          });
   timeout_.start();
 }
 
-void ScreenshotTaker::onPageDrawn() {
+void ScreenshotTaker::openFailed(const QString& file, const QString& message) {
+  fail(2, QStringLiteral("cannot open %1: %2").arg(file, message));
+}
+
+void ScreenshotTaker::pageDrawn() {
   if (armed_ || done_) return;
   armed_ = true;
-  if (SignalBrowser* b = window_->currentBrowser()) b->installEventFilter(this);
+  if (QWidget* b = browser_ ? browser_() : nullptr) b->installEventFilter(this);
   quiet_.start();
   settle_.start();
 }

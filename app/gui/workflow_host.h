@@ -1,7 +1,8 @@
 // What a method workflow needs from the window besides the Workspace (app/gui/workspace.h): a
-// main window to parent its dialogs and result docks and to show status messages in, and the
-// browser pane that shows a document (the window keeps the widgets; the workspace the data).
-// MainWindow implements it; a workflow never includes main_window.h.
+// main window to parent its dialogs and result docks and to show status messages in, the
+// browser pane that shows a document (the window keeps the widgets; the workspace the data), and
+// the window's own filter step (PipelinePlayer repeats it). MainWindow implements it; nothing but
+// main_window* includes main_window.h.
 //
 // Thread rules: GUI thread.
 #pragma once
@@ -10,10 +11,13 @@
 #include <QString>
 #include <vector>
 
+#include "engine/core/job_queue.h"
+
 namespace modescope {
 
 class BrowserPane;
 class SignalBrowser;
+struct PreprocessRequest;
 
 class WorkflowHost {
  public:
@@ -22,6 +26,9 @@ class WorkflowHost {
   // The pane showing the document at `documentIndex` (the workspace's index); null when none.
   virtual BrowserPane* paneAt(int documentIndex) const = 0;
   virtual void showStatus(const QString& message, int milliseconds) = 0;
+  // Filters or re-references the current document as Process > Filter does (a derived document,
+  // an undo step, a history step). Returns the job's id, 0 when nothing is open.
+  virtual JobId runPreprocess(const PreprocessRequest& request) = 0;
 };
 
 // The signal browser of the document at `documentIndex` (null when none).

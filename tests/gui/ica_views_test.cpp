@@ -268,6 +268,10 @@ class IcaViewsTest : public QObject {
     QCOMPARE(int(f.channels.size()), 8);
     QCOMPARE(f.samples, int64_t(40 * 128));
     QVERIFY(f.provenance.backend.find("CPU") != std::string::npos);
+    // The dialog's own CPU backend (submitMethodRun's MethodBackend) runs on every core and says
+    // how many: the thread count is recorded.
+    QVERIFY2(f.provenance.backend.find(" thread") != std::string::npos,
+             f.provenance.backend.c_str());
     QCOMPARE(pane->componentModel()->rowCount(), f.result.components);
     // The synthetic recording has no EOG channel: the EOG column is the frontal proxy, and the
     // header says so.

@@ -9,6 +9,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 #include "app/core/method_registry.h"
@@ -24,6 +25,7 @@
 #include "demo_window_support.h"
 #include "engine/dsp/preprocess.h"
 #include "menu_dialog_support.h"
+#include "widgets/job_list_widget.h"
 #include "widgets/signal_browser.h"
 
 using namespace modescope;
@@ -150,6 +152,40 @@ class WorkspaceLayoutTest : public QObject {
     answer = true;
     QVERIFY(w.close());
     QVERIFY(QSettings().contains(QStringLiteral("mainWindow/state")));
+  }
+
+  // The default layout at 1400 x 900 shows several rows of the Jobs list (it used to be about
+  // one row high, its last row cut by the "Remove finished" button), and the window fits the
+  // screen.
+  void theJobsListShowsSeveralRowsInTheDefaultLayout() {
+    MainWindow w;
+    const QString opened = showWithDemo(w);
+    QVERIFY2(opened.isEmpty(), qPrintable(opened));
+    // Three more finished jobs: four rows, each as tall as the real rows are.
+    for (int i = 0; i < 3; ++i) {
+      const JobId id = w.jobList()->addFinishedJob(QStringLiteral("job %1").arg(i),
+                                                   JobState::Succeeded, QString());
+      QVERIFY(w.jobList()->contains(id));
+    }
+    QTest::qWait(100);  // let the layout settle
+    w.grab().save(QStringLiteral(MODESCOPE_TEST_OUTPUT_DIR "/workspace_default_layout.png"));
+    QTreeWidget* tree = w.jobList()->tree();
+    const int rowHeight = tree->visualItemRect(tree->topLevelItem(0)).height();
+    QVERIFY(rowHeight > 0);
+    const int rowsShown = tree->viewport()->height() / rowHeight;
+    qInfo("jobs dock %d px, list viewport %d px, row %d px: %d rows",
+          w.findChild<QDockWidget*>(QStringLiteral("jobDock"))->height(),
+          tree->viewport()->height(), rowHeight, rowsShown);
+    QVERIFY2(rowsShown >= 3, qPrintable(QStringLiteral("%1 rows of %2 px in a %3 px list")
+                                            .arg(rowsShown)
+                                            .arg(rowHeight)
+                                            .arg(tree->viewport()->height())));
+    QCOMPARE(w.size(), QSize(1400, 900));
+    const QRect room = w.screen()->availableGeometry();
+    QVERIFY(w.frameGeometry().height() <= room.height());
+    // The browser keeps most of the window's height.
+    QVERIFY2(w.currentBrowser()->height() >= w.height() / 2,
+             qPrintable(QString::number(w.currentBrowser()->height())));
   }
 
   void layoutIsRestoredAndClampedToTheScreen() {
