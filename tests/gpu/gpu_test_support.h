@@ -56,6 +56,16 @@ inline void holdBackWarpgroupIca(bool hold) {
 #endif
 }
 
+// Forces the Infomax WMMA cluster kernel with `slabRows` rows of W per CTA (0: the planner's
+// kernel choice again; CudaTestHooks::icaSlabRows), with poisoned allocations as below.
+inline void forceWmmaClusterIca(int slabRows) {
+#ifdef MODESCOPE_HAVE_CUDA
+  setCudaTestHooks({.poisonAllocations = true, .icaSlabRows = slabRows});
+#else
+  (void)slabRows;
+#endif
+}
+
 inline std::size_t freeDeviceBytes() {
 #ifdef MODESCOPE_HAVE_CUDA
   return cudaMemoryInfo().freeBytes;

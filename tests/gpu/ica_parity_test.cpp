@@ -8,7 +8,9 @@
 //    FP32 accuracy; plain TF32: 10-bit mantissas);
 //  - to convergence: the separation itself (Amari index against the true mixing of synthetic
 //    sources, component matches on real EEG), which is what a user gets.
-// Sizes cover one CTA (r <= 64) and the cluster path (r = 100: 4 CTAs of 32 rows).
+// Sizes cover one CTA (r <= 64), the tensor-core cluster kernel (r = 100, 128: 4 CTAs; r = 256:
+// 8 CTAs; TF32 and 3xTF32) and the WMMA cluster kernel (FP32, and the other modes through the
+// slab-rows test hook).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,17 +144,85 @@ TEST_F(IcaParity, RepeatedTf32RunsAreBitIdentical) {
   }
 }
 
-// The cluster path (100 components: R = 128, 4 CTAs exchanging U and W through distributed shared
-// memory) must give the same updates as the one-CTA path gives for small r.
+// The cluster paths at 100 components (W padded to 112 rows in the state, to 128 in the
+// tensor-core kernel: 4 CTAs, rows and columns past r kept at zero) must give the same updates
+// as the one-CTA path gives for small r: the tensor-core cluster kernel in 3xTF32 and TF32, the
+// WMMA cluster kernel in FP32 (where it always runs) and, through the slab-rows hook, in 3xTF32.
 TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnAHundredSourcesAcrossACluster) {
   IcaMatrix mixing;
   const SignalBlock b = mixedSources(100, 30000, seed_ % 1000, &mixing);
   const IcaResult cpu = onCpu(b, twoPasses(IcaGpuMath::Tf32x3));
-  const IcaResult gpu = onGpu(b, twoPasses(IcaGpuMath::Tf32x3));
-  ASSERT_EQ(gpu.components, 100);
-  const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
-  std::printf("r = 100: unmixing after 2 passes differs by %.2e (relative)\n", d);
-  EXPECT_LT(d, 1e-3);
+  struct Run {
+    IcaGpuMath math;
+    int slabRows;  // 0: the planner's kernel
+    double bound;
+  };
+  for (const Run& run : {Run{IcaGpuMath::Tf32x3, 0, 1e-3}, Run{IcaGpuMath::Tf32, 0, 3e-2},
+                         Run{IcaGpuMath::Fp32, 0, 1e-3}, Run{IcaGpuMath::Tf32x3, 32, 1e-3}}) {
+    gpu_test::forceWmmaClusterIca(run.slabRows);
+    const IcaResult gpu = onGpu(b, twoPasses(run.math));
+    ASSERT_EQ(gpu.components, 100);
+    const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
+    std::printf(
+        "r = 100, %s, %s kernel: unmixing after 2 passes differs by %.2e (relative)\n",
+        icaGpuMathName(run.math),
+        run.slabRows || run.math == IcaGpuMath::Fp32 ? "WMMA cluster" : "tensor-core cluster", d);
+    EXPECT_LT(d, run.bound) << icaGpuMathName(run.math) << " slab rows " << run.slabRows;
+    EXPECT_NEAR(gpu.history.back().change, cpu.history.back().change,
+                run.bound * 10 * cpu.history.back().change);
+  }
+}
+
+// The tensor-core cluster kernel at the high-density sizes it exists for: 128 components (4 CTAs
+// of 32 columns of W) and 256 (8 CTAs), both modes within their bounds of the CPU after 2
+// passes (the bounds of the 8-source test). A mixture's kurtosis after 2 passes can sit near the
+// -0.02 threshold, so a few signs may differ (one in 32); more would mean a wrong estimate.
+TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnTheTensorCoreClusterAt128And256Sources) {
+  IcaMatrix mixing;
+  for (int sources : {128, 256}) {
+    const SignalBlock b = mixedSources(sources, 20000, seed_ % 1000 + sources, &mixing);
+    const IcaResult cpu = onCpu(b, twoPasses(IcaGpuMath::Tf32x3));
+    for (auto [math, bound] :
+         {std::pair{IcaGpuMath::Tf32x3, 1e-3}, std::pair{IcaGpuMath::Tf32, 3e-2}}) {
+      const IcaResult gpu = onGpu(b, twoPasses(math));
+      ASSERT_EQ(gpu.steps, 2);
+      ASSERT_EQ(gpu.components, sources);
+      const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
+      long signDiffs = 0;
+      for (std::size_t k = 0; k < cpu.signs.size(); ++k) signDiffs += gpu.signs[k] != cpu.signs[k];
+      std::printf(
+          "r = %d, %s: unmixing after 2 passes differs by %.2e (relative), %ld signs differ, "
+          "change %.6e vs %.6e, %.3f s\n",
+          sources, icaGpuMathName(math), d, signDiffs, gpu.history.back().change,
+          cpu.history.back().change, gpu.seconds);
+      EXPECT_LT(d, bound) << sources << " sources, " << icaGpuMathName(math);
+      EXPECT_NEAR(gpu.history.back().change, cpu.history.back().change,
+                  bound * 10 * cpu.history.back().change);
+      EXPECT_LE(signDiffs, sources / 32);
+    }
+  }
+}
+
+// Bit-identical repeats on the tensor-core cluster kernel: its sums run in a fixed order (the
+// partial activations by CTA rank, bias and moment partials by thread group), so a difference
+// would mean a race between the CTAs' exchanges. 100 sources pad the kernel's rows (4 CTAs),
+// 256 fill 8 CTAs.
+TEST_F(IcaParity, RepeatedRunsOnTheTensorCoreClusterAreBitIdentical) {
+  IcaMatrix mixing;
+  for (int sources : {100, 256}) {
+    const SignalBlock b = mixedSources(sources, 20000, seed_ % 1000, &mixing);
+    for (IcaGpuMath math : {IcaGpuMath::Tf32, IcaGpuMath::Tf32x3}) {
+      IcaParams p = twoPasses(math);
+      p.maxSteps = 3;
+      const IcaResult first = onGpu(b, p), second = onGpu(b, p);
+      ASSERT_EQ(first.unmixing.values.size(), second.unmixing.values.size());
+      long differing = 0;
+      for (std::size_t i = 0; i < first.unmixing.values.size(); ++i)
+        differing += first.unmixing.values[i] != second.unmixing.values[i];
+      EXPECT_EQ(differing, 0) << sources << " sources, " << icaGpuMathName(math);
+      EXPECT_EQ(first.signs, second.signs);
+    }
+  }
 }
 
 // To convergence: the GPU's own separation quality (the oracle is the true mixing, not the CPU),
@@ -172,10 +242,14 @@ TEST_F(IcaParity, ConvergedGpuRunSeparatesSuperAndSubGaussianSources) {
   }
 }
 
+// To convergence on the tensor-core cluster kernel (100 components, the default TF32 math; the
+// WMMA cluster kernel's FP32 path is covered by the 2-pass parity above).
 TEST_F(IcaParity, ConvergedClusterRunSeparatesAHundredSources) {
   IcaMatrix mixing;
   const SignalBlock b = mixedSources(100, 200000, 11, &mixing);  // 20 r^2 samples
-  const IcaResult gpu = onGpu(b, icaPreset("eeglab-runica"));
+  IcaParams p = icaPreset("eeglab-runica");
+  ASSERT_EQ(p.gpuMath, IcaGpuMath::Tf32);
+  const IcaResult gpu = onGpu(b, p);
   const double amari = amariIndex(ica_test::multiply(gpu.unmixing, mixing));
   std::printf("r = 100: Amari %.4f after %d steps (%s), %.2f s\n", amari, gpu.steps,
               gpu.stopReason.c_str(), gpu.seconds);
@@ -239,6 +313,26 @@ TEST_F(IcaParity, BlowUpRestartsOnTheGpuToo) {
     p.learningRate = 0.1;
     p.maxWeight = 50;  // a low ceiling makes the blow-up certain within the first pass
     p.maxSteps = 20;
+    const IcaResult gpu = onGpu(b, p);
+    EXPECT_GT(gpu.restarts, 0) << icaGpuMathName(math);
+    EXPECT_LT(gpu.finalLearningRate, 0.1) << icaGpuMathName(math);
+    EXPECT_TRUE(std::any_of(gpu.diagnostics.begin(), gpu.diagnostics.end(),
+                            [](const Diagnostic& d) { return d.code == "ica.restarted"; }))
+        << icaGpuMathName(math);
+  }
+}
+
+// The same on the tensor-core cluster kernel (128 components, 4 CTAs): every CTA must see the
+// blow-up of the same update (the cluster-wide maximum of |W|) and leave the pass together.
+TEST_F(IcaParity, BlowUpRestartsOnTheTensorCoreClusterToo) {
+  IcaMatrix mixing;
+  const SignalBlock b = mixedSources(128, 20000, 3, &mixing);
+  for (IcaGpuMath math : {IcaGpuMath::Tf32x3, IcaGpuMath::Tf32}) {
+    IcaParams p = icaPreset("eeglab-runica");
+    p.gpuMath = math;
+    p.learningRate = 0.1;
+    p.maxWeight = 50;
+    p.maxSteps = 6;
     const IcaResult gpu = onGpu(b, p);
     EXPECT_GT(gpu.restarts, 0) << icaGpuMathName(math);
     EXPECT_LT(gpu.finalLearningRate, 0.1) << icaGpuMathName(math);
