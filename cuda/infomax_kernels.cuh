@@ -90,6 +90,11 @@ struct InfomaxPassArgs {
   InfomaxDeviceState state;
 };
 
+// The kernels that read plain TF32 operands straight from the data need them rounded on upload
+// (args.dataTf32) exactly when the math is plain TF32; throws std::logic_error naming `launcher`
+// otherwise (a driver bug).
+void requireTf32DataExactlyForTf32(const InfomaxPassArgs& args, const char* launcher);
+
 // ---- The register-resident kernel for up to 64 components (infomax_fast_kernel.cu) ----------
 // The cluster kernel above spends ~13 us per block update at 64 components: its products go
 // through shared memory (WMMA loads and stores) with barriers around each, and its CTAs wait

@@ -31,7 +31,6 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/infomax_device.cuh"
@@ -88,12 +87,6 @@ __device__ __forceinline__ void maxCluster(unsigned address, unsigned v) {
   asm volatile("red.shared::cluster.max.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
 }
 
-__device__ __forceinline__ float fastTanh(float x) {
-  float y;
-  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
 // TF32 rounding: the tensor cores ignore the low 13 bits, so adding half of their weight rounds
 // to nearest (ties away from zero, as cvt.rna). Masked where the value is stored for reuse.
 __device__ __forceinline__ unsigned tf32Add(float x) { return __float_as_uint(x) + 0x1000u; }
@@ -134,14 +127,6 @@ __device__ __forceinline__ float storedValue(float x) {
   return kX3 ? x : tf32Value(x);
 }
 
-__device__ __forceinline__ void mmaTf32(float (&d)[4], unsigned a0, unsigned a1, unsigned a2,
-                                        unsigned a3, unsigned b0, unsigned b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
 // d += a b; 3xTF32 adds the small cross terms first.
 template <bool kX3>
 __device__ __forceinline__ void mma(float (&d)[4], const Operand<kX3> (&a)[4],
@@ -635,9 +620,7 @@ bool planInfomaxMmaCluster(int R, int blockSize, InfomaxMath math, int ccMajor,
 
 void launchInfomaxMmaClusterPass(const InfomaxPassArgs& args, const InfomaxMmaClusterLayout& L,
                                  cudaStream_t stream) {
-  if ((args.math == InfomaxMath::Tf32) != args.dataTf32)
-    throw std::logic_error(
-        "launchInfomaxMmaClusterPass: plain TF32 expects data rounded on upload");
+  requireTf32DataExactlyForTf32(args, "launchInfomaxMmaClusterPass");
   switch (L.Q) {
     case 4:
       return launchFor<4>(args, L, stream);
