@@ -41,8 +41,9 @@ struct CudaTestHooks {
   std::int64_t maxBatchSamples = 0;
   std::int64_t maxChunkSamples = 0;
   std::int64_t maxResidentSamples = 0;
-  // Rows of W per CTA of the Infomax cluster kernel (0 = the planner's choice); non-zero also
-  // forces that kernel where the register-resident one would run.
+  // Rows of W per CTA of the Infomax WMMA cluster kernel (0 = the planner's choice); non-zero
+  // also forces that kernel where the register-resident or the tensor-core cluster kernel would
+  // run, so it stays tested for TF32 and 3xTF32 too (FP32 always runs on it).
   int icaSlabRows = 0;
   // Runs the register-resident mma.sync Infomax kernel where the warpgroup (wgmma) kernel would
   // run (plain TF32 on compute capability 9.0), so both stay tested and comparable.

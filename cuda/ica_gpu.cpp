@@ -1,7 +1,8 @@
 // runInfomaxGpu (cuda_ica.h): the shared Infomax driver (engine/ica) with device passes. The
 // sphered data go to the GPU once (float, sample-major); each pass uploads its permutation and
 // runs one kernel (up to 64 components the warpgroup kernel in plain TF32 on compute 9.0, else the
-// register-resident one, else the cluster kernel: infomax_kernels.cuh); the driver reads W back
+// register-resident one; 65 to 256 components the tensor-core cluster kernel in TF32 and 3xTF32;
+// else, and for FP32, the WMMA cluster kernel: infomax_kernels.cuh); the driver reads W back
 // after every pass for the change and angle (R x R floats: negligible next to the pass).
 #include <algorithm>
 #include <cmath>
@@ -47,20 +48,25 @@ float roundToTf32(float x) {
 
 class GpuInfomaxPasses final : public InfomaxPasses {
  public:
-  // `warpgroup`, `fast`: the warpgroup and register-resident kernels' layouts when they take
-  // the problem (the first one given runs), else null (the cluster kernel runs).
+  // `warpgroup`, `fast`, `mmaCluster`: the warpgroup, register-resident and tensor-core
+  // cluster kernels' layouts when they take the problem (the first one given runs), else null
+  // (the WMMA cluster kernel runs).
   GpuInfomaxPasses(const InfomaxSetup& s, const InfomaxLayout& layout,
-                   const InfomaxWgmmaLayout* warpgroup, const InfomaxFastLayout* fast)
+                   const InfomaxWgmmaLayout* warpgroup, const InfomaxFastLayout* fast,
+                   const InfomaxMmaClusterLayout* mmaCluster)
       : setup_(s),
         L_(layout),
         r_(s.components),
         R_(layout.R),
         warpgroup_(warpgroup != nullptr),
-        fast_(!warpgroup_ && fast != nullptr) {
+        fast_(!warpgroup_ && fast != nullptr),
+        mmaCluster_(!warpgroup_ && !fast_ && mmaCluster != nullptr) {
     if (warpgroup_) warpgroupLayout_ = *warpgroup;
     if (fast_) fastLayout_ = *fast;
+    if (mmaCluster_) mmaClusterLayout_ = *mmaCluster;
     // Plain TF32 rounds every product input: round the data once, on upload.
-    dataTf32_ = (warpgroup_ || fast_) && toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
+    dataTf32_ =
+        (warpgroup_ || fast_ || mmaCluster_) && toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
     // The warpgroup kernel reads rows of 64 with its own channel order (infomax_kernels.cuh).
     const int row = warpgroup_ ? kWgmmaDataRow : R_;
     const std::size_t n = static_cast<std::size_t>(s.samples);
@@ -140,6 +146,8 @@ class GpuInfomaxPasses final : public InfomaxPasses {
       launchInfomaxWgmmaPass(a, warpgroupLayout_, stream_.get());
     else if (fast_)
       launchInfomaxFastPass(a, fastLayout_, stream_.get());
+    else if (mmaCluster_)
+      launchInfomaxMmaClusterPass(a, mmaClusterLayout_, stream_.get());
     else
       launchInfomaxPass(a, L_, stream_.get());
     long long counters[4];
@@ -217,9 +225,10 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   InfomaxSetup setup_;
   InfomaxLayout L_;
   int r_, R_;
-  bool warpgroup_ = false, fast_ = false, dataTf32_ = false;
+  bool warpgroup_ = false, fast_ = false, mmaCluster_ = false, dataTf32_ = false;
   InfomaxWgmmaLayout warpgroupLayout_;
   InfomaxFastLayout fastLayout_;
+  InfomaxMmaClusterLayout mmaClusterLayout_;
   Stream stream_;
   DeviceBuffer<float> data_;
   DeviceBuffer<int> perm_;
@@ -254,8 +263,9 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
           "at most 256 on the GPU (one cluster of 8 thread blocks holds the weights)",
           "set a PCA rank of 256 or less, or run ICA on the CPU backend");
     // The warpgroup kernel, else the register-resident one where they apply (up to 64
-    // components, runica-sized blocks), unless a test forces the cluster kernel through its
-    // slab-rows hook or holds the warpgroup kernel back.
+    // components, runica-sized blocks), else the tensor-core cluster kernel (65 to 256), unless
+    // a test forces the WMMA cluster kernel through its slab-rows hook or holds the warpgroup
+    // kernel back.
     const InfomaxMath math = toKernelMath(s.params.gpuMath);
     const auto shared = static_cast<std::size_t>(optin);
     InfomaxWgmmaLayout warpgroup;
@@ -265,8 +275,13 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
     InfomaxFastLayout fast;
     const bool useFast =
         icaSlabRows() == 0 && planInfomaxFast(layout.R, s.resolved.blockSize, math, shared, fast);
-    return std::unique_ptr<InfomaxPasses>(new GpuInfomaxPasses(
-        s, layout, useWarpgroup ? &warpgroup : nullptr, useFast ? &fast : nullptr));
+    InfomaxMmaClusterLayout mmaCluster;
+    const bool useMmaCluster =
+        icaSlabRows() == 0 && planInfomaxMmaCluster(layout.R, s.resolved.blockSize, math,
+                                                    props.major, shared, mmaCluster);
+    return std::unique_ptr<InfomaxPasses>(
+        new GpuInfomaxPasses(s, layout, useWarpgroup ? &warpgroup : nullptr,
+                             useFast ? &fast : nullptr, useMmaCluster ? &mmaCluster : nullptr));
   });
 }
 

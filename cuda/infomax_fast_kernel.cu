@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/infomax_device.cuh"
@@ -67,29 +68,15 @@ struct Operand {
   }
 };
 
-__device__ __forceinline__ void mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2,
-                                    unsigned a3, unsigned b0, unsigned b1) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
 // d += a b with the products of kX3 (the small cross terms first).
 template <bool kX3>
 __device__ __forceinline__ void mma(float (&d)[4], const Operand<kX3> (&a)[4],
                                     const Operand<kX3>& b0, const Operand<kX3>& b1) {
   if constexpr (kX3) {
-    mma(d, a[0].lo, a[1].lo, a[2].lo, a[3].lo, b0.hi, b1.hi);
-    mma(d, a[0].hi, a[1].hi, a[2].hi, a[3].hi, b0.lo, b1.lo);
+    mmaTf32(d, a[0].lo, a[1].lo, a[2].lo, a[3].lo, b0.hi, b1.hi);
+    mmaTf32(d, a[0].hi, a[1].hi, a[2].hi, a[3].hi, b0.lo, b1.lo);
   }
-  mma(d, a[0].hi, a[1].hi, a[2].hi, a[3].hi, b0.hi, b1.hi);
-}
-
-__device__ __forceinline__ float fastTanh(float x) {
-  float y;
-  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
+  mmaTf32(d, a[0].hi, a[1].hi, a[2].hi, a[3].hi, b0.hi, b1.hi);
 }
 
 // Shared-memory regions of the CTA. The double buffers are two equal regions one stride apart,
@@ -595,6 +582,12 @@ void launchFastFor(const InfomaxPassArgs& args, const InfomaxFastLayout& L, cuda
 
 }  // namespace
 
+void requireTf32DataExactlyForTf32(const InfomaxPassArgs& args, const char* launcher) {
+  if ((args.math == InfomaxMath::Tf32) != args.dataTf32)
+    throw std::logic_error(std::string(launcher) +
+                           ": plain TF32 expects data rounded on upload, other math FP32 data");
+}
+
 bool planInfomaxFast(int R, int blockSize, InfomaxMath math, std::size_t maxSharedBytes,
                      InfomaxFastLayout& out) {
   if (math == InfomaxMath::Fp32 || R % 16 != 0 || R < 16 || R > 64 || blockSize < 1 ||
@@ -644,8 +637,7 @@ bool planInfomaxFast(int R, int blockSize, InfomaxMath math, std::size_t maxShar
 
 void launchInfomaxFastPass(const InfomaxPassArgs& args, const InfomaxFastLayout& layout,
                            cudaStream_t stream) {
-  if ((args.math == InfomaxMath::Tf32) != args.dataTf32)
-    throw std::logic_error("launchInfomaxFastPass: plain TF32 expects data rounded on upload");
+  requireTf32DataExactlyForTf32(args, "launchInfomaxFastPass");
   switch (layout.R / 16) {
     case 1:
       return launchFastFor<1>(args, layout, stream);

@@ -90,6 +90,11 @@ struct InfomaxPassArgs {
   InfomaxDeviceState state;
 };
 
+// The kernels that read plain TF32 operands straight from the data need them rounded on upload
+// (args.dataTf32) exactly when the math is plain TF32; throws std::logic_error naming `launcher`
+// otherwise (a driver bug).
+void requireTf32DataExactlyForTf32(const InfomaxPassArgs& args, const char* launcher);
+
 // ---- The register-resident kernel for up to 64 components (infomax_fast_kernel.cu) ----------
 // The cluster kernel above spends ~13 us per block update at 64 components: its products go
 // through shared memory (WMMA loads and stores) with barriers around each, and its CTAs wait
@@ -149,6 +154,37 @@ constexpr int wgmmaChannelSlot(int c) { return (c & ~7) | ((c & 1) << 2) | ((c &
 // DeviceError.
 void launchInfomaxWgmmaPass(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& layout,
                             cudaStream_t stream);
+
+// ---- The tensor-core cluster kernel for 65 to 256 components (infomax_mma_cluster_kernel.cu) --
+// The cluster kernel below spends ~116 us per block update at 256 x 67 (H100): its WMMA products
+// go through shared memory with barriers around each, and every CTA reads every other CTA's W
+// slab remotely for the R^3 product G W. This one computes W += lr (B W + Y' (U^T W)) (no R^3
+// product), keeps W's columns in mma.sync accumulator registers spread over a cluster of
+// RK / 32 CTAs (RK = R rounded up to 64: 4, 6 or 8 CTAs of 2 RK / 32 warps), and exchanges only
+// the partial activations and U through distributed shared memory: two cluster barriers and one
+// CTA barrier per update. TF32 and 3xTF32 (FP32 keeps the kernel below), blocks up to 96
+// samples where the shared memory fits (256 components: blocks up to 80).
+struct InfomaxMmaClusterLayout {
+  int R = 0;    // rows of W in the device state and of the data (components rounded up to 16)
+  int RK = 0;   // rows the kernel computes: R rounded up to 64
+  int Q = 0;    // CTAs of the cluster: RK / 32
+  int NT = 0;   // 8-sample tiles of a block
+  int ldS = 0;  // floats per row of the partial-activation slots
+  int offX = 0, offSlots = 0, offU = 0, offW = 0, offV = 0;  // floats
+  int offVec = 0, offMom = 0, offIdx3 = 0, offIdxK = 0, offFlags = 0;
+  std::size_t bytes = 0;
+};
+
+// Whether the tensor-core cluster kernel takes this problem (TF32 or 3xTF32, 64 < R <= 256,
+// compute capability 9.0 or newer, blocks up to 96 samples, the shared memory fits), and its
+// layout.
+bool planInfomaxMmaCluster(int R, int blockSize, InfomaxMath math, int ccMajor,
+                           std::size_t maxSharedBytes, InfomaxMmaClusterLayout& out);
+
+// Launches one pass of it (one cluster) on `stream`. The data are rows of R floats, rounded to
+// TF32 on upload for plain TF32 (args.dataTf32). Throws DeviceError.
+void launchInfomaxMmaClusterPass(const InfomaxPassArgs& args, const InfomaxMmaClusterLayout& layout,
+                                 cudaStream_t stream);
 
 // The test hooks (cuda_backend.h CudaTestHooks): the slab rows (0 = unset), and whether the
 // warpgroup kernel is held back.

@@ -51,12 +51,6 @@ constexpr int kWtBytes = 16 * 8 * kCoreBytes;                     // 64 x 64
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-__device__ __forceinline__ float fastTanh(float x) {
-  float y;
-  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
 // Shared-memory mbarriers (the producer's hand-over of each sample buffer).
 __device__ __forceinline__ unsigned smemAddress(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));

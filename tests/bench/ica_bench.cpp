@@ -245,6 +245,15 @@ int main(int argc, char** argv) {
         std::printf("| %s | %s | %d | %s | - | - | - | - |  (%lld kurtosis estimates)\n", c.what,
                     p == &conv ? "to convergence" : "fixed steps", g.steps, fmt(g.seconds).c_str(),
                     static_cast<long long>(g.estimates));
+        if (p == &fixed && o.maxSteps > 1 && o.maxSteps < 512) {
+          // A short profiling run: the fixed part (whitening, upload, sorting) by difference
+          // with a 1-step run, as for the CPU above.
+          IcaParams one = fixed;
+          one.maxSteps = 1;
+          const Run g1 = timeRun(*gpu, b, one);
+          std::printf("  (GPU: %d steps %.3f s, 1 step %.3f s -> %.4f s per step)\n", g.steps,
+                      g.seconds, g1.seconds, (g.seconds - g1.seconds) / (g.steps - 1));
+        }
         std::fflush(stdout);
       }
     }

@@ -46,13 +46,18 @@ inline void setHooks(bool poison, std::int64_t maxBatchSamples = 0,
 #endif
 }
 
-// Holds the Infomax warpgroup kernel back (CudaTestHooks::icaNoWarpgroupKernel) or not, with
-// poisoned allocations as in the fixture below.
-inline void holdBackWarpgroupIca(bool hold) {
+// The Infomax kernel choice for a test (CudaTestHooks::icaNoWarpgroupKernel, icaSlabRows):
+// `holdBackWarpgroup` runs the mma.sync kernel where the warpgroup kernel would run; `slabRows`
+// > 0 forces the WMMA cluster kernel with that many rows of W per CTA. Allocations poisoned as in
+// the fixture below.
+inline void setIcaKernelHooks(bool holdBackWarpgroup, int slabRows = 0) {
 #ifdef MODESCOPE_HAVE_CUDA
-  setCudaTestHooks({.poisonAllocations = true, .icaNoWarpgroupKernel = hold});
+  setCudaTestHooks({.poisonAllocations = true,
+                    .icaSlabRows = slabRows,
+                    .icaNoWarpgroupKernel = holdBackWarpgroup});
 #else
-  (void)hold;
+  (void)holdBackWarpgroup;
+  (void)slabRows;
 #endif
 }
 

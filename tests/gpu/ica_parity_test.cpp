@@ -8,12 +8,15 @@
 //    FP32 accuracy; plain TF32: 10-bit mantissas);
 //  - to convergence: the separation itself (Amari index against the true mixing of synthetic
 //    sources, component matches on real EEG), which is what a user gets.
-// Sizes cover one CTA (r <= 64) and the cluster path (r = 100: 4 CTAs of 32 rows).
+// Sizes cover one CTA (r <= 64), the tensor-core cluster kernel (r = 100, 128: 4 CTAs; r = 256:
+// 8 CTAs; TF32 and 3xTF32) and the WMMA cluster kernel (FP32, and the other modes through the
+// slab-rows test hook).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -66,6 +69,29 @@ double relativeDistance(const IcaMatrix& a, const IcaMatrix& b) {
   return std::sqrt(d / n);
 }
 
+// Unmixing weights that differ between two runs (all of them when the sizes differ).
+long differingWeights(const IcaResult& a, const IcaResult& b) {
+  if (a.unmixing.values.size() != b.unmixing.values.size())
+    return static_cast<long>(std::max(a.unmixing.values.size(), b.unmixing.values.size()));
+  long n = 0;
+  for (std::size_t i = 0; i < a.unmixing.values.size(); ++i)
+    n += a.unmixing.values[i] != b.unmixing.values[i];
+  return n;
+}
+
+long signDifferences(const IcaResult& a, const IcaResult& b) {
+  long n = 0;
+  for (std::size_t k = 0; k < a.signs.size() && k < b.signs.size(); ++k)
+    n += a.signs[k] != b.signs[k];
+  return n;
+}
+
+// Samples for r sources in the short runs: 20000, or a little more than the r^2 that Infomax
+// requires (256 sources: 70000).
+int64_t samplesFor(int sources) {
+  return std::max<int64_t>(20000, static_cast<int64_t>(sources) * sources + 4464);
+}
+
 IcaParams twoPasses(IcaGpuMath math) {
   IcaParams p = icaPreset("eeglab-runica");
   p.maxSteps = 2;
@@ -107,12 +133,11 @@ TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnSixtyFourSourcesOnBothTf32Kernels) {
   const SignalBlock b = mixedSources(64, 30000, seed_ % 1000, &mixing);
   const IcaResult cpu = onCpu(b, twoPasses(IcaGpuMath::Tf32x3));
   for (bool holdBack : {false, true}) {
-    gpu_test::holdBackWarpgroupIca(holdBack);
+    gpu_test::setIcaKernelHooks(holdBack);
     const IcaResult gpu = onGpu(b, twoPasses(IcaGpuMath::Tf32));
     ASSERT_EQ(gpu.steps, 2);
     const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
-    long signDiffs = 0;
-    for (std::size_t k = 0; k < cpu.signs.size(); ++k) signDiffs += gpu.signs[k] != cpu.signs[k];
+    const long signDiffs = signDifferences(gpu, cpu);
     std::printf(
         "%s kernel: unmixing after 2 passes differs by %.2e (relative), %ld signs differ, "
         "%.3f s\n",
@@ -134,25 +159,86 @@ TEST_F(IcaParity, RepeatedTf32RunsAreBitIdentical) {
     IcaParams p = twoPasses(IcaGpuMath::Tf32);
     p.maxSteps = 4;
     const IcaResult first = onGpu(b, p), second = onGpu(b, p);
-    ASSERT_EQ(first.unmixing.values.size(), second.unmixing.values.size());
-    long differing = 0;
-    for (std::size_t i = 0; i < first.unmixing.values.size(); ++i)
-      differing += first.unmixing.values[i] != second.unmixing.values[i];
-    EXPECT_EQ(differing, 0) << sources << " sources";
+    EXPECT_EQ(differingWeights(first, second), 0) << sources << " sources";
   }
 }
 
-// The cluster path (100 components: R = 128, 4 CTAs exchanging U and W through distributed shared
-// memory) must give the same updates as the one-CTA path gives for small r.
+// The cluster paths at 100 components (W padded to 112 rows in the state, to 128 in the
+// tensor-core kernel: 4 CTAs, rows and columns past r kept at zero) must give the same updates
+// as the one-CTA path gives for small r: the tensor-core cluster kernel in 3xTF32 and TF32, the
+// WMMA cluster kernel in FP32 (where it always runs) and, through the slab-rows hook, in 3xTF32.
 TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnAHundredSourcesAcrossACluster) {
   IcaMatrix mixing;
   const SignalBlock b = mixedSources(100, 30000, seed_ % 1000, &mixing);
   const IcaResult cpu = onCpu(b, twoPasses(IcaGpuMath::Tf32x3));
-  const IcaResult gpu = onGpu(b, twoPasses(IcaGpuMath::Tf32x3));
-  ASSERT_EQ(gpu.components, 100);
-  const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
-  std::printf("r = 100: unmixing after 2 passes differs by %.2e (relative)\n", d);
-  EXPECT_LT(d, 1e-3);
+  struct Run {
+    IcaGpuMath math;
+    int slabRows;  // 0: the planner's kernel
+    double bound;
+  };
+  for (const Run& run : {Run{IcaGpuMath::Tf32x3, 0, 1e-3}, Run{IcaGpuMath::Tf32, 0, 3e-2},
+                         Run{IcaGpuMath::Fp32, 0, 1e-3}, Run{IcaGpuMath::Tf32x3, 32, 1e-3}}) {
+    gpu_test::setIcaKernelHooks(false, run.slabRows);
+    const IcaResult gpu = onGpu(b, twoPasses(run.math));
+    ASSERT_EQ(gpu.components, 100);
+    const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
+    std::printf(
+        "r = 100, %s, %s kernel: unmixing after 2 passes differs by %.2e (relative)\n",
+        icaGpuMathName(run.math),
+        run.slabRows || run.math == IcaGpuMath::Fp32 ? "WMMA cluster" : "tensor-core cluster", d);
+    EXPECT_LT(d, run.bound) << icaGpuMathName(run.math) << " slab rows " << run.slabRows;
+    EXPECT_NEAR(gpu.history.back().change, cpu.history.back().change,
+                run.bound * 10 * cpu.history.back().change);
+  }
+}
+
+// The tensor-core cluster kernel at the high-density sizes it exists for: 128 components (4 CTAs
+// of 32 columns of W) and 256 (8 CTAs), both modes within their bounds of the CPU after 2
+// passes (the bounds of the 8-source test). A mixture's kurtosis after 2 passes can sit near the
+// -0.02 threshold, so a few signs may differ (one in 32); more would mean a wrong estimate.
+TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnTheTensorCoreClusterAt128And256Sources) {
+  IcaMatrix mixing;
+  for (int sources : {128, 256}) {
+    const SignalBlock b =
+        mixedSources(sources, samplesFor(sources), seed_ % 1000 + sources, &mixing);
+    const IcaResult cpu = onCpu(b, twoPasses(IcaGpuMath::Tf32x3));
+    for (auto [math, bound] :
+         {std::pair{IcaGpuMath::Tf32x3, 1e-3}, std::pair{IcaGpuMath::Tf32, 3e-2}}) {
+      const IcaResult gpu = onGpu(b, twoPasses(math));
+      ASSERT_EQ(gpu.steps, 2);
+      ASSERT_EQ(gpu.components, sources);
+      const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
+      const long signDiffs = signDifferences(gpu, cpu);
+      std::printf(
+          "r = %d, %s: unmixing after 2 passes differs by %.2e (relative), %ld signs differ, "
+          "change %.6e vs %.6e, %.3f s\n",
+          sources, icaGpuMathName(math), d, signDiffs, gpu.history.back().change,
+          cpu.history.back().change, gpu.seconds);
+      EXPECT_LT(d, bound) << sources << " sources, " << icaGpuMathName(math);
+      EXPECT_NEAR(gpu.history.back().change, cpu.history.back().change,
+                  bound * 10 * cpu.history.back().change);
+      EXPECT_LE(signDiffs, sources / 32);
+    }
+  }
+}
+
+// Bit-identical repeats on the tensor-core cluster kernel: its sums run in a fixed order (the
+// partial activations by CTA rank, bias and moment partials by thread group), so a difference
+// would mean a race between the CTAs' exchanges. 100 sources pad the kernel's rows (4 CTAs),
+// 256 fill 8 CTAs.
+TEST_F(IcaParity, RepeatedRunsOnTheTensorCoreClusterAreBitIdentical) {
+  IcaMatrix mixing;
+  for (int sources : {100, 256}) {
+    const SignalBlock b = mixedSources(sources, samplesFor(sources), seed_ % 1000, &mixing);
+    for (IcaGpuMath math : {IcaGpuMath::Tf32, IcaGpuMath::Tf32x3}) {
+      IcaParams p = twoPasses(math);
+      p.maxSteps = 3;
+      const IcaResult first = onGpu(b, p), second = onGpu(b, p);
+      EXPECT_EQ(differingWeights(first, second), 0)
+          << sources << " sources, " << icaGpuMathName(math);
+      EXPECT_EQ(first.signs, second.signs);
+    }
+  }
 }
 
 // To convergence: the GPU's own separation quality (the oracle is the true mixing, not the CPU),
@@ -172,10 +258,14 @@ TEST_F(IcaParity, ConvergedGpuRunSeparatesSuperAndSubGaussianSources) {
   }
 }
 
+// To convergence on the tensor-core cluster kernel (100 components, the default TF32 math; the
+// WMMA cluster kernel's FP32 path is covered by the 2-pass parity above).
 TEST_F(IcaParity, ConvergedClusterRunSeparatesAHundredSources) {
   IcaMatrix mixing;
   const SignalBlock b = mixedSources(100, 200000, 11, &mixing);  // 20 r^2 samples
-  const IcaResult gpu = onGpu(b, icaPreset("eeglab-runica"));
+  IcaParams p = icaPreset("eeglab-runica");
+  ASSERT_EQ(p.gpuMath, IcaGpuMath::Tf32);
+  const IcaResult gpu = onGpu(b, p);
   const double amari = amariIndex(ica_test::multiply(gpu.unmixing, mixing));
   std::printf("r = 100: Amari %.4f after %d steps (%s), %.2f s\n", amari, gpu.steps,
               gpu.stopReason.c_str(), gpu.seconds);
@@ -230,22 +320,37 @@ TEST_F(IcaParity, ConvergedComponentsMatchTheCpuOnRealEeg) {
 // shared driver restarts with a lower rate, as on the CPU. Both one-CTA kernels: 3xTF32 (the
 // mma.sync kernel) and plain TF32 (the warpgroup kernel on compute 9.0, whose computing warps
 // leave the pass early and must release the producer warp).
-TEST_F(IcaParity, BlowUpRestartsOnTheGpuToo) {
+// Runs `sources` mixed sources with a learning rate far above runica's on the GPU (`run`) and
+// expects the shared driver's restart with a lower rate.
+void expectBlowUpRestarts(const std::function<IcaResult(const SignalBlock&, const IcaParams&)>& run,
+                          int sources, int maxSteps) {
   IcaMatrix mixing;
-  const SignalBlock b = mixedSources(8, 20000, 3, &mixing);
+  const SignalBlock b = mixedSources(sources, samplesFor(sources), 3, &mixing);
   for (IcaGpuMath math : {IcaGpuMath::Tf32x3, IcaGpuMath::Tf32}) {
     IcaParams p = icaPreset("eeglab-runica");
     p.gpuMath = math;
     p.learningRate = 0.1;
     p.maxWeight = 50;  // a low ceiling makes the blow-up certain within the first pass
-    p.maxSteps = 20;
-    const IcaResult gpu = onGpu(b, p);
-    EXPECT_GT(gpu.restarts, 0) << icaGpuMathName(math);
+    p.maxSteps = maxSteps;
+    const IcaResult gpu = run(b, p);
+    EXPECT_GT(gpu.restarts, 0) << sources << " sources, " << icaGpuMathName(math);
     EXPECT_LT(gpu.finalLearningRate, 0.1) << icaGpuMathName(math);
     EXPECT_TRUE(std::any_of(gpu.diagnostics.begin(), gpu.diagnostics.end(),
                             [](const Diagnostic& d) { return d.code == "ica.restarted"; }))
         << icaGpuMathName(math);
   }
+}
+
+TEST_F(IcaParity, BlowUpRestartsOnTheGpuToo) {
+  expectBlowUpRestarts([&](const SignalBlock& b, const IcaParams& p) { return onGpu(b, p); }, 8,
+                       20);
+}
+
+// The same on the tensor-core cluster kernel (128 components, 4 CTAs): every CTA must see the
+// blow-up of the same update (the cluster-wide maximum of |W|) and leave the pass together.
+TEST_F(IcaParity, BlowUpRestartsOnTheTensorCoreClusterToo) {
+  expectBlowUpRestarts([&](const SignalBlock& b, const IcaParams& p) { return onGpu(b, p); }, 128,
+                       6);
 }
 
 TEST_F(IcaParity, MoreThan256ComponentsAreRefusedWithWhatToDo) {
