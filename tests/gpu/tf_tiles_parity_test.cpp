@@ -92,9 +92,11 @@ TEST_F(TfTilesParity, MagnitudesAreTheWholeImagesAndTheCpusOverManySmallTiles) {
   p.fftLength = 256;
   p.maxFrequency = 200;
   JobContext ctx;
-  const TfResult whole = gpu_->timeFrequency(b, p, ctx);
-  // About 40 frames per tile: hundreds of tiles, each smaller than a staging chunk.
+  // About 40 frames per tile: hundreds of tiles, each smaller than a staging chunk. The whole
+  // image is made with the same tiles: cuFFT's rounding may depend on the batch, which moves the
+  // smallest values by more than their own rounding (the CPU comparison below bounds it).
   gpu_test::setHooks(true, 40 * 256);
+  const TfResult whole = gpu_->timeFrequency(b, p, ctx);
   const Streamed g = stream(*gpu_, b, p, TfTileValues::Magnitude);
   gpu_test::setHooks(true);
   const Streamed c = stream(*cpu_, b, p, TfTileValues::Magnitude);
