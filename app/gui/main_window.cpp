@@ -50,6 +50,12 @@
 namespace modescope {
 namespace {
 
+// The dock layout's version (QMainWindow::saveState / restoreState): raised when the default
+// layout changes, so that a layout saved by an earlier build is not restored over it. Version 1:
+// the Jobs dock opens four rows high (before, a saved layout kept its one-row dock). The window's
+// size and position are still restored.
+constexpr int kDockLayoutVersion = 1;
+
 // Tables with thousands of rows stay fast with fixed row heights (no per-row size hints).
 void makeFastTable(QTableView* view) {
   view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
@@ -473,13 +479,14 @@ bool MainWindow::confirmDiscard(const QString& action) {
 void MainWindow::saveLayout() const {
   QSettings settings;
   settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
-  settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+  settings.setValue(QStringLiteral("mainWindow/state"), saveState(kDockLayoutVersion));
 }
 
 void MainWindow::restoreLayout() {
   QSettings settings;
   restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
-  layoutRestored_ = restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+  layoutRestored_ = restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray(),
+                                 kDockLayoutVersion);
   for (QDockWidget* dock : findChildren<QDockWidget*>()) {
     if (dock->property(kResultDockProperty).toBool()) dock->hide();
   }

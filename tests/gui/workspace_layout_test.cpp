@@ -188,6 +188,37 @@ class WorkspaceLayoutTest : public QObject {
              qPrintable(QString::number(w.currentBrowser()->height())));
   }
 
+  // A dock layout saved by an earlier build (QMainWindow's state version 0, its Jobs dock one
+  // row high) is not restored over today's default: the Jobs list still shows several rows.
+  void aLayoutSavedByAnEarlierBuildGivesWayToTheDefault() {
+    QByteArray oldState;
+    {
+      MainWindow old;
+      old.resize(1400, 900);
+      old.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&old));
+      auto* jobDock = old.findChild<QDockWidget*>(QStringLiteral("jobDock"));
+      QVERIFY(jobDock);
+      old.resizeDocks({jobDock}, {30}, Qt::Vertical);
+      QTest::qWait(50);
+      oldState = old.saveState();  // version 0, as builds before the version was kept
+    }
+    QSettings().setValue(QStringLiteral("mainWindow/state"), oldState);
+    MainWindow w;
+    w.restoreLayout();
+    const QString opened = showWithDemo(w);
+    QVERIFY2(opened.isEmpty(), qPrintable(opened));
+    for (int i = 0; i < 3; ++i)
+      w.jobList()->addFinishedJob(QStringLiteral("job %1").arg(i), JobState::Succeeded, QString());
+    QTest::qWait(100);
+    QTreeWidget* tree = w.jobList()->tree();
+    const int rowHeight = tree->visualItemRect(tree->topLevelItem(0)).height();
+    QVERIFY(rowHeight > 0);
+    QVERIFY2(tree->viewport()->height() / rowHeight >= 3,
+             qPrintable(QStringLiteral("a %1 px list").arg(tree->viewport()->height())));
+    QSettings().remove(QStringLiteral("mainWindow/state"));
+  }
+
   void layoutIsRestoredAndClampedToTheScreen() {
     {
       MainWindow w;
