@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,7 @@ CommandSpec epochLikeSpec(bool keepEpochs) {
       {"bad-segments", 0, "FILE",
        "More bad segments: the rows beginning with 'bad' of an annotation table (.csv or "
        "events.tsv, as the window's annotation export writes them) or the marked segments of a "
-       "saved session (.h5)."},
+       "saved session (.h5), whose corrections of the file's own annotations then apply too."},
       channelsOption(),
       backendOption(),
       {"threads", 0, "N", "CPU threads (default: all cores)."},
@@ -93,15 +94,30 @@ CommandSpec epochLikeSpec(bool keepEpochs) {
   return s;
 }
 
-// The rows beginning with "bad" of an annotation table, or a saved session's marked segments.
-std::vector<TimeSpan> readBadSegmentFile(const std::string& path) {
+// What a --bad-segments file adds: the rows beginning with "bad" of an annotation table, or a
+// saved session's marked segments; a session also brings the file's own annotations as the user
+// corrected them in the window (Marks::fileAnnotations, absent when uncorrected), which replace
+// the recording's for the events and its bad segments alike, as in the window.
+struct BadSegmentInput {
+  std::vector<TimeSpan> segments;
+  std::optional<std::vector<Annotation>> correctedAnnotations;
+  std::string sessionRecording;  // the recording the session was saved for ("" for a table)
+};
+
+BadSegmentInput readBadSegmentFile(const std::string& path) {
   const std::string ext = toLower(std::filesystem::path(path).extension().string());
-  const std::vector<Annotation> rows = ext == ".csv" || ext == ".tsv"
-                                           ? readAnnotationFile(path)
-                                           : loadSession(path).marks.userAnnotations;
-  std::vector<TimeSpan> out;
-  for (const Annotation& a : badSegments(rows)) out.push_back({a.onset, a.duration});
-  return out;
+  BadSegmentInput in;
+  std::vector<Annotation> rows;
+  if (ext == ".csv" || ext == ".tsv") {
+    rows = readAnnotationFile(path);
+  } else {
+    Session session = loadSession(path);
+    rows = std::move(session.marks.userAnnotations);
+    in.correctedAnnotations = std::move(session.marks.fileAnnotations);
+    in.sessionRecording = session.recordingPath;
+  }
+  for (const Annotation& a : badSegments(rows)) in.segments.push_back({a.onset, a.duration});
+  return in;
 }
 
 // "bad segments: 3 honoured, 4 epoch(s) overlapping them rejected".
@@ -159,7 +175,9 @@ int runEpochLike(bool keepEpochs, const Args& argv) {
   job.epochs.eventTypes = splitList(*events);
   job.differences = args.values("difference");
   const std::string badFile = args.value("bad-segments").value_or("");
-  if (!badFile.empty()) job.epochs.badSegments = readBadSegmentFile(badFile);
+  BadSegmentInput badInput;
+  if (!badFile.empty()) badInput = readBadSegmentFile(badFile);
+  job.epochs.badSegments = badInput.segments;
   requireHdf5Output(m.output,
                     "Epochs and averages are written to HDF5 (schema modescope-epochs/1)");
   checkOutputPath(m.output, m.input);
@@ -176,6 +194,17 @@ int runEpochLike(bool keepEpochs, const Args& argv) {
         if (!backendNote.empty()) display.message(std::string(kProgram) + ": " + backendNote);
         std::shared_ptr<const Recording> rec =
             openMethodInput(m.input, m.selection, ctx, display, job.epochs.channels);
+        if (badInput.correctedAnnotations) {
+          auto corrected = std::make_shared<Recording>(*rec);  // shares the samples
+          corrected->annotations = *badInput.correctedAnnotations;
+          rec = corrected;
+          std::string note = std::string(kProgram) + ": the file's annotations as corrected in " +
+                             badFile + " (" + std::to_string(rec->annotations.size()) + ")";
+          if (std::filesystem::path(badInput.sessionRecording).filename() !=
+              std::filesystem::path(m.input).filename())
+            note += "; the session was saved for " + badInput.sessionRecording;
+          display.message(note);
+        }
         JobContext work = ctx.sub(0.02, 0.9);
         run = runEpochJob(*rec, job, *backend, work);
         if (!badFile.empty() && job.epochs.badSegments.empty())

@@ -11,6 +11,7 @@
 
 #include "engine/io/hdf5_entropy.h"
 #include "engine/io/recording_io.h"
+#include "engine/io/session.h"
 #include "tests/integration/cli_support.h"
 
 namespace modescope {
@@ -110,6 +111,40 @@ TEST_F(CliReviewProcessingTest, EpochHonoursTheMarkedSegmentsOfAnExport) {
   RunResult missing = runCli(
       {"epoch", k3, "-o", path("m.h5"), "--events", "T1", "--bad-segments", path("nope.csv")});
   EXPECT_EQ(missing.exitCode, 2) << describe(missing);
+}
+
+// A saved session brings the file's annotations as the user corrected them in the window: they
+// replace the recording's own, so a deleted event is not epoched and a BAD_ annotation typed over
+// a file annotation rejects what it covers.
+TEST_F(CliReviewProcessingTest, EpochAppliesASessionsCorrectionsOfTheFilesAnnotations) {
+  const std::shared_ptr<const Recording> rec = openRecording(k3);
+  std::vector<Annotation> corrected;
+  bool droppedT1 = false, markedT2 = false;
+  for (const Annotation& a : rec->annotations) {
+    if (a.text == "T1" && !droppedT1) {
+      droppedT1 = true;  // deleted in the window
+      continue;
+    }
+    Annotation b = a;
+    if (a.text == "T2" && !markedT2) {
+      markedT2 = true;  // its text edited to a bad segment over the whole event
+      b = {a.onset - 1.0, a.duration + 2.0, "BAD_edited"};
+    }
+    corrected.push_back(b);
+  }
+  ASSERT_TRUE(droppedT1 && markedT2);
+  Session session;
+  session.recordingPath = k3;
+  session.marks.fileAnnotations = corrected;
+  saveSession(session, path("session.h5"));
+  RunResult r = runCli(
+      {"epoch", k3, "-o", path("s.h5"), "--events", "T1,T2", "--bad-segments", path("session.h5")});
+  ASSERT_EQ(r.exitCode, 0) << describe(r);
+  EXPECT_NE(r.out.find("T1: 1 epochs kept of 1"), std::string::npos) << r.out;
+  // The edited T2 is no longer an event; the other T2 is kept unless the new bad segment covers it.
+  EXPECT_NE(r.out.find("T2: 1 epochs kept of 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bad segments: 1 honoured"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("as corrected in"), std::string::npos) << r.err;
 }
 
 TEST_F(CliReviewProcessingTest, XapenLeavesOutEpochsOverBadSegments) {
