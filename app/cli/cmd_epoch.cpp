@@ -19,6 +19,7 @@
 #include "app/core/gpu_backend.h"
 #include "app/core/json_writer.h"
 #include "engine/core/bad_marks.h"
+#include "engine/core/corrected_annotations.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/io/annotation_files.h"
@@ -195,9 +196,7 @@ int runEpochLike(bool keepEpochs, const Args& argv) {
         std::shared_ptr<const Recording> rec =
             openMethodInput(m.input, m.selection, ctx, display, job.epochs.channels);
         if (badInput.correctedAnnotations) {
-          auto corrected = std::make_shared<Recording>(*rec);  // shares the samples
-          corrected->annotations = *badInput.correctedAnnotations;
-          rec = corrected;
+          rec = withFileAnnotations(*rec, badInput.correctedAnnotations);
           std::string note = std::string(kProgram) + ": the file's annotations as corrected in " +
                              badFile + " (" + std::to_string(rec->annotations.size()) + ")";
           if (std::filesystem::path(badInput.sessionRecording).filename() !=

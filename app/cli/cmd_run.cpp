@@ -235,10 +235,7 @@ std::vector<PlannedStep> planSteps(const Pipeline& pipeline, const std::string& 
       } else if (const auto* p = std::get_if<PipelineEpochStep>(&step)) {
         checkEpochSpec(*shape, epochJobSpec(*p, ps.channels).epochs);
       } else if (const auto* t = std::get_if<PipelineTfStep>(&step)) {
-        // As `tfr`: an image streamed to its file is bounded by the disk, not by memory.
-        TfJobSpec spec = tfJobSpec(*t, ps.channels);
-        if (tfJobStreams(spec)) spec.params.maxBytes = SIZE_MAX;
-        checkTfJob(*shape, spec);
+        checkTfJob(*shape, tfJobSpec(*t, ps.channels));
       }
     } catch (const Cancelled&) {
       throw;

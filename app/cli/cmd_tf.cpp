@@ -145,11 +145,9 @@ int runTfr(const Args& argv) {
         job.startSeconds = m.selection.start;
         job.durationSeconds = m.selection.duration;
         // Without ridges or reconstruction the image goes to the file tile by tile and is never
-        // held, so the in-memory bound does not apply.
+        // held (checkTfJob then leaves out the in-memory bound).
         const bool streamed = tfJobStreams(job);
-        TfJobSpec checked = job;
-        if (streamed) checked.params.maxBytes = SIZE_MAX;
-        const std::size_t bytes = checkTfJob(*rec, checked);
+        const std::size_t bytes = checkTfJob(*rec, job);
         const std::size_t fileBytes = storage == TfStorage::Complex ? bytes : bytes / 2;
         if (fileBytes >= kAnnounceBytes)
           display.message(std::string(kProgram) + ": the image will take " +

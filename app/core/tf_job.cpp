@@ -17,6 +17,24 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The input file and the channel table of a time-frequency file (no positions: the file has no
+// scalp maps).
+void nameTfFile(TfFile& file, const Recording& rec) {
+  file.inputFile = rec.sourcePath;
+  file.channels = icaFileChannels(rec, file.result.channels);
+  for (ResultFileChannel& ch : file.channels) ch.position.reset();
+}
+
+// The "tfr" provenance of a run that took `wallSeconds`.
+void stampTfFile(TfFile& file, const Recording& rec, const TfJobSpec& spec,
+                 const std::string& backend, double wallSeconds) {
+  Provenance& prov = file.provenance;
+  prov.method = "tfr";
+  prov.parameters = tfProvenanceParameters(file.result, spec);
+  stampJobProvenance(prov, backend, rec.sourcePath, rec, spec.channels, spec.startSeconds,
+                     spec.durationSeconds, wallSeconds);
+}
+
 }  // namespace
 
 std::size_t checkTfJob(const Recording& rec, const TfJobSpec& spec) {
@@ -41,7 +59,9 @@ std::size_t checkTfJob(const Recording& rec, const TfJobSpec& spec) {
                                 "1 sample to reconstruct the signal",
                                 "use hop 1 with reconstruct, or leave reconstruct off");
   const std::size_t bytes = tfOutputBytes(spec.params, fs, spec.channels.size(), n);
-  if (bytes > spec.params.maxBytes)
+  // A streamed image (tfJobStreams: the file gets it tile by tile) is bounded by the disk
+  // (checkTfFileFits), not by memory.
+  if (!tfJobStreams(spec) && bytes > spec.params.maxBytes)
     throw InvalidParameterError(
         "output size", tfByteText(static_cast<double>(bytes)),
         "at most " + tfByteText(static_cast<double>(spec.params.maxBytes)) + " in memory",
@@ -98,15 +118,9 @@ TfJobResult runTfJob(const Recording& rec, const TfJobSpec& spec, ComputeBackend
       file->ridgeHalfWidth = rp.halfWidth;
     }
   }
-  file->inputFile = rec.sourcePath;
-  file->channels = icaFileChannels(rec, r.channels);
-  for (ResultFileChannel& ch : file->channels) ch.position.reset();
+  nameTfFile(*file, rec);
   out.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  Provenance& prov = file->provenance;
-  prov.method = "tfr";
-  prov.parameters = tfProvenanceParameters(r, spec);
-  stampJobProvenance(prov, out.backend, rec.sourcePath, rec, spec.channels, spec.startSeconds,
-                     spec.durationSeconds, out.wallSeconds);
+  stampTfFile(*file, rec, spec, out.backend, out.wallSeconds);
   out.run = std::move(file);
   ctx.progress(1.0, "time-frequency");
   return out;
@@ -130,9 +144,7 @@ TfJobResult runTfJobToFile(const Recording& rec, const TfJobSpec& spec, ComputeB
   if (!tfJobStreams(spec))
     throw InvalidParameterError("readout", "ridges or reconstruction",
                                 "neither (they read the whole image)", "use runTfJob");
-  TfJobSpec unbounded = spec;  // the image is not held: its size is the disk's business
-  unbounded.params.maxBytes = SIZE_MAX;
-  const std::size_t complexBytes = checkTfJob(rec, unbounded);
+  const std::size_t complexBytes = checkTfJob(rec, spec);
   {
     std::error_code error;
     const std::filesystem::path where = std::filesystem::absolute(path).parent_path();
@@ -152,9 +164,7 @@ TfJobResult runTfJobToFile(const Recording& rec, const TfJobSpec& spec, ComputeB
   out.backend = backend.info().describe();
   auto file = std::make_shared<TfFile>();
   file->result = makeTfResult(planTf(block, whole), block, false);
-  file->inputFile = rec.sourcePath;
-  file->channels = icaFileChannels(rec, file->result.channels);
-  for (ResultFileChannel& ch : file->channels) ch.position.reset();
+  nameTfFile(*file, rec);
   const TfTileValues values =
       storage == TfStorage::Complex ? TfTileValues::Complex : TfTileValues::Magnitude;
   JobContext work = ctx.sub(0.02, 0.98);
@@ -176,11 +186,7 @@ TfJobResult runTfJobToFile(const Recording& rec, const TfJobSpec& spec, ComputeB
         file->result.diagnostics = grid.diagnostics;
         for (const TfRenyiSums& sums : renyi) file->renyiEntropy.push_back(sums.entropy());
         out.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        Provenance& prov = file->provenance;
-        prov.method = "tfr";
-        prov.parameters = tfProvenanceParameters(file->result, spec);
-        stampJobProvenance(prov, out.backend, rec.sourcePath, rec, spec.channels, spec.startSeconds,
-                           spec.durationSeconds, out.wallSeconds);
+        stampTfFile(*file, rec, spec, out.backend, out.wallSeconds);
       },
       ctx);
   out.run = std::move(file);

@@ -38,7 +38,8 @@ inline TfStorage tfStorage(const TfReadoutParams& r) {
 // Every check that needs no samples, with the engine's messages: channels (at least one, known,
 // one rate), validateTfParams, the range inside the recording, the window within the selection,
 // the rate high enough for the frequency range, the image within spec.params.maxBytes (naming its
-// size), and reconstruction with hop 1 only. Returns the image size in bytes. Throws
+// size) when it is held (not for tfJobStreams(spec): the file gets it tile by tile), and
+// reconstruction with hop 1 only. Returns the image size in bytes. Throws
 // InvalidParameterError.
 std::size_t checkTfJob(const Recording& rec, const TfJobSpec& spec);
 
