@@ -17,12 +17,10 @@ using sift::kMirrored;
 // Per-signal counters gathered during one iteration (reset by decideStop).
 enum Counter : int { kMaxima, kMinima, kZeros, kAbove1, kAbove2, kEnvFailed, kCounters };
 
+// Threads of the per-sample kernels: one block per kSiftTileSamples tile (emd_sifter.cuh), so
+// a batch of thousands of signals does not launch millions of tiny blocks (their reductions and
+// scheduling, not the memory traffic, set the time then).
 constexpr int kSampleThreads = 256;
-// Samples per block of the per-sample kernels: several 256-sample tiles, so a batch of thousands
-// of signals does not launch millions of tiny blocks (their reductions and scheduling, not the
-// memory traffic, set the time then).
-constexpr int kTilesPerBlock = 8;
-constexpr int kBlockSamples = kSampleThreads * kTilesPerBlock;
 
 template <class R>
 struct SiftView {
@@ -31,7 +29,8 @@ struct SiftView {
   int knotCap;
   R* cand0;
   R* cand1;
-  std::uint8_t* flags;
+  std::uint8_t* flags;  // one row of flagPitch bytes per signal
+  std::int64_t flagPitch;
   std::int32_t* knotPos;
   R* knotVal;
   R* knotSlope;
@@ -47,13 +46,16 @@ struct SiftView {
   int* parity;
   R** imfTable;
   int* active;
-  // Per signal and envelope: the number of extrema before sample 256 b, for every sample block b
+  // Per signal and envelope: the number of extrema before sample 2048 b, for every tile b
   // (and the total at b = sampleBlocks), written by the scan, so the evaluation finds its knots
   // without searching.
   int* blockCounts;
   int sampleBlocks;
   __device__ int* countsOf(int s, int e) const {
     return blockCounts + (static_cast<std::size_t>(s) * 2 + e) * (sampleBlocks + 1);
+  }
+  __device__ std::uint8_t* flagsOf(int s) const {
+    return flags + static_cast<std::size_t>(s) * flagPitch;
   }
   __device__ R* candidate(int s) const {
     return (parity[s] ? cand1 : cand0) + static_cast<std::size_t>(s) * n;
@@ -84,6 +86,40 @@ __device__ inline double fromBits(unsigned long long b, double) {
   return __longlong_as_double(static_cast<long long>(b));
 }
 
+// One iteration's per-sample work runs in 2048-sample tiles (kSiftTileSamples): one block of 256
+// threads per tile and signal. Extrema are flagged and counted per tile in one pass; the knots
+// are scattered and the envelopes evaluated with each thread on 8 consecutive samples, so a
+// thread finds its knots' ranks once (one block scan) and keeps the spline piece it is on in
+// registers while it walks its samples. (With one thread per sample and a ballot rank per
+// 256-sample tile these kernels were bound by instruction issue, not memory: ncu on an H200,
+// 500 signals x 102,401 samples, 64-71 % of the SM's issue rate at 7-24 % of DRAM bandwidth.)
+constexpr int kRunSamples = 8;  // consecutive samples per thread in scatter and evaluation
+static_assert(kSampleThreads * kRunSamples == kSiftTileSamples, "a tile is one block's runs");
+
+// Two counts of at most one tile's samples in one int (maxima and minima, or the two stop-ratio
+// counts): one block scan or sum takes both.
+__device__ inline int packPair(int maxima, int minima) { return (maxima << 16) | minima; }
+__device__ inline int highHalf(int p) { return p >> 16; }
+__device__ inline int lowHalf(int p) { return p & 0xffff; }
+
+// A thread's 8 flags from sample i0 (a multiple of 8; the row pitch is a multiple of 16, so the
+// load is aligned and inside the row when i0 < n); flags at or beyond n are not extrema.
+__device__ inline void loadRunFlags(const std::uint8_t* row, std::int64_t i0, std::int64_t n,
+                                    std::uint8_t (&f)[kRunSamples]) {
+  if (i0 >= n) {  // past the end of the last tile (and maybe of the row)
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kRunSamples; ++j) f[j] = sift::kNotExtremum;
+    return;
+  }
+  const uint2 w = *reinterpret_cast<const uint2*>(row + i0);
+  MODESCOPE_UNROLL
+  for (int j = 0; j < kRunSamples; ++j) {
+    const unsigned word = j < 4 ? w.x : w.y;
+    const auto b = static_cast<std::uint8_t>((word >> (8 * (j % 4))) & 0xffu);
+    f[j] = i0 + j < n ? b : std::uint8_t{sift::kNotExtremum};
+  }
+}
+
 template <class R>
 __global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration, bool countZeros) {
   using Reduce = cub::BlockReduce<int, kSampleThreads>;
@@ -95,29 +131,47 @@ __global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration, bool count
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting) continue;  // uniform over the block
     const R* x = v.candidate(s);
-    int zeros = 0;
+    std::uint8_t* flags = v.flagsOf(s);
+    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples;
+    const std::int64_t end = min(v.n, begin + kSiftTileSamples);
+    int zeros = 0, counts = 0;
     unsigned long long bits = 0;
-    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kBlockSamples;
-    std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
-    for (std::int64_t i = begin + threadIdx.x; i < min(v.n, begin + kBlockSamples);
-         i += kSampleThreads) {
+    for (std::int64_t i = begin + threadIdx.x; i < end; i += kSampleThreads) {
       // Interior samples differing from both neighbours (almost all of them) are a run of one:
       // classifyRun's answer in two comparisons; plateaus take the general path from their start.
       if (i > 0 && i + 1 < v.n && x[i - 1] != x[i] && x[i] != x[i + 1]) {
         const R left = x[i] - x[i - 1], right = x[i + 1] - x[i];
-        flags[i] = (left > 0 && right < 0)   ? sift::kMaximum
-                   : (left < 0 && right > 0) ? sift::kMinimum
-                                             : sift::kNotExtremum;
+        const std::uint8_t f = (left > 0 && right < 0)   ? sift::kMaximum
+                               : (left < 0 && right > 0) ? sift::kMinimum
+                                                         : sift::kNotExtremum;
+        flags[i] = f;
+        counts += f == sift::kMaximum ? packPair(1, 0) : f == sift::kMinimum ? 1 : 0;
       } else if (sift::startsRun(x, i)) {
-        sift::classifyRun(x, v.n, i, flags);
+        // A plateau's extremum sits at its middle, which may lie in a later tile: counted there.
+        const std::int64_t last = sift::classifyRun(x, v.n, i, flags);
+        const std::int64_t middle = (i + last + 1) / 2;
+        const std::uint8_t f = flags[middle];  // just written by classifyRun
+        if (f != sift::kNotExtremum) {
+          const std::int64_t tile = middle / kSiftTileSamples;
+          if (tile == blockIdx.x)
+            counts += f == sift::kMaximum ? packPair(1, 0) : 1;
+          else
+            atomicAdd(&v.countsOf(s, f == sift::kMaximum ? 0 : 1)[tile], 1);
+        }
       }
       if (countZeros) zeros += sift::zeroCrossingsAt(x, v.n, i);
       bits = max(bits, absBits(x[i]));
     }
-    const int zsum = Reduce(tmp.sum).Sum(zeros);
+    const int csum = Reduce(tmp.sum).Sum(counts);
     __syncthreads();
-    if (threadIdx.x == 0 && zsum) atomicAdd(&v.counters[s * kCounters + kZeros], zsum);
+    const int zsum = Reduce(tmp.sum).Sum(zeros);
+    if (threadIdx.x == 0) {
+      if (highHalf(csum)) atomicAdd(&v.countsOf(s, 0)[blockIdx.x], highHalf(csum));
+      if (lowHalf(csum)) atomicAdd(&v.countsOf(s, 1)[blockIdx.x], lowHalf(csum));
+      if (zsum) atomicAdd(&v.counters[s * kCounters + kZeros], zsum);
+    }
     if (firstIteration) {
+      __syncthreads();
       const unsigned long long m = ReduceBits(tmp.max).Reduce(bits, MaxOp());
       if (threadIdx.x == 0) atomicMax(&v.maxAbsBits[s], m);
     }
@@ -125,69 +179,7 @@ __global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration, bool count
   }
 }
 
-// Knot compaction runs over the whole batch in four launches. (One block per signal, scanning its
-// flags tile after tile, took 27 % of an iteration at 13 % of the memory bandwidth on an H200:
-// ncu, 500 signals x 102,401 samples.)
-//   countKnots    per 256-sample block: how many maxima and minima its flags hold
-//   scanCounts    one warp per signal and envelope: those counts -> extrema before each block
-//   scatterKnots  per sample: its knot's index = extrema before its block + extrema before it
-//                 in the block (warp ballots); position and value written there
-//   finishKnots   one thread per signal: the totals and emd.m's mirrored end knots
-// The flags must be complete before any count (a plateau's middle may lie in another block), so
-// counting cannot fuse into flagExtrema.
-
-// Extrema of each kind among this block's samples before and at the calling thread's, from the
-// thread's flag. warpTotals: 2 x (kSampleThreads / 32) ints of shared memory; the call syncs the
-// block (all threads must call it).
-struct TileRanks {
-  int maxBefore, minBefore;  // exclusive ranks within the 256-sample block
-  int maxCount, minCount;    // the block's totals
-};
-__device__ inline TileRanks rankInTile(std::uint8_t f, int* warpTotals) {
-  constexpr int kWarps = kSampleThreads / 32;
-  const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
-  const unsigned below = (1u << lane) - 1;
-  const unsigned bmax = __ballot_sync(~0u, f == kMaximum);
-  const unsigned bmin = __ballot_sync(~0u, f == kMinimum);
-  if (lane == 0) {
-    warpTotals[w] = __popc(bmax);
-    warpTotals[kWarps + w] = __popc(bmin);
-  }
-  __syncthreads();
-  TileRanks r{__popc(bmax & below), __popc(bmin & below), 0, 0};
-  for (int k = 0; k < kWarps; ++k) {
-    const int m = warpTotals[k], n = warpTotals[kWarps + k];
-    if (k < w) {
-      r.maxBefore += m;
-      r.minBefore += n;
-    }
-    r.maxCount += m;
-    r.minCount += n;
-  }
-  return r;
-}
-
-template <class R>
-__global__ void countKnotsKernel(SiftView<R> v) {
-  __shared__ int warpTotals[2 * kSampleThreads / 32];
-  for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
-    if (v.status[s] != kSifting) continue;  // uniform over the block
-    const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
-    for (int tile = 0; tile < kTilesPerBlock; ++tile) {
-      const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
-      if (b * kSampleThreads >= v.n) break;  // uniform over the block
-      const std::int64_t i = b * kSampleThreads + threadIdx.x;
-      const TileRanks r = rankInTile(i < v.n ? flags[i] : std::uint8_t{0}, warpTotals);
-      if (threadIdx.x == 0) {
-        v.countsOf(s, 0)[b] = r.maxCount;
-        v.countsOf(s, 1)[b] = r.minCount;
-      }
-      __syncthreads();  // warpTotals is rewritten by the next tile
-    }
-  }
-}
-
-// One warp per signal and envelope: per-block counts -> exclusive prefix, the total at the end.
+// One warp per signal and envelope: per-tile counts -> exclusive prefix, the total at the end.
 template <class R>
 __global__ void scanCountsKernel(SiftView<R> v) {
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
@@ -211,34 +203,42 @@ __global__ void scanCountsKernel(SiftView<R> v) {
   if (lane == 0) c[v.sampleBlocks] = run;
 }
 
+// Each extremum's position and value at its rank: extrema before the tile (the scan) plus those
+// before the thread's run (a block scan) plus those before it in the run.
 template <class R>
 __global__ void scatterKnotsKernel(SiftView<R> v) {
-  __shared__ int warpTotals[2 * kSampleThreads / 32];
+  using Scan = cub::BlockScan<int, kSampleThreads>;
+  __shared__ typename Scan::TempStorage tmp;
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting) continue;  // uniform over the block
     const R* x = v.candidate(s);
-    const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
+    const std::int64_t i0 =
+        static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples + threadIdx.x * kRunSamples;
+    std::uint8_t f[kRunSamples];
+    loadRunFlags(v.flagsOf(s), i0, v.n, f);
+    int mine = 0;
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kRunSamples; ++j)
+      mine += f[j] == kMaximum ? packPair(1, 0) : f[j] == kMinimum ? 1 : 0;
+    int before = 0;
+    Scan(tmp).ExclusiveSum(mine, before);
+    int oMax = v.countsOf(s, 0)[blockIdx.x] + highHalf(before);
+    int oMin = v.countsOf(s, 1)[blockIdx.x] + lowHalf(before);
     std::int32_t* posMax = v.knotPos + v.knotBase(s, 0) + kMirrored;
     std::int32_t* posMin = v.knotPos + v.knotBase(s, 1) + kMirrored;
     R* valMax = v.knotVal + v.knotBase(s, 0) + kMirrored;
     R* valMin = v.knotVal + v.knotBase(s, 1) + kMirrored;
-    for (int tile = 0; tile < kTilesPerBlock; ++tile) {
-      const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
-      if (b * kSampleThreads >= v.n) break;  // uniform over the block
-      const std::int64_t i = b * kSampleThreads + threadIdx.x;
-      const std::uint8_t f = i < v.n ? flags[i] : std::uint8_t{0};
-      const TileRanks r = rankInTile(f, warpTotals);
-      if (f == kMaximum) {
-        const int o = v.countsOf(s, 0)[b] + r.maxBefore;
-        posMax[o] = static_cast<std::int32_t>(i);
-        valMax[o] = x[i];
-      } else if (f == kMinimum) {
-        const int o = v.countsOf(s, 1)[b] + r.minBefore;
-        posMin[o] = static_cast<std::int32_t>(i);
-        valMin[o] = x[i];
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kRunSamples; ++j) {
+      if (f[j] == kMaximum) {
+        posMax[oMax] = static_cast<std::int32_t>(i0 + j);
+        valMax[oMax++] = x[i0 + j];
+      } else if (f[j] == kMinimum) {
+        posMin[oMin] = static_cast<std::int32_t>(i0 + j);
+        valMin[oMin++] = x[i0 + j];
       }
-      __syncthreads();  // warpTotals is rewritten by the next tile
     }
+    __syncthreads();  // tmp is reused by the next signal
   }
 }
 
@@ -283,16 +283,19 @@ __global__ void finishKnotsKernel(SiftView<R> v) {
 }
 
 // Below this many rows one lane solves the whole system (the CPU's arithmetic, bit for bit);
-// above, the 32 lanes of the warp solve 32 pieces with overlapping sweeps (splineSlopeRows):
-// the serial chain of ~N/3 divisions per envelope was the largest cost of an iteration.
-constexpr int kSerialSplineRows = 2048;
+// above, the block's threads solve pieces with overlapping sweeps (splineSlopeRows): the serial
+// chain of one division per row is the cost. (The threshold was 2,048 rows: the later IMFs of an
+// ICEEMDAN, with 100-2,000 knots per envelope, then ran one lane's chain of up to 4,000 steps,
+// which made this kernel 28 % of the run at 24 % occupancy: ncu on an H200, 500 signals x
+// 102,401 samples.)
+constexpr int kSerialSplineRows = 128;
 
-// One block of kSplineThreads per signal and envelope. Long systems are cut into up to
+// One block of kSplineThreads per signal and envelope. Systems are cut into up to
 // kSplineThreads pieces of at least kMinPieceRows rows: with one warp (32 pieces) per system the
 // serial sweeps of ~1,000 rows each made this a third of an iteration at 12 % occupancy (ncu,
 // H200, 500 signals x 102,401 samples).
 constexpr int kSplineThreads = 128;
-constexpr int kMinPieceRows = 256;
+constexpr int kMinPieceRows = 64;
 template <class R>
 __global__ void solveSplinesKernel(SiftView<R> v) {
   const int s = blockIdx.x / 2, e = blockIdx.x % 2;
@@ -308,7 +311,7 @@ __global__ void solveSplinesKernel(SiftView<R> v) {
   } else {
     const auto ends = sift::splineEnds(t, y, n);
     const int rows = n - 2;
-    const int pieces = min(kSplineThreads, max(32, rows / kMinPieceRows));
+    const int pieces = min(kSplineThreads, max(2, rows / kMinPieceRows));
     const int chunk = (rows + pieces - 1) / pieces;
     const int first = 1 + static_cast<int>(threadIdx.x) * chunk;
     const int last = min(n - 1, first + chunk);
@@ -328,74 +331,118 @@ __global__ void solveSplinesKernel(SiftView<R> v) {
   }
 }
 
-// The piece of envelope e covering sample i: the last knot at or before i, as the CPU's binary
-// search (sift::splinePiece) finds it. Interior knot m is the (m+1)-th extremum, so with c = the
-// extrema of that kind at or before i the piece is knot leftCount + c - 1. Mirrored knots (emd.m's
-// boundary_conditions) lie before the first extremum and after the last, but not all of them
-// beyond the ends of the signal: before the first extremum (c = 0) or after the last (c = all) a
-// few steps over them find the right one.
+// One envelope's knots as the evaluation sees them (loaded once per block).
 template <class R>
-__device__ inline int envelopePiece(const SiftView<R>& v, int s, int e, std::int64_t i,
-                                    int extremaAtOrBefore) {
-  const int leftCount = kMirrored - v.knotStart[s * 2 + e];
-  const int count = v.knotCount[s * 2 + e];
-  const int interior = v.countsOf(s, e)[v.sampleBlocks];
-  int k = min(leftCount + extremaAtOrBefore - 1, count - 2);
-  if (extremaAtOrBefore == 0 || extremaAtOrBefore == interior) {
-    const std::int32_t* pos = v.knotPos + v.knotBase(s, e) + v.knotStart[s * 2 + e];
-    while (k > 0 && pos[k] > i) --k;
-    while (k < count - 2 && pos[k + 1] <= i) ++k;
-  }
-  return max(k, 0);
-}
+struct EnvelopeKnots {
+  const std::int32_t* pos;  // from the first (mirrored) knot
+  const PieceCoefficients<R>* piece;
+  int leftCount;  // mirrored knots before the first extremum
+  int count;      // all knots
+  int interior;   // extrema
 
-// The piece search uses the flags and the scan's per-block counts (extrema before the sample's
-// block plus its rank in the block), not a binary search over the knots: the search made this
-// the largest kernel of an iteration, at 240 instructions per sample (ncu, H200).
+  // The piece covering sample i: the last knot at or before i, as the CPU's binary search
+  // (sift::splinePiece) finds it. Interior knot m is the (m+1)-th extremum, so with c = the
+  // extrema of this kind at or before i the piece is knot leftCount + c - 1. Mirrored knots
+  // (emd.m's boundary_conditions) lie before the first extremum and after the last, but not all
+  // of them beyond the ends of the signal: before the first extremum (c = 0) or after the last
+  // (c = all) a few steps over them find the right one.
+  __device__ int pieceAt(std::int64_t i, int extremaAtOrBefore) const {
+    int k = min(leftCount + extremaAtOrBefore - 1, count - 2);
+    if (extremaAtOrBefore == 0 || extremaAtOrBefore == interior) {
+      while (k > 0 && pos[k] > i) --k;
+      while (k < count - 2 && pos[k + 1] <= i) ++k;
+    }
+    return max(k, 0);
+  }
+};
+
+// Staged samples of a tile in shared memory: one padding word per 32, so that thread t reading
+// its run at 8 t + j and a warp reading 32 consecutive samples are both free of bank conflicts.
+__device__ inline int stagedIndex(int j) { return j + j / 32; }
+constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
+
+// Each thread walks its 8 consecutive samples, moving to the next piece of an envelope when it
+// passes an extremum of that kind (the piece's coefficients are loaded once per piece, not per
+// sample). The tile's samples come in and the next candidate goes out through shared memory in
+// coalesced rows.
 template <class R>
 __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
+  using Scan = cub::BlockScan<int, kSampleThreads>;
   using Reduce = cub::BlockReduce<int, kSampleThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
-  __shared__ int warpTotals[2 * kSampleThreads / 32];
+  __shared__ union {
+    typename Scan::TempStorage scan;
+    typename Reduce::TempStorage sum;
+  } tmp;
+  __shared__ R staged[kStagedSamples];
+  const bool rilling = rule.kind == static_cast<int>(sift::StopKind::Rilling);
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) continue;
-    int above1 = 0, above2 = 0;
     const R* x = v.candidate(s);
     R* next = v.other(s);
-    const std::uint8_t* flags = v.flags + static_cast<std::size_t>(s) * v.n;
-    for (int tile = 0; tile < kTilesPerBlock; ++tile) {
-      const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * kTilesPerBlock + tile;
-      if (b * kSampleThreads >= v.n) break;  // uniform over the block
-      const std::int64_t i = b * kSampleThreads + threadIdx.x;
-      const std::uint8_t f = i < v.n ? flags[i] : std::uint8_t{0};
-      const TileRanks r = rankInTile(f, warpTotals);
-      if (i < v.n) {
-        const int atOrBefore[2] = {v.countsOf(s, 0)[b] + r.maxBefore + (f == kMaximum),
-                                   v.countsOf(s, 1)[b] + r.minBefore + (f == kMinimum)};
-        R env[2];
+    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples;
+    const int samples =
+        static_cast<int>(min(v.n - begin, static_cast<std::int64_t>(kSiftTileSamples)));
+    for (int j = threadIdx.x; j < samples; j += kSampleThreads)
+      staged[stagedIndex(j)] = x[begin + j];
+    const int first = threadIdx.x * kRunSamples;  // the thread's run within the tile
+    std::uint8_t f[kRunSamples];
+    loadRunFlags(v.flagsOf(s), begin + first, v.n, f);
+    int mine = 0;
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kRunSamples; ++j)
+      mine += f[j] == kMaximum ? packPair(1, 0) : f[j] == kMinimum ? 1 : 0;
+    int before = 0;
+    Scan(tmp.scan).ExclusiveSum(mine, before);  // its barrier also publishes `staged`
+    EnvelopeKnots<R> env[2];
+    int seen[2];  // extrema of each kind at or before the current sample
+    int piece[2] = {-1, -1};
+    PieceCoefficients<R> c[2];
+    std::int32_t t0[2];
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e) {
+      const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+      env[e] = {v.knotPos + base, v.knotPiece + base, kMirrored - v.knotStart[s * 2 + e],
+                v.knotCount[s * 2 + e], v.countsOf(s, e)[v.sampleBlocks]};
+      seen[e] = v.countsOf(s, e)[blockIdx.x] + (e == 0 ? highHalf(before) : lowHalf(before));
+    }
+    int above1 = 0, above2 = 0;
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kRunSamples; ++j) {
+      if (first + j < samples) {
+        const std::int64_t i = begin + first + j;
+        seen[0] += f[j] == kMaximum;
+        seen[1] += f[j] == kMinimum;
+        R value[2];
+        MODESCOPE_UNROLL
         for (int e = 0; e < 2; ++e) {
-          const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-          const int k = envelopePiece(v, s, e, i, atOrBefore[e]);
-          const PieceCoefficients<R> c = v.knotPiece[base + k];
-          env[e] = sift::splineValueFrom(c.y, c.s, c.c2, c.c3, i - v.knotPos[base + k]);
+          const int k = env[e].pieceAt(i, seen[e]);
+          if (k != piece[e]) {
+            piece[e] = k;
+            c[e] = env[e].piece[k];
+            t0[e] = env[e].pos[k];
+          }
+          value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i - t0[e]);
         }
-        if (rule.kind == static_cast<int>(sift::StopKind::Rilling)) {  // only Rilling uses them
-          const R ratio = sift::stopRatio(env[0], env[1]);
+        if (rilling) {  // only Rilling uses them
+          const R ratio = sift::stopRatio(value[0], value[1]);
           above1 += ratio > static_cast<R>(rule.threshold1);
           above2 += ratio > static_cast<R>(rule.threshold2);
         }
-        next[i] = x[i] - (env[0] + env[1]) / 2;
+        R& xi = staged[stagedIndex(first + j)];
+        xi = xi - (value[0] + value[1]) / 2;
       }
-      __syncthreads();  // warpTotals is rewritten by the next tile
-    }
-    const int a1 = Reduce(tmp).Sum(above1);
-    __syncthreads();
-    const int a2 = Reduce(tmp).Sum(above2);
-    if (threadIdx.x == 0) {
-      if (a1) atomicAdd(&v.counters[s * kCounters + kAbove1], a1);
-      if (a2) atomicAdd(&v.counters[s * kCounters + kAbove2], a2);
     }
     __syncthreads();
+    for (int j = threadIdx.x; j < samples; j += kSampleThreads)
+      next[begin + j] = staged[stagedIndex(j)];
+    if (rilling) {
+      const int a = Reduce(tmp.sum).Sum(packPair(above1, above2));
+      if (threadIdx.x == 0) {
+        if (highHalf(a)) atomicAdd(&v.counters[s * kCounters + kAbove1], highHalf(a));
+        if (lowHalf(a)) atomicAdd(&v.counters[s * kCounters + kAbove2], lowHalf(a));
+      }
+    }
+    __syncthreads();  // staged and tmp are reused by the next signal
   }
 }
 
@@ -464,9 +511,9 @@ int gridY(int count) { return std::min(count, 65535); }
 template <class R>
 std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
   const std::size_t knots = 2 * static_cast<std::size_t>(n / 2 + 2 * kMirrored + 2);
-  return static_cast<std::size_t>(n) * (2 * sizeof(R) + 1) +
+  return static_cast<std::size_t>(n) * 2 * sizeof(R) + static_cast<std::size_t>(flagPitchFor(n)) +
          knots * (sizeof(std::int32_t) + 3 * sizeof(R) + sizeof(PieceCoefficients<R>)) +
-         2 * sizeof(int) * static_cast<std::size_t>(n / kSampleThreads + 2) + 64;
+         2 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1) + 64;
 }
 
 template <class R>
@@ -479,7 +526,7 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   const std::size_t knots = static_cast<std::size_t>(capacity) * 2 * knotCap_;
   cand_[0] = DeviceBuffer<R>(rows);
   cand_[1] = DeviceBuffer<R>(rows);
-  flags_ = DeviceBuffer<std::uint8_t>(rows);
+  flags_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(capacity) * flagPitchFor(n));
   knotPos_ = DeviceBuffer<std::int32_t>(knots);
   knotVal_ = DeviceBuffer<R>(knots);
   knotSlope_ = DeviceBuffer<R>(knots);
@@ -508,6 +555,7 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 cand_[0].get(),
                 cand_[1].get(),
                 flags_.get(),
+                flagPitchFor(n_),
                 knotPos_.get(),
                 knotVal_.get(),
                 knotSlope_.get(),
@@ -548,8 +596,7 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   const int perSignalBlocks = (count + 127) / 128;
   startKernel<<<perSignalBlocks, 128, 0, stream_>>>(v, enabled);
   MODESCOPE_CUDA_CHECK_LAUNCH("startKernel", stream_);
-  const dim3 sampleGrid(static_cast<unsigned>((n_ + kBlockSamples - 1) / kBlockSamples),
-                        gridY(count));
+  const dim3 sampleGrid(static_cast<unsigned>(sampleBlocks()), gridY(count));
   // How often the host looks at the number of signals still sifting: often enough that a
   // converged batch does not run many empty iterations, rarely enough that the copy and the
   // wait do not stall the queue (five launches per iteration take ~10 us to issue).
@@ -559,12 +606,15 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
     if (it % checkEvery == 0) {
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(active_.get(), 0, sizeof(int), stream_));
     }
+    // The tiles' extremum counts are summed by atomics (a plateau's extremum may be counted from
+    // an earlier tile).
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(
+        blockCounts_.get(), 0,
+        static_cast<std::size_t>(count) * 2 * (sampleBlocks() + 1) * sizeof(int), stream_));
     // Zero crossings feed only the Rilling and S-number tests.
     flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(
         v, it == 0, r.kind != static_cast<int>(sift::StopKind::Fixed));
     MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream_);
-    countKnotsKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v);
-    MODESCOPE_CUDA_CHECK_LAUNCH("countKnotsKernel", stream_);
     scanCountsKernel<<<(2 * count + 7) / 8, 256, 0, stream_>>>(v);  // 8 warps per block
     MODESCOPE_CUDA_CHECK_LAUNCH("scanCountsKernel", stream_);
     scatterKnotsKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(v);

@@ -2,29 +2,32 @@
 // first IMF in lockstep, every step the one engine/emd/sift_primitives.h defines, so the result
 // equals the CPU's extractImf() (engine/emd/sifting.h) signal by signal, to rounding.
 //
-// One sifting iteration is eight launches over the whole batch:
-//   flagExtrema      one thread per sample: run starts classify their run (plateau rule), zero
-//                    crossings and max|m| reduced per signal
-//   countKnots       one thread per sample: maxima and minima per 256-sample block (ballots)
-//   scanCounts       one warp per signal and envelope: extrema before each block
-//   scatterKnots     one thread per sample: each extremum's position and value at its rank
+// One sifting iteration is seven launches over the whole batch (and a memset of the tile
+// counts); the per-sample ones run one block per tile of kSiftTileSamples samples:
+//   flagExtrema      strided over the tile: run starts classify their run (plateau rule), the
+//                    tile's maxima and minima counted (a plateau's extremum is added to the tile
+//                    its middle lies in), zero crossings and max|m| reduced per signal
+//   scanCounts       one warp per signal and envelope: extrema before each tile
+//   scatterKnots     8 consecutive samples per thread: each extremum's position and value at its
+//                    rank (tile prefix + a block scan + the rank within the run)
 //   finishKnots      one thread per signal: totals and the mirrored end knots
 //   solveSplines     one block per signal and envelope: not-a-knot slopes by the Thomas
-//                    algorithm (the system is strictly diagonally dominant, no pivoting); long
-//                    systems are cut into up to 128 pieces whose sweeps overlap by 64 rows, which
-//                    changes the result by less than double rounding (splineSlopeRows); then
-//                    each piece's coefficients
-//   evaluateMean     one thread per sample: its piece from the block counts and its rank (no
-//                    search), both envelopes, the stop ratio counts, and the next candidate
+//                    algorithm (the system is strictly diagonally dominant, no pivoting); systems
+//                    of 128 rows or more are cut into up to 128 pieces of at least 64 rows whose
+//                    sweeps overlap by 64 rows, which changes the result by less than double
+//                    rounding (splineSlopeRows); then each piece's coefficients
+//   evaluateMean     8 consecutive samples per thread, staged through shared memory: the piece
+//                    of each envelope from the ranks (no search), kept while the thread walks
+//                    its samples, both envelopes, the stop ratio counts, and the next candidate
 //                    m - mean written to the other ping-pong buffer
 //   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on
 // Signals that have stopped make every later launch return at once for their blocks. The host
 // reads the number of signals still sifting every few iterations (one small copy), so there is no
 // host round trip per iteration.
 //
-// Memory per signal: 2 n values (ping-pong), n flag bytes, and 2 x (n/2 + 6) knots x (position,
-// value, slope, Thomas scratch, and each piece's four coefficients): about 10 n values + n bytes
-// in all.
+// Memory per signal: 2 n values (ping-pong), n flag bytes (rounded up to 16), and 2 x (n/2 + 6)
+// knots x (position, value, slope, Thomas scratch, and each piece's four coefficients): about 10 n
+// values + n bytes in all.
 //
 // Thread rules: one BatchSifter per stream; not thread-safe.
 #pragma once
@@ -45,6 +48,15 @@ template <class R>
 struct alignas(4 * sizeof(R)) PieceCoefficients {
   R y, s, c2, c3;
 };
+
+// Samples per tile of the per-sample kernels (one thread block each).
+inline constexpr int kSiftTileSamples = 2048;
+inline std::int64_t tilesFor(std::int64_t n) {
+  return (n + kSiftTileSamples - 1) / kSiftTileSamples;
+}
+// Bytes per signal's row of extremum flags: a multiple of 16, so a thread loads its 8 flags at
+// once.
+inline std::int64_t flagPitchFor(std::int64_t n) { return (n + 15) / 16 * 16; }
 
 enum SiftStatus : int { kSifting = 0, kSiftDone = 1, kSiftNoImf = 2, kSiftDisabled = 3 };
 
@@ -95,7 +107,7 @@ class BatchSifter {
   DeviceBuffer<int> status_, nbit_, sCount_, parity_;
   DeviceBuffer<R*> imfTable_;
   DeviceBuffer<int> blockCounts_;
-  std::int64_t sampleBlocks() const { return (n_ + 255) / 256; }
+  std::int64_t sampleBlocks() const { return tilesFor(n_); }
   DeviceBuffer<int> active_;
   PinnedBuffer<int> activeHost_;
   int lastIterations_ = 0;

@@ -14,10 +14,13 @@
 //    it with --cpu-eeg. This whole-image mode runs with --eeg-held; by default the image is
 //    streamed (timeFrequencyTiles, engine/tf/tf_tiles.h) as float32 magnitudes, all 64 channels
 //    in one call, to a consumer that reads every value (it sums each channel's time-averaged
-//    spectrum): the image is never held, as `modescope-cli tfr` writes it.
+//    spectrum, each tile's columns split over --sink-threads threads, 8 by default; with one
+//    thread the consumer, not the transform, set the time on the GPU machine): the image is never
+//    held, as `modescope-cli tfr` writes it. "in sink" is the time spent inside the consumer.
 //
 // Usage: tf_bench [--repeats R] [--threads T] [--batch C] [--cpu] [--cpu-eeg] [--no-grid]
-//                 [--no-eeg] [--eeg-held] [--cell ORDER:FFT:WINDOW]
+//                 [--no-eeg] [--eeg-held] [--cell ORDER:FFT:WINDOW] [--sink-threads T]
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -30,6 +33,7 @@
 
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
+#include "engine/parallel/worker_team.h"
 #include "engine/tf/tf_params.h"
 #ifdef MODESCOPE_HAVE_CUDA
 #include "cuda/cuda_backend.h"
@@ -99,7 +103,7 @@ const TfOrder kOrders[] = {TfOrder::First, TfOrder::Second, TfOrder::Third, TfOr
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repeats = 3, threads = 0, batch = 8;
+  int repeats = 3, threads = 0, batch = 8, sinkThreads = 8;
   bool cpuGrid = false, cpuEeg = false, grid = true, eeg = true, eegHeld = false;
   std::string cell;  // "ORDER:FFT:WINDOW", or empty for the whole grid
   for (int i = 1; i < argc; ++i) {
@@ -120,12 +124,15 @@ int main(int argc, char** argv) {
       eeg = false;
     else if (a == "--eeg-held")
       eegHeld = true;
+    else if (a == "--sink-threads" && i + 1 < argc)
+      sinkThreads = std::max(1, std::atoi(argv[++i]));
     else if (a == "--cell" && i + 1 < argc)  // one grid cell, e.g. 3:8192:64 (for a profiler)
       cell = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: tf_bench [--repeats R] [--threads T] [--batch C] [--cpu] "
-                   "[--cpu-eeg] [--no-grid] [--no-eeg] [--eeg-held] [--cell ORDER:FFT:WINDOW]\n");
+                   "[--cpu-eeg] [--no-grid] [--no-eeg] [--eeg-held] [--cell ORDER:FFT:WINDOW] "
+                   "[--sink-threads T]\n");
       return 1;
     }
   }
@@ -194,8 +201,11 @@ int main(int argc, char** argv) {
           eegHeld ? ("whole complex images held, batches of " + std::to_string(batch) + " channels")
                         .c_str()
                   : "float32 magnitudes streamed to a consumer, all channels in one call");
-      std::printf("%-5s %6s %10s %12s %10s %12s\n", "order", "win", "GPU s", "GPU Gbins/s", "CPU s",
-                  "CPU Mbins/s");
+      // "in sink": the GPU run's seconds inside the consumer (the part the device cannot hide).
+      std::printf("%-5s %6s %10s %12s %10s %10s %12s\n", "order", "win", "GPU s", "GPU Gbins/s",
+                  "in sink", "CPU s", "CPU Mbins/s");
+      double sinkSeconds = 0;
+      WorkerTeam sinkTeam(sinkThreads);
       const SignalBlock all = frames(channels, samples, 512.0, 2);
       for (TfOrder o : {TfOrder::Spectrogram, TfOrder::First, TfOrder::Second, TfOrder::Third,
                         TfOrder::ThirdCanonical, TfOrder::Fourth})
@@ -209,24 +219,34 @@ int main(int argc, char** argv) {
           auto streamed = [&](ComputeBackend& be) {
             TfParams q = p;
             for (int c = 0; c < channels; ++c) q.rows.push_back(static_cast<std::size_t>(c));
-            std::vector<double> spectrum;  // channels x K: sum over columns of |T|
+            // channels x K per sink thread: sums over columns of |T|, added up at the end.
+            std::vector<std::vector<double>> partial(static_cast<std::size_t>(sinkThreads));
             JobContext ctx;
             const double t0 = now();
             be.timeFrequencyTiles(
                 all, q, TfTileValues::Magnitude,
                 [&](const TfTile& t) {
+                  const double s0 = now();
                   const auto K = static_cast<std::size_t>(t.bins);
-                  if (spectrum.empty()) spectrum.assign(channels * K, 0.0);
-                  double* acc = spectrum.data() + t.channel * K;
-                  for (int64_t i = 0; i < t.columns; ++i) {
-                    const float* m = t.magnitude + static_cast<std::size_t>(i) * K;
-                    for (std::size_t k = 0; k < K; ++k) acc[k] += m[k];
-                  }
+                  const auto slices = static_cast<std::size_t>(sinkThreads);
+                  sinkTeam.run(slices, [&](int worker, std::size_t slice) {
+                    std::vector<double>& sums = partial[static_cast<std::size_t>(worker)];
+                    if (sums.empty()) sums.assign(channels * K, 0.0);
+                    double* acc = sums.data() + t.channel * K;
+                    const auto cols = static_cast<std::size_t>(t.columns);
+                    for (std::size_t i = cols * slice / slices; i < cols * (slice + 1) / slices;
+                         ++i) {
+                      const float* m = t.magnitude + i * K;
+                      for (std::size_t k = 0; k < K; ++k) acc[k] += m[k];
+                    }
+                  });
+                  sinkSeconds += now() - s0;
                 },
                 ctx);
             const double seconds = now() - t0;
             double check = 0;
-            for (double v : spectrum) check += v;
+            for (const std::vector<double>& sums : partial)
+              for (double v : sums) check += v;
             if (!(check > 0)) std::printf("  (empty spectrum: the stream delivered nothing)\n");
             return seconds;
           };
@@ -245,10 +265,12 @@ int main(int argc, char** argv) {
             return total;
           };
           const double bins = channels * static_cast<double>(samples) * (p.fftLength / 2 + 1);
+          sinkSeconds = 0;
           const double g = gpu ? run(*gpu) : 0.0;
+          const double gpuSink = sinkSeconds;
           const double c = cpuEeg ? run(*cpu) : 0.0;
-          std::printf("%-5s %6d %10.2f %12.3f %10.1f %12.1f%s\n", tfOrderName(o), w, g,
-                      g > 0 ? bins / g / 1e9 : 0.0, c, c > 0 ? bins / c / 1e6 : 0.0,
+          std::printf("%-5s %6d %10.2f %12.3f %10.2f %10.1f %12.1f%s\n", tfOrderName(o), w, g,
+                      g > 0 ? bins / g / 1e9 : 0.0, gpuSink, c, c > 0 ? bins / c / 1e6 : 0.0,
                       w > 512 ? "  (FFT 1024: a 1024-tap window needs N >= 1024)" : "");
           std::fflush(stdout);
         }

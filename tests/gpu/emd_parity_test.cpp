@@ -207,6 +207,36 @@ TEST_F(GpuEmd, RillingAndAutomaticCountMatchInFloat64) {
   }
 }
 
+// Plateaus (runs of equal samples) are flagged from their first sample and count once, at their
+// middle, which can lie in a later 2,048-sample tile of the device's sifter than their start
+// (cuda/emd_sifter.cuh): quantised values (short plateaus everywhere), hand-placed runs across
+// the tile boundaries at 2,048 and 4,096 with the middle on either side, and a clipped sine
+// (plateaus of ~90 samples at both signs, some across boundaries) with a long flat stretch.
+TEST_F(GpuEmd, PlateausAcrossTilesMatchInFloat64) {
+  std::mt19937 rng(seed_);
+  const int64_t n = 9001;
+  SignalBlock block = randomBlock(2, n, rng);
+  float* q = block.channel(0);
+  for (int64_t t = 0; t < n; ++t) q[t] = std::round(q[t]);
+  const float top = *std::max_element(q, q + n) + 5;
+  const float bottom = *std::min_element(q, q + n) - 5;
+  std::fill(q + 2040, q + 2060, top);     // starts in tile 0, middle 2050 in tile 1
+  std::fill(q + 4080, q + 4120, bottom);  // starts in tile 1, middle 4100 in tile 2
+  std::fill(q + 6130, q + 6150, top);     // starts in tile 2, middle 6140 in tile 2
+  float* clipped = block.channel(1);
+  for (int64_t t = 0; t < n; ++t)
+    clipped[t] = static_cast<float>(std::clamp(
+        std::sin(2 * std::numbers::pi * t / 517.0) + 0.2 * std::sin(0.05 * t), -0.7, 0.7));
+  std::fill(clipped + 5000, clipped + 6000, 0.f);
+  for (EmdMethod m : {EmdMethod::Emd, EmdMethod::Iceemdan}) {
+    const EmdParams p = paramsFor(m, GpuPrecision::Float64);
+    JobContext ctx;
+    const EmdResult c = cpu_->decompose(block, p, ctx);
+    const EmdResult g = gpu_->decompose(block, p, ctx);
+    EXPECT_LE(worstRowError(block, c, g), kFloat64RowTolerance) << emdMethodName(m);
+  }
+}
+
 // Real EEG (PhysioNet eegmmidb S001R03, C3/Cz/O1, 30 s at 160 Hz): the preset the thesis's GPU
 // code used on EEG, shortened ensemble.
 TEST_F(GpuEmd, RealEegMatchesCpu) {
