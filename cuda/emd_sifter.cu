@@ -34,7 +34,8 @@ struct SiftView {
   std::int32_t* knotPos;
   R* knotVal;
   R* knotSlope;
-  R* knotWork;                      // Thomas scratch
+  SweepRow<R>* sweep;  // Thomas scratch, sweepCap rows per signal and envelope (solveSplines)
+  int sweepCap;
   PieceCoefficients<R>* knotPiece;  // each piece's four coefficients, one load in the evaluation
   int* knotStart;
   int* knotCount;
@@ -62,6 +63,9 @@ struct SiftView {
   }
   __device__ R* other(int s) const {
     return (parity[s] ? cand0 : cand1) + static_cast<std::size_t>(s) * n;
+  }
+  __device__ SweepRow<R>* sweepOf(int s, int e) const {
+    return sweep + (static_cast<std::size_t>(s) * 2 + e) * sweepCap;
   }
   __device__ std::size_t knotBase(int s, int e) const {
     return (static_cast<std::size_t>(s) * 2 + e) * knotCap;
@@ -204,11 +208,19 @@ __global__ void scanCountsKernel(SiftView<R> v) {
 }
 
 // Each extremum's position and value at its rank: extrema before the tile (the scan) plus those
-// before the thread's run (a block scan) plus those before it in the run.
+// before the thread's run (a block scan) plus those before it in the run. The tile's knots are
+// gathered in shared memory and written out in coalesced rows: written by each thread at its
+// ranks, every store of a warp touched 12 sectors (ncu, H200, first IMF of 500 noise signals x
+// 102,401 samples: 78 M sectors written to L2 for 334 MB of knots).
+// Extrema of one kind in a tile: two maxima (minima) are at least two samples apart, so at most
+// half the samples, and one plateau extremum counted from an earlier tile.
+constexpr int kTileKnots = kSiftTileSamples / 2 + 2;
 template <class R>
 __global__ void scatterKnotsKernel(SiftView<R> v) {
   using Scan = cub::BlockScan<int, kSampleThreads>;
   __shared__ typename Scan::TempStorage tmp;
+  __shared__ std::int32_t stagedPos[2][kTileKnots];
+  __shared__ R stagedVal[2][kTileKnots];
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting) continue;  // uniform over the block
     const R* x = v.candidate(s);
@@ -220,25 +232,30 @@ __global__ void scatterKnotsKernel(SiftView<R> v) {
     MODESCOPE_UNROLL
     for (int j = 0; j < kRunSamples; ++j)
       mine += f[j] == kMaximum ? packPair(1, 0) : f[j] == kMinimum ? 1 : 0;
-    int before = 0;
-    Scan(tmp).ExclusiveSum(mine, before);
-    int oMax = v.countsOf(s, 0)[blockIdx.x] + highHalf(before);
-    int oMin = v.countsOf(s, 1)[blockIdx.x] + lowHalf(before);
-    std::int32_t* posMax = v.knotPos + v.knotBase(s, 0) + kMirrored;
-    std::int32_t* posMin = v.knotPos + v.knotBase(s, 1) + kMirrored;
-    R* valMax = v.knotVal + v.knotBase(s, 0) + kMirrored;
-    R* valMin = v.knotVal + v.knotBase(s, 1) + kMirrored;
+    int before = 0, total = 0;
+    Scan(tmp).ExclusiveSum(mine, before, total);
+    int atMax = highHalf(before), atMin = lowHalf(before);
     MODESCOPE_UNROLL
     for (int j = 0; j < kRunSamples; ++j) {
       if (f[j] == kMaximum) {
-        posMax[oMax] = static_cast<std::int32_t>(i0 + j);
-        valMax[oMax++] = x[i0 + j];
+        stagedPos[0][atMax] = static_cast<std::int32_t>(i0 + j);
+        stagedVal[0][atMax++] = x[i0 + j];
       } else if (f[j] == kMinimum) {
-        posMin[oMin] = static_cast<std::int32_t>(i0 + j);
-        valMin[oMin++] = x[i0 + j];
+        stagedPos[1][atMin] = static_cast<std::int32_t>(i0 + j);
+        stagedVal[1][atMin++] = x[i0 + j];
       }
     }
-    __syncthreads();  // tmp is reused by the next signal
+    __syncthreads();
+    const int count[2] = {highHalf(total), lowHalf(total)};
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e) {
+      const std::size_t o = v.knotBase(s, e) + kMirrored + v.countsOf(s, e)[blockIdx.x];
+      for (int q = threadIdx.x; q < count[e]; q += kSampleThreads) {
+        v.knotPos[o + q] = stagedPos[e][q];
+        v.knotVal[o + q] = stagedVal[e][q];
+      }
+    }
+    __syncthreads();  // tmp and the staged knots are reused by the next signal
   }
 }
 
@@ -290,14 +307,100 @@ __global__ void finishKnotsKernel(SiftView<R> v) {
 // 102,401 samples.)
 constexpr int kSerialSplineRows = 128;
 
+// sift::splineSlopeRows for piece `piece` of `pieces` equal pieces of a block (the same steps
+// and arithmetic, so the same slopes), with the sweep's rows [first, last) stored interleaved:
+// row first + r of piece p at sweep[r * pieces + p]. At each step the pieces of a warp then store
+// and load neighbouring rows of the scratch instead of rows a piece apart: with each piece's rows
+// contiguous, every store of a step touched 27 sectors on average, and the scattered stores set
+// the time of this kernel (ncu, H200, first IMF of 500 noise signals x 102,401 samples: 2.98 ms,
+// 194 M sectors written to L2, stalled on the load/store queue). The slopes go to s in knot
+// order.
+template <class R>
+__device__ void splineSlopePiece(const std::int32_t* t, const R* y, int n,
+                                 const sift::SplineEnds<R>& ends, int first, int last, int overlap,
+                                 int piece, int pieces, SweepRow<R>* sweep, R* s) {
+  const int start = max(first - overlap, 1);
+  const int stop = min(last - 1 + overlap, n - 2);  // inclusive
+  R tailWork[sift::kSplineOverlap], tailS[sift::kSplineOverlap];
+  constexpr int kChunk = 16;
+  R prevWork = 0, prevS = 0;
+  R dxPrev = static_cast<R>(t[start] - t[start - 1]);
+  R ddPrev = (y[start] - y[start - 1]) / dxPrev;
+  std::int32_t tCur = t[start];
+  R yCur = y[start];
+  std::int32_t tNext[kChunk];
+  R yNext[kChunk];
+  sift::detail::loadKnotChunk(t, start, stop, tNext);
+  sift::detail::loadKnotChunk(y, start, stop, yNext);
+  for (int k0 = start; k0 <= stop; k0 += kChunk) {
+    const int m = min(stop + 1 - k0, kChunk);
+    std::int32_t tAhead[kChunk];
+    R yAhead[kChunk];
+    sift::detail::loadKnotChunk(t, k0 + kChunk, stop, tAhead);
+    sift::detail::loadKnotChunk(y, k0 + kChunk, stop, yAhead);
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kChunk; ++j) {
+      if (j < m) {
+        const int k = k0 + j;
+        const R dxk = static_cast<R>(tNext[j] - tCur);
+        const R ddk = (yNext[j] - yCur) / dxk;
+        sift::splineSweepRow(k, start, n, ends, dxPrev, dxk, ddPrev, ddk, prevWork, prevS);
+        if (k >= first && k < last) {
+          sweep[(k - first) * pieces + piece] = {prevWork, prevS};
+        } else if (k >= last) {
+          tailWork[k - last] = prevWork;
+          tailS[k - last] = prevS;
+        }
+        dxPrev = dxk;
+        ddPrev = ddk;
+        tCur = tNext[j];
+        yCur = yNext[j];
+      }
+    }
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kChunk; ++j) {
+      tNext[j] = tAhead[j];
+      yNext[j] = yAhead[j];
+    }
+  }
+  // Back substitution from `stop` (where the truncated coupling is dropped) down to `first`.
+  R next = prevS;
+  for (int k = stop - 1; k >= last; --k) next = tailS[k - last] - tailWork[k - last] * next;
+  int k1 = last - 1;
+  if (stop == last - 1) {  // the system's last row is ours: its value is the sweep's last
+    s[k1] = next;
+    --k1;
+  }
+  constexpr int kBack = 8;
+  for (; k1 >= first; k1 -= kBack) {
+    SweepRow<R> row[kBack];
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kBack; ++j)
+      if (k1 - j >= first) row[j] = sweep[(k1 - j - first) * pieces + piece];
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kBack; ++j) {
+      if (k1 - j >= first) {
+        next = row[j].rhs - row[j].work * next;
+        s[k1 - j] = next;
+      }
+    }
+  }
+}
+
 // One block of kSplineThreads per signal and envelope. Systems are cut into up to
 // kSplineThreads pieces of at least kMinPieceRows rows: with one warp (32 pieces) per system the
 // serial sweeps of ~1,000 rows each made this a third of an iteration at 12 % occupancy (ncu,
-// H200, 500 signals x 102,401 samples).
-constexpr int kSplineThreads = 128;
+// H200, 500 signals x 102,401 samples). The pieces' sweeps start and end `overlap` rows outside
+// them: 2^-overlap of the solution is below the rounding of R (64 rows for double, 32 for float,
+// sift::splineSlopeRows).
+constexpr int kSplineThreads = kSiftSplineThreads;
 constexpr int kMinPieceRows = 64;
+static_assert(2 * kMirrored + 2 == 6, "knotCapFor counts the mirrored knots");
 template <class R>
-__global__ void solveSplinesKernel(SiftView<R> v) {
+constexpr int kPieceOverlap = sizeof(R) == sizeof(float) ? 32 : sift::kSplineOverlap;
+
+template <class R>
+__global__ void __launch_bounds__(kSplineThreads) solveSplinesKernel(SiftView<R> v) {
   const int s = blockIdx.x / 2, e = blockIdx.x % 2;
   if (s >= v.count || v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) return;
   const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
@@ -305,18 +408,19 @@ __global__ void solveSplinesKernel(SiftView<R> v) {
   const std::int32_t* t = v.knotPos + base;
   const R* y = v.knotVal + base;
   R* slope = v.knotSlope + base;
-  R* work = v.knotWork + base;
+  SweepRow<R>* sweep = v.sweepOf(s, e);
   if (n - 2 < kSerialSplineRows) {
-    if (threadIdx.x == 0) sift::splineSlopes(t, y, n, slope, work);
+    if (threadIdx.x == 0) sift::splineSlopes(t, y, n, slope, reinterpret_cast<R*>(sweep));
   } else {
     const auto ends = sift::splineEnds(t, y, n);
     const int rows = n - 2;
     const int pieces = min(kSplineThreads, max(2, rows / kMinPieceRows));
     const int chunk = (rows + pieces - 1) / pieces;
-    const int first = 1 + static_cast<int>(threadIdx.x) * chunk;
+    const int piece = static_cast<int>(threadIdx.x);
+    const int first = 1 + piece * chunk;
     const int last = min(n - 1, first + chunk);
-    if (first < last) {
-      sift::splineSlopeRows(t, y, n, ends, first, last, sift::kSplineOverlap, slope, work);
+    if (piece < pieces && first < last) {
+      splineSlopePiece(t, y, n, ends, first, last, kPieceOverlap<R>, piece, pieces, sweep, slope);
     }
     __syncthreads();  // s[1] and s[n-2] come from the first and the last piece
     if (threadIdx.x == 0) sift::splineEndSlopes(t, n, ends, slope);
@@ -510,18 +614,16 @@ int gridY(int count) { return std::min(count, 65535); }
 
 template <class R>
 std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
-  const std::size_t knots = 2 * static_cast<std::size_t>(n / 2 + 2 * kMirrored + 2);
+  const std::size_t knots = 2 * static_cast<std::size_t>(knotCapFor(n));
   return static_cast<std::size_t>(n) * 2 * sizeof(R) + static_cast<std::size_t>(flagPitchFor(n)) +
-         knots * (sizeof(std::int32_t) + 3 * sizeof(R) + sizeof(PieceCoefficients<R>)) +
+         knots * (sizeof(std::int32_t) + 2 * sizeof(R) + sizeof(PieceCoefficients<R>)) +
+         2 * static_cast<std::size_t>(sweepCapFor(n)) * sizeof(SweepRow<R>) +
          2 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1) + 64;
 }
 
 template <class R>
 BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
-    : n_(n),
-      capacity_(capacity),
-      knotCap_(static_cast<int>(n / 2 + 2 * kMirrored + 2)),
-      stream_(stream) {
+    : n_(n), capacity_(capacity), knotCap_(static_cast<int>(knotCapFor(n))), stream_(stream) {
   const std::size_t rows = static_cast<std::size_t>(capacity) * static_cast<std::size_t>(n);
   const std::size_t knots = static_cast<std::size_t>(capacity) * 2 * knotCap_;
   cand_[0] = DeviceBuffer<R>(rows);
@@ -530,7 +632,7 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   knotPos_ = DeviceBuffer<std::int32_t>(knots);
   knotVal_ = DeviceBuffer<R>(knots);
   knotSlope_ = DeviceBuffer<R>(knots);
-  knotWork_ = DeviceBuffer<R>(knots);
+  sweep_ = DeviceBuffer<SweepRow<R>>(static_cast<std::size_t>(capacity) * 2 * sweepCap());
   knotPiece_ = DeviceBuffer<PieceCoefficients<R>>(knots);
   knotStart_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
   knotCount_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
@@ -559,7 +661,8 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 knotPos_.get(),
                 knotVal_.get(),
                 knotSlope_.get(),
-                knotWork_.get(),
+                sweep_.get(),
+                sweepCap(),
                 knotPiece_.get(),
                 knotStart_.get(),
                 knotCount_.get(),
@@ -629,14 +732,18 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
     MODESCOPE_CUDA_CHECK_LAUNCH("decideStopKernel", stream_);
     ++lastIterations_;
     if (probeOnly) break;
-    if (it % checkEvery == checkEvery - 1 || it >= r.cap) {
+    // decideStop counts every iteration of a signal still sifting, so after `cap` iterations
+    // every signal has stopped: a fixed number of sifts ends without asking the device (and
+    // without the empty iterations that waiting for the next check launched).
+    if (it + 1 >= std::max(r.cap, 1)) break;
+    if (it % checkEvery == checkEvery - 1) {
       // active_ counts the signals that sifted on in any iteration since the last reset; zero
       // means every signal stopped before or at the last of them.
       MODESCOPE_CUDA_TRY(cudaMemcpyAsync(activeHost_.get(), active_.get(), sizeof(int),
                                          cudaMemcpyDeviceToHost, stream_));
       MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));
       ctx.checkpoint();
-      if (*activeHost_.get() == 0 || it >= r.cap) break;
+      if (*activeHost_.get() == 0) break;
     }
   }
   publishImfsKernel<<<perSignalBlocks, 128, 0, stream_>>>(v);

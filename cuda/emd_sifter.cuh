@@ -58,6 +58,21 @@ inline std::int64_t tilesFor(std::int64_t n) {
 // once.
 inline std::int64_t flagPitchFor(std::int64_t n) { return (n + 15) / 16 * 16; }
 
+// One row of the Thomas forward sweep of the spline solve: the modified super-diagonal and
+// right-hand side, stored together so that the back substitution reads both in one load.
+template <class R>
+struct alignas(2 * sizeof(R)) SweepRow {
+  R work, rhs;
+};
+// Knots per signal and envelope: at most n / 2 extrema of one kind, the mirrored end knots
+// (2 x sift::kMirrored) and 2 spare.
+inline std::int64_t knotCapFor(std::int64_t n) { return n / 2 + 6; }
+// Threads (and at most pieces) of the spline solve per system.
+inline constexpr int kSiftSplineThreads = 128;
+// Sweep rows per signal and envelope: the knots plus one per piece (the solve stores the pieces'
+// rows interleaved, each piece padded to the longest).
+inline std::int64_t sweepCapFor(std::int64_t n) { return knotCapFor(n) + kSiftSplineThreads; }
+
 enum SiftStatus : int { kSifting = 0, kSiftDone = 1, kSiftNoImf = 2, kSiftDisabled = 3 };
 
 template <class R>
@@ -99,7 +114,9 @@ class BatchSifter {
   DeviceBuffer<R> cand_[2];
   DeviceBuffer<std::uint8_t> flags_;
   DeviceBuffer<std::int32_t> knotPos_;
-  DeviceBuffer<R> knotVal_, knotSlope_, knotWork_;
+  DeviceBuffer<R> knotVal_, knotSlope_;
+  DeviceBuffer<SweepRow<R>> sweep_;
+  int sweepCap() const { return static_cast<int>(sweepCapFor(n_)); }
   DeviceBuffer<PieceCoefficients<R>> knotPiece_;
   DeviceBuffer<int> knotStart_, knotCount_;
   DeviceBuffer<int> counters_;

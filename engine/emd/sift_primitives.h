@@ -107,6 +107,21 @@ MODESCOPE_HOST_DEVICE inline int flipSlice(const int32_t* src, int from, int to,
   return c;
 }
 MODESCOPE_HOST_DEVICE inline int smaller(int a, int b) { return a < b ? a : b; }
+// v[k0 + 1 + j] for the steps k0 + j <= stop of a 16-step chunk of the spline sweep (the knot
+// after each step's row); entries past `stop` are left alone. (Two overloads rather than one
+// template, so that nvcc keeps the chunk in registers.)
+MODESCOPE_HOST_DEVICE inline void loadKnotChunk(const int32_t* t, int k0, int stop,
+                                                int32_t (&out)[16]) {
+  MODESCOPE_UNROLL
+  for (int j = 0; j < 16; ++j)
+    if (k0 + j <= stop) out[j] = t[k0 + 1 + j];
+}
+template <class R>
+MODESCOPE_HOST_DEVICE inline void loadKnotChunk(const R* y, int k0, int stop, R (&out)[16]) {
+  MODESCOPE_UNROLL
+  for (int j = 0; j < 16; ++j)
+    if (k0 + j <= stop) out[j] = y[k0 + 1 + j];
+}
 MODESCOPE_HOST_DEVICE inline int larger(int a, int b) { return a > b ? a : b; }
 }  // namespace detail
 
@@ -306,26 +321,26 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, 
   const int stop = last - 1 + overlap < n - 2 ? last - 1 + overlap : n - 2;  // inclusive
   R tailWork[kSplineOverlap], tailS[kSplineOverlap];
   // Forward sweep: modified super-diagonal and right-hand side. The previous step's values are
-  // carried in registers, and the knots are loaded kChunk at a time ahead of use: on a GPU one
-  // thread walks one system, so a load latency on every step (instead of once per chunk) would be
-  // the whole cost. One division per step: diag's reciprocal.
+  // carried in registers, and the knots are loaded kChunk at a time, one chunk ahead of use: on a
+  // GPU one thread walks one system, so a load latency on every step (instead of once per chunk,
+  // hidden behind the previous chunk's steps) would be the whole cost. One division per step on
+  // the chain: diag's reciprocal.
   constexpr int kChunk = 16;
   R prevWork = 0, prevS = 0;
   R dxPrev = static_cast<R>(t[start] - t[start - 1]);
   R ddPrev = (y[start] - y[start - 1]) / dxPrev;
   int32_t tCur = t[start];
   R yCur = y[start];
+  int32_t tNext[kChunk];
+  R yNext[kChunk];
+  detail::loadKnotChunk(t, start, stop, tNext);
+  detail::loadKnotChunk(y, start, stop, yNext);
   for (int k0 = start; k0 <= stop; k0 += kChunk) {
     const int m = (stop + 1 - k0) < kChunk ? (stop + 1 - k0) : kChunk;  // steps k0 .. k0 + m - 1
-    int32_t tNext[kChunk];
-    R yNext[kChunk];
-    MODESCOPE_UNROLL
-    for (int j = 0; j < kChunk; ++j) {
-      if (j < m) {
-        tNext[j] = t[k0 + 1 + j];
-        yNext[j] = y[k0 + 1 + j];
-      }
-    }
+    int32_t tAhead[kChunk];
+    R yAhead[kChunk];
+    detail::loadKnotChunk(t, k0 + kChunk, stop, tAhead);
+    detail::loadKnotChunk(y, k0 + kChunk, stop, yAhead);
     MODESCOPE_UNROLL
     for (int j = 0; j < kChunk; ++j) {
       if (j < m) {
@@ -345,6 +360,11 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, 
         tCur = tNext[j];
         yCur = yNext[j];
       }
+    }
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kChunk; ++j) {
+      tNext[j] = tAhead[j];
+      yNext[j] = yAhead[j];
     }
   }
   // Back substitution from `stop` (where the truncated coupling is dropped) down to `first`.
