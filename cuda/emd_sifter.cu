@@ -124,8 +124,13 @@ __device__ inline void loadRunFlags(const std::uint8_t* row, std::int64_t i0, st
   }
 }
 
+// Strided over the tile (coalesced), kFlagSamples samples per thread whose values and neighbours
+// are all loaded before any is classified: one sample at a time, each waited for its own three
+// loads (ncu, H200: stalled on them 9 cycles per instruction at 1 TB/s).
+constexpr int kFlagSamples = kSiftTileSamples / kSampleThreads;
 template <class R>
-__global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration, bool countZeros) {
+__global__ void __launch_bounds__(kSampleThreads, 4)
+    flagExtremaKernel(SiftView<R> v, bool firstIteration, bool countZeros) {
   using Reduce = cub::BlockReduce<int, kSampleThreads>;
   using ReduceBits = cub::BlockReduce<unsigned long long, kSampleThreads>;
   __shared__ union {
@@ -137,20 +142,33 @@ __global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration, bool count
     const R* x = v.candidate(s);
     std::uint8_t* flags = v.flagsOf(s);
     const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples;
-    const std::int64_t end = min(v.n, begin + kSiftTileSamples);
+    R prev[kFlagSamples], cur[kFlagSamples], next[kFlagSamples];
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kFlagSamples; ++j) {
+      const std::int64_t i = begin + threadIdx.x + j * kSampleThreads;
+      if (i < v.n) {
+        prev[j] = i > 0 ? x[i - 1] : R(0);
+        cur[j] = x[i];
+        next[j] = i + 1 < v.n ? x[i + 1] : R(0);
+      }
+    }
     int zeros = 0, counts = 0;
     unsigned long long bits = 0;
-    for (std::int64_t i = begin + threadIdx.x; i < end; i += kSampleThreads) {
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kFlagSamples; ++j) {
+      const std::int64_t i = begin + threadIdx.x + j * kSampleThreads;
+      if (i >= v.n) break;
+      const bool interior = i > 0 && i + 1 < v.n;
       // Interior samples differing from both neighbours (almost all of them) are a run of one:
       // classifyRun's answer in two comparisons; plateaus take the general path from their start.
-      if (i > 0 && i + 1 < v.n && x[i - 1] != x[i] && x[i] != x[i + 1]) {
-        const R left = x[i] - x[i - 1], right = x[i + 1] - x[i];
+      if (interior && prev[j] != cur[j] && cur[j] != next[j]) {
+        const R left = cur[j] - prev[j], right = next[j] - cur[j];
         const std::uint8_t f = (left > 0 && right < 0)   ? sift::kMaximum
                                : (left < 0 && right > 0) ? sift::kMinimum
                                                          : sift::kNotExtremum;
         flags[i] = f;
         counts += f == sift::kMaximum ? packPair(1, 0) : f == sift::kMinimum ? 1 : 0;
-      } else if (sift::startsRun(x, i)) {
+      } else if (i == 0 || prev[j] != cur[j]) {  // sift::startsRun
         // A plateau's extremum sits at its middle, which may lie in a later tile: counted there.
         const std::int64_t last = sift::classifyRun(x, v.n, i, flags);
         const std::int64_t middle = (i + last + 1) / 2;
@@ -163,8 +181,8 @@ __global__ void flagExtremaKernel(SiftView<R> v, bool firstIteration, bool count
             atomicAdd(&v.countsOf(s, f == sift::kMaximum ? 0 : 1)[tile], 1);
         }
       }
-      if (countZeros) zeros += sift::zeroCrossingsAt(x, v.n, i);
-      bits = max(bits, absBits(x[i]));
+      if (countZeros) zeros += sift::zeroCrossingsAt(prev[j], cur[j], next[j], i > 0, i + 1 < v.n);
+      bits = max(bits, absBits(cur[j]));
     }
     const int csum = Reduce(tmp.sum).Sum(counts);
     __syncthreads();
@@ -229,9 +247,12 @@ __global__ void scatterKnotsKernel(SiftView<R> v) {
     std::uint8_t f[kRunSamples];
     loadRunFlags(v.flagsOf(s), i0, v.n, f);
     int mine = 0;
+    R value[kRunSamples];  // loaded before the scan, so the loads overlap it
     MODESCOPE_UNROLL
-    for (int j = 0; j < kRunSamples; ++j)
+    for (int j = 0; j < kRunSamples; ++j) {
       mine += f[j] == kMaximum ? packPair(1, 0) : f[j] == kMinimum ? 1 : 0;
+      if (f[j] != sift::kNotExtremum) value[j] = x[i0 + j];
+    }
     int before = 0, total = 0;
     Scan(tmp).ExclusiveSum(mine, before, total);
     int atMax = highHalf(before), atMin = lowHalf(before);
@@ -239,10 +260,10 @@ __global__ void scatterKnotsKernel(SiftView<R> v) {
     for (int j = 0; j < kRunSamples; ++j) {
       if (f[j] == kMaximum) {
         stagedPos[0][atMax] = static_cast<std::int32_t>(i0 + j);
-        stagedVal[0][atMax++] = x[i0 + j];
+        stagedVal[0][atMax++] = value[j];
       } else if (f[j] == kMinimum) {
         stagedPos[1][atMin] = static_cast<std::int32_t>(i0 + j);
-        stagedVal[1][atMin++] = x[i0 + j];
+        stagedVal[1][atMin++] = value[j];
       }
     }
     __syncthreads();
@@ -307,85 +328,26 @@ __global__ void finishKnotsKernel(SiftView<R> v) {
 // 102,401 samples.)
 constexpr int kSerialSplineRows = 128;
 
-// sift::splineSlopeRows for piece `piece` of `pieces` equal pieces of a block (the same steps
-// and arithmetic, so the same slopes), with the sweep's rows [first, last) stored interleaved:
-// row first + r of piece p at sweep[r * pieces + p]. At each step the pieces of a warp then store
-// and load neighbouring rows of the scratch instead of rows a piece apart: with each piece's rows
-// contiguous, every store of a step touched 27 sectors on average, and the scattered stores set
-// the time of this kernel (ncu, H200, first IMF of 500 noise signals x 102,401 samples: 2.98 ms,
-// 194 M sectors written to L2, stalled on the load/store queue). The slopes go to s in knot
-// order.
+// The sweep rows of piece `piece` of `pieces` equal pieces of a block (sift::splineSlopeRowsWith),
+// interleaved: row first + r of the piece at sweep[r * pieces + piece]. At each step the pieces of
+// a warp then store and load neighbouring rows of the scratch instead of rows a piece apart: with
+// each piece's rows contiguous (sift::SweepArrays), every store of a step touched 27 sectors on
+// average, and the scattered stores set the time of the solve (ncu, H200, first IMF of 500 noise
+// signals x 102,401 samples: 2.98 ms, 194 M sectors written to L2, stalled on the load/store
+// queue).
 template <class R>
-__device__ void splineSlopePiece(const std::int32_t* t, const R* y, int n,
-                                 const sift::SplineEnds<R>& ends, int first, int last, int overlap,
-                                 int piece, int pieces, SweepRow<R>* sweep, R* s) {
-  const int start = max(first - overlap, 1);
-  const int stop = min(last - 1 + overlap, n - 2);  // inclusive
-  R tailWork[sift::kSplineOverlap], tailS[sift::kSplineOverlap];
-  constexpr int kChunk = 16;
-  R prevWork = 0, prevS = 0;
-  R dxPrev = static_cast<R>(t[start] - t[start - 1]);
-  R ddPrev = (y[start] - y[start - 1]) / dxPrev;
-  std::int32_t tCur = t[start];
-  R yCur = y[start];
-  std::int32_t tNext[kChunk];
-  R yNext[kChunk];
-  sift::detail::loadKnotChunk(t, start, stop, tNext);
-  sift::detail::loadKnotChunk(y, start, stop, yNext);
-  for (int k0 = start; k0 <= stop; k0 += kChunk) {
-    const int m = min(stop + 1 - k0, kChunk);
-    std::int32_t tAhead[kChunk];
-    R yAhead[kChunk];
-    sift::detail::loadKnotChunk(t, k0 + kChunk, stop, tAhead);
-    sift::detail::loadKnotChunk(y, k0 + kChunk, stop, yAhead);
-    MODESCOPE_UNROLL
-    for (int j = 0; j < kChunk; ++j) {
-      if (j < m) {
-        const int k = k0 + j;
-        const R dxk = static_cast<R>(tNext[j] - tCur);
-        const R ddk = (yNext[j] - yCur) / dxk;
-        sift::splineSweepRow(k, start, n, ends, dxPrev, dxk, ddPrev, ddk, prevWork, prevS);
-        if (k >= first && k < last) {
-          sweep[(k - first) * pieces + piece] = {prevWork, prevS};
-        } else if (k >= last) {
-          tailWork[k - last] = prevWork;
-          tailS[k - last] = prevS;
-        }
-        dxPrev = dxk;
-        ddPrev = ddk;
-        tCur = tNext[j];
-        yCur = yNext[j];
-      }
-    }
-    MODESCOPE_UNROLL
-    for (int j = 0; j < kChunk; ++j) {
-      tNext[j] = tAhead[j];
-      yNext[j] = yAhead[j];
-    }
+struct InterleavedSweep {
+  SweepRow<R>* sweep;
+  int first, piece, pieces;
+  __device__ void put(int k, R work, R rhs) const {
+    sweep[(k - first) * pieces + piece] = {work, rhs};
   }
-  // Back substitution from `stop` (where the truncated coupling is dropped) down to `first`.
-  R next = prevS;
-  for (int k = stop - 1; k >= last; --k) next = tailS[k - last] - tailWork[k - last] * next;
-  int k1 = last - 1;
-  if (stop == last - 1) {  // the system's last row is ours: its value is the sweep's last
-    s[k1] = next;
-    --k1;
+  __device__ void get(int k, R& work, R& rhs) const {
+    const SweepRow<R> row = sweep[(k - first) * pieces + piece];
+    work = row.work;
+    rhs = row.rhs;
   }
-  constexpr int kBack = 8;
-  for (; k1 >= first; k1 -= kBack) {
-    SweepRow<R> row[kBack];
-    MODESCOPE_UNROLL
-    for (int j = 0; j < kBack; ++j)
-      if (k1 - j >= first) row[j] = sweep[(k1 - j - first) * pieces + piece];
-    MODESCOPE_UNROLL
-    for (int j = 0; j < kBack; ++j) {
-      if (k1 - j >= first) {
-        next = row[j].rhs - row[j].work * next;
-        s[k1 - j] = next;
-      }
-    }
-  }
-}
+};
 
 // One block of kSplineThreads per signal and envelope. Systems are cut into up to
 // kSplineThreads pieces of at least kMinPieceRows rows: with one warp (32 pieces) per system the
@@ -420,7 +382,8 @@ __global__ void __launch_bounds__(kSplineThreads) solveSplinesKernel(SiftView<R>
     const int first = 1 + piece * chunk;
     const int last = min(n - 1, first + chunk);
     if (piece < pieces && first < last) {
-      splineSlopePiece(t, y, n, ends, first, last, kPieceOverlap<R>, piece, pieces, sweep, slope);
+      sift::splineSlopeRowsWith(t, y, n, ends, first, last, kPieceOverlap<R>,
+                                InterleavedSweep<R>{sweep, first, piece, pieces}, slope);
     }
     __syncthreads();  // s[1] and s[n-2] come from the first and the last piece
     if (threadIdx.x == 0) sift::splineEndSlopes(t, n, ends, slope);
@@ -450,7 +413,7 @@ struct EnvelopeKnots {
   // (emd.m's boundary_conditions) lie before the first extremum and after the last, but not all
   // of them beyond the ends of the signal: before the first extremum (c = 0) or after the last
   // (c = all) a few steps over them find the right one.
-  __device__ int pieceAt(std::int64_t i, int extremaAtOrBefore) const {
+  __device__ int pieceAt(int i, int extremaAtOrBefore) const {
     int k = min(leftCount + extremaAtOrBefore - 1, count - 2);
     if (extremaAtOrBefore == 0 || extremaAtOrBefore == interior) {
       while (k > 0 && pos[k] > i) --k;
@@ -513,7 +476,8 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
     MODESCOPE_UNROLL
     for (int j = 0; j < kRunSamples; ++j) {
       if (first + j < samples) {
-        const std::int64_t i = begin + first + j;
+        // int: knot positions are int32, so are the samples (and int offsets convert faster).
+        const int i = static_cast<int>(begin) + first + j;
         seen[0] += f[j] == kMaximum;
         seen[1] += f[j] == kMinimum;
         R value[2];

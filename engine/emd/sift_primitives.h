@@ -73,12 +73,21 @@ MODESCOPE_HOST_DEVICE inline int64_t classifyRun(const R* x, int64_t n, int64_t 
 
 // Contribution of sample i to the zero-crossing count: a sign change between i and i + 1, and
 // the start of a run of exact zeros at i.
+// The same from the sample's value and its neighbours' (hasPrev: i > 0, hasNext: i + 1 < n; a
+// missing neighbour's value is not read).
+template <class R>
+MODESCOPE_HOST_DEVICE inline int zeroCrossingsAt(R prev, R cur, R next, bool hasPrev,
+                                                 bool hasNext) {
+  int c = 0;
+  if (hasNext && ((cur < 0 && next > 0) || (cur > 0 && next < 0))) ++c;
+  if (cur == 0 && (!hasPrev || prev != 0)) ++c;
+  return c;
+}
 template <class R>
 MODESCOPE_HOST_DEVICE inline int zeroCrossingsAt(const R* x, int64_t n, int64_t i) {
-  int c = 0;
-  if (i + 1 < n && ((x[i] < 0 && x[i + 1] > 0) || (x[i] > 0 && x[i + 1] < 0))) ++c;
-  if (x[i] == 0 && (i == 0 || x[i - 1] != 0)) ++c;
-  return c;
+  const bool hasPrev = i > 0, hasNext = i + 1 < n;
+  return zeroCrossingsAt(hasPrev ? x[i - 1] : R(0), x[i], hasNext ? x[i + 1] : R(0), hasPrev,
+                         hasNext);
 }
 
 // ---- Mirrored boundaries (emd.m boundary_conditions, NBSYM = 2) ---------------------------------
@@ -313,10 +322,30 @@ MODESCOPE_HOST_DEVICE inline void splineSweepRow(int k, int start, int n, const 
   prevWork = sup * inv;
   prevS = rhs * inv;
 }
+// Where the sweep keeps rows [first, last) between the forward sweep and the back substitution:
+// put(k, work, rhs) in the sweep, get(k, work, rhs) in the substitution, which then writes the
+// slope s[k] (after get(k), so a store may keep rhs in s). The CPU keeps them in the arrays
+// `work` and `s` (SweepArrays); a GPU solve of many pieces may lay them out differently.
 template <class R>
-MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, int n,
-                                                  const SplineEnds<R>& ends, int first, int last,
-                                                  int overlap, R* s, R* work) {
+struct SweepArrays {
+  R* work;
+  R* s;
+  MODESCOPE_HOST_DEVICE void put(int k, R w, R rhs) const {
+    work[k] = w;
+    s[k] = rhs;
+  }
+  MODESCOPE_HOST_DEVICE void get(int k, R& w, R& rhs) const {
+    w = work[k];
+    rhs = s[k];
+  }
+};
+
+// splineSlopeRows with the sweep's rows kept by `rows` (SweepArrays's interface).
+template <class R, class Rows>
+MODESCOPE_HOST_DEVICE inline void splineSlopeRowsWith(const int32_t* t, const R* y, int n,
+                                                      const SplineEnds<R>& ends, int first,
+                                                      int last, int overlap, const Rows& rows,
+                                                      R* s) {
   const int start = first - overlap > 1 ? first - overlap : 1;
   const int stop = last - 1 + overlap < n - 2 ? last - 1 + overlap : n - 2;  // inclusive
   R tailWork[kSplineOverlap], tailS[kSplineOverlap];
@@ -349,8 +378,7 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, 
         const R ddk = (yNext[j] - yCur) / dxk;
         splineSweepRow(k, start, n, ends, dxPrev, dxk, ddPrev, ddk, prevWork, prevS);
         if (k >= first && k < last) {
-          work[k] = prevWork;
-          s[k] = prevS;
+          rows.put(k, prevWork, prevS);
         } else if (k >= last) {
           tailWork[k - last] = prevWork;
           tailS[k - last] = prevS;
@@ -367,7 +395,8 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, 
       yNext[j] = yAhead[j];
     }
   }
-  // Back substitution from `stop` (where the truncated coupling is dropped) down to `first`.
+  // Back substitution from `stop` (where the truncated coupling is dropped) down to `first`, the
+  // rows loaded kBack at a time ahead of their steps.
   R next = prevS;
   for (int k = stop - 1; k >= last; --k) next = tailS[k - last] - tailWork[k - last] * next;
   int k1 = last - 1;
@@ -375,24 +404,27 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, 
     s[k1] = next;
     --k1;
   }
-  for (; k1 >= first; k1 -= kChunk) {
-    const int m = (k1 - first + 1) < kChunk ? (k1 - first + 1) : kChunk;
-    R w[kChunk], r[kChunk];
+  constexpr int kBack = 8;
+  for (; k1 >= first; k1 -= kBack) {
+    R w[kBack], r[kBack];
     MODESCOPE_UNROLL
-    for (int j = 0; j < kChunk; ++j) {
-      if (j < m) {
-        w[j] = work[k1 - j];
-        r[j] = s[k1 - j];
-      }
-    }
+    for (int j = 0; j < kBack; ++j)
+      if (k1 - j >= first) rows.get(k1 - j, w[j], r[j]);
     MODESCOPE_UNROLL
-    for (int j = 0; j < kChunk; ++j) {
-      if (j < m) {
+    for (int j = 0; j < kBack; ++j) {
+      if (k1 - j >= first) {
         next = r[j] - w[j] * next;
         s[k1 - j] = next;
       }
     }
   }
+}
+
+template <class R>
+MODESCOPE_HOST_DEVICE inline void splineSlopeRows(const int32_t* t, const R* y, int n,
+                                                  const SplineEnds<R>& ends, int first, int last,
+                                                  int overlap, R* s, R* work) {
+  splineSlopeRowsWith(t, y, n, ends, first, last, overlap, SweepArrays<R>{work, s}, s);
 }
 
 // The two end slopes from their eliminated rows, once s[1] and s[n-2] are known.
@@ -468,8 +500,10 @@ MODESCOPE_HOST_DEVICE inline void splinePieceCoefficients(const int32_t* t, cons
   splineCoefficientsOf(t[k], t[k + 1], y[k], y[k + 1], s[k], s[k + 1], c2, c3);
 }
 
-template <class R>
-MODESCOPE_HOST_DEVICE inline R splineValueFrom(R y, R s, R c2, R c3, int64_t u) {
+// u: the sample's offset from the piece's knot (any integer type: every type converts the same
+// integer to the same R).
+template <class R, class Offset>
+MODESCOPE_HOST_DEVICE inline R splineValueFrom(R y, R s, R c2, R c3, Offset u) {
   const R v = static_cast<R>(u);
   return y + v * (s + v * (c2 + v * c3));
 }
