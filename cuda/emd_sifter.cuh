@@ -3,19 +3,22 @@
 // equals the CPU's extractImf() (engine/emd/sifting.h) signal by signal, to rounding.
 //
 // One sifting iteration is seven launches over the whole batch (and a memset of the tile
-// counts); the per-sample ones run one block per tile of kSiftTileSamples samples:
+// counts); the per-sample ones run one block per tile of kSiftTileSamples samples. A fixed sift
+// count runs exactly that many iterations:
 //   flagExtrema      strided over the tile: run starts classify their run (plateau rule), the
 //                    tile's maxima and minima counted (a plateau's extremum is added to the tile
 //                    its middle lies in), zero crossings and max|m| reduced per signal
 //   scanCounts       one warp per signal and envelope: extrema before each tile
 //   scatterKnots     8 consecutive samples per thread: each extremum's position and value at its
-//                    rank (tile prefix + a block scan + the rank within the run)
+//                    rank (tile prefix + a block scan + the rank within the run), gathered in
+//                    shared memory and written out in coalesced rows
 //   finishKnots      one thread per signal: totals and the mirrored end knots
 //   solveSplines     one block per signal and envelope: not-a-knot slopes by the Thomas
 //                    algorithm (the system is strictly diagonally dominant, no pivoting); systems
 //                    of 128 rows or more are cut into up to 128 pieces of at least 64 rows whose
-//                    sweeps overlap by 64 rows, which changes the result by less than double
-//                    rounding (splineSlopeRows); then each piece's coefficients
+//                    sweeps overlap by 64 rows (32 in float), which changes the result by less
+//                    than the rounding of the precision (splineSlopeRows); the pieces keep their
+//                    sweep rows interleaved (SweepRow); then each piece's coefficients
 //   evaluateMean     8 consecutive samples per thread, staged through shared memory: the piece
 //                    of each envelope from the ranks (no search), kept while the thread walks
 //                    its samples, both envelopes, the stop ratio counts, and the next candidate
@@ -25,9 +28,9 @@
 // reads the number of signals still sifting every few iterations (one small copy), so there is no
 // host round trip per iteration.
 //
-// Memory per signal: 2 n values (ping-pong), n flag bytes (rounded up to 16), and 2 x (n/2 + 6)
-// knots x (position, value, slope, Thomas scratch, and each piece's four coefficients): about 10 n
-// values + n bytes in all.
+// Memory per signal: 2 n values (ping-pong), n flag bytes (rounded up to 16), 2 x (n/2 + 6)
+// knots x (position, value, slope, and each piece's four coefficients) and 2 x (n/2 + 134) sweep
+// rows of two values: about 10 n values + n bytes in all.
 //
 // Thread rules: one BatchSifter per stream; not thread-safe.
 #pragma once
