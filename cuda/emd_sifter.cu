@@ -233,6 +233,12 @@ __global__ void scanCountsKernel(SiftView<R> v) {
 // Extrema of one kind in a tile: two maxima (minima) are at least two samples apart, so at most
 // half the samples, and one plateau extremum counted from an earlier tile.
 constexpr int kTileKnots = kSiftTileSamples / 2 + 2;
+// Pieces of a tile staged by the evaluation: those its samples lie on (one per extremum counted
+// before and in the tile, and the one before them) up to what the 48 KB of static shared memory
+// hold beside the staged samples; the others (a tile with more extrema, a mirrored knot's piece)
+// are read from global memory. The first IMF of white noise has ~680 extrema of a kind per tile.
+template <class R>
+constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
 template <class R>
 __global__ void scatterKnotsKernel(SiftView<R> v) {
   using Scan = cub::BlockScan<int, kSampleThreads>;
@@ -429,9 +435,14 @@ __device__ inline int stagedIndex(int j) { return j + j / 32; }
 constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
 
 // Each thread walks its 8 consecutive samples, moving to the next piece of an envelope when it
-// passes an extremum of that kind (the piece's coefficients are loaded once per piece, not per
+// passes an extremum of that kind (the piece's coefficients are read once per piece, not per
 // sample). The tile's samples come in and the next candidate goes out through shared memory in
-// coalesced rows.
+// coalesced rows, and so do the pieces its samples can lie on (those of the extrema counted
+// before and in the tile; a sample before the first extremum or after the last may need a
+// mirrored knot's piece outside them, read from global memory). Read from global memory where
+// each thread needed them, those loads were the kernel's main stall (ncu, H200); staging them
+// gained 1-3 % of a float32 ICEEMDAN run and 7 % in float64 (emd_bench, H200): the knot data's
+// DRAM traffic, the same either way, is most of what is left (docs/emd.md).
 template <class R>
 __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
   using Scan = cub::BlockScan<int, kSampleThreads>;
@@ -441,6 +452,8 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
     typename Reduce::TempStorage sum;
   } tmp;
   __shared__ R staged[kStagedSamples];
+  __shared__ PieceCoefficients<R> stagedPiece[2][kStagedPieces<R>];
+  __shared__ std::int32_t stagedKnot[2][kStagedPieces<R>];
   const bool rilling = rule.kind == static_cast<int>(sift::StopKind::Rilling);
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     if (v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) continue;
@@ -458,20 +471,30 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
     MODESCOPE_UNROLL
     for (int j = 0; j < kRunSamples; ++j)
       mine += f[j] == kMaximum ? packPair(1, 0) : f[j] == kMinimum ? 1 : 0;
-    int before = 0;
-    Scan(tmp.scan).ExclusiveSum(mine, before);  // its barrier also publishes `staged`
     EnvelopeKnots<R> env[2];
-    int seen[2];  // extrema of each kind at or before the current sample
-    int piece[2] = {-1, -1};
-    PieceCoefficients<R> c[2];
-    std::int32_t t0[2];
+    int lowest[2], highest[2];  // the staged pieces
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e) {
       const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
       env[e] = {v.knotPos + base, v.knotPiece + base, kMirrored - v.knotStart[s * 2 + e],
                 v.knotCount[s * 2 + e], v.countsOf(s, e)[v.sampleBlocks]};
-      seen[e] = v.countsOf(s, e)[blockIdx.x] + (e == 0 ? highHalf(before) : lowHalf(before));
+      lowest[e] = max(env[e].leftCount + v.countsOf(s, e)[blockIdx.x] - 1, 0);
+      highest[e] = min(env[e].leftCount + v.countsOf(s, e)[blockIdx.x + 1] - 1, env[e].count - 2);
+      highest[e] = min(highest[e], lowest[e] + kStagedPieces<R> - 1);
+      for (int q = threadIdx.x; q <= highest[e] - lowest[e]; q += kSampleThreads) {
+        stagedPiece[e][q] = env[e].piece[lowest[e] + q];
+        stagedKnot[e][q] = env[e].pos[lowest[e] + q];
+      }
     }
+    int before = 0;
+    Scan(tmp.scan).ExclusiveSum(mine, before);  // its barrier also publishes the staged data
+    int seen[2];  // extrema of each kind at or before the current sample
+    int piece[2] = {-1, -1};
+    PieceCoefficients<R> c[2];
+    std::int32_t t0[2];
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e)
+      seen[e] = v.countsOf(s, e)[blockIdx.x] + (e == 0 ? highHalf(before) : lowHalf(before));
     int above1 = 0, above2 = 0;
     MODESCOPE_UNROLL
     for (int j = 0; j < kRunSamples; ++j) {
@@ -486,8 +509,9 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
           const int k = env[e].pieceAt(i, seen[e]);
           if (k != piece[e]) {
             piece[e] = k;
-            c[e] = env[e].piece[k];
-            t0[e] = env[e].pos[k];
+            const bool inTile = k >= lowest[e] && k <= highest[e];
+            c[e] = inTile ? stagedPiece[e][k - lowest[e]] : env[e].piece[k];
+            t0[e] = inTile ? stagedKnot[e][k - lowest[e]] : env[e].pos[k];
           }
           value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i - t0[e]);
         }
