@@ -102,7 +102,7 @@ static_assert(kSampleThreads * kRunSamples == kSiftTileSamples, "a tile is one b
 
 // Two counts of at most one tile's samples in one int (maxima and minima, or the two stop-ratio
 // counts): one block scan or sum takes both.
-__device__ inline int packPair(int maxima, int minima) { return (maxima << 16) | minima; }
+__device__ inline int packPair(int high, int low) { return (high << 16) | low; }
 __device__ inline int highHalf(int p) { return p >> 16; }
 __device__ inline int lowHalf(int p) { return p & 0xffff; }
 
@@ -125,8 +125,8 @@ __device__ inline void loadRunFlags(const std::uint8_t* row, std::int64_t i0, st
 }
 
 // Strided over the tile (coalesced), kFlagSamples samples per thread whose values and neighbours
-// are all loaded before any is classified: one sample at a time, each waited for its own three
-// loads (ncu, H200: stalled on them 9 cycles per instruction at 1 TB/s).
+// are all loaded before any is classified. (Classified as they were loaded, each sample waited
+// for its own three loads: ncu, H200, 9 stall cycles per instruction at 1 TB/s.)
 constexpr int kFlagSamples = kSiftTileSamples / kSampleThreads;
 template <class R>
 __global__ void __launch_bounds__(kSampleThreads, 4)
@@ -233,12 +233,6 @@ __global__ void scanCountsKernel(SiftView<R> v) {
 // Extrema of one kind in a tile: two maxima (minima) are at least two samples apart, so at most
 // half the samples, and one plateau extremum counted from an earlier tile.
 constexpr int kTileKnots = kSiftTileSamples / 2 + 2;
-// Pieces of a tile staged by the evaluation: those its samples lie on (one per extremum counted
-// before and in the tile, and the one before them) up to what the 48 KB of static shared memory
-// hold beside the staged samples; the others (a tile with more extrema, a mirrored knot's piece)
-// are read from global memory. The first IMF of white noise has ~680 extrema of a kind per tile.
-template <class R>
-constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
 template <class R>
 __global__ void scatterKnotsKernel(SiftView<R> v) {
   using Scan = cub::BlockScan<int, kSampleThreads>;
@@ -433,6 +427,13 @@ struct EnvelopeKnots {
 // its run at 8 t + j and a warp reading 32 consecutive samples are both free of bank conflicts.
 __device__ inline int stagedIndex(int j) { return j + j / 32; }
 constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
+
+// Pieces of a tile staged by the evaluation: those its samples lie on (one per extremum counted
+// before and in the tile, and the one before them) up to what the 48 KB of static shared memory
+// hold beside the staged samples; the others (a tile with more extrema, a mirrored knot's piece)
+// are read from global memory. The first IMF of white noise has ~680 extrema of a kind per tile.
+template <class R>
+constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
 
 // Each thread walks its 8 consecutive samples, moving to the next piece of an envelope when it
 // passes an extremum of that kind (the piece's coefficients are read once per piece, not per
