@@ -48,12 +48,12 @@ struct SiftView {
   R** imfTable;
   int* active;
   // Per signal and envelope: the number of extrema before sample 2048 b, for every tile b
-  // (and the total at b = sampleBlocks), written by the scan, so the evaluation finds its knots
+  // (and the total at b = tiles), written by the scan, so the evaluation finds its knots
   // without searching.
-  int* blockCounts;
-  int sampleBlocks;
+  int* tileCounts;
+  int tiles;
   __device__ int* countsOf(int s, int e) const {
-    return blockCounts + (static_cast<std::size_t>(s) * 2 + e) * (sampleBlocks + 1);
+    return tileCounts + (static_cast<std::size_t>(s) * 2 + e) * (tiles + 1);
   }
   __device__ std::uint8_t* flagsOf(int s) const {
     return flags + static_cast<std::size_t>(s) * flagPitch;
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kSampleThreads, 4)
       } else if (i == 0 || prev[j] != cur[j]) {  // sift::startsRun
         // A plateau's extremum sits at its middle, which may lie in a later tile: counted there.
         const std::int64_t last = sift::classifyRun(x, v.n, i, flags);
-        const std::int64_t middle = (i + last + 1) / 2;
+        const std::int64_t middle = sift::runMiddle(i, last);
         const std::uint8_t f = flags[middle];  // just written by classifyRun
         if (f != sift::kNotExtremum) {
           const std::int64_t tile = middle / kSiftTileSamples;
@@ -211,18 +211,18 @@ __global__ void scanCountsKernel(SiftView<R> v) {
   if (v.status[s] != kSifting) return;
   int* c = v.countsOf(s, e);
   int run = 0;
-  for (int b0 = 0; b0 < v.sampleBlocks; b0 += 32) {
+  for (int b0 = 0; b0 < v.tiles; b0 += 32) {
     const int b = b0 + lane;
-    const int mine = b < v.sampleBlocks ? c[b] : 0;
+    const int mine = b < v.tiles ? c[b] : 0;
     int inclusive = mine;
     for (int d = 1; d < 32; d <<= 1) {
       const int o = __shfl_up_sync(~0u, inclusive, d);
       if (lane >= d) inclusive += o;
     }
-    if (b < v.sampleBlocks) c[b] = run + inclusive - mine;
+    if (b < v.tiles) c[b] = run + inclusive - mine;
     run += __shfl_sync(~0u, inclusive, 31);
   }
-  if (lane == 0) c[v.sampleBlocks] = run;
+  if (lane == 0) c[v.tiles] = run;
 }
 
 // Each extremum's position and value at its rank: extrema before the tile (the scan) plus those
@@ -289,8 +289,8 @@ __global__ void finishKnotsKernel(SiftView<R> v) {
   std::int32_t* posMin = v.knotPos + v.knotBase(s, 1) + kMirrored;
   R* valMax = v.knotVal + v.knotBase(s, 0) + kMirrored;
   R* valMin = v.knotVal + v.knotBase(s, 1) + kMirrored;
-  const int runMax = v.countsOf(s, 0)[v.sampleBlocks];
-  const int runMin = v.countsOf(s, 1)[v.sampleBlocks];
+  const int runMax = v.countsOf(s, 0)[v.tiles];
+  const int runMin = v.countsOf(s, 1)[v.tiles];
   int* c = v.counters + s * kCounters;
   c[kMaxima] = runMax;
   c[kMinima] = runMin;
@@ -478,7 +478,7 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
     for (int e = 0; e < 2; ++e) {
       const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
       env[e] = {v.knotPos + base, v.knotPiece + base, kMirrored - v.knotStart[s * 2 + e],
-                v.knotCount[s * 2 + e], v.countsOf(s, e)[v.sampleBlocks]};
+                v.knotCount[s * 2 + e], v.countsOf(s, e)[v.tiles]};
       lowest[e] = max(env[e].leftCount + v.countsOf(s, e)[blockIdx.x] - 1, 0);
       highest[e] = min(env[e].leftCount + v.countsOf(s, e)[blockIdx.x + 1] - 1, env[e].count - 2);
       highest[e] = min(highest[e], lowest[e] + kStagedPieces<R> - 1);
@@ -495,6 +495,8 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
     std::int32_t t0[2];
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e)
+      // Read again rather than kept across the scan: kept, they took the kernel from 48 to 60
+      // registers and one resident block per SM fewer (ptxas for sm_90).
       seen[e] = v.countsOf(s, e)[blockIdx.x] + (e == 0 ? highHalf(before) : lowHalf(before));
     int above1 = 0, above2 = 0;
     MODESCOPE_UNROLL
@@ -632,7 +634,7 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   sCount_ = DeviceBuffer<int>(capacity);
   parity_ = DeviceBuffer<int>(capacity);
   imfTable_ = DeviceBuffer<R*>(capacity);
-  blockCounts_ = DeviceBuffer<int>(static_cast<std::size_t>(capacity) * 2 * (sampleBlocks() + 1));
+  tileCounts_ = DeviceBuffer<int>(static_cast<std::size_t>(capacity) * 2 * (tileCount() + 1));
   active_ = DeviceBuffer<int>(1);
   activeHost_ = PinnedBuffer<int>(1);
 }
@@ -663,8 +665,8 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 parity_.get(),
                 imfTable_.get(),
                 active_.get(),
-                blockCounts_.get(),
-                static_cast<int>(sampleBlocks())};
+                tileCounts_.get(),
+                static_cast<int>(tileCount())};
   RuleView r{};
   switch (rule.kind) {
     case StopRuleKind::Rilling:
@@ -688,7 +690,7 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   const int perSignalBlocks = (count + 127) / 128;
   startKernel<<<perSignalBlocks, 128, 0, stream_>>>(v, enabled);
   MODESCOPE_CUDA_CHECK_LAUNCH("startKernel", stream_);
-  const dim3 sampleGrid(static_cast<unsigned>(sampleBlocks()), gridY(count));
+  const dim3 sampleGrid(static_cast<unsigned>(tileCount()), gridY(count));
   // How often the host looks at the number of signals still sifting: often enough that a
   // converged batch does not run many empty iterations, rarely enough that the copy and the
   // wait do not stall the queue (five launches per iteration take ~10 us to issue).
@@ -701,8 +703,8 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
     // The tiles' extremum counts are summed by atomics (a plateau's extremum may be counted from
     // an earlier tile).
     MODESCOPE_CUDA_TRY(cudaMemsetAsync(
-        blockCounts_.get(), 0,
-        static_cast<std::size_t>(count) * 2 * (sampleBlocks() + 1) * sizeof(int), stream_));
+        tileCounts_.get(), 0, static_cast<std::size_t>(count) * 2 * (tileCount() + 1) * sizeof(int),
+        stream_));
     // Zero crossings feed only the Rilling and S-number tests.
     flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream_>>>(
         v, it == 0, r.kind != static_cast<int>(sift::StopKind::Fixed));

@@ -126,8 +126,8 @@ class BatchSifter {
   DeviceBuffer<unsigned long long> maxAbsBits_;
   DeviceBuffer<int> status_, nbit_, sCount_, parity_;
   DeviceBuffer<R*> imfTable_;
-  DeviceBuffer<int> blockCounts_;
-  std::int64_t sampleBlocks() const { return tilesFor(n_); }
+  DeviceBuffer<int> tileCounts_;
+  std::int64_t tileCount() const { return tilesFor(n_); }
   DeviceBuffer<int> active_;
   PinnedBuffer<int> activeHost_;
   int lastIterations_ = 0;

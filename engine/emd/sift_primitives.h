@@ -53,6 +53,12 @@ MODESCOPE_HOST_DEVICE inline bool startsRun(const R* x, int64_t i) {
   return i == 0 || x[i - 1] != x[i];
 }
 
+// The sample a run x[first..last] of equal values is flagged at when it is an extremum: MATLAB's
+// round((first+1 + last+1) / 2) - 1, halves rounding up.
+MODESCOPE_HOST_DEVICE inline int64_t runMiddle(int64_t first, int64_t last) {
+  return (first + last + 1) / 2;
+}
+
 // Called for the first sample i of every run of equal values (startsRun): writes flags[i..j] for
 // the whole run x[i..j] (kNotExtremum everywhere except at most one kMaximum/kMinimum at the
 // run's middle) and returns j. Calling it for every run start writes every flag exactly once,
@@ -62,10 +68,10 @@ MODESCOPE_HOST_DEVICE inline int64_t classifyRun(const R* x, int64_t n, int64_t 
   int64_t j = i;
   while (j + 1 < n && x[j + 1] == x[i]) ++j;
   for (int64_t k = i; k <= j; ++k) flags[k] = kNotExtremum;
-  if (i == 0 || j == n - 1) return j;      // touches an end: never an extremum (emd.m extr)
-  const R left = x[i] - x[i - 1];          // nonzero: i starts the run
-  const R right = x[j + 1] - x[j];         // nonzero: j ends it
-  const int64_t middle = (i + j + 1) / 2;  // MATLAB round((i+1 + j+1) / 2) - 1, halves round up
+  if (i == 0 || j == n - 1) return j;  // touches an end: never an extremum (emd.m extr)
+  const R left = x[i] - x[i - 1];      // nonzero: i starts the run
+  const R right = x[j + 1] - x[j];     // nonzero: j ends it
+  const int64_t middle = runMiddle(i, j);
   if (left > 0 && right < 0) flags[middle] = kMaximum;
   if (left < 0 && right > 0) flags[middle] = kMinimum;
   return j;
