@@ -290,9 +290,8 @@ TfResult timeFrequencyGpuTiles(const SignalBlock& block, const TfParams& params,
                                TfTileValues values, const TfTileSink& sink, JobContext& ctx,
                                TfWorkspace& ws) {
   ws.image.reset();
-  TfParams whole = params;
-  whole.maxBytes = SIZE_MAX;  // the image is not held: only a tile and two staging buffers
-  const TfRun r = prepare(planTf(block, whole), ws, 0);
+  // The image is not held: only a tile and two staging buffers.
+  const TfRun r = prepare(planTfStreamed(block, params), ws, 0);
   TfResult result = makeTfResult(r.plan, block, false);
   setUp(r, block, ws);
   streamTiles(r, ws, values, sink, ctx);

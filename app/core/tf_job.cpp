@@ -158,12 +158,10 @@ TfJobResult runTfJobToFile(const Recording& rec, const TfJobSpec& spec, ComputeB
   ctx.checkpoint();
   TfParams params = spec.params;
   params.rows.clear();
-  TfParams whole = params;
-  whole.maxBytes = SIZE_MAX;
   TfJobResult out;
   out.backend = backend.info().describe();
   auto file = std::make_shared<TfFile>();
-  file->result = makeTfResult(planTf(block, whole), block, false);
+  file->result = makeTfResult(planTfStreamed(block, params), block, false);
   nameTfFile(*file, rec);
   const TfTileValues values =
       storage == TfStorage::Complex ? TfTileValues::Complex : TfTileValues::Magnitude;

@@ -200,4 +200,10 @@ TfResult makeTfResult(const TfPlan& plan, const SignalBlock& block, bool allocat
   return r;
 }
 
+TfPlan planTfStreamed(const SignalBlock& block, const TfParams& params) {
+  TfParams streamed = params;
+  streamed.maxBytes = SIZE_MAX;
+  return planTf(block, streamed);
+}
+
 }  // namespace modescope

@@ -53,6 +53,10 @@ std::vector<double> tfWindows(const TfParams& p, double* windowAtZero = nullptr)
 // message says how large it would be and how to shrink it).
 TfPlan planTf(const SignalBlock& block, const TfParams& params);
 
+// planTf for a transform whose image is handed over tile by tile and never held
+// (ComputeBackend::timeFrequencyTiles): every check but the in-memory bound params.maxBytes.
+TfPlan planTfStreamed(const SignalBlock& block, const TfParams& params);
+
 // An empty result with every field but values filled from the plan (values sized C x T x K,
 // zeros; left empty without `allocateValues`, for an image kept elsewhere, e.g. on a device).
 TfResult makeTfResult(const TfPlan& plan, const SignalBlock& block, bool allocateValues = true);

@@ -11,11 +11,9 @@ namespace modescope {
 
 TfResult computeTfTilesCpu(const SignalBlock& block, const TfParams& params, TfTileValues values,
                            const TfTileSink& sink, int threads, JobContext& ctx) {
-  // The whole grid first (every check, the rows resolved), with the size bound lifted: the
+  // The whole grid first (every check, the rows resolved) without the in-memory bound: the
   // image is not held. One channel's image is then within params.maxBytes below.
-  TfParams whole = params;
-  whole.maxBytes = SIZE_MAX;
-  const TfPlan plan = planTf(block, whole);
+  const TfPlan plan = planTfStreamed(block, params);
   TfResult result = makeTfResult(plan, block, false);
   const std::size_t channels = plan.channels;
   std::vector<float> magnitude;
