@@ -125,8 +125,8 @@ TfRun prepare(TfPlan plan_, const TfWorkspace& ws, std::size_t reserve) {
   const std::size_t usable = available > reserve ? available - reserve : 0;
   const int64_t byBudget = batchSampleBudget() / static_cast<int64_t>(r.J * r.N);
   const int64_t byMemory = static_cast<int64_t>(usable / (perFrame + perFrame / 4));
-  r.tile = std::min({std::max<int64_t>(byBudget, 1), byMemory, r.totalFrames});
-  if (r.tile < 1)
+  const int64_t cap = std::min({std::max<int64_t>(byBudget, 1), byMemory, r.totalFrames});
+  if (cap < 1)
     throw OutOfDeviceMemoryError(
         "the time-frequency transform needs " + std::to_string(perFrame) +
         " bytes of device memory per column (" + std::to_string(r.J) + " spectra of " +
@@ -134,6 +134,11 @@ TfRun prepare(TfPlan plan_, const TfWorkspace& ws, std::size_t reserve) {
         (reserve ? " besides the " + std::to_string(reserve) + " bytes of the image" : "") +
         " and " + std::to_string(available) +
         " bytes are free: lower the FFT length or the order, or select a shorter range");
+  // Tiles of equal size: cuFFT transforms whole tiles, so a short last tile costs a full one (at
+  // the seed's 16,384 columns, FFT 512, order 3, the cap of 13,107 frames made a second tile of
+  // 3,277 cost as much as the first).
+  const int64_t tiles = (r.totalFrames + cap - 1) / cap;
+  r.tile = (r.totalFrames + tiles - 1) / tiles;
   return r;
 }
 

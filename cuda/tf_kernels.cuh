@@ -33,7 +33,8 @@ struct TfGrid {
 void launchTfFrames(const TfGrid& g, const float* x, const float* windows, int64_t firstFrame,
                     int64_t frames, float* out, cudaStream_t stream);
 
-// One block per frame: the target bin of every source bin (thresholds: per channel), then each
+// A warp per frame (up to 513 source bins) or a block per frame: the target bin of every source
+// bin (thresholds: per channel), then each
 // image row summed by one thread over its sources in increasing source bin (the CPU's order; no
 // floating-point atomics, so the image is deterministic). spectra: (frames x J) x M; out: frames x
 // K (K = lastBin - firstBin + 1); scratch: frames x tfSqueezeScratchInts ints (used only when a

@@ -115,8 +115,15 @@ MODESCOPE_HOST_DEVICE inline int derivativeOf(int n, int j) { return j == n * n 
 // Order codes of tf_params.h's TfOrder, as plain ints the kernels take.
 enum OrderCode : int { kSpectrogram = 0, kFirst, kSecond, kThird, kThirdCanonical, kFourth };
 
-MODESCOPE_HOST_DEVICE inline int modelOrder(int code) {
+MODESCOPE_HOST_DEVICE constexpr int modelOrder(int code) {
   return code == kThirdCanonical ? 3 : code == kFourth ? 4 : code;
+}
+
+// The modified STFTs J an order needs: n^2 + 1 for a model of order n (stftIndex), 1 for the
+// spectrogram. Constexpr, so the CUDA squeeze keeps a bin's J spectra in registers.
+MODESCOPE_HOST_DEVICE constexpr int stftCount(int code) {
+  const int n = modelOrder(code);
+  return n == 0 ? 1 : n * n + 1;
 }
 
 // The estimated instantaneous frequency (rad/sample) of bin w from its modified STFTs F[j]

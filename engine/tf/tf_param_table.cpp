@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/method/param_table.h"
+#include "engine/tf/tf_operators.h"
 #include "engine/tf/tf_params.h"
 
 namespace modescope {
@@ -192,10 +193,7 @@ int tfModelOrder(TfOrder o) {
   return 0;
 }
 
-int tfStftCount(TfOrder o) {
-  const int n = tfModelOrder(o);
-  return n == 0 ? 1 : n * n + 1;
-}
+int tfStftCount(TfOrder o) { return tf::stftCount(static_cast<int>(o)); }
 
 double tfSigma(const TfParams& p) { return p.sigma > 0 ? p.sigma : p.windowLength / 10.0; }
 
