@@ -14,7 +14,9 @@ std::string BackendInfo::describe() const {
                   static_cast<double>(memoryBytes) / (1024.0 * 1024 * 1024));
     return "GPU: " + deviceName + ", " + mem;
   }
-  return "CPU, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+  const std::string cpu =
+      "CPU, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+  return fallback.empty() ? cpu : cpu + " (auto: " + fallback + ")";
 }
 
 ArSpectrumResult ComputeBackend::filteredArSpectra(const SpatialFilter* filter,
@@ -61,8 +63,9 @@ std::unique_ptr<ComputeBackend> selectBackend(BackendChoice choice, GpuBackendFa
     throw DeviceError("the CUDA backend was requested but is not available: " + reason +
                       ". Use --backend cpu (or 'CPU' in the backend menu)");
   }
-  if (note) *note = "no usable GPU (" + reason + "); computing on the CPU";
-  return makeCpuBackend(cpuThreads);
+  const std::string fallback = "no usable GPU (" + reason + ")";
+  if (note) *note = fallback + "; computing on the CPU";
+  return makeCpuBackend(cpuThreads, fallback);
 }
 
 BackendChoice parseBackendChoice(const std::string& text) {

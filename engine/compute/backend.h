@@ -42,7 +42,11 @@ struct BackendInfo {
   std::string deviceName;       // "NVIDIA H100 80GB HBM3", or the CPU model
   std::size_t memoryBytes = 0;  // device memory (GPU) or 0
   int threads = 1;              // CPU worker threads
-  // What the status bar shows: "GPU: NVIDIA H100 80GB HBM3, 79.1 GiB" or "CPU, 2 threads".
+  // Why "auto" runs on the CPU ("no usable GPU (no CUDA device found)"); empty when the backend
+  // is the one asked for. It travels with the backend, so every result's provenance says it.
+  std::string fallback;
+  // What the status bar and every result's provenance show: "GPU: NVIDIA H100 80GB HBM3, 79.1
+  // GiB", "CPU, 2 threads", or "CPU, 2 threads (auto: no usable GPU (...))" after a fallback.
   std::string describe() const;
 };
 
@@ -178,7 +182,8 @@ class ComputeBackend {
 };
 
 // The CPU backend (FFTW, threads over channels). threads <= 0 means all hardware threads.
-std::unique_ptr<ComputeBackend> makeCpuBackend(int threads = 0);
+// `fallback`: BackendInfo::fallback, set by selectBackend when "auto" found no usable GPU.
+std::unique_ptr<ComputeBackend> makeCpuBackend(int threads = 0, std::string fallback = {});
 
 // A factory the app registers when it was built with CUDA; returns nullptr when no usable device
 // is present (and why, in `reason`).

@@ -10,7 +10,9 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "engine/ar/ar_spectrum.h"
 #include "engine/ar/ar_stream_cpu.h"
@@ -106,13 +108,15 @@ constexpr std::size_t kReferenceChunk = 32768;
 
 class CpuBackend final : public ComputeBackend {
  public:
-  explicit CpuBackend(int threads) : threads_(threads) {}
+  CpuBackend(int threads, std::string fallback)
+      : threads_(threads), fallback_(std::move(fallback)) {}
 
   BackendInfo info() const override {
     BackendInfo i;
     i.kind = BackendKind::Cpu;
     i.deviceName = cpuModelName();
     i.threads = threads_;
+    i.fallback = fallback_;
     return i;
   }
 
@@ -272,6 +276,7 @@ class CpuBackend final : public ComputeBackend {
 
  private:
   int threads_;
+  std::string fallback_;  // BackendInfo::fallback
 };
 
 }  // namespace
@@ -326,9 +331,9 @@ std::string cpuModelName() {
   return "unknown CPU";
 }
 
-std::unique_ptr<ComputeBackend> makeCpuBackend(int threads) {
+std::unique_ptr<ComputeBackend> makeCpuBackend(int threads, std::string fallback) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::make_unique<CpuBackend>(threads);
+  return std::make_unique<CpuBackend>(threads, std::move(fallback));
 }
 
 }  // namespace modescope

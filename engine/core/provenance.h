@@ -12,7 +12,7 @@ struct Provenance {
   std::string method;  // "preprocess", "synth", "convert", ...
   std::vector<std::pair<std::string, std::string>> parameters;  // name -> value with unit
   std::string seed;     // "" when the method is deterministic
-  std::string backend;  // "CPU, 2 threads" / "CUDA: NVIDIA H100 80GB HBM3 (79.1 GiB)"
+  std::string backend;  // BackendInfo::describe(): "CPU, 2 threads", "GPU: NVIDIA H200, 139.8 GiB"
   std::string softwareVersion;
   std::string inputFile;
   std::string selection;  // channels and time range, human readable

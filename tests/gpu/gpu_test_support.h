@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -71,7 +72,8 @@ inline std::size_t freeDeviceBytes() {
 
 // The fixture of the parity tests: both backends (skips with the reason when there is no GPU),
 // every fresh device buffer poisoned with NaN so an element no kernel writes reaches the
-// comparison, and a fresh random seed, printed so a failure can be replayed.
+// comparison, and a fresh random seed, printed so a failure can be replayed (set
+// MODESCOPE_TEST_SEED to it).
 class ParityTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -80,7 +82,10 @@ class ParityTest : public ::testing::Test {
     if (!gpu_) GTEST_SKIP() << "GPU test skipped: " << reason;
     cpu_ = makeCpuBackend(0);
     setHooks(true);
-    seed_ = std::random_device{}();
+    // MODESCOPE_TEST_SEED replays a printed seed.
+    const char* replay = std::getenv("MODESCOPE_TEST_SEED");
+    seed_ =
+        replay ? static_cast<unsigned>(std::strtoul(replay, nullptr, 10)) : std::random_device{}();
     std::cout << "[ seed     ] " << seed_ << "\n";
   }
   void TearDown() override { setHooks(false); }

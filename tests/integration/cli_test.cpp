@@ -623,6 +623,21 @@ TEST_F(CliTest, ConvertKeepsSamplesAsMneReadsThem) {
   EXPECT_LE(errInSteps, 1.0) << *out;
 }
 
+// A run with "auto" on a machine without a usable GPU says in its file why it ran on the CPU.
+TEST_F(CliTest, AnAutoFallbackIsRecordedInTheProvenance) {
+  REQUIRE_EDF_READERS();
+  const RunResult r =
+      runCli({"filter", kPhysionet, "-o", path("auto.h5"), "--filter", "bandpass:1-40",
+              "--channels", "1-2", "--duration", "5", "--backend", "auto"});
+  ASSERT_EQ(r.exitCode, 0) << describe(r);
+  std::string why;
+  const auto prov = provenanceOf(path("auto.h5"), &why);
+  if (!prov) GTEST_SKIP() << "provenance check skipped: " << why;
+  const std::string backend = (*prov)["backend"].str();
+  if (backend.rfind("GPU: ", 0) == 0) GTEST_SKIP() << "this machine has a usable GPU: " << backend;
+  EXPECT_NE(backend.find("(auto: no usable GPU ("), std::string::npos) << backend;
+}
+
 // ---------------------------------------------------------------------------------------------
 // filter
 

@@ -46,6 +46,27 @@ TEST(BackendRule, AnOwnAutoChoiceSaysWhyItRunsOnTheCpu) {
   if (gpuFactory() != nullptr) {
     EXPECT_FALSE(note.empty());
   }
+  // The reason travels with the backend, so each result's provenance (describe()) records it.
+  EXPECT_FALSE(b->info().fallback.empty());
+  EXPECT_NE(b->info().describe().find(b->info().fallback), std::string::npos)
+      << b->info().describe();
+}
+
+std::unique_ptr<ComputeBackend> noGpu(std::string& reason) {
+  reason = "no CUDA device found";
+  return nullptr;
+}
+
+TEST(BackendRule, AFallbackIsPartOfTheBackendsDescription) {
+  std::string note;
+  const auto fellBack = selectBackend(BackendChoice::Auto, noGpu, &note, 2);
+  EXPECT_EQ(fellBack->info().fallback, "no usable GPU (no CUDA device found)");
+  EXPECT_EQ(fellBack->info().describe(),
+            "CPU, 2 threads (auto: no usable GPU (no CUDA device found))");
+  EXPECT_EQ(note, "no usable GPU (no CUDA device found); computing on the CPU");
+  const auto asked = selectBackend(BackendChoice::Cpu, noGpu, &note, 2);
+  EXPECT_TRUE(asked->info().fallback.empty()) << "a CPU asked for is no fallback";
+  EXPECT_EQ(asked->info().describe(), "CPU, 2 threads");
 }
 
 }  // namespace
