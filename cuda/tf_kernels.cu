@@ -19,7 +19,7 @@ constexpr float kTwoPi = 6.283185307179586f;
 // positions stay zero from the buffer's set-up (launchTfFrames' contract), which for the seed's
 // grid (L = 32..96 of N = 512..8192) saves almost all of the writes. Consecutive threads write
 // consecutive taps of a row. (The first form ran one small block per row: at FFT 512 that was
-// 164 k blocks of 64 threads for 10 MB of writes.)
+// 164 k blocks of 64 threads for 42 MB of writes.)
 __global__ void tfFramesKernel(TfGrid g, const float* __restrict__ x,
                                const float* __restrict__ windows, int64_t firstFrame, int frames,
                                float* __restrict__ out) {
