@@ -176,22 +176,17 @@ TfWindow parseTfWindow(const std::string& text) {
 
 void validateTfParams(const TfParams& p) { tfParamTable().validate(p); }
 
-int tfModelOrder(TfOrder o) {
-  switch (o) {
-    case TfOrder::Spectrogram:
-      return 0;
-    case TfOrder::First:
-      return 1;
-    case TfOrder::Second:
-      return 2;
-    case TfOrder::Third:
-    case TfOrder::ThirdCanonical:
-      return 3;
-    case TfOrder::Fourth:
-      return 4;
-  }
-  return 0;
-}
+// TfOrder's values are tf::OrderCode's (the plan hands the kernels static_cast<int>(order)), so
+// the order rules are tf_operators.h's, written once for the host and the kernels.
+static_assert(static_cast<int>(TfOrder::Spectrogram) == tf::kSpectrogram &&
+                  static_cast<int>(TfOrder::First) == tf::kFirst &&
+                  static_cast<int>(TfOrder::Second) == tf::kSecond &&
+                  static_cast<int>(TfOrder::Third) == tf::kThird &&
+                  static_cast<int>(TfOrder::ThirdCanonical) == tf::kThirdCanonical &&
+                  static_cast<int>(TfOrder::Fourth) == tf::kFourth,
+              "TfOrder and tf::OrderCode list the orders alike");
+
+int tfModelOrder(TfOrder o) { return tf::modelOrder(static_cast<int>(o)); }
 
 int tfStftCount(TfOrder o) { return tf::stftCount(static_cast<int>(o)); }
 
