@@ -30,6 +30,7 @@ std::atomic<std::int64_t> gMaxChunkSamples{0};
 std::atomic<std::int64_t> gMaxResidentSamples{0};
 std::atomic<int> gIcaSlabRows{0};
 std::atomic<bool> gIcaNoWarpgroupKernel{false};
+std::atomic<int> gIcaClusterColumns{0};
 std::atomic<int> gMemdMaxChunk{0};
 std::atomic<std::int64_t> gMemdBudgetBytes{0};
 
@@ -166,6 +167,7 @@ std::int64_t chunkSampleLimit() { return std::max<std::int64_t>(0, gMaxChunkSamp
 std::int64_t residentSampleLimit() { return std::max<std::int64_t>(0, gMaxResidentSamples.load()); }
 int icaSlabRows() { return gIcaSlabRows.load(); }
 bool icaNoWarpgroupKernel() { return gIcaNoWarpgroupKernel.load(); }
+int icaClusterColumns() { return gIcaClusterColumns.load(); }
 int memdMaxChunk() { return gMemdMaxChunk.load(); }
 std::int64_t memdBudgetBytes() { return gMemdBudgetBytes.load(); }
 
@@ -235,6 +237,7 @@ void setCudaTestHooks(const CudaTestHooks& hooks) {
   gMaxResidentSamples = hooks.maxResidentSamples;
   gIcaSlabRows = hooks.icaSlabRows;
   gIcaNoWarpgroupKernel = hooks.icaNoWarpgroupKernel;
+  gIcaClusterColumns = hooks.icaClusterColumns;
   gMemdMaxChunk = hooks.memdMaxChunk;
   gMemdBudgetBytes = hooks.memdBudgetBytes;
 }

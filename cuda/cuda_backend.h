@@ -48,6 +48,9 @@ struct CudaTestHooks {
   // Runs the register-resident mma.sync Infomax kernel where the warpgroup (wgmma) kernel would
   // run (plain TF32 on compute capability 9.0), so both stay tested and comparable.
   bool icaNoWarpgroupKernel = false;
+  // Columns of W per CTA of the tensor-core Infomax cluster kernel (16 or 32; 0 = the planner's
+  // choice: 16 up to 128 components), so both shapes stay tested and comparable.
+  int icaClusterColumns = 0;
   // MEMD: at most this many directions per chunk (0 = the plan's), to drive the streamed path
   // with small inputs; and the usable device bytes the plan assumes (0 = 85 % of free memory), to
   // drive the "does not fit" path.
@@ -55,6 +58,16 @@ struct CudaTestHooks {
   std::int64_t memdBudgetBytes = 0;
 };
 void setCudaTestHooks(const CudaTestHooks& hooks);
+
+// The shape the tensor-core Infomax cluster kernel takes on the current device for `components`
+// (65-256) and blocks of `blockSize` samples: columns of W per CTA (16 up to 128 components, 32
+// above) and CTAs; {0, 0} where that kernel does not run. Honours the icaClusterColumns hook.
+// Throws DeviceError.
+struct IcaClusterShape {
+  int columns = 0;
+  int ctas = 0;
+};
+IcaClusterShape icaClusterShape(int components, int blockSize, IcaGpuMath math);
 
 // The double z-scores the CUDA backend's entropy matrices count on (E x C x N, EntropyPlan's
 // layout), computed on the device: they must equal planEntropy(block, params).zscored bit for

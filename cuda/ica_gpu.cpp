@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cuda_backend.h"
 #include "cuda/cuda_ica.h"
 #include "cuda/device_memory.cuh"
 #include "cuda/infomax_kernels.cuh"
@@ -238,22 +239,40 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   DeviceBuffer<double> extBlocks_;
 };
 
+// The tensor-core cluster kernel's layout: slabs of 16 columns of W per CTA where that fits
+// a cluster of 8 CTAs, else 32 (or the one the test hook asks for). False where the kernel does
+// not take the problem.
+bool planMmaCluster(int R, int blockSize, InfomaxMath math, int ccMajor, std::size_t shared,
+                    InfomaxMmaClusterLayout& out) {
+  for (int columns : {16, 32}) {
+    if (icaClusterColumns() != 0 && columns != icaClusterColumns()) continue;
+    if (planInfomaxMmaCluster(R, blockSize, math, ccMajor, shared, columns, out)) return true;
+  }
+  return false;
+}
+
+// The current device's compute capability major and opt-in shared memory per block.
+std::pair<int, int> deviceLimits(cudaDeviceProp& props) {
+  int device = 0;
+  MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
+  MODESCOPE_CUDA_TRY(cudaGetDeviceProperties(&props, device));
+  int optin = 0;
+  MODESCOPE_CUDA_TRY(
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return {props.major, optin};
+}
+
 }  // namespace
 
 IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int threads,
                         JobContext& ctx) {
-  int device = 0;
-  MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
   cudaDeviceProp props{};
-  MODESCOPE_CUDA_TRY(cudaGetDeviceProperties(&props, device));
+  const int optin = deviceLimits(props).second;
   if (props.major < 9)
     throw DeviceError(std::string("ICA on the GPU needs compute capability 9.0 (Hopper) or newer "
                                   "for its thread block clusters; ") +
                       props.name + " has " + std::to_string(props.major) + "." +
                       std::to_string(props.minor) + ". Use the CPU backend");
-  int optin = 0;
-  MODESCOPE_CUDA_TRY(
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   return runInfomax(block, params, threads, ctx, [&](const InfomaxSetup& s) {
     InfomaxLayout layout;
     if (!planInfomaxLayout(s.components, s.resolved.blockSize, static_cast<std::size_t>(optin),
@@ -277,8 +296,8 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
         icaSlabRows() == 0 && planInfomaxFast(layout.R, s.resolved.blockSize, math, shared, fast);
     InfomaxMmaClusterLayout mmaCluster;
     const bool useMmaCluster =
-        icaSlabRows() == 0 && planInfomaxMmaCluster(layout.R, s.resolved.blockSize, math,
-                                                    props.major, shared, mmaCluster);
+        icaSlabRows() == 0 &&
+        planMmaCluster(layout.R, s.resolved.blockSize, math, props.major, shared, mmaCluster);
     return std::unique_ptr<InfomaxPasses>(
         new GpuInfomaxPasses(s, layout, useWarpgroup ? &warpgroup : nullptr,
                              useFast ? &fast : nullptr, useMmaCluster ? &mmaCluster : nullptr));
@@ -286,3 +305,19 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
 }
 
 }  // namespace modescope::cuda
+
+namespace modescope {
+
+IcaClusterShape icaClusterShape(int components, int blockSize, IcaGpuMath math) {
+  cudaDeviceProp props{};
+  const auto [major, optin] = cuda::deviceLimits(props);
+  cuda::InfomaxLayout state;  // its R: the rows of W the device state holds
+  cuda::InfomaxMmaClusterLayout L;
+  if (!cuda::planInfomaxLayout(components, blockSize, static_cast<std::size_t>(optin), state, 0) ||
+      !cuda::planMmaCluster(state.R, blockSize, cuda::toKernelMath(math), major,
+                            static_cast<std::size_t>(optin), L))
+    return {};
+  return {L.S, L.Q};
+}
+
+}  // namespace modescope

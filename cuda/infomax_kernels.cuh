@@ -160,14 +160,18 @@ void launchInfomaxWgmmaPass(const InfomaxPassArgs& args, const InfomaxWgmmaLayou
 // go through shared memory with barriers around each, and every CTA reads every other CTA's W
 // slab remotely for the R^3 product G W. This one computes W += lr (B W + Y' (U^T W)) (no R^3
 // product), keeps W's columns in mma.sync accumulator registers spread over a cluster of
-// RK / 32 CTAs (RK = R rounded up to 64: 4, 6 or 8 CTAs of 2 RK / 32 warps), and exchanges only
-// the partial activations and U through distributed shared memory: two cluster barriers and one
-// CTA barrier per update. TF32 and 3xTF32 (FP32 keeps the kernel below), blocks up to 96
-// samples where the shared memory fits (256 components: blocks up to 80).
+// RK / S CTAs (RK = R rounded up to 64; S = 16 or 32 columns of W per CTA, each CTA RK / 16
+// warps), and exchanges only the partial activations and U through distributed shared memory:
+// two cluster barriers and one CTA barrier per update. 65-128 components run on 8 CTAs of 16
+// columns (4 % faster per pass than 4 CTAs of 32 on an H200), 129-256 on 6 or 8 CTAs of 32
+// (16 columns would need 12 or 16 CTAs, more than the portable cluster size of 8).
+// TF32 and 3xTF32 (FP32 keeps the kernel below), blocks up to 96 samples where the shared memory
+// fits (256 components: blocks up to 80).
 struct InfomaxMmaClusterLayout {
   int R = 0;    // rows of W in the device state and of the data (components rounded up to 16)
   int RK = 0;   // rows the kernel computes: R rounded up to 64
-  int Q = 0;    // CTAs of the cluster: RK / 32
+  int S = 0;    // columns of W per CTA: 16 or 32
+  int Q = 0;    // CTAs of the cluster: RK / S
   int NT = 0;   // 8-sample tiles of a block
   int ldS = 0;  // floats per row of the partial-activation slots
   int offX = 0, offSlots = 0, offU = 0, offW = 0, offV = 0;  // floats
@@ -175,21 +179,22 @@ struct InfomaxMmaClusterLayout {
   std::size_t bytes = 0;
 };
 
-// Whether the tensor-core cluster kernel takes this problem (TF32 or 3xTF32, 64 < R <= 256,
-// compute capability 9.0 or newer, blocks up to 96 samples, the shared memory fits), and its
-// layout.
+// Whether the tensor-core cluster kernel takes this problem with slabs of `columns` (16 or 32)
+// columns of W per CTA (TF32 or 3xTF32, 64 < R <= 256, compute capability 9.0 or newer, blocks
+// up to 96 samples, the shared memory fits), and its layout.
 bool planInfomaxMmaCluster(int R, int blockSize, InfomaxMath math, int ccMajor,
-                           std::size_t maxSharedBytes, InfomaxMmaClusterLayout& out);
+                           std::size_t maxSharedBytes, int columns, InfomaxMmaClusterLayout& out);
 
 // Launches one pass of it (one cluster) on `stream`. The data are rows of R floats, rounded to
 // TF32 on upload for plain TF32 (args.dataTf32). Throws DeviceError.
 void launchInfomaxMmaClusterPass(const InfomaxPassArgs& args, const InfomaxMmaClusterLayout& layout,
                                  cudaStream_t stream);
 
-// The test hooks (cuda_backend.h CudaTestHooks): the slab rows (0 = unset), and whether the
-// warpgroup kernel is held back.
+// The test hooks (cuda_backend.h CudaTestHooks): the slab rows (0 = unset), whether the
+// warpgroup kernel is held back, and the tensor-core cluster kernel's columns per CTA (0 = unset).
 int icaSlabRows();
 bool icaNoWarpgroupKernel();
+int icaClusterColumns();
 
 // Launches the pass kernel (one cluster) on `stream`. Throws DeviceError on a launch failure.
 void launchInfomaxPass(const InfomaxPassArgs& args, const InfomaxLayout& layout,

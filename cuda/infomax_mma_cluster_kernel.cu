@@ -3,21 +3,24 @@
 //
 // runica's update W += lr (B I + Y' U^T) W is computed reassociated, W += lr (B W + Y' (U^T W)):
 // three products of R x R x B (2 R^2 B flops each) instead of two of those and one of R^3, and
-// W is only ever needed by columns. A cluster of Q = R / 32 CTAs (W padded to RK = 64, 128, 192
-// or 256 rows); CTA q owns W's columns 32 q .. 32 q + 31 in registers, warp w the rows
-// 16 w .. 16 w + 15 of them, lane 4 g + t the elements (16 w + g | + 8, 8 c + 2 t | + 1),
-// c = 0..3, exactly an mma.sync m16n8k8 accumulator layout. Per block update of B samples:
-//   1  U_q = W[:, q] X[q, :], the partial activations from this CTA's 32 channels (X: the
+// W is only ever needed by columns. A cluster of Q = RK / S CTAs (W padded to RK = 128, 192 or
+// 256 rows; S = 16 or 32 columns per CTA); CTA q owns W's columns S q .. S q + S - 1 in
+// registers, warp w the rows 16 w .. 16 w + 15 of them, lane 4 g + t the elements
+// (16 w + g | + 8, 8 c + 2 t | + 1), c = 0 .. S / 8 - 1, exactly an mma.sync m16n8k8 accumulator
+// layout. Per block update of B samples:
+//   1  U_q = W[:, q] X[q, :], the partial activations from this CTA's S channels (X: the
 //      block's samples of those channels, gathered by cp.async during the previous update; W's
 //      registers are the A fragments, in the k order c: 2t, 2t + 1 -> t, t + 4). Each warp
 //      stores its 16 rows into the slot q of the CTA that owns those rows (distributed shared
 //      memory);                                                          cluster barrier A
-//   3  CTA p sums the Q partial slots of its rows 32 p .. 32 p + 31 in a fixed order, adds the
+//   3  CTA p sums the Q partial slots of its rows S p .. S p + S - 1 in a fixed order, adds the
 //      bias, takes the bias sums, and stores the rows of U into every CTA;  cluster barrier B
-//   5  V^T = W[:, q]^T U (32 x B, K = R; W^T and U from shared memory);     CTA barrier C
+//   5  V^T = W[:, q]^T U (S x B, K = RK; W^T and U from shared memory);    CTA barrier C
 //   6  D = Y' V[:, q] (warp w: its 16 rows, K = B), Y' = -(K tanh U + U) (extended) or
 //      -tanh(U / 2) computed from U as the A fragments are loaded, then W += lr (B W + D) in
 //      FP32 with a Kahan compensation in the owning lane's registers; max |W| to every CTA.
+// Every warp does the same work at a given S whatever RK is (16 rows x S columns in steps 1 and
+// 6); halving S halves it, and each SM's share of the update with it, for twice the CTAs.
 // Two cluster barriers and one CTA barrier per update; the blow-up test of update b is read
 // after barrier A of update b + 1 (or before a kurtosis estimate, or at the end of the pass).
 //
@@ -41,12 +44,16 @@ namespace {
 
 using namespace infomax;
 
-constexpr int kSlab = 32;       // columns of W per CTA
-constexpr int kMaxTiles = 12;   // 8-sample tiles of a block: blocks up to 96 samples
-constexpr int kLdX = 40;        // X rows (one sample's 32 channels): 8-byte reads conflict-free
-constexpr int kMaxCluster = 8;  // the portable cluster size
+constexpr int kMaxTiles = 12;  // 8-sample tiles of a block: blocks up to 96 samples
+// The portable cluster size. A cluster of 16 (non-portable, 16 columns per CTA at 256
+// components) was measured on an H200 and was no faster per pass than 8 CTAs of 32 columns
+// (ncu: 150 ms against 141 ms), and slower to convergence.
+constexpr int kMaxCluster = 8;
 
 int roundUp(int v, int m) { return (v + m - 1) / m * m; }
+// Floats per row of X (one sample's S channels): 8 or 24 mod 32, so the 8-byte B-fragment reads
+// of a half warp (rows g = 0..3, words 2 t) fall in distinct banks.
+__host__ __device__ constexpr int ldXFor(int S) { return S == 16 ? 24 : 40; }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
@@ -143,13 +150,15 @@ __device__ __forceinline__ int blockOffset(int i, int j) {
   return 2 * ((i & 3) * 8 + (j ^ ((i & 2) << 1))) + (i >> 2);
 }
 
-// Block `b + 1`'s samples of channels col0 .. col0 + 31 (those below Rs) into X, by cp.async.
+// Block `b + 1`'s samples of channels col0 .. col0 + S - 1 (those below Rs) into X, by cp.async.
+template <int S>
 __device__ __forceinline__ void copySlabAsync(float* X, const float* data, int Rs, int col0,
                                               const int* idx, int cols) {
-  for (int e = threadIdx.x; e < cols * 8; e += blockDim.x) {
-    const int j = e >> 3, i = e & 7, ch = col0 + 4 * i;
+  constexpr int ld = ldXFor(S), quads = S / 4;
+  for (int e = threadIdx.x; e < cols * quads; e += blockDim.x) {
+    const int j = e / quads, i = e % quads, ch = col0 + 4 * i;
     if (ch < Rs)
-      __pipeline_memcpy_async(X + j * kLdX + 4 * i, data + static_cast<long long>(idx[j]) * Rs + ch,
+      __pipeline_memcpy_async(X + j * ld + 4 * i, data + static_cast<long long>(idx[j]) * Rs + ch,
                               4 * sizeof(float));
   }
 }
@@ -158,24 +167,27 @@ __device__ __forceinline__ bool blownUp(unsigned maxBits, float maxWeight) {
   return maxBits == 0xffffffffu || !(__uint_as_float(maxBits) <= maxWeight);
 }
 
-template <int Q, bool kX3>
-__global__ void __launch_bounds__(64 * Q, 1)
+template <int Q, int S, bool kX3>
+__global__ void __launch_bounds__(2 * Q * S, 1)
     infomaxMmaClusterKernel(InfomaxPassArgs a, InfomaxMmaClusterLayout L) {
-  constexpr int RK = kSlab * Q;  // rows of W in the kernel
-  constexpr int kWarps = 2 * Q;  // 16 rows each
-  constexpr int G = Q / 2;       // sample groups of step 3 (128 threads each)
+  constexpr int RK = S * Q;                 // rows of W in the kernel
+  constexpr int NC = S / 8;                 // 8-column tiles of the CTA's slab
+  constexpr int kWarps = RK / 16;           // 16 rows each
+  constexpr int G = 32 * kWarps / (4 * S);  // sample groups of step 3 (4 S threads each)
+  constexpr int kLdX = ldXFor(S);
+  static_assert(S == 16 || S == 32, "slabs of 16 or 32 columns");
   extern __shared__ __align__(128) float smem[];
   float* const X = smem + L.offX;          // rows x kLdX: the block's samples, this CTA's channels
-  float* const slots = smem + L.offSlots;  // Q x 32 x ldS: partial U of this CTA's rows, by source
+  float* const slots = smem + L.offSlots;  // Q x S x ldS: partial U of this CTA's rows, by source
   float* const U = smem + L.offU;          // RK x rows in 8 x 8 blocks (or the second slot buffer)
-  float* const Wc = smem + L.offW;         // RK x 32 in 8 x 8 blocks: W[:, q] for step 5
-  float* const V = smem + L.offV;          // rows x 32 in 8 x 8 blocks: V[:, q] = U^T W[:, q]
-  float* const bias = smem + L.offVec;     // 32: this CTA's rows
-  float* const oldKurt = bias + kSlab;
-  float* const oldSigns = oldKurt + kSlab;
-  float* const signs = oldSigns + kSlab;  // RK: every row's (step 6 needs all)
-  float* const biasPart = signs + RK;     // G x 32
-  double* const mom = reinterpret_cast<double*>(smem + L.offMom);            // G x 32 x 4
+  float* const Wc = smem + L.offW;         // RK x S in 8 x 8 blocks: W[:, q] for step 5
+  float* const V = smem + L.offV;          // rows x S in 8 x 8 blocks: V[:, q] = U^T W[:, q]
+  float* const bias = smem + L.offVec;     // S: this CTA's rows
+  float* const oldKurt = bias + S;
+  float* const oldSigns = oldKurt + S;
+  float* const signs = oldSigns + S;   // RK: every row's (step 6 needs all)
+  float* const biasPart = signs + RK;  // G x S
+  double* const mom = reinterpret_cast<double*>(smem + L.offMom);            // G x S x 4
   int* const idx3 = reinterpret_cast<int*>(smem + L.offIdx3);                // 3 x rows
   int* const idxK = reinterpret_cast<int*>(smem + L.offIdxK);                // rows
   unsigned* const maxBits = reinterpret_cast<unsigned*>(smem + L.offFlags);  // [2] by parity
@@ -190,8 +202,8 @@ __global__ void __launch_bounds__(64 * Q, 1)
   const bool extended = a.extended != 0, useBias = a.useBias != 0;
   const float biasStep = (extended ? -2.f : 1.f) * lr;
   // Step 3's element pair of this thread: rows rowA = 8 cb + ap and rowB = rowA + 4 of this
-  // CTA's 32, sample bi of the sample blocks grp, grp + G, ...
-  const int bi = tid & 7, ap = (tid >> 3) & 3, cb = (tid >> 5) & 3, grp = tid >> 7;
+  // CTA's S, sample bi of the sample blocks grp, grp + G, ...
+  const int bi = tid & 7, ap = (tid >> 3) & 3, cb = (tid >> 5) & (NC - 1), grp = tid / (4 * S);
   const int rowA = 8 * cb + ap, rowB = rowA + 4;
   const int pairAp = 2 * (ap * 8 + (bi ^ ((ap & 2) << 1)));
   // The pair (t, g), (t + 4, g) of a block: the B fragments' 8-byte word.
@@ -199,12 +211,12 @@ __global__ void __launch_bounds__(64 * Q, 1)
   const int ch0 = 16 * w + g, ch1 = ch0 + 8;  // the lane's rows of W
 
   // W[:, q]'s elements of this lane and their Kahan compensation, for the whole pass.
-  float wOwn[4][4], lo[4][4];
+  float wOwn[NC][4], lo[NC][4];
 #pragma unroll
-  for (int c = 0; c < 4; ++c)
+  for (int c = 0; c < NC; ++c)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const int ch = e < 2 ? ch0 : ch1, col = kSlab * q + 8 * c + 2 * t + (e & 1);
+      const int ch = e < 2 ? ch0 : ch1, col = S * q + 8 * c + 2 * t + (e & 1);
       const bool in = ch < Rs && col < Rs;
       const long long at = static_cast<long long>(ch) * Rs + col;
       wOwn[c][e] = in ? a.state.w[at] : 0.f;
@@ -213,17 +225,17 @@ __global__ void __launch_bounds__(64 * Q, 1)
   // W's stored copy (step 5's operand): element (ch, col) of block (ch / 8, col / 8).
   auto storeW = [&]() {
 #pragma unroll
-    for (int c = 0; c < 4; ++c)
+    for (int c = 0; c < NC; ++c)
 #pragma unroll
       for (int e = 0; e < 4; ++e)
-        Wc[((2 * w + (e >> 1)) * 4 + c) * 64 + blockOffset(g, 2 * t + (e & 1))] =
+        Wc[((2 * w + (e >> 1)) * NC + c) * 64 + blockOffset(g, 2 * t + (e & 1))] =
             storedValue<kX3>(wOwn[c][e]);
   };
   storeW();
   for (int e = tid; e < rows * kLdX; e += blockDim.x) X[e] = 0.f;  // channels past Rs stay 0
   for (int i = tid; i < RK; i += blockDim.x) signs[i] = i < Rs ? a.state.signs[i] : 1.f;
-  if (tid < kSlab) {
-    const int ch = kSlab * q + tid;
+  if (tid < S) {
+    const int ch = S * q + tid;
     bias[tid] = ch < Rs ? a.state.bias[ch] : 0.f;
     oldKurt[tid] = ch < Rs ? a.state.oldKurtosis[ch] : 0.f;
     oldSigns[tid] = ch < Rs ? a.state.oldSigns[ch] : 0.f;
@@ -241,7 +253,7 @@ __global__ void __launch_bounds__(64 * Q, 1)
   __pipeline_commit();
   __pipeline_wait_prior(0);
   __syncthreads();
-  if (a.blocks > 0) copySlabAsync(X, a.data, Rs, kSlab * q, idx3, block);
+  if (a.blocks > 0) copySlabAsync<S>(X, a.data, Rs, S * q, idx3, block);
   if (a.blocks > 1) copyIndicesAsync(idx3 + rows, a.perm + block, block);
   __pipeline_commit();
   __pipeline_wait_prior(0);
@@ -257,24 +269,24 @@ __global__ void __launch_bounds__(64 * Q, 1)
   // Step 1 into `buffer` (the slots, or U as the kurtosis estimate's second slot buffer) of the
   // CTA owning this warp's rows.
   auto partialU = [&](float* buffer) {
-    Operand<kX3> wa[4][4];
+    Operand<kX3> wa[NC][4];
 #pragma unroll
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < NC; ++c) {
       wa[c][0] = freshOperand<kX3>(wOwn[c][0]);
       wa[c][1] = freshOperand<kX3>(wOwn[c][2]);
       wa[c][2] = freshOperand<kX3>(wOwn[c][1]);
       wa[c][3] = freshOperand<kX3>(wOwn[c][3]);
     }
-    const unsigned dst =
-        inRank(sharedAddress(buffer + (q * kSlab + (w & 1) * 16 + g) * ldS + 2 * t),
-               static_cast<unsigned>(w >> 1));
+    // Rows 16 w .. 16 w + 15 belong to CTA 16 w / S.
+    const unsigned dst = inRank(sharedAddress(buffer + (q * S + (16 * w) % S + g) * ldS + 2 * t),
+                                static_cast<unsigned>(16 * w / S));
 #pragma unroll
     for (int n = 0; n < kMaxTiles; ++n) {
       if (n >= NT) break;
       float acc[4] = {0.f, 0.f, 0.f, 0.f};
       const float* x = X + (8 * n + g) * kLdX + 2 * t;
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
+      for (int c = 0; c < NC; ++c) {
         const float2 v = *reinterpret_cast<const float2*>(x + 8 * c);
         mma<kX3>(acc, wa[c], storedOperand<kX3>(v.x), storedOperand<kX3>(v.y));
       }
@@ -286,7 +298,7 @@ __global__ void __launch_bounds__(64 * Q, 1)
   auto slotSum = [&](const float* buffer, int row, int s) {
     float u = 0.f;
 #pragma unroll
-    for (int p = 0; p < Q; ++p) u += buffer[(p * kSlab + row) * ldS + s];
+    for (int p = 0; p < Q; ++p) u += buffer[(p * S + row) * ldS + s];
     return u;
   };
 
@@ -298,7 +310,7 @@ __global__ void __launch_bounds__(64 * Q, 1)
       break;
     }
     const int slotOfNext = slotNext;
-    if (b + 1 < a.blocks) copySlabAsync(X, a.data, Rs, kSlab * q, idx3 + slotNext * rows, block);
+    if (b + 1 < a.blocks) copySlabAsync<S>(X, a.data, Rs, S * q, idx3 + slotNext * rows, block);
     if (b + 2 < a.blocks)
       copyIndicesAsync(idx3 + slotAfter * rows, a.perm + (b + 2) * block, block);
     __pipeline_commit();
@@ -324,7 +336,7 @@ __global__ void __launch_bounds__(64 * Q, 1)
           partA -= kX3 ? tanhf(0.5f * uA) : fastTanh(0.5f * uA);
           partB -= kX3 ? tanhf(0.5f * uB) : fastTanh(0.5f * uB);
         }
-        const unsigned at = uAddress + 4u * (((4 * q + cb) * NT + sb) * 64 + pairAp);
+        const unsigned at = uAddress + 4u * (((NC * q + cb) * NT + sb) * 64 + pairAp);
 #pragma unroll
         for (int p = 0; p < Q; ++p) storeCluster(inRank(at, static_cast<unsigned>(p)), uA, uB);
       }
@@ -334,21 +346,22 @@ __global__ void __launch_bounds__(64 * Q, 1)
         partB += __shfl_xor_sync(0xffffffffu, partB, o);
       }
       if (bi == 0) {
-        biasPart[grp * kSlab + rowA] = partA;
-        biasPart[grp * kSlab + rowB] = partB;
+        biasPart[grp * S + rowA] = partA;
+        biasPart[grp * S + rowB] = partB;
       }
     }
     clusterSync();  // B: every CTA holds all of U
-    if (useBias && tid < kSlab) {
+    if (useBias && tid < S) {
       float sum = 0.f;
 #pragma unroll
-      for (int p = 0; p < G; ++p) sum += biasPart[p * kSlab + tid];
+      for (int p = 0; p < G; ++p) sum += biasPart[p * S + tid];
       bias[tid] += biasStep * sum;
     }
 
     // Step 5: V^T = W[:, q]^T U, items (16 columns, 8 samples) over the warps.
-    for (int item = w; item < 2 * NT; item += kWarps) {
-      const int m = item & 1, n = item >> 1;
+    constexpr int kHalves = S / 16;  // 16-column halves of the slab
+    for (int item = w; item < kHalves * NT; item += kWarps) {
+      const int m = item % kHalves, n = item / kHalves;
       float acc0[4] = {0.f, 0.f, 0.f, 0.f}, acc1[4] = {0.f, 0.f, 0.f, 0.f};
       const float* wp = Wc + 2 * m * 64 + pairTg;
       const float* up = U + n * 64 + pairTg;
@@ -356,8 +369,8 @@ __global__ void __launch_bounds__(64 * Q, 1)
       for (int kc = 0; kc < RK / 8; kc += 2) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const float2 a02 = *reinterpret_cast<const float2*>(wp + (kc + h) * 256);
-          const float2 a13 = *reinterpret_cast<const float2*>(wp + (kc + h) * 256 + 64);
+          const float2 a02 = *reinterpret_cast<const float2*>(wp + (kc + h) * NC * 64);
+          const float2 a13 = *reinterpret_cast<const float2*>(wp + (kc + h) * NC * 64 + 64);
           const float2 bb = *reinterpret_cast<const float2*>(up + (kc + h) * NT * 64);
           const Operand<kX3> af[4] = {storedOperand<kX3>(a02.x), storedOperand<kX3>(a13.x),
                                       storedOperand<kX3>(a02.y), storedOperand<kX3>(a13.y)};
@@ -365,7 +378,7 @@ __global__ void __launch_bounds__(64 * Q, 1)
         }
       }
       // acc (column 16 m + g (+ 8), sample 8 n + 2 t (+ 1)) -> V (sample, column).
-      float* vb = V + (n * 4 + 2 * m) * 64;
+      float* vb = V + (n * NC + 2 * m) * 64;
       vb[blockOffset(2 * t, g)] = storedValue<kX3>(acc0[0] + acc1[0]);
       vb[blockOffset(2 * t + 1, g)] = storedValue<kX3>(acc0[1] + acc1[1]);
       vb[64 + blockOffset(2 * t, g)] = storedValue<kX3>(acc0[2] + acc1[2]);
@@ -377,9 +390,9 @@ __global__ void __launch_bounds__(64 * Q, 1)
 
     // Step 6: D = Y' V[:, q] for the warp's rows; W += lr (B W + D).
     {
-      float acc[4][4];
+      float acc[NC][4];
 #pragma unroll
-      for (int c = 0; c < 4; ++c) acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = 0.f;
+      for (int c = 0; c < NC; ++c) acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = 0.f;
       const float k0 = signs[ch0], k1 = signs[ch1];
       const float* u0 = U + 2 * w * NT * 64;
       const float* u1 = u0 + NT * 64;
@@ -396,15 +409,15 @@ __global__ void __launch_bounds__(64 * Q, 1)
                                     freshOperand<kX3>(y(u0[j * 64 + offT4], k0)),
                                     freshOperand<kX3>(y(u1[j * 64 + offT4], k1))};
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          const float2 v = *reinterpret_cast<const float2*>(V + (j * 4 + c) * 64 + pairTg);
+        for (int c = 0; c < NC; ++c) {
+          const float2 v = *reinterpret_cast<const float2*>(V + (j * NC + c) * 64 + pairTg);
           mma<kX3>(acc[c], af, storedOperand<kX3>(v.x), storedOperand<kX3>(v.y));
         }
       }
       unsigned localMax = 0u;
       bool nan = false;
 #pragma unroll
-      for (int c = 0; c < 4; ++c)
+      for (int c = 0; c < NC; ++c)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const float wv = wOwn[c][e];
@@ -441,8 +454,8 @@ __global__ void __launch_bounds__(64 * Q, 1)
         for (int j = tid; j < cols; j += blockDim.x)
           idxK[j] = static_cast<int>(kurtosisSample(a, estimates, m, k0 + j));
         __syncthreads();
-        for (int e = tid; e < cols * 8; e += blockDim.x) {
-          const int j = e >> 3, i = e & 7, ch = kSlab * q + 4 * i;
+        for (int e = tid; e < cols * (S / 4); e += blockDim.x) {
+          const int j = e / (S / 4), i = e % (S / 4), ch = S * q + 4 * i;
           if (ch < Rs)
             *reinterpret_cast<float4*>(X + j * kLdX + 4 * i) =
                 __ldg(reinterpret_cast<const float4*>(a.data +
@@ -475,19 +488,19 @@ __global__ void __launch_bounds__(64 * Q, 1)
         }
       if (bi == 0)
         for (int k = 0; k < 4; ++k) {
-          mom[(grp * kSlab + rowA) * 4 + k] = moA[k];
-          mom[(grp * kSlab + rowB) * 4 + k] = moB[k];
+          mom[(grp * S + rowA) * 4 + k] = moA[k];
+          mom[(grp * S + rowB) * 4 + k] = moB[k];
         }
       if (tid == 0) *changedHere = 0;
       __syncthreads();
-      if (tid < kSlab && kSlab * q + tid < a.components) {
+      if (tid < S && S * q + tid < a.components) {
         double moments[4] = {0, 0, 0, 0};
         for (int p = 0; p < G; ++p)
-          for (int k = 0; k < 4; ++k) moments[k] += mom[(p * kSlab + tid) * 4 + k];
-        float sign = signs[kSlab * q + tid];
+          for (int k = 0; k < 4; ++k) moments[k] += mom[(p * S + tid) * 4 + k];
+        float sign = signs[S * q + tid];
         if (updateKurtosisSign(moments, m, a, oldKurt[tid], sign, oldSigns[tid]))
           atomicOr(changedHere, 1);
-        const unsigned at = sharedAddress(signs + kSlab * q + tid);
+        const unsigned at = sharedAddress(signs + S * q + tid);
         for (int p = 0; p < Q; ++p) storeCluster(inRank(at, static_cast<unsigned>(p)), sign);
       }
       __syncthreads();
@@ -504,8 +517,7 @@ __global__ void __launch_bounds__(64 * Q, 1)
       }
       nextEstimate = nextMultiple(blockNo, extBlocks);
       // The estimate used X: block b + 1's samples again.
-      if (b + 1 < a.blocks)
-        copySlabAsync(X, a.data, Rs, kSlab * q, idx3 + slotOfNext * rows, block);
+      if (b + 1 < a.blocks) copySlabAsync<S>(X, a.data, Rs, S * q, idx3 + slotOfNext * rows, block);
       __pipeline_commit();
       __pipeline_wait_prior(0);
       __syncthreads();
@@ -519,18 +531,18 @@ __global__ void __launch_bounds__(64 * Q, 1)
   }
   // Store the state (after a blow-up W is the blown one: the driver restarts from scratch).
 #pragma unroll
-  for (int c = 0; c < 4; ++c)
+  for (int c = 0; c < NC; ++c)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const int ch = e < 2 ? ch0 : ch1, col = kSlab * q + 8 * c + 2 * t + (e & 1);
+      const int ch = e < 2 ? ch0 : ch1, col = S * q + 8 * c + 2 * t + (e & 1);
       if (ch < Rs && col < Rs) {
         const long long at = static_cast<long long>(ch) * Rs + col;
         a.state.w[at] = wOwn[c][e];
         a.state.wlo[at] = lo[c][e];
       }
     }
-  if (tid < kSlab && kSlab * q + tid < Rs) {
-    const int ch = kSlab * q + tid;
+  if (tid < S && S * q + tid < Rs) {
+    const int ch = S * q + tid;
     a.state.bias[ch] = bias[tid];
     a.state.signs[ch] = signs[ch];
     a.state.oldSigns[ch] = oldSigns[tid];
@@ -542,51 +554,63 @@ __global__ void __launch_bounds__(64 * Q, 1)
 #else
 // Built for an architecture without clusters: never launched (the host refuses devices below
 // compute capability 9.0).
-template <int Q, bool kX3>
+template <int Q, int S, bool kX3>
 __global__ void infomaxMmaClusterKernel(InfomaxPassArgs, InfomaxMmaClusterLayout) {}
 #endif
 
-template <int Q, bool kX3>
-void launchWith(const InfomaxPassArgs& args, const InfomaxMmaClusterLayout& L,
-                cudaStream_t stream) {
-  auto kernel = infomaxMmaClusterKernel<Q, kX3>;
-  MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(L.bytes)));
+// The kernel of a layout, with its shared memory, and a launch configuration for it on `stream`.
+template <int Q, int S, bool kX3>
+struct ClusterLaunch {
+  using Kernel = void (*)(InfomaxPassArgs, InfomaxMmaClusterLayout);
+  Kernel kernel = infomaxMmaClusterKernel<Q, S, kX3>;
+  cudaLaunchAttribute attr[1] = {};
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(Q));
-  config.blockDim = dim3(64 * Q);
-  config.dynamicSmemBytes = L.bytes;
-  config.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(Q);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  config.attrs = attr;
-  config.numAttrs = 1;
-  MODESCOPE_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, args, L));
-  MODESCOPE_CUDA_CHECK_LAUNCH("infomaxMmaClusterKernel", stream);
-}
 
-template <int Q>
-void launchFor(const InfomaxPassArgs& args, const InfomaxMmaClusterLayout& L, cudaStream_t stream) {
-  if (args.math == InfomaxMath::Tf32x3) return launchWith<Q, true>(args, L, stream);
-  return launchWith<Q, false>(args, L, stream);
+  ClusterLaunch(const InfomaxMmaClusterLayout& L, cudaStream_t stream) {
+    MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(L.bytes)));
+    config.gridDim = dim3(static_cast<unsigned>(Q));
+    config.blockDim = dim3(2 * Q * S);
+    config.dynamicSmemBytes = L.bytes;
+    config.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(Q);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+};
+
+// Calls f.template operator()<Q, S, kX3>() for the layout's shape and the args' math.
+template <typename F>
+auto withShape(const InfomaxMmaClusterLayout& L, InfomaxMath math, F&& f) {
+  const bool x3 = math == InfomaxMath::Tf32x3;
+  auto pick = [&]<int Q, int S>() {
+    return x3 ? f.template operator()<Q, S, true>() : f.template operator()<Q, S, false>();
+  };
+  if (L.S == 16) return pick.template operator()<8, 16>();
+  if (L.Q == 4) return pick.template operator()<4, 32>();
+  if (L.Q == 6) return pick.template operator()<6, 32>();
+  return pick.template operator()<8, 32>();
 }
 
 }  // namespace
 
 bool planInfomaxMmaCluster(int R, int blockSize, InfomaxMath math, int ccMajor,
-                           std::size_t maxSharedBytes, InfomaxMmaClusterLayout& out) {
-  if (math == InfomaxMath::Fp32 || ccMajor < 9 || R <= 64 || R > kSlab * kMaxCluster ||
-      blockSize < 1 || blockSize > 8 * kMaxTiles)
+                           std::size_t maxSharedBytes, int columns, InfomaxMmaClusterLayout& out) {
+  if (math == InfomaxMath::Fp32 || ccMajor < 9 || R <= 64 || R > 256 ||
+      (columns != 16 && columns != 32) || blockSize < 1 || blockSize > 8 * kMaxTiles)
     return false;
   InfomaxMmaClusterLayout L;
   L.R = R;
   L.RK = roundUp(R, 64);
-  L.Q = L.RK / kSlab;
+  L.S = columns;
+  L.Q = L.RK / columns;
+  if (L.Q > kMaxCluster) return false;
   L.NT = roundUp(blockSize, 8) / 8;
   const int rows = 8 * L.NT;
+  const int groups = L.RK / (2 * L.S);  // step 3's sample groups of 4 S threads
   // Slot rows of 8 or 24 words mod 32 make step 3's reads conflict-free; where that does not
   // fit, the plain length.
   int conflictFree = rows;
@@ -599,13 +623,13 @@ bool planInfomaxMmaCluster(int R, int blockSize, InfomaxMath math, int ccMajor,
       off += roundUp(floats, 32);
       return at;
     };
-    L.offX = take(rows * kLdX);
+    L.offX = take(rows * ldXFor(L.S));
     L.offSlots = take(L.RK * ldS);
     L.offU = take(L.RK * ldS);  // U (RK x rows) or the kurtosis estimate's second slot buffer
-    L.offW = take(L.RK * kSlab);
-    L.offV = take(rows * kSlab);
-    L.offVec = take(3 * kSlab + L.RK + (L.Q / 2) * kSlab);
-    L.offMom = take(2 * (L.Q / 2) * kSlab * 4);  // doubles
+    L.offW = take(L.RK * L.S);
+    L.offV = take(rows * L.S);
+    L.offVec = take(3 * L.S + L.RK + groups * L.S);
+    L.offMom = take(2 * groups * L.S * 4);  // doubles
     L.offIdx3 = take(3 * rows);
     L.offIdxK = take(rows);
     L.offFlags = take(2 + 2 * kMaxCluster);
@@ -621,14 +645,11 @@ bool planInfomaxMmaCluster(int R, int blockSize, InfomaxMath math, int ccMajor,
 void launchInfomaxMmaClusterPass(const InfomaxPassArgs& args, const InfomaxMmaClusterLayout& L,
                                  cudaStream_t stream) {
   requireTf32DataExactlyForTf32(args, "launchInfomaxMmaClusterPass");
-  switch (L.Q) {
-    case 4:
-      return launchFor<4>(args, L, stream);
-    case 6:
-      return launchFor<6>(args, L, stream);
-    default:
-      return launchFor<8>(args, L, stream);
-  }
+  withShape(L, args.math, [&]<int Q, int S, bool kX3>() {
+    ClusterLaunch<Q, S, kX3> launch(L, stream);
+    MODESCOPE_CUDA_TRY(cudaLaunchKernelEx(&launch.config, launch.kernel, args, L));
+    MODESCOPE_CUDA_CHECK_LAUNCH("infomaxMmaClusterKernel", stream);
+  });
 }
 
 }  // namespace modescope::cuda

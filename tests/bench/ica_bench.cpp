@@ -19,6 +19,8 @@
 //                  [--only conv|fixed] (one of the two runs: a 256-channel run takes ~9 min on
 //                  an H100, so each gets its own call) [--no-gpu] (CPU and MNE per step only)
 //                  [--cpu-threads T] (the CPU backend's threads; default all cores)
+//                  [--cluster-columns 16|32] (W's columns per CTA of the tensor-core cluster
+//                  kernel, 65-256 components; default the planner's: 16 where it launches)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -54,6 +56,7 @@ struct Options {
   int extBlocks = 1;         // --ext-blocks: runica's extblocks (<= 0: fixed signs)
   int slabRows = 0;          // --slab-rows: rows of W per CTA of the GPU cluster (0 = planner)
   bool noWarpgroup = false;  // --no-warpgroup
+  int clusterColumns = 0;    // --cluster-columns: W's columns per CTA of the tensor-core cluster
   std::string only;          // --only conv|fixed: that run alone
   bool gpu = true;           // --no-gpu
 };
@@ -164,6 +167,8 @@ int main(int argc, char** argv) {
       o.slabRows = std::atoi(next().c_str());
     else if (a == "--no-warpgroup")
       o.noWarpgroup = true;
+    else if (a == "--cluster-columns")
+      o.clusterColumns = std::atoi(next().c_str());
     else if (a == "--only")
       o.only = next();
     else if (a == "--no-gpu")
@@ -186,7 +191,9 @@ int main(int argc, char** argv) {
 #ifdef MODESCOPE_HAVE_CUDA
   std::string reason;
   gpu = makeCudaBackend(reason);
-  setCudaTestHooks({.icaSlabRows = o.slabRows, .icaNoWarpgroupKernel = o.noWarpgroup});
+  setCudaTestHooks({.icaSlabRows = o.slabRows,
+                    .icaNoWarpgroupKernel = o.noWarpgroup,
+                    .icaClusterColumns = o.clusterColumns});
   if (!gpu) std::printf("no GPU: %s\n", reason.c_str());
   if (!o.gpu) gpu.reset();
 #endif
@@ -204,6 +211,14 @@ int main(int argc, char** argv) {
     IcaParams fixed = conv;
     fixed.stopTolerance = 1e-300;  // never met: exactly maxSteps steps
     fixed.maxSteps = o.maxSteps;
+#ifdef MODESCOPE_HAVE_CUDA
+    if (gpu && c.channels > 64) {
+      const IcaClusterShape shape = icaClusterShape(
+          c.channels, resolveIcaParams(conv, c.channels, c.channels, c.samples).blockSize, o.math);
+      std::printf("  (GPU: tensor-core cluster of %d CTAs x %d columns of W)\n", shape.ctas,
+                  shape.columns);
+    }
+#endif
 
     // Per-step costs of the CPU and MNE from a few steps.
     double cpuPerStep = -1, mnePerStep = -1;

@@ -47,18 +47,21 @@ inline void setHooks(bool poison, std::int64_t maxBatchSamples = 0,
 #endif
 }
 
-// The Infomax kernel choice for a test (CudaTestHooks::icaNoWarpgroupKernel, icaSlabRows):
-// `holdBackWarpgroup` runs the mma.sync kernel where the warpgroup kernel would run; `slabRows`
-// > 0 forces the WMMA cluster kernel with that many rows of W per CTA. Allocations poisoned as in
-// the fixture below.
-inline void setIcaKernelHooks(bool holdBackWarpgroup, int slabRows = 0) {
+// The Infomax kernel choice for a test (CudaTestHooks::icaNoWarpgroupKernel, icaSlabRows,
+// icaClusterColumns): `holdBackWarpgroup` runs the mma.sync kernel where the warpgroup kernel
+// would run; `slabRows` > 0 forces the WMMA cluster kernel with that many rows of W per CTA;
+// `clusterColumns` (16 or 32) gives the tensor-core cluster kernel that many columns of W per CTA.
+// Allocations poisoned as in the fixture below.
+inline void setIcaKernelHooks(bool holdBackWarpgroup, int slabRows = 0, int clusterColumns = 0) {
 #ifdef MODESCOPE_HAVE_CUDA
   setCudaTestHooks({.poisonAllocations = true,
                     .icaSlabRows = slabRows,
-                    .icaNoWarpgroupKernel = holdBackWarpgroup});
+                    .icaNoWarpgroupKernel = holdBackWarpgroup,
+                    .icaClusterColumns = clusterColumns});
 #else
   (void)holdBackWarpgroup;
   (void)slabRows;
+  (void)clusterColumns;
 #endif
 }
 
