@@ -20,7 +20,7 @@
 //                  an H100, so each gets its own call) [--no-gpu] (CPU and MNE per step only)
 //                  [--cpu-threads T] (the CPU backend's threads; default all cores)
 //                  [--cluster-columns 16|32] (W's columns per CTA of the tensor-core cluster
-//                  kernel, 65-256 components; default the planner's: 16 where it launches)
+//                  kernel, 65-256 components; default the planner's: 16 up to 128)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
     fixed.stopTolerance = 1e-300;  // never met: exactly maxSteps steps
     fixed.maxSteps = o.maxSteps;
 #ifdef MODESCOPE_HAVE_CUDA
-    if (gpu && c.channels > 64) {
+    if (gpu && c.channels > 64 && o.slabRows == 0) {  // --slab-rows runs the WMMA kernel
       const IcaClusterShape shape = icaClusterShape(
           c.channels, resolveIcaParams(conv, c.channels, c.channels, c.samples).blockSize, o.math);
       std::printf("  (GPU: tensor-core cluster of %d CTAs x %d columns of W)\n", shape.ctas,
