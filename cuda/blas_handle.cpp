@@ -51,4 +51,27 @@ void BlasHandle::filterRows(const float* b, int outputs, int inputs, const float
   }
 }
 
+void BlasHandle::gramLowerDouble(const double* a, std::int64_t rows, int cols, std::int64_t lda,
+                                 double* c, bool accumulate) {
+  const double alpha = 1.0, beta = accumulate ? 1.0 : 0.0;
+  if (rows > INT_MAX || lda > INT_MAX)
+    throw DeviceError("cuBLAS: a Gram product of " + std::to_string(rows) +
+                      " rows is more than one call takes; use chunks below 2^31 rows");
+  checkBlas(cublasDsyrk(h_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, cols, static_cast<int>(rows),
+                        &alpha, a, static_cast<int>(lda), &beta, c, cols),
+            "cublasDsyrk");
+}
+
+void BlasHandle::multiplyByTransposeDouble(const double* a, int m, int k, const double* b,
+                                           std::int64_t ldb, std::int64_t n, double* c,
+                                           std::int64_t ldc) {
+  const double alpha = 1.0, beta = 0.0;
+  if (n > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+    throw DeviceError("cuBLAS: a product of " + std::to_string(n) +
+                      " columns is more than one call takes; use chunks below 2^31 columns");
+  checkBlas(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_T, m, static_cast<int>(n), k, &alpha, a, m, b,
+                        static_cast<int>(ldb), &beta, c, static_cast<int>(ldc)),
+            "cublasDgemm");
+}
+
 }  // namespace modescope::cuda

@@ -74,6 +74,16 @@ IcaClusterShape icaClusterShape(int components, int blockSize, IcaGpuMath math);
 // bit (tests/gpu/entropy_parity_test.cpp). Throws what planEntropy throws, DeviceError.
 std::vector<double> cudaEntropyZScores(const SignalBlock& block, const EntropyParams& params);
 
+// The Infomax whitening on the device (cuda/ica_whitening_gpu.h), for its parity with the CPU
+// twins icaChannelMoments and icaSpheredData (engine/ica/infomax.h): the channel means (C) and
+// covariance (C x C, column-major, 1/(n - 1)) of `block`; and sphere * (x - mean) for `sphere`
+// r x C column-major, as n x r floats, sample-major, TF32-rounded when `tf32` (as the plain TF32
+// kernels read them). Throws DeviceError, OutOfDeviceMemoryError.
+void cudaIcaMoments(const SignalBlock& block, std::vector<double>& mean,
+                    std::vector<double>& covariance);
+std::vector<float> cudaIcaSphered(const SignalBlock& block, const std::vector<double>& mean,
+                                  const std::vector<double>& sphere, int components, bool tf32);
+
 // ---- Link measurement for the benchmark's floor (tests/bench/preprocess_bench) ----------------
 
 // Bandwidths in GB/s (1e9 bytes per second), medians of 5 repetitions over `bytes` bytes.

@@ -1,5 +1,6 @@
-// runInfomaxGpu (cuda_ica.h): the shared Infomax driver (engine/ica) with device passes. The
-// sphered data go to the GPU once (float, sample-major); each pass uploads its permutation and
+// runInfomaxGpu (cuda_ica.h): the shared Infomax driver (engine/ica) with device moments and
+// passes. The raw block goes to the GPU once; the covariance and the sphered data (float,
+// sample-major) are computed there (ica_whitening_gpu.h); each pass uploads its permutation and
 // runs one kernel (up to 64 components the warpgroup kernel in plain TF32 on compute 9.0, else the
 // register-resident one; 65 to 256 components the tensor-core cluster kernel in TF32 and 3xTF32;
 // else, and for FP32, the WMMA cluster kernel: infomax_kernels.cuh); the driver reads W back
@@ -8,12 +9,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_ica.h"
 #include "cuda/device_memory.cuh"
+#include "cuda/ica_whitening_gpu.h"
 #include "cuda/infomax_kernels.cuh"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -37,22 +40,13 @@ InfomaxMath toKernelMath(IcaGpuMath m) {
   return InfomaxMath::Tf32x3;
 }
 
-// x rounded to the nearest TF32 value, ties away from zero: what cvt.rna.tf32.f32 gives on the
-// device, so data rounded once here equal data rounded by the kernel at every use.
-float roundToTf32(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
-  std::memcpy(&x, &bits, sizeof bits);
-  return x;
-}
-
 class GpuInfomaxPasses final : public InfomaxPasses {
  public:
   // `warpgroup`, `fast`, `mmaCluster`: the warpgroup, register-resident and tensor-core
   // cluster kernels' layouts when they take the problem (the first one given runs), else null
   // (the WMMA cluster kernel runs).
-  GpuInfomaxPasses(const InfomaxSetup& s, const InfomaxLayout& layout,
+  // `raw`: the block on the device, from which the constructor spheres the data.
+  GpuInfomaxPasses(const InfomaxSetup& s, DeviceIcaBlock& raw, const InfomaxLayout& layout,
                    const InfomaxWgmmaLayout* warpgroup, const InfomaxFastLayout* fast,
                    const InfomaxMmaClusterLayout* mmaCluster)
       : setup_(s),
@@ -65,7 +59,7 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     if (warpgroup_) warpgroupLayout_ = *warpgroup;
     if (fast_) fastLayout_ = *fast;
     if (mmaCluster_) mmaClusterLayout_ = *mmaCluster;
-    // Plain TF32 rounds every product input: round the data once, on upload.
+    // Plain TF32 rounds every product input: round the data once, as they are sphered.
     dataTf32_ =
         (warpgroup_ || fast_ || mmaCluster_) && toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
     // The warpgroup kernel reads rows of 64 with its own channel order (infomax_kernels.cuh).
@@ -82,16 +76,14 @@ class GpuInfomaxPasses final : public InfomaxPasses {
           mib(static_cast<double>(dataBytes)) + "; " + mib(static_cast<double>(freeBytes)) +
           " of GPU memory is free. Use a shorter time range, a lower PCA rank, or the CPU "
           "backend");
-    // Sample-major, rows padded with zeros (padded components never move).
-    std::vector<float> host(n * static_cast<std::size_t>(row), 0.f);
-    for (std::size_t t = 0; t < n; ++t)
-      for (int i = 0; i < r_; ++i)
-        host[t * row + (warpgroup_ ? wgmmaChannelSlot(i) : i)] =
-            dataTf32_ ? roundToTf32(static_cast<float>(s.sphered[t * r_ + i]))
-                      : static_cast<float>(s.sphered[t * r_ + i]);
-    data_ = DeviceBuffer<float>(host.size());
-    MODESCOPE_CUDA_TRY(
-        cudaMemcpy(data_.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+    // Sample-major, rows padded with zeros (padded components never move), sphered on the device.
+    data_ = DeviceBuffer<float>(n * static_cast<std::size_t>(row));
+    SpheredRows rows;
+    rows.components = r_;
+    rows.row = row;
+    rows.warpgroupSlots = warpgroup_;
+    rows.tf32 = dataTf32_;
+    raw.sphere(s.mean, s.sphere, rows, data_.get());
     perm_ = DeviceBuffer<int>(n);
     permHost_ = PinnedBuffer<int>(n);  // page-locked: the upload is one DMA, not a staged copy
     const std::size_t rr = static_cast<std::size_t>(R_) * R_;
@@ -273,7 +265,15 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
                                   "for its thread block clusters; ") +
                       props.name + " has " + std::to_string(props.major) + "." +
                       std::to_string(props.minor) + ". Use the CPU backend");
-  return runInfomax(block, params, threads, ctx, [&](const InfomaxSetup& s) {
+  // The block goes to the device once, for the moments; the sphered data are made from it when
+  // the passes start, after which it is freed.
+  std::unique_ptr<DeviceIcaBlock> raw;
+  const InfomaxMoments moments = [&](const SignalBlock& b, std::vector<double>& mean,
+                                     std::vector<double>& covariance) {
+    raw = std::make_unique<DeviceIcaBlock>(b);
+    raw->moments(mean, covariance);
+  };
+  const InfomaxPassFactory makePasses = [&](const InfomaxSetup& s) {
     InfomaxLayout layout;
     if (!planInfomaxLayout(s.components, s.resolved.blockSize, static_cast<std::size_t>(optin),
                            layout, icaSlabRows()))
@@ -298,10 +298,13 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
     const bool useMmaCluster =
         icaSlabRows() == 0 &&
         planMmaCluster(layout.R, s.resolved.blockSize, math, props.major, shared, mmaCluster);
-    return std::unique_ptr<InfomaxPasses>(
-        new GpuInfomaxPasses(s, layout, useWarpgroup ? &warpgroup : nullptr,
-                             useFast ? &fast : nullptr, useMmaCluster ? &mmaCluster : nullptr));
-  });
+    auto passes = std::make_unique<GpuInfomaxPasses>(
+        s, *raw, layout, useWarpgroup ? &warpgroup : nullptr, useFast ? &fast : nullptr,
+        useMmaCluster ? &mmaCluster : nullptr);
+    raw.reset();
+    return std::unique_ptr<InfomaxPasses>(std::move(passes));
+  };
+  return runInfomax(block, params, threads, ctx, makePasses, moments);
 }
 
 }  // namespace modescope::cuda

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/ica/infomax.h"
 #include "engine/parallel/worker_team.h"
 
 namespace modescope::ica_detail {
@@ -20,8 +22,8 @@ constexpr int64_t kChunk = 4096;
 constexpr int64_t kCovarianceParts = 32;
 
 // Copies samples [t0, t0 + n) of every channel, centred, into `out` (C x n, column-major).
-void loadCentred(const SignalBlock& block, const Eigen::VectorXd& mean, int64_t t0, int64_t n,
-                 Eigen::MatrixXd& out) {
+void loadCentred(const SignalBlock& block, const Eigen::Ref<const Eigen::VectorXd>& mean,
+                 int64_t t0, int64_t n, Eigen::MatrixXd& out) {
   const int c = static_cast<int>(block.channels.size());
   out.resize(c, n);
   for (int ch = 0; ch < c; ++ch) {
@@ -47,20 +49,19 @@ void parallelRanges(int64_t count, int threads, const std::function<void(int64_t
   });
 }
 
-Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, int threads,
-                           JobContext& ctx, Diagnostics& diagnostics) {
+ChannelMoments channelMoments(const SignalBlock& block, int threads, JobContext& ctx) {
   const int c = static_cast<int>(block.channels.size());
   const int64_t n = block.samples;
-  Whitening w;
+  ChannelMoments m;
 
   // Mean in double (runica promotes to double before anything).
-  w.mean = Eigen::VectorXd::Zero(c);
+  m.mean = Eigen::VectorXd::Zero(c);
   parallelRanges(c, threads, [&](int64_t b, int64_t e) {
     for (int64_t ch = b; ch < e; ++ch) {
       const float* x = block.channel(static_cast<std::size_t>(ch));
       double s = 0.0;
       for (int64_t t = 0; t < n; ++t) s += x[t];
-      w.mean(ch) = s / static_cast<double>(n);
+      m.mean(ch) = s / static_cast<double>(n);
     }
   });
   ctx.checkpoint();
@@ -77,7 +78,7 @@ Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, in
       for (int64_t k = chunks * p / parts; k < chunks * (p + 1) / parts; ++k) {
         ctx.checkpoint();
         const int64_t t0 = k * kChunk;
-        loadCentred(block, w.mean, t0, std::min(kChunk, n - t0), x);
+        loadCentred(block, m.mean, t0, std::min(kChunk, n - t0), x);
         partial[static_cast<std::size_t>(p)].selfadjointView<Eigen::Lower>().rankUpdate(x);
       }
     }
@@ -85,7 +86,21 @@ Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, in
   Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(c, c);
   for (const auto& p : partial) sum += p;
   sum.triangularView<Eigen::StrictlyUpper>() = sum.transpose();
-  w.covariance = sum / static_cast<double>(n - 1);
+  m.covariance = sum / static_cast<double>(n - 1);
+  return m;
+}
+
+Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, int threads,
+                           JobContext& ctx, Diagnostics& diagnostics) {
+  return whiteningFrom(channelMoments(block, threads, ctx), block, params, diagnostics);
+}
+
+Whitening whiteningFrom(ChannelMoments moments, const SignalBlock& block, const IcaParams& params,
+                        Diagnostics& diagnostics) {
+  const int c = static_cast<int>(block.channels.size());
+  Whitening w;
+  w.mean = std::move(moments.mean);
+  w.covariance = std::move(moments.covariance);
 
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(w.covariance);
   if (eig.info() != Eigen::Success)
@@ -154,10 +169,11 @@ Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, in
   return w;
 }
 
-Eigen::MatrixXd sphereData(const SignalBlock& block, const Whitening& w, int threads,
+Eigen::MatrixXd sphereData(const SignalBlock& block, const Eigen::Ref<const Eigen::VectorXd>& mean,
+                           const Eigen::Ref<const Eigen::MatrixXd>& sphere, int threads,
                            JobContext& ctx) {
   const int64_t n = block.samples;
-  Eigen::MatrixXd out(w.components, n);
+  Eigen::MatrixXd out(sphere.rows(), n);
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   parallelRanges(chunks, threads, [&](int64_t kb, int64_t ke) {
     Eigen::MatrixXd x;
@@ -165,11 +181,32 @@ Eigen::MatrixXd sphereData(const SignalBlock& block, const Whitening& w, int thr
       ctx.checkpoint();
       const int64_t t0 = k * kChunk;
       const int64_t len = std::min(kChunk, n - t0);
-      loadCentred(block, w.mean, t0, len, x);
-      out.middleCols(t0, len).noalias() = w.sphere * x;
+      loadCentred(block, mean, t0, len, x);
+      out.middleCols(t0, len).noalias() = sphere * x;
     }
   });
   return out;
 }
 
 }  // namespace modescope::ica_detail
+
+namespace modescope {
+
+IcaChannelMoments icaChannelMoments(const SignalBlock& block, int threads) {
+  JobContext ctx;
+  const ica_detail::ChannelMoments m = ica_detail::channelMoments(block, threads, ctx);
+  return {std::vector<double>(m.mean.data(), m.mean.data() + m.mean.size()),
+          std::vector<double>(m.covariance.data(), m.covariance.data() + m.covariance.size())};
+}
+
+std::vector<double> icaSpheredData(const SignalBlock& block, const std::vector<double>& mean,
+                                   const std::vector<double>& sphere, int components, int threads) {
+  const auto c = static_cast<Eigen::Index>(block.channels.size());
+  JobContext ctx;
+  const Eigen::MatrixXd out = ica_detail::sphereData(
+      block, Eigen::Map<const Eigen::VectorXd>(mean.data(), c),
+      Eigen::Map<const Eigen::MatrixXd>(sphere.data(), components, c), threads, ctx);
+  return std::vector<double>(out.data(), out.data() + out.size());
+}
+
+}  // namespace modescope

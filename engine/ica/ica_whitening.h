@@ -30,14 +30,29 @@ struct Whitening {
   Eigen::MatrixXd sphere;  // r x C, applied to centred data
 };
 
-// Mean, covariance, eigen decomposition and rank of `block` (all channels, all samples), then the
-// component count r (pcaRank or the rank; InvalidParameterError when pcaRank exceeds the rank) and
-// the sphere for r. Adds the rank-reduction diagnostic. Checks the cancel token between chunks.
+struct ChannelMoments {
+  Eigen::VectorXd mean;        // C
+  Eigen::MatrixXd covariance;  // C x C, 1/(N-1), of the centred data
+};
+
+// Mean and covariance of `block` (all channels, all samples) in double on `threads` threads, the
+// same bits for any thread count. Checks the cancel token between chunks.
+ChannelMoments channelMoments(const SignalBlock& block, int threads, JobContext& ctx);
+
+// From the moments: eigen decomposition and rank, then the component count r (pcaRank or the
+// rank; InvalidParameterError when pcaRank exceeds the rank) and the sphere for r. Adds the
+// rank-reduction diagnostic. `block` names the channels in messages.
+Whitening whiteningFrom(ChannelMoments moments, const SignalBlock& block, const IcaParams& params,
+                        Diagnostics& diagnostics);
+
+// channelMoments, then whiteningFrom.
 Whitening computeWhitening(const SignalBlock& block, const IcaParams& params, int threads,
                            JobContext& ctx, Diagnostics& diagnostics);
 
 // sphere * (x - mean) for every sample: r x N, column-major (one sample per column, contiguous).
-Eigen::MatrixXd sphereData(const SignalBlock& block, const Whitening& w, int threads,
+// `mean` has C entries, `sphere` is r x C.
+Eigen::MatrixXd sphereData(const SignalBlock& block, const Eigen::Ref<const Eigen::VectorXd>& mean,
+                           const Eigen::Ref<const Eigen::MatrixXd>& sphere, int threads,
                            JobContext& ctx);
 
 }  // namespace modescope::ica_detail

@@ -65,9 +65,23 @@ IcaResult runInfomaxCpu(const SignalBlock& block, const IcaParams& params, int t
                         JobContext& ctx);
 
 // The same procedure with the passes (step 4) of another backend (infomax_passes.h): the CUDA
-// backend calls this with its device passes; runInfomaxCpu with the double-precision Eigen ones.
+// backend calls this with its device passes and moments; runInfomaxCpu with the double-precision
+// Eigen passes and the driver's own moments (`moments` empty).
 IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int threads,
-                     JobContext& ctx, const InfomaxPassFactory& passes);
+                     JobContext& ctx, const InfomaxPassFactory& passes,
+                     const InfomaxMoments& moments = {});
+
+// Steps 2 and 3's data passes on the CPU, in plain types: the CPU twins of the CUDA backend's
+// device whitening (cudaIcaMoments and cudaIcaSphered in cuda/cuda_backend.h). Channel means (C)
+// and covariance (C x C, column-major, 1/(n - 1)) of `block`; and sphere * (x - mean) for `sphere`
+// r x C column-major, as r x n doubles, column-major (one sample per column).
+struct IcaChannelMoments {
+  std::vector<double> mean;
+  std::vector<double> covariance;
+};
+IcaChannelMoments icaChannelMoments(const SignalBlock& block, int threads);
+std::vector<double> icaSpheredData(const SignalBlock& block, const std::vector<double>& mean,
+                                   const std::vector<double>& sphere, int components, int threads);
 
 // Activations s = unmixing * (x - mean), r x N row-major float (component-major like a block).
 // `block` must have the result's channels (same count; throws InvalidParameterError otherwise);

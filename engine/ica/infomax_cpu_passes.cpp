@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/core/philox.h"
+#include "engine/ica/ica_whitening.h"
 #include "engine/ica/infomax.h"
 #include "engine/ica/infomax_passes.h"
 #include "engine/parallel/worker_team.h"
@@ -38,7 +39,13 @@ class CpuInfomaxPasses final : public InfomaxPasses {
  public:
   explicit CpuInfomaxPasses(const InfomaxSetup& s)
       : setup_(s),
-        data_(s.sphered, s.components, s.samples),
+        sphered_(ica_detail::sphereData(
+            *s.block,
+            Eigen::Map<const VectorXd>(s.mean, static_cast<Eigen::Index>(s.block->channels.size())),
+            Eigen::Map<const MatrixXd>(s.sphere, s.components,
+                                       static_cast<Eigen::Index>(s.block->channels.size())),
+            s.threads, *s.ctx)),
+        data_(sphered_.data(), s.components, s.samples),
         r_(s.components),
         block_(s.resolved.blockSize),
         pieceRows_(rowsPerPiece(r_)),
@@ -215,6 +222,7 @@ class CpuInfomaxPasses final : public InfomaxPasses {
   }
 
   InfomaxSetup setup_;
+  MatrixXd sphered_;  // r x n: the data these passes read
   Eigen::Map<const MatrixXd> data_;
   int r_;
   int block_;

@@ -10,8 +10,10 @@
 #include <future>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -118,7 +120,8 @@ MatrixXd pseudoInverse(const MatrixXd& a) {
 }  // namespace
 
 IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int threads,
-                     JobContext& ctx, const InfomaxPassFactory& makePasses) {
+                     JobContext& ctx, const InfomaxPassFactory& makePasses,
+                     const InfomaxMoments& backendMoments) {
   const auto started = std::chrono::steady_clock::now();
   validateIcaParams(params);
   checkInput(block);
@@ -139,11 +142,24 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
     throw InvalidParameterError("samples", std::to_string(n), "fewer than 2^31 (2147483648)",
                                 "select a shorter time range or decimate the recording");
 
-  ctx.progress(0.0, "ICA: covariance and sphering");
-  const Whitening wh = ica_detail::computeWhitening(block, params, threads, ctx, res.diagnostics);
+  ctx.progress(0.0, "ICA: covariance");
+  ica_detail::ChannelMoments moments;
+  if (backendMoments) {
+    std::vector<double> mean, covariance;
+    backendMoments(block, mean, covariance);
+    if (mean.size() != static_cast<std::size_t>(c) ||
+        covariance.size() != static_cast<std::size_t>(c) * static_cast<std::size_t>(c))
+      throw std::logic_error("runInfomax: the backend's moments have the wrong sizes");
+    moments.mean = Eigen::Map<const VectorXd>(mean.data(), c);
+    moments.covariance = Eigen::Map<const MatrixXd>(covariance.data(), c, c);
+  } else {
+    moments = ica_detail::channelMoments(block, threads, ctx);
+  }
+  ctx.checkpoint();
+  const Whitening wh =
+      ica_detail::whiteningFrom(std::move(moments), block, params, res.diagnostics);
   const int r = wh.components;
   checkSampleCount(block, r, res.diagnostics);
-  const MatrixXd data = ica_detail::sphereData(block, wh, threads, ctx);
 
   const ResolvedIcaParams rp = resolveIcaParams(params, c, r, n);
   res.resolved = rp;
@@ -157,13 +173,16 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
                       " samples (runica warns below 2000); the signs may flicker");
 
   InfomaxSetup setup;
-  setup.sphered = data.data();
+  setup.block = &block;
+  setup.mean = wh.mean.data();
+  setup.sphere = wh.sphere.data();
   setup.components = r;
   setup.samples = n;
   setup.params = params;
   setup.resolved = rp;
   setup.ctx = &ctx;
   setup.threads = threads;
+  ctx.progress(0.0, "ICA: sphering the data");
   const std::unique_ptr<InfomaxPasses> passes = makePasses(setup);
 
   // The permutations come from one sequential stream whatever happens (restarts included):

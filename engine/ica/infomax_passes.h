@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/core/job_context.h"
+#include "engine/core/recording.h"
 #include "engine/ica/ica_params.h"
 #include "engine/ica/ica_result.h"
 
@@ -45,15 +46,20 @@ struct IcaSignState {
   void apply(const std::vector<double>& kurtosis, const IcaExtendedParams& e);
 };
 
-// What a pass reads: the sphered data and the settings that ran.
+// What a pass reads: the data, how to sphere them, and the settings that ran. Each backend
+// spheres the data itself (sphered = sphere * (x - mean), one r-vector per sample), so the CPU
+// keeps doubles in host memory and the GPU computes its floats on the device from the raw block,
+// without an r x n double copy on the host.
 struct InfomaxSetup {
-  const double* sphered = nullptr;  // r x n, column-major (one sample per column)
-  int components = 0;               // r
-  int64_t samples = 0;              // n
-  IcaParams params;                 // as requested (extended, bias, ext, maxWeight, seed)
-  ResolvedIcaParams resolved;       // block size and the rest as resolved
-  JobContext* ctx = nullptr;        // a pass calls ctx->checkpoint() every few ms of work
-  int threads = 1;                  // CPU threads a pass may use (the CUDA passes ignore it)
+  const SignalBlock* block = nullptr;  // C channels x n samples, as given to the driver
+  const double* mean = nullptr;        // C: the channel means
+  const double* sphere = nullptr;      // r x C, column-major
+  int components = 0;                  // r
+  int64_t samples = 0;                 // n
+  IcaParams params;                    // as requested (extended, bias, ext, maxWeight, seed)
+  ResolvedIcaParams resolved;          // block size and the rest as resolved
+  JobContext* ctx = nullptr;           // a pass calls ctx->checkpoint() every few ms of work
+  int threads = 1;                     // CPU threads a pass may use (the CUDA passes ignore it)
 };
 
 class InfomaxPasses {
@@ -75,5 +81,10 @@ class InfomaxPasses {
 };
 
 using InfomaxPassFactory = std::function<std::unique_ptr<InfomaxPasses>(const InfomaxSetup&)>;
+
+// A backend's own channel means (C) and covariance (C x C, column-major, 1/(n - 1), of the centred
+// data) of the block, in double; the driver computes them on the CPU where a backend gives none.
+using InfomaxMoments = std::function<void(const SignalBlock& block, std::vector<double>& mean,
+                                          std::vector<double>& covariance)>;
 
 }  // namespace modescope
