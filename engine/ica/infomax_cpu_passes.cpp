@@ -68,7 +68,8 @@ class CpuInfomaxPasses final : public InfomaxPasses {
   // (2) the rows of G = Y' U^T + block I and of G W, which read all of U and W, and a share of
   // the next block's samples. The previous update is added at the start of (1), not at the end
   // of (2), because (2) still reads every row of W. A kurtosis estimate needs the updated W first.
-  bool pass(const std::vector<int32_t>& perm, double lrate) override {
+  bool pass(const std::vector<int32_t>& perm, double lrate,
+            const std::vector<int32_t>& /*next: the CPU reads permutations in place*/) override {
     const int64_t blocks = setup_.samples / block_;  // the last partial block is skipped
     if (blocks == 0) return true;
     const bool extended = setup_.params.extended;

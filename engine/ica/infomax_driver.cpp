@@ -142,6 +142,38 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
     throw InvalidParameterError("samples", std::to_string(n), "fewer than 2^31 (2147483648)",
                                 "select a shorter time range or decimate the recording");
 
+  // The permutations come from one sequential stream whatever happens (restarts included):
+  // permutation k is that stream's uniforms k (n - 1) .. (k + 1) (n - 1) - 1. A permutation of
+  // 460,800 samples takes ~15 ms to draw, longer than a GPU pass, so kPermutationsAhead of them
+  // are drawn at once on helper threads while the backend runs the current pass. These stay
+  // std::async tasks rather than WorkerTeam items: they must run in the background while this
+  // thread runs the pass (WorkerTeam::run returns only when its batch is done), and the CPU passes
+  // use a team of their own meanwhile; one thread start per step is noise beside a 15 ms draw.
+  // The first ones are drawn while the data are whitened.
+  constexpr int kPermutationsAhead = 3;
+  const uint64_t seed = params.seed;
+  int64_t permutationsDrawn = 0;
+  std::deque<std::future<std::vector<int32_t>>> ahead;
+  auto drawAhead = [&] {
+    while (static_cast<int>(ahead.size()) < kPermutationsAhead) {
+      const int64_t k = permutationsDrawn++;
+      ahead.push_back(std::async(std::launch::async, [seed, n, k] {
+        PhiloxStream rng(seed, kIcaPermutationStream);
+        rng.skipUniforms(static_cast<uint64_t>(k) * static_cast<uint64_t>(n - 1));
+        std::vector<int32_t> perm(static_cast<std::size_t>(n));
+        randomPermutation(perm, rng);
+        return perm;
+      }));
+    }
+  };
+  drawAhead();
+  auto takePermutation = [&] {
+    std::vector<int32_t> perm = ahead.front().get();
+    ahead.pop_front();
+    drawAhead();
+    return perm;
+  };
+
   ctx.progress(0.0, "ICA: covariance");
   ica_detail::ChannelMoments moments;
   if (backendMoments) {
@@ -185,31 +217,6 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   ctx.progress(0.0, "ICA: sphering the data");
   const std::unique_ptr<InfomaxPasses> passes = makePasses(setup);
 
-  // The permutations come from one sequential stream whatever happens (restarts included):
-  // permutation k is that stream's uniforms k (n - 1) .. (k + 1) (n - 1) - 1. A permutation of
-  // 460,800 samples takes ~15 ms to draw, longer than a GPU pass, so kPermutationsAhead of them
-  // are drawn at once on helper threads while the backend runs the current pass. These stay
-  // std::async tasks rather than WorkerTeam items: they must run in the background while this
-  // thread runs the pass (WorkerTeam::run returns only when its batch is done), and the CPU passes
-  // use a team of their own meanwhile; one thread start per step is noise beside a 15 ms draw.
-  constexpr int kPermutationsAhead = 3;
-  const uint64_t seed = params.seed;
-  int64_t permutationsDrawn = 0;
-  std::deque<std::future<std::vector<int32_t>>> ahead;
-  auto drawAhead = [&] {
-    while (static_cast<int>(ahead.size()) < kPermutationsAhead) {
-      const int64_t k = permutationsDrawn++;
-      ahead.push_back(std::async(std::launch::async, [seed, n, k] {
-        PhiloxStream rng(seed, kIcaPermutationStream);
-        rng.skipUniforms(static_cast<uint64_t>(k) * static_cast<uint64_t>(n - 1));
-        std::vector<int32_t> perm(static_cast<std::size_t>(n));
-        randomPermutation(perm, rng);
-        return perm;
-      }));
-    }
-  };
-  drawAhead();
-
   MatrixXd oldWeights = MatrixXd::Identity(r, r);
   MatrixXd oldDelta = MatrixXd::Zero(r, r);
   double oldChange = 0.0;
@@ -229,12 +236,13 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
     return e;
   };
   MatrixXd w = oldWeights;
+  // Each pass is given the next permutation too, so a backend can stage it during the pass.
+  std::vector<int32_t> perm = takePermutation();
   while (step < maxSteps) {
     ctx.checkpoint();
-    const std::vector<int32_t> perm = ahead.front().get();
-    ahead.pop_front();
-    drawAhead();
-    bool blowup = !passes->pass(perm, lrate);
+    std::vector<int32_t> next = takePermutation();
+    bool blowup = !passes->pass(perm, lrate, next);
+    perm = std::move(next);
     if (!blowup) w = toEigen(passes->weights());
 
     double change = 0.0;

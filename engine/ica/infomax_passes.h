@@ -70,8 +70,11 @@ class InfomaxPasses {
   // every extBlocks blocks a kurtosis estimate. Returns false as soon as max|W| exceeds
   // params.maxWeight or is not finite (a blow-up; the weights are then unusable until restart()).
   // 32-bit entries (the driver refuses 2^31 samples or more): the GPU reads them as they are, so
-  // no conversion sits between two passes.
-  virtual bool pass(const std::vector<int32_t>& permutation, double learningRate) = 0;
+  // no conversion sits between two passes. `next` is the permutation of the following pass (the
+  // driver's stream of permutations goes on through restarts), which a backend may copy ahead
+  // while this pass runs; the following call's `permutation` is then that same vector, moved.
+  virtual bool pass(const std::vector<int32_t>& permutation, double learningRate,
+                    const std::vector<int32_t>& next) = 0;
   // Back to W = I, b = 0 and the signs' start values; the block counter restarts at 1 (runica).
   virtual void restart() = 0;
   virtual IcaMatrix weights() const = 0;  // r x r
