@@ -170,8 +170,9 @@ CommandSpec icaSpec() {
       "\n\nThe output is an HDF5 file (schema modescope-ica/1, docs/hdf5-schema.md): mean, "
       "sphere, weights, unmixing and mixing matrices, variance per component, convergence "
       "history, parameters and provenance.\n\nOn the GPU (--backend cuda, or auto when one is "
-      "present) the passes run on tensor cores (--gpu-math); the whitening, the step control "
-      "and the sorting are the CPU's own code, so both backends follow one procedure (docs/ica.md)."
+      "present) the passes run on tensor cores (--gpu-math) and the covariance and sphering on "
+      "the device in double; the rank, the sphere, the step control and the sorting are the "
+      "CPU's own code, so both backends follow one procedure (docs/ica.md)."
       "\n\nWithout --channels, every channel "
       "except trigger/status channels is used, restricted to the sample rate most channels share.";
   s.options = {
