@@ -12,6 +12,7 @@
 #include "cuda/preprocess_kernels.cuh"
 #include "engine/compute/cpu_backend.h"
 #include "engine/core/error.h"
+#include "engine/core/text.h"
 
 namespace modescope::cuda {
 namespace {
@@ -41,10 +42,6 @@ int deviceFftSize(std::int64_t taps, std::int64_t samples) {
   const std::int64_t target = std::max<std::int64_t>(nextPow2(4 * taps), 4096);
   const std::int64_t whole = nextPow2(samples + taps - 1);
   return static_cast<int>(std::max(minimum, std::min(target, whole)));
-}
-
-std::string mib(std::size_t bytes) {
-  return std::to_string((bytes + (std::size_t{1} << 20) - 1) >> 20) + " MiB";
 }
 
 // ---- validation (the CPU backend's rules and messages) ----------------------------------------
@@ -290,10 +287,10 @@ class Pipeline {
       what += " (longest filter " + std::to_string(longest->layout.taps) + " taps, FFT length " +
               std::to_string(longest->layout.fftSize) + ")";
     }
-    throw OutOfDeviceMemoryError(what + " needs " + mib(need) +
+    throw OutOfDeviceMemoryError(what + " needs " + formatMebibytes(need) +
                                  " of GPU memory with cuFFT's "
                                  "workspace, but only " +
-                                 mib(usable) +
+                                 formatMebibytes(usable) +
                                  " are free. Select a shorter time range, close other GPU "
                                  "programs, or use --backend cpu");
   }

@@ -20,6 +20,7 @@
 #include "cuda/device_memory.cuh"
 #include "cuda/hht_kernels.cuh"
 #include "engine/core/error.h"
+#include "engine/core/text.h"
 
 namespace modescope::cuda {
 namespace {
@@ -28,10 +29,6 @@ namespace {
 constexpr std::int64_t kSumSamplesPerBlock = 4096;
 constexpr int kMaxSumBlocks = 64;
 constexpr std::int64_t kMaxChannelsPerBatch = 65535;  // gridDim.y of the spectrum kernel
-
-std::string mib(std::size_t bytes) {
-  return std::to_string((bytes + (std::size_t{1} << 20) - 1) >> 20) + " MiB";
-}
 
 struct Batch {
   std::size_t firstChannel = 0, lastChannel = 0;  // [first, last) of the result's channels
@@ -232,9 +229,9 @@ class HhtGpuRun {
       if (bytes > usable || (resident > 0 && k * n_ > resident)) {
         throw OutOfDeviceMemoryError(
             "Hilbert-Huang transform: channel " + std::to_string(modes_.channels[c].channel) +
-            " needs " + mib(bytes) + " of GPU memory (" + std::to_string(k) + " IMFs x " +
-            std::to_string(n_) + " samples, a " + std::to_string(bins_) + " x " +
-            std::to_string(cols_) + " spectrum) but only " + mib(usable) +
+            " needs " + formatMebibytes(bytes) + " of GPU memory (" + std::to_string(k) +
+            " IMFs x " + std::to_string(n_) + " samples, a " + std::to_string(bins_) + " x " +
+            std::to_string(cols_) + " spectrum) but only " + formatMebibytes(usable) +
             " are free. Select a shorter time range, fewer IMFs or a smaller grid, close other "
             "GPU programs, or use --backend cpu");
       }

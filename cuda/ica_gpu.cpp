@@ -6,7 +6,6 @@
 // else, and for FP32, the WMMA cluster kernel: infomax_kernels.cuh); the driver reads W back
 // after every pass for the change and angle (R x R floats: negligible next to the pass).
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -25,8 +24,6 @@
 
 namespace modescope::cuda {
 namespace {
-
-std::string mib(double bytes) { return formatNumber(std::round(bytes / 1048576.0)) + " MiB"; }
 
 InfomaxMath toKernelMath(IcaGpuMath m) {
   switch (m) {
@@ -72,8 +69,8 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     if (dataBytes > freeBytes)
       throw OutOfDeviceMemoryError(
           "ICA on the GPU keeps the sphered data resident: " + std::to_string(s.samples) +
-          " samples x " + std::to_string(row) + " components need " +
-          mib(static_cast<double>(dataBytes)) + "; " + mib(static_cast<double>(freeBytes)) +
+          " samples x " + std::to_string(row) + " components need " + formatMebibytes(dataBytes) +
+          "; " + formatMebibytes(freeBytes) +
           " of GPU memory is free. Use a shorter time range, a lower PCA rank, or the CPU "
           "backend");
     // Sample-major, rows padded with zeros (padded components never move), sphered on the device.

@@ -1,7 +1,6 @@
 #include "cuda/ica_whitening_gpu.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "cuda/cuda_backend.h"
@@ -14,8 +13,6 @@ namespace {
 // Samples per centred chunk: 256 channels x 65,536 samples is 128 MiB of doubles, enough for
 // cuBLAS to run at full rate and small beside the resident data.
 constexpr std::int64_t kChunkSamples = std::int64_t{1} << 16;
-
-std::string mib(double bytes) { return formatNumber(std::round(bytes / 1048576.0)) + " MiB"; }
 
 }  // namespace
 
@@ -37,8 +34,8 @@ DeviceIcaBlock::DeviceIcaBlock(const SignalBlock& block)
   if (bytes > freeBytes)
     throw OutOfDeviceMemoryError(
         "ICA on the GPU whitens the block on the device: " + std::to_string(channels_) +
-        " channels x " + std::to_string(samples_) + " samples need " +
-        mib(static_cast<double>(bytes)) + "; " + mib(static_cast<double>(freeBytes)) +
+        " channels x " + std::to_string(samples_) + " samples need " + formatMebibytes(bytes) +
+        "; " + formatMebibytes(freeBytes) +
         " of GPU memory is free. Use a shorter time range, fewer channels, or the CPU backend");
   raw_ = DeviceBuffer<float>(c * n);
   centred_ = DeviceBuffer<double>(c * chunk);

@@ -58,6 +58,10 @@ std::string formatNumber(double v) {
   return buf;
 }
 
+std::string formatMebibytes(std::size_t bytes) {
+  return std::to_string((bytes + (std::size_t{1} << 20) - 1) >> 20) + " MiB";
+}
+
 std::string sanitizeUtf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
