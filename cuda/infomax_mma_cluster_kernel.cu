@@ -302,6 +302,42 @@ __global__ void __launch_bounds__(2 * Q * S, 1)
     return u;
   };
 
+  // Step 5's item: V^T's columns 16 m .. 16 m + 15 at the T 8-sample tiles from n. Each tile
+  // sums even and odd k chunks apart (two independent mma chains) and adds them at the end.
+  auto productVt = [&]<int T>(int m, int n) {
+    float acc[T][2][4];
+#pragma unroll
+    for (int i = 0; i < T; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) acc[i][h][0] = acc[i][h][1] = acc[i][h][2] = acc[i][h][3] = 0.f;
+    const float* wp = Wc + 2 * m * 64 + pairTg;
+    const float* up = U + n * 64 + pairTg;
+#pragma unroll 2
+    for (int kc = 0; kc < RK / 8; kc += 2) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float2 a02 = *reinterpret_cast<const float2*>(wp + (kc + h) * NC * 64);
+        const float2 a13 = *reinterpret_cast<const float2*>(wp + (kc + h) * NC * 64 + 64);
+        const Operand<kX3> af[4] = {storedOperand<kX3>(a02.x), storedOperand<kX3>(a13.x),
+                                    storedOperand<kX3>(a02.y), storedOperand<kX3>(a13.y)};
+#pragma unroll
+        for (int i = 0; i < T; ++i) {
+          const float2 bb = *reinterpret_cast<const float2*>(up + (kc + h) * NT * 64 + i * 64);
+          mma<kX3>(acc[i][h], af, storedOperand<kX3>(bb.x), storedOperand<kX3>(bb.y));
+        }
+      }
+    }
+    // acc (column 16 m + g (+ 8), sample 8 (n + i) + 2 t (+ 1)) -> V (sample, column).
+#pragma unroll
+    for (int i = 0; i < T; ++i) {
+      float* vb = V + ((n + i) * NC + 2 * m) * 64;
+      vb[blockOffset(2 * t, g)] = storedValue<kX3>(acc[i][0][0] + acc[i][1][0]);
+      vb[blockOffset(2 * t + 1, g)] = storedValue<kX3>(acc[i][0][1] + acc[i][1][1]);
+      vb[64 + blockOffset(2 * t, g)] = storedValue<kX3>(acc[i][0][2] + acc[i][1][2]);
+      vb[64 + blockOffset(2 * t + 1, g)] = storedValue<kX3>(acc[i][0][3] + acc[i][1][3]);
+    }
+  };
+
   for (long long b = 0; b < a.blocks; ++b) {
     partialU(slots);  // step 1
     clusterSync();    // A: every partial slot complete
@@ -358,31 +394,16 @@ __global__ void __launch_bounds__(2 * Q * S, 1)
       bias[tid] += biasStep * sum;
     }
 
-    // Step 5: V^T = W[:, q]^T U, items (16 columns, 8 samples) over the warps.
+    // Step 5: V^T = W[:, q]^T U, items (16 columns, 16 samples: W^T's A fragments loaded once
+    // for both 8-sample tiles; the last item of an odd NT has one tile) over the warps.
     constexpr int kHalves = S / 16;  // 16-column halves of the slab
-    for (int item = w; item < kHalves * NT; item += kWarps) {
-      const int m = item % kHalves, n = item / kHalves;
-      float acc0[4] = {0.f, 0.f, 0.f, 0.f}, acc1[4] = {0.f, 0.f, 0.f, 0.f};
-      const float* wp = Wc + 2 * m * 64 + pairTg;
-      const float* up = U + n * 64 + pairTg;
-#pragma unroll 4
-      for (int kc = 0; kc < RK / 8; kc += 2) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const float2 a02 = *reinterpret_cast<const float2*>(wp + (kc + h) * NC * 64);
-          const float2 a13 = *reinterpret_cast<const float2*>(wp + (kc + h) * NC * 64 + 64);
-          const float2 bb = *reinterpret_cast<const float2*>(up + (kc + h) * NT * 64);
-          const Operand<kX3> af[4] = {storedOperand<kX3>(a02.x), storedOperand<kX3>(a13.x),
-                                      storedOperand<kX3>(a02.y), storedOperand<kX3>(a13.y)};
-          mma<kX3>(h ? acc1 : acc0, af, storedOperand<kX3>(bb.x), storedOperand<kX3>(bb.y));
-        }
-      }
-      // acc (column 16 m + g (+ 8), sample 8 n + 2 t (+ 1)) -> V (sample, column).
-      float* vb = V + (n * NC + 2 * m) * 64;
-      vb[blockOffset(2 * t, g)] = storedValue<kX3>(acc0[0] + acc1[0]);
-      vb[blockOffset(2 * t + 1, g)] = storedValue<kX3>(acc0[1] + acc1[1]);
-      vb[64 + blockOffset(2 * t, g)] = storedValue<kX3>(acc0[2] + acc1[2]);
-      vb[64 + blockOffset(2 * t + 1, g)] = storedValue<kX3>(acc0[3] + acc1[3]);
+    const int pairs = (NT + 1) / 2;
+    for (int item = w; item < kHalves * pairs; item += kWarps) {
+      const int m = item % kHalves, n = 2 * (item / kHalves);
+      if (n + 1 < NT)
+        productVt.template operator()<2>(m, n);
+      else
+        productVt.template operator()<1>(m, n);
     }
     __pipeline_wait_prior(0);  // block b + 1's samples, block b + 2's entries
     if (tid == 0 && b > 0) maxBits[(b - 1) & 1] = 0u;  // read by every thread after A
