@@ -150,10 +150,10 @@ int runTfr(const Args& argv) {
         const std::size_t bytes = checkTfJob(*rec, job);
         const std::size_t fileBytes = storage == TfStorage::Complex ? bytes : bytes / 2;
         if (fileBytes >= kAnnounceBytes)
-          display.message(std::string(kProgram) + ": the image will take " +
-                          tfByteText(static_cast<double>(fileBytes)) + " in " + m.output + " (" +
-                          (storage == TfStorage::Complex ? "complex float32" : "float32 |T|") +
-                          ")");
+          display.message(
+              std::string(kProgram) + ": the image will take " +
+              formatByteSize(static_cast<double>(fileBytes)) + " in " + m.output + " (" +
+              (storage == TfStorage::Complex ? "complex float32" : "float32 |T|") + ")");
         if (streamed) {
           run = runTfJobToFile(*rec, job, *backend, m.output, storage, ctx);
           return;

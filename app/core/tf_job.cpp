@@ -63,8 +63,8 @@ std::size_t checkTfJob(const Recording& rec, const TfJobSpec& spec) {
   // (checkTfFileFits), not by memory.
   if (!tfJobStreams(spec) && bytes > spec.params.maxBytes)
     throw InvalidParameterError(
-        "output size", tfByteText(static_cast<double>(bytes)),
-        "at most " + tfByteText(static_cast<double>(spec.params.maxBytes)) + " in memory",
+        "output size", formatByteSize(static_cast<double>(bytes)),
+        "at most " + formatByteSize(static_cast<double>(spec.params.maxBytes)) + " in memory",
         "raise --hop, narrow --fmin/--fmax, lower --fft, or select fewer channels or a shorter "
         "range");
   return bytes;
@@ -131,8 +131,9 @@ void checkTfFileFits(std::size_t bytes, std::size_t freeBytes, const std::string
   constexpr std::size_t kMargin = std::size_t{64} << 20;
   if (bytes + kMargin <= freeBytes) return;
   throw InvalidParameterError(
-      "output size", tfByteText(static_cast<double>(bytes)),
-      "at most the " + tfByteText(static_cast<double>(freeBytes)) + " free where " + path + " goes",
+      "output size", formatByteSize(static_cast<double>(bytes)),
+      "at most the " + formatByteSize(static_cast<double>(freeBytes)) + " free where " + path +
+          " goes",
       "raise --hop, narrow --fmin/--fmax, lower --fft, select fewer channels or a shorter "
       "range, or write to a disk with more room");
 }

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "app/core/channel_selection.h"
 #include "engine/core/error.h"
+#include "engine/core/text.h"
 #include "engine/memd/memd_memory.h"
 
 namespace modescope {
@@ -13,15 +13,6 @@ namespace {
 
 // cuda/memd_gpu.cpp budgets this fraction of the free device memory.
 constexpr double kUsableDeviceFraction = 0.85;
-
-std::string mebibytes(double bytes) {
-  char b[32];
-  if (bytes >= 1024.0 * 1024.0 * 1024.0)
-    std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-  else
-    std::snprintf(b, sizeof b, "%.1f MiB", bytes / (1024.0 * 1024.0));
-  return b;
-}
 
 }  // namespace
 
@@ -67,10 +58,11 @@ MemdMemoryPlan memdMemoryPlan(const MemdParams& params, int channels, int64_t sa
     const double budget = kUsableDeviceFraction * static_cast<double>(deviceBytes);
     try {
       const MemdDevicePlan p = planMemdDevice(dims, samples, directions, valueBytes, budget);
-      plan.text = "GPU memory: " + mebibytes(static_cast<double>(p.totalBytes)) + " of " +
-                  mebibytes(budget) + " usable (" + std::to_string(directions) + " directions, " +
-                  std::to_string(p.chunk) + " at a time, " + std::to_string(dims) +
-                  " channels incl. noise x " + std::to_string(samples) + " samples)";
+      plan.text = "GPU memory: " + formatByteSize(static_cast<double>(p.totalBytes)) + " of " +
+                  formatByteSize(budget) + " usable (" + std::to_string(directions) +
+                  " directions, " + std::to_string(p.chunk) + " at a time, " +
+                  std::to_string(dims) + " channels incl. noise x " + std::to_string(samples) +
+                  " samples)";
     } catch (const OutOfDeviceMemoryError& e) {
       plan.refused = true;
       plan.text = e.what();
@@ -84,8 +76,8 @@ MemdMemoryPlan memdMemoryPlan(const MemdParams& params, int channels, int64_t sa
   const double instantaneous = 2.0 * modes;  // amplitude and frequency per sample and IMF
   const double spectra = double(channels) * 256.0 *
                          double(std::min<int64_t>(samples, kHhtDefaultMaxTimeBins)) * sizeof(float);
-  plan.text = "CPU: the result takes about " + mebibytes(modes + instantaneous + spectra) + " (" +
-              std::to_string(directions) + " directions, about " + std::to_string(rows - 1) +
+  plan.text = "CPU: the result takes about " + formatByteSize(modes + instantaneous + spectra) +
+              " (" + std::to_string(directions) + " directions, about " + std::to_string(rows - 1) +
               " IMFs + residue per channel)";
   return plan;
 }

@@ -62,6 +62,18 @@ std::string formatMebibytes(std::size_t bytes) {
   return std::to_string((bytes + (std::size_t{1} << 20) - 1) >> 20) + " MiB";
 }
 
+std::string formatByteSize(double bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
+}
+
 std::string sanitizeUtf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());

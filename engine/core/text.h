@@ -19,6 +19,9 @@ std::string formatNumber(double v);
 // A memory size for messages, in whole mebibytes rounded up ("130 MiB"), so a need is never
 // understated.
 std::string formatMebibytes(std::size_t bytes);
+// A size for people, in the largest binary unit it reaches, one decimal: "1.5 GiB", "640.0 MiB",
+// "12.0 KiB", "100 bytes" (a need of 300 MiB is not "0.3 GiB").
+std::string formatByteSize(double bytes);
 // Replaces bytes that are not valid UTF-8 with U+FFFD so labels from old files display safely.
 std::string sanitizeUtf8(std::string_view s);
 // Printable form of header bytes for error messages: non-printable bytes as \xNN.

@@ -2,26 +2,11 @@
 #include "engine/memd/memd_memory.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "engine/core/error.h"
+#include "engine/core/text.h"
 
 namespace modescope {
-namespace {
-
-// GiB from 1 GiB up, MiB below it (a need of 300 MiB is not "0.3 GiB" rounded to "0.0").
-std::string sizeText(double bytes) {
-  constexpr double kMiB = 1024.0 * 1024.0;
-  char b[32];
-  if (bytes >= 1024.0 * kMiB)
-    std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * kMiB));
-  else
-    std::snprintf(b, sizeof b, "%.1f MiB", bytes / kMiB);
-  return b;
-}
-
-}  // namespace
-
 std::size_t memdFixedBytes(int dims, int64_t n, int directions, int valueBytes) {
   const auto d = static_cast<std::size_t>(dims), un = static_cast<std::size_t>(n);
   const auto k = static_cast<std::size_t>(directions), r = static_cast<std::size_t>(valueBytes);
@@ -72,8 +57,8 @@ MemdDevicePlan planMemdDevice(int dims, int64_t n, int directions, int valueByte
     }
     std::string what = "MEMD of " + std::to_string(dims) + " channels x " + std::to_string(n) +
                        " samples needs at least " +
-                       sizeText(static_cast<double>(plan.fixedBytes + plan.perDirection)) +
-                       " of GPU memory (one direction at a time); " + sizeText(budgetBytes) +
+                       formatByteSize(static_cast<double>(plan.fixedBytes + plan.perDirection)) +
+                       " of GPU memory (one direction at a time); " + formatByteSize(budgetBytes) +
                        " is usable. ";
     what += "At most " + std::to_string(lo) + " samples fit with " + std::to_string(dims) +
             " channels, or " + std::to_string(dlo) + " channels with " + std::to_string(n) +

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "engine/core/block_rows.h"
@@ -42,18 +41,6 @@ void binRange(const TfParams& p, double fs, int& lo, int& hi) {
 }
 
 }  // namespace
-
-std::string tfByteText(double bytes) {
-  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 4) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return buf;
-}
 
 std::size_t tfOutputBytes(const TfParams& p, double sampleRate, std::size_t channels,
                           int64_t samples) {
@@ -147,8 +134,8 @@ TfPlan planTf(const SignalBlock& block, const TfParams& params) {
   plan.outputBytes = tfOutputBytes(plan.params, fs, plan.channels, s);
   if (plan.outputBytes > maxBytes)
     throw InvalidParameterError(
-        "output size", tfByteText(static_cast<double>(plan.outputBytes)),
-        "at most " + tfByteText(static_cast<double>(maxBytes)) + " (" +
+        "output size", formatByteSize(static_cast<double>(plan.outputBytes)),
+        "at most " + formatByteSize(static_cast<double>(maxBytes)) + " (" +
             std::to_string(plan.channels) + " channels x " + std::to_string(plan.columns) +
             " columns x " + std::to_string(plan.bins) + " bins x 8 bytes would not fit)",
         "raise --hop, narrow --fmin/--fmax, lower --fft, or select fewer channels or a shorter "

@@ -35,9 +35,6 @@ struct TfPlan {
   Diagnostics diagnostics;
 };
 
-// Human size: "1.5 GiB", "640 MiB", "12 KiB".
-std::string tfByteText(double bytes);
-
 // The output size of transforming `channels` x `samples` with p (no other check): C x T x K x 8.
 std::size_t tfOutputBytes(const TfParams& p, double sampleRate, std::size_t channels,
                           int64_t samples);
