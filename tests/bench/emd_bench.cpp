@@ -21,6 +21,9 @@
 //
 // Usage: emd_bench [--quick] [--runs N] [--cpu-budget SECONDS] [--cpu-only] [--gpu-only]
 //                  [--case C,N,I,S]   (one row only, e.g. for a profiler)
+//                  [--checksum]       (a hash of the GPU rows' bits per row of the table, so two
+//                                      builds can be shown to give the same result)
+//                  [--float64]        (the --case row in float64 on the GPU)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,7 +48,7 @@ using namespace modescope;
 namespace {
 
 struct Options {
-  bool quick = false, cpuOnly = false, gpuOnly = false;
+  bool quick = false, cpuOnly = false, gpuOnly = false, checksum = false, float64 = false;
   int runs = 3;
   double cpuBudget = 20.0;
   int caseC = 0, caseI = 0, caseS = 0;  // --case C,N,I,S: that row only (profiling)
@@ -96,12 +99,26 @@ EmdParams paramsFor(const Case& k) {
   return p;
 }
 
-double secondsOf(ComputeBackend& be, const SignalBlock& b, const EmdParams& p) {
+// FNV-1a over the bits of every row of every channel, in order.
+std::uint64_t bitsHash(const EmdResult& r) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const EmdChannelModes& c : r.channels)
+    for (float v : c.data) {
+      std::uint32_t b;
+      std::memcpy(&b, &v, sizeof b);
+      for (int k = 0; k < 4; ++k) h = (h ^ ((b >> (8 * k)) & 0xffu)) * 1099511628211ull;
+    }
+  return h;
+}
+
+double secondsOf(ComputeBackend& be, const SignalBlock& b, const EmdParams& p,
+                 std::uint64_t* hash = nullptr) {
   JobContext ctx;
   const auto t0 = std::chrono::steady_clock::now();
   const EmdResult r = be.decompose(b, p, ctx);
   const auto t1 = std::chrono::steady_clock::now();
   if (r.channels.empty()) std::fprintf(stderr, "empty result\n");
+  if (hash) *hash = bitsHash(r);
   return std::chrono::duration<double>(t1 - t0).count();
 }
 
@@ -128,6 +145,10 @@ int main(int argc, char** argv) {
       o.cpuOnly = true;
     else if (!std::strcmp(argv[i], "--gpu-only"))
       o.gpuOnly = true;
+    else if (!std::strcmp(argv[i], "--checksum"))
+      o.checksum = true;
+    else if (!std::strcmp(argv[i], "--float64"))
+      o.float64 = true;
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
       o.runs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--cpu-budget") && i + 1 < argc)
@@ -137,7 +158,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: emd_bench [--quick] [--runs N] [--cpu-budget S] [--cpu-only] "
-                   "[--gpu-only] [--case C,N,I,S]\n");
+                   "[--gpu-only] [--case C,N,I,S] [--checksum] [--float64]\n");
       return 1;
     }
   }
@@ -163,7 +184,9 @@ int main(int argc, char** argv) {
       for (int sifts : {10, 50}) cases.push_back({1, n, members, sifts});
   cases.push_back({64, 102401, 100, 10});
   cases.push_back({1, 102401, 500, 10, GpuPrecision::Float64});
-  if (o.caseC > 0) cases = {{o.caseC, o.caseN, o.caseI, o.caseS}};
+  if (o.caseC > 0)
+    cases = {{o.caseC, o.caseN, o.caseI, o.caseS,
+              o.float64 ? GpuPrecision::Float64 : GpuPrecision::Float32}};
 
   std::printf(
       "ICEEMDAN, %d IMFs + residue, fixed sifts S for signal and noise stages, end to end\n",
@@ -180,13 +203,16 @@ int main(int argc, char** argv) {
     const SignalBlock block = eegLike(k.channels, k.samples);
     const EmdParams p = paramsFor(k);
     double gpuSeconds = -1, cpuSeconds = -1;
+    std::uint64_t gpuHash = 0;
     std::string how = "-";
     try {
       if (gpu && !o.cpuOnly) {
-        secondsOf(*gpu, block, p);  // warm-up: context, module load, allocator
+        std::uint64_t hash = 0;
+        secondsOf(*gpu, block, p, &hash);  // warm-up: context, module load, allocator
         std::vector<double> t;
         for (int r = 0; r < o.runs; ++r) t.push_back(secondsOf(*gpu, block, p));
         gpuSeconds = median(t);
+        if (o.checksum) gpuHash = hash;
       }
       if (!o.gpuOnly && k.precision == GpuPrecision::Float32) {
         // Calibrate on a slice: one member per thread.
@@ -224,6 +250,8 @@ int main(int argc, char** argv) {
                 static_cast<long long>(k.samples), k.members, k.sifts,
                 k.precision == GpuPrecision::Float64 ? "float64" : "float32",
                 fmt(cpuSeconds).c_str(), how.c_str(), fmt(gpuSeconds).c_str(), ratio, frac);
+    if (o.checksum && gpuSeconds > 0)
+      std::printf("GPU rows' bits (FNV-1a): %016llx\n", static_cast<unsigned long long>(gpuHash));
     std::fflush(stdout);
   }
   return 0;
