@@ -390,11 +390,35 @@ __global__ void __launch_bounds__(kSplineThreads) solveSplinesKernel(SiftView<R>
   }
   __syncthreads();
   // Each piece's coefficients once, instead of three divisions per sample in the evaluation.
+  // kCoefficientBatch pieces per thread at a time, their knots loaded before any is computed
+  // (one at a time, each piece waited for its own loads: a long system's pieces are ~270 per
+  // thread).
+  constexpr int kCoefficientBatch = 4;
   PieceCoefficients<R>* piece = v.knotPiece + base;
-  for (int k = threadIdx.x; k < n - 1; k += kSplineThreads) {
-    PieceCoefficients<R> c{y[k], slope[k], 0, 0};
-    sift::splinePieceCoefficients(t, y, slope, k, c.c2, c.c3);
-    piece[k] = c;
+  for (int k0 = threadIdx.x; k0 < n - 1; k0 += kCoefficientBatch * kSplineThreads) {
+    std::int32_t t0[kCoefficientBatch], t1[kCoefficientBatch];
+    R y0[kCoefficientBatch], y1[kCoefficientBatch], s0[kCoefficientBatch], s1[kCoefficientBatch];
+    MODESCOPE_UNROLL
+    for (int b = 0; b < kCoefficientBatch; ++b) {
+      const int k = k0 + b * kSplineThreads;
+      if (k < n - 1) {
+        t0[b] = t[k];
+        t1[b] = t[k + 1];
+        y0[b] = y[k];
+        y1[b] = y[k + 1];
+        s0[b] = slope[k];
+        s1[b] = slope[k + 1];
+      }
+    }
+    MODESCOPE_UNROLL
+    for (int b = 0; b < kCoefficientBatch; ++b) {
+      const int k = k0 + b * kSplineThreads;
+      if (k < n - 1) {
+        PieceCoefficients<R> c{y0[b], s0[b], 0, 0};
+        sift::splineCoefficientsOf(t0[b], t1[b], y0[b], y1[b], s0[b], s1[b], c.c2, c.c3);
+        piece[k] = c;
+      }
+    }
   }
 }
 
