@@ -127,8 +127,9 @@ MODESCOPE_HOST_DEVICE inline int smaller(int a, int b) { return a < b ? a : b; }
 // double). Each GPU thread walks its own piece of a system, so the 32 threads of a warp touch 32
 // places far apart and every access instruction costs 32 cache-line requests; with whole runs
 // the GPU solve of an ICEEMDAN run of 500 x 102,401 samples took 62.5 ms instead of 72.0 (ncu,
-// H200; the first IMF's 1.75 -> 1.47 ms per iteration). The arithmetic is the same either way
-// (docs/emd.md, "Third session").
+// H200; the first IMF's 1.75 -> 1.47 ms per iteration). The arithmetic in the source is the same
+// either way; float32 bits can differ where nvcc fuses the multiply-adds differently (docs/emd.md,
+// "Third session").
 // Position of p within its run of 4 elements (0 = at a boundary).
 template <class T>
 MODESCOPE_HOST_DEVICE inline int runOffset(const T* p) {
