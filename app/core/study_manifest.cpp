@@ -9,6 +9,7 @@
 
 #include "app/core/json_writer.h"
 #include "engine/core/error.h"
+#include "engine/core/fnv1a.h"
 #include "engine/core/json_value.h"
 #include "engine/core/provenance.h"
 #include "engine/core/version.h"
@@ -98,16 +99,7 @@ std::string studyDescLabel(const std::string& wanted) {
   return label;
 }
 
-std::string fnv1aHex(const std::string& text) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+std::string fnv1aHex(const std::string& text) { return hex16(fnv1a64(text)); }
 
 StudyManifest planStudy(const Pipeline& pipeline, const std::string& pipelineText,
                         std::vector<StudyRecording> recordings, const std::string& root,

@@ -38,6 +38,7 @@
 
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
+#include "engine/core/fnv1a.h"
 #include "engine/emd/emd.h"
 #ifdef MODESCOPE_HAVE_CUDA
 #include "cuda/cuda_backend.h"
@@ -99,15 +100,11 @@ EmdParams paramsFor(const Case& k) {
   return p;
 }
 
-// FNV-1a over the bits of every row of every channel, in order.
+// FNV-1a over the bytes of every row of every channel, in order.
 std::uint64_t bitsHash(const EmdResult& r) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = kFnv1aOffsetBasis;
   for (const EmdChannelModes& c : r.channels)
-    for (float v : c.data) {
-      std::uint32_t b;
-      std::memcpy(&b, &v, sizeof b);
-      for (int k = 0; k < 4; ++k) h = (h ^ ((b >> (8 * k)) & 0xffu)) * 1099511628211ull;
-    }
+    h = fnv1a64({reinterpret_cast<const char*>(c.data.data()), c.data.size() * sizeof(float)}, h);
   return h;
 }
 
@@ -251,7 +248,7 @@ int main(int argc, char** argv) {
                 k.precision == GpuPrecision::Float64 ? "float64" : "float32",
                 fmt(cpuSeconds).c_str(), how.c_str(), fmt(gpuSeconds).c_str(), ratio, frac);
     if (o.checksum && gpuSeconds > 0)
-      std::printf("GPU rows' bits (FNV-1a): %016llx\n", static_cast<unsigned long long>(gpuHash));
+      std::printf("GPU rows' bits (FNV-1a): %s\n", hex16(gpuHash).c_str());
     std::fflush(stdout);
   }
   return 0;
