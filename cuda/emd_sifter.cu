@@ -59,7 +59,6 @@ struct SiftView {
     return flags + static_cast<std::size_t>(s) * flagPitch;
   }
   __device__ R* candidate(int s) const { return candidateOf(s, parity[s]); }
-  __device__ R* other(int s) const { return otherOf(s, parity[s]); }
   // Whether a per-sample kernel skips a signal, from its status and parity loaded together. The
   // parity is tested too (it is never negative) so that its load is issued beside the status's:
   // tested one after the other, each per-signal load waited for the one before it (ncu on an
