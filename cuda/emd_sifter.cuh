@@ -72,9 +72,9 @@ struct alignas(2 * sizeof(R)) SweepRow {
 inline std::int64_t knotCapFor(std::int64_t n) { return n / 2 + 6; }
 // Threads (and at most pieces) of the spline solve per system.
 inline constexpr int kSiftSplineThreads = 128;
-// Sweep rows per signal and envelope: the knots plus one per piece (the solve stores the pieces'
-// rows interleaved, each piece padded to the longest).
-inline std::int64_t sweepCapFor(std::int64_t n) { return knotCapFor(n) + kSiftSplineThreads; }
+// Sweep rows per signal and envelope: the knots plus four per piece (the solve stores the pieces'
+// rows interleaved, each piece padded to the longest, rounded up to a multiple of 4 rows).
+inline std::int64_t sweepCapFor(std::int64_t n) { return knotCapFor(n) + 4 * kSiftSplineThreads; }
 
 enum SiftStatus : int { kSifting = 0, kSiftDone = 1, kSiftNoImf = 2, kSiftDisabled = 3 };
 
