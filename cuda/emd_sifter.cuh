@@ -29,7 +29,7 @@
 // host round trip per iteration.
 //
 // Memory per signal: 2 n values (ping-pong), n flag bytes (rounded up to 16), 2 x (n/2 + 6)
-// knots x (position, value, slope, and each piece's four coefficients) and 2 x (n/2 + 134) sweep
+// knots x (position, value, slope, and each piece's four coefficients) and 2 x (n/2 + 518) sweep
 // rows of two values: about 10 n values + n bytes in all.
 //
 // Thread rules: one BatchSifter per stream; not thread-safe.
