@@ -116,22 +116,28 @@ __device__ inline int packPair(int high, int low) { return (high << 16) | low; }
 __device__ inline int highHalf(int p) { return p >> 16; }
 __device__ inline int lowHalf(int p) { return p & 0xffff; }
 
-// A thread's 8 flags from sample i0 (a multiple of 8; the row pitch is a multiple of 16, so the
-// load is aligned and inside the row when i0 < n); flags at or beyond n are not extrema.
-__device__ inline void loadRunFlags(const std::uint8_t* row, std::int64_t i0, std::int64_t n,
-                                    std::uint8_t (&f)[kRunSamples]) {
-  if (i0 >= n) {  // past the end of the last tile (and maybe of the row)
-    MODESCOPE_UNROLL
-    for (int j = 0; j < kRunSamples; ++j) f[j] = sift::kNotExtremum;
-    return;
-  }
-  const uint2 w = *reinterpret_cast<const uint2*>(row + i0);
-  MODESCOPE_UNROLL
-  for (int j = 0; j < kRunSamples; ++j) {
-    const unsigned word = j < 4 ? w.x : w.y;
-    const auto b = static_cast<std::uint8_t>((word >> (8 * (j % 4))) & 0xffu);
-    f[j] = i0 + j < n ? b : std::uint8_t{sift::kNotExtremum};
-  }
+// A thread's 8 flags from sample i0 in one word, flag j in byte j (i0 a multiple of 8; the row
+// pitch is a multiple of 16, so the load is aligned and inside the row when i0 < n); flags at or
+// beyond n are not extrema. Unpacked into eight bytes, each with its bounds test, they cost some
+// 40 instructions per thread and stayed live through the evaluation's walks (SASS and ptxas,
+// H200); the flags' values make the tests single bits.
+static_assert(sift::kNotExtremum == 0 && kMaximum == 1 && kMinimum == 2, "flag bits");
+__device__ inline unsigned long long loadRunFlags(const std::uint8_t* row, std::int64_t i0,
+                                                  std::int64_t n) {
+  if (i0 >= n) return 0;  // past the end of the last tile (and maybe of the row)
+  unsigned long long w = *reinterpret_cast<const unsigned long long*>(row + i0);
+  if (n - i0 < kRunSamples) w &= (1ull << (8 * (n - i0))) - 1;
+  return w;
+}
+__device__ inline bool isMaximumAt(unsigned long long flags, int j) {
+  return (flags >> (8 * j)) & 1u;
+}
+__device__ inline bool isMinimumAt(unsigned long long flags, int j) {
+  return (flags >> (8 * j + 1)) & 1u;
+}
+// The run's maxima and minima, packed (packPair).
+__device__ inline int runExtrema(unsigned long long flags) {
+  return packPair(__popcll(flags & 0x0101010101010101ull), __popcll(flags & 0x0202020202020202ull));
 }
 
 // Strided over the tile (coalesced), kFlagSamples samples per thread whose values and neighbours
@@ -152,24 +158,27 @@ __global__ void __launch_bounds__(kSampleThreads, 4)
     if (v.mustSkip(status, parity)) continue;  // uniform over the block
     const R* x = v.candidateOf(s, parity);
     std::uint8_t* flags = v.flagsOf(s);
-    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples;
+    // int sample indices (knot positions are int32 too): in 64 bits every bounds test and
+    // address took two instructions (SASS, H200 profile).
+    const int n = static_cast<int>(v.n);
+    const int begin = static_cast<int>(blockIdx.x) * kSiftTileSamples;
     R prev[kFlagSamples], cur[kFlagSamples], next[kFlagSamples];
     MODESCOPE_UNROLL
     for (int j = 0; j < kFlagSamples; ++j) {
-      const std::int64_t i = begin + threadIdx.x + j * kSampleThreads;
-      if (i < v.n) {
+      const int i = begin + static_cast<int>(threadIdx.x) + j * kSampleThreads;
+      if (i < n) {
         prev[j] = i > 0 ? x[i - 1] : R(0);
         cur[j] = x[i];
-        next[j] = i + 1 < v.n ? x[i + 1] : R(0);
+        next[j] = i + 1 < n ? x[i + 1] : R(0);
       }
     }
     int zeros = 0, counts = 0;
     unsigned long long bits = 0;
     MODESCOPE_UNROLL
     for (int j = 0; j < kFlagSamples; ++j) {
-      const std::int64_t i = begin + threadIdx.x + j * kSampleThreads;
-      if (i >= v.n) break;
-      const bool interior = i > 0 && i + 1 < v.n;
+      const int i = begin + static_cast<int>(threadIdx.x) + j * kSampleThreads;
+      if (i >= n) break;
+      const bool interior = i > 0 && i + 1 < n;
       // Interior samples differing from both neighbours (almost all of them) are a run of one:
       // classifyRun's answer in two comparisons; plateaus take the general path from their start.
       if (interior && prev[j] != cur[j] && cur[j] != next[j]) {
@@ -192,7 +201,7 @@ __global__ void __launch_bounds__(kSampleThreads, 4)
             atomicAdd(&v.countsOf(s, f == sift::kMaximum ? 0 : 1)[tile], 1);
         }
       }
-      if (countZeros) zeros += sift::zeroCrossingsAt(prev[j], cur[j], next[j], i > 0, i + 1 < v.n);
+      if (countZeros) zeros += sift::zeroCrossingsAt(prev[j], cur[j], next[j], i > 0, i + 1 < n);
       bits = max(bits, absBits(cur[j]));
     }
     const int csum = Reduce(tmp.sum).Sum(counts);
@@ -256,27 +265,27 @@ __global__ void scatterKnotsKernel(SiftView<R> v) {
     const R* x = v.candidateOf(s, parity);
     const std::int64_t i0 =
         static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples + threadIdx.x * kRunSamples;
-    std::uint8_t f[kRunSamples];
-    loadRunFlags(v.flagsOf(s), i0, v.n, f);
-    int mine = 0;
+    const unsigned long long flags = loadRunFlags(v.flagsOf(s), i0, v.n);
+    const int mine = runExtrema(flags);
     R value[kRunSamples];  // loaded before the scan, so the loads overlap it
     MODESCOPE_UNROLL
-    for (int j = 0; j < kRunSamples; ++j) {
-      mine += f[j] == kMaximum ? packPair(1, 0) : f[j] == kMinimum ? 1 : 0;
-      if (f[j] != sift::kNotExtremum) value[j] = x[i0 + j];
-    }
+    for (int j = 0; j < kRunSamples; ++j)
+      if ((flags >> (8 * j)) & 0xffu) value[j] = x[i0 + j];
     int before = 0, total = 0;
     Scan(tmp).ExclusiveSum(mine, before, total);
     int atMax = highHalf(before), atMin = lowHalf(before);
+    // One predicated pair of stores per sample, its envelope and rank selected: two branches per
+    // sample, one per kind, cost some 16 instructions each (SASS, H200 profile).
     MODESCOPE_UNROLL
     for (int j = 0; j < kRunSamples; ++j) {
-      if (f[j] == kMaximum) {
-        stagedPos[0][atMax] = static_cast<std::int32_t>(i0 + j);
-        stagedVal[0][atMax++] = value[j];
-      } else if (f[j] == kMinimum) {
-        stagedPos[1][atMin] = static_cast<std::int32_t>(i0 + j);
-        stagedVal[1][atMin++] = value[j];
+      const bool isMax = isMaximumAt(flags, j), isMin = isMinimumAt(flags, j);
+      const int e = isMin ? 1 : 0, at = isMin ? atMin : atMax;
+      if (isMax || isMin) {
+        stagedPos[e][at] = static_cast<std::int32_t>(i0 + j);
+        stagedVal[e][at] = value[j];
       }
+      atMax += isMax;
+      atMin += isMin;
     }
     __syncthreads();
     const int count[2] = {highHalf(total), lowHalf(total)};
@@ -497,9 +506,12 @@ constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
 // mirrored knot's piece outside them, read from global memory). Read from global memory where
 // each thread needed them, those loads were the kernel's main stall (ncu, H200); staging them
 // gained 1-3 % of a float32 ICEEMDAN run and 7 % in float64 (emd_bench, H200): the knot data's
-// DRAM traffic, the same either way, is most of what is left (docs/emd.md).
+// DRAM traffic, the same either way, is most of what is left (docs/emd.md). At most 48 registers,
+// 5 blocks per SM: the two walks below together took 64-85 unbounded (ptxas for sm_90), and float
+// needs no spills at 48 (double spills 44 bytes; it had 70 registers, 3 blocks per SM, before).
 template <class R>
-__global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
+__global__ void __launch_bounds__(kSampleThreads, 5)
+    evaluateMeanKernel(SiftView<R> v, RuleView rule) {
   using Scan = cub::BlockScan<int, kSampleThreads>;
   using Reduce = cub::BlockReduce<int, kSampleThreads>;
   __shared__ union {
@@ -522,12 +534,8 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
     for (int j = threadIdx.x; j < samples; j += kSampleThreads)
       staged[stagedIndex(j)] = x[begin + j];
     const int first = threadIdx.x * kRunSamples;  // the thread's run within the tile
-    std::uint8_t f[kRunSamples];
-    loadRunFlags(v.flagsOf(s), begin + first, v.n, f);
-    int mine = 0;
-    MODESCOPE_UNROLL
-    for (int j = 0; j < kRunSamples; ++j)
-      mine += f[j] == kMaximum ? packPair(1, 0) : f[j] == kMinimum ? 1 : 0;
+    const unsigned long long flags = loadRunFlags(v.flagsOf(s), begin + first, v.n);
+    const int mine = runExtrema(flags);
     EnvelopeKnots<R> env[2];
     int lowest[2], highest[2];  // the staged pieces
     MODESCOPE_UNROLL
@@ -555,32 +563,79 @@ __global__ void evaluateMeanKernel(SiftView<R> v, RuleView rule) {
       // registers and one resident block per SM fewer (ptxas for sm_90).
       seen[e] = v.countsOf(s, e)[blockIdx.x] + (e == 0 ? highHalf(before) : lowHalf(before));
     int above1 = 0, above2 = 0;
+    // Sample j of the run with both envelopes' values: the stop statistics and the next
+    // candidate (staged).
+    auto finish = [&](int j, const R(&value)[2]) {
+      if (rilling) {  // only Rilling uses them
+        const R ratio = sift::stopRatio(value[0], value[1]);
+        above1 += ratio > static_cast<R>(rule.threshold1);
+        above2 += ratio > static_cast<R>(rule.threshold2);
+      }
+      R& xi = staged[stagedIndex(first + j)];
+      xi = xi - (value[0] + value[1]) / 2;
+    };
+    // Most warps take the direct walk: every lane's run lies after the first and before the last
+    // extremum of each kind, so the piece of a sample is knot leftCount + c - 1 (pieceAt without
+    // its end searches: c, the extrema at or before the sample, is neither 0 nor all of them), it
+    // moves only where the run has an extremum of that kind, and every piece is staged. The
+    // general walk below issued some 45 instructions per sample and envelope, most of them for
+    // the cases this one excludes (SASS of an H200 profile: pieceAt's tests, the address of a
+    // piece in global memory beside the staged one, predicated off but issued); the same piece
+    // gives the same bits.
+    bool direct = first + kRunSamples <= samples;
     MODESCOPE_UNROLL
-    for (int j = 0; j < kRunSamples; ++j) {
-      if (first + j < samples) {
-        // int: knot positions are int32, so are the samples (and int offsets convert faster).
-        const int i = static_cast<int>(begin) + first + j;
-        seen[0] += f[j] == kMaximum;
-        seen[1] += f[j] == kMinimum;
+    for (int e = 0; e < 2; ++e) {
+      const int inRun = e == 0 ? highHalf(mine) : lowHalf(mine);
+      const int lo = env[e].leftCount + seen[e] - 1, hi = lo + inRun;
+      direct = direct && seen[e] >= 1 && seen[e] + inRun < env[e].interior && lo >= lowest[e] &&
+               hi <= highest[e];
+    }
+    if (__all_sync(0xffffffffu, direct)) {
+      const int i0 = static_cast<int>(begin) + first;
+      int q[2];  // the staged piece of each envelope
+      MODESCOPE_UNROLL
+      for (int e = 0; e < 2; ++e) q[e] = env[e].leftCount + seen[e] - 1 - lowest[e];
+      // Unrolled by 4, not 8: fully unrolled, nvcc hoisted every sample's piece loads to the top
+      // (85 registers instead of 48, ptxas for sm_90). Measured on an H200 (docs/emd.md), 4 ran
+      // faster than 1; 2 and 8 were within the runs' spread of 4.
+      unsigned long long rest = flags;  // sample j's flag in the lowest byte
+#pragma unroll 4
+      for (int j = 0; j < kRunSamples; ++j, rest >>= 8) {
         R value[2];
         MODESCOPE_UNROLL
         for (int e = 0; e < 2; ++e) {
-          const int k = env[e].pieceAt(i, seen[e]);
-          if (k != piece[e]) {
-            piece[e] = k;
-            const bool inTile = k >= lowest[e] && k <= highest[e];
-            c[e] = inTile ? stagedPiece[e][k - lowest[e]] : env[e].piece[k];
-            t0[e] = inTile ? stagedKnot[e][k - lowest[e]] : env[e].pos[k];
+          const bool moves = (rest >> e) & 1u;  // kMaximum is bit 0, kMinimum bit 1
+          q[e] += moves;
+          if (j == 0 || moves) {
+            c[e] = stagedPiece[e][q[e]];
+            t0[e] = stagedKnot[e][q[e]];
           }
-          value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i - t0[e]);
+          value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i0 + j - t0[e]);
         }
-        if (rilling) {  // only Rilling uses them
-          const R ratio = sift::stopRatio(value[0], value[1]);
-          above1 += ratio > static_cast<R>(rule.threshold1);
-          above2 += ratio > static_cast<R>(rule.threshold2);
+        finish(j, value);
+      }
+    } else {
+      MODESCOPE_UNROLL
+      for (int j = 0; j < kRunSamples; ++j) {
+        if (first + j < samples) {
+          // int: knot positions are int32, so are the samples (and int offsets convert faster).
+          const int i = static_cast<int>(begin) + first + j;
+          seen[0] += isMaximumAt(flags, j);
+          seen[1] += isMinimumAt(flags, j);
+          R value[2];
+          MODESCOPE_UNROLL
+          for (int e = 0; e < 2; ++e) {
+            const int k = env[e].pieceAt(i, seen[e]);
+            if (k != piece[e]) {
+              piece[e] = k;
+              const bool inTile = k >= lowest[e] && k <= highest[e];
+              c[e] = inTile ? stagedPiece[e][k - lowest[e]] : env[e].piece[k];
+              t0[e] = inTile ? stagedKnot[e][k - lowest[e]] : env[e].pos[k];
+            }
+            value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i - t0[e]);
+          }
+          finish(j, value);
         }
-        R& xi = staged[stagedIndex(first + j)];
-        xi = xi - (value[0] + value[1]) / 2;
       }
     }
     __syncthreads();
