@@ -22,6 +22,21 @@ dim3 rowsGrid(std::int64_t n, int rows) {
               static_cast<unsigned>(std::min(rows, 65535)));
 }
 
+// The element-wise kernels of every IMF (noiseStepKernel, realizeModeKernel) take kRowSamples
+// samples per thread, kThreads apart, all loaded before any is stored. With one sample per
+// thread they moved about 2.1 TB/s (ncu on an H200, 500 x 102,401 samples: 456 us for noiseStep's
+// 1 GB, 203 us for realizeMode's 0.4 GB).
+constexpr int kRowSamples = 4;
+dim3 wideRowsGrid(std::int64_t n, int rows) {
+  const std::int64_t span = static_cast<std::int64_t>(kThreads) * kRowSamples;
+  return dim3(static_cast<unsigned>((n + span - 1) / span),
+              static_cast<unsigned>(std::min(rows, 65535)));
+}
+// Sample j of this thread in a wideRowsGrid block.
+__device__ inline std::int64_t wideSample(int j) {
+  return (static_cast<std::int64_t>(blockIdx.x) * kRowSamples + j) * kThreads + threadIdx.x;
+}
+
 // One realization sample: base + scale * noise, in one expression everywhere (the ensemble mean
 // recomputes it and must round the same way).
 template <class R>
@@ -89,17 +104,29 @@ __global__ void noiseKernel(R* out, const R* base, const double* scale, std::int
   }
 }
 
-// out[b] = base[c] + scale[b] * mode[b] where the member has that mode, else base[c].
+// out[b] = base[c] + scale[b] * mode[b] where the member has that mode, else base[c]
+// (wideRowsGrid).
 template <class R>
 __global__ void realizeModeKernel(R* out, const R* base, const R* mode, const double* scale,
                                   const int* hasMode, std::int64_t n, int signals, int members) {
   for (int b = blockIdx.y; b < signals; b += gridDim.y) {
-    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-    if (t >= n) continue;
-    const std::size_t c = b / members;
-    const R b0 = base[c * n + t];
-    out[static_cast<std::size_t>(b) * n + t] =
-        hasMode[b] ? realize(b0, scale[b], mode[static_cast<std::size_t>(b) * n + t]) : b0;
+    const bool has = hasMode[b] != 0;
+    const double sb = has ? scale[b] : 0.0;
+    const std::size_t row = static_cast<std::size_t>(b) * n, c = b / members;
+    R b0[kRowSamples], m[kRowSamples];
+#pragma unroll
+    for (int j = 0; j < kRowSamples; ++j) {
+      const std::int64_t t = wideSample(j);
+      if (t < n) {
+        b0[j] = base[c * n + t];
+        if (has) m[j] = mode[row + t];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kRowSamples; ++j) {
+      const std::int64_t t = wideSample(j);
+      if (t < n) out[row + t] = has ? realize(b0[j], sb, m[j]) : b0[j];
+    }
   }
 }
 
@@ -153,25 +180,38 @@ __global__ void ensembleMeanKernel(R* out, R* const* imfs, const int* status, co
 
 // After one noise "extract IMF": mode k of every member (its IMF, or its residue when it has no
 // IMF left, as emd.m appends the residue as the last row), the residue updated, and the next
-// input = the residue.
+// input = the residue (wideRowsGrid). The next input may be the buffer the IMF lies in: each
+// sample is read before it is written, by the same thread.
 template <class R>
 __global__ void noiseStepKernel(R* modeOut, R* residue, R* nextInput, R* const* imfs,
                                 const int* status, std::int64_t n, int signals) {
   for (int b = blockIdx.y; b < signals; b += gridDim.y) {
-    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-    if (t >= n) continue;
-    const std::size_t at = static_cast<std::size_t>(b) * n + t;
     const int st = status[b];
-    if (st == kSiftDone) {
-      const R m = imfs[b][t];
-      modeOut[at] = m;
-      residue[at] -= m;
-    } else if (st == kSiftNoImf) {
-      modeOut[at] = residue[at];
-    } else {
-      modeOut[at] = 0;
+    const R* imf = imfs[b];
+    const std::size_t row = static_cast<std::size_t>(b) * n;
+    R r[kRowSamples], m[kRowSamples];
+#pragma unroll
+    for (int j = 0; j < kRowSamples; ++j) {
+      const std::int64_t t = wideSample(j);
+      if (t < n) {
+        r[j] = residue[row + t];
+        if (st == kSiftDone) m[j] = imf[t];
+      }
     }
-    nextInput[at] = residue[at];
+#pragma unroll
+    for (int j = 0; j < kRowSamples; ++j) {
+      const std::int64_t t = wideSample(j);
+      if (t >= n) continue;
+      const std::size_t at = row + t;
+      if (st == kSiftDone) {
+        modeOut[at] = m[j];
+        r[j] -= m[j];
+        residue[at] = r[j];
+      } else {
+        modeOut[at] = st == kSiftNoImf ? r[j] : R(0);
+      }
+      nextInput[at] = r[j];
+    }
   }
 }
 
@@ -456,9 +496,9 @@ class BatchRun {
       progress(f0 + (f1 - f0) * k / limit, "noise modes " + std::to_string(k + 1));
       sifter_.extract(B_, p_.noiseStop, alive_.get(), ref.get(), false, ctx_.sub(0, 0));
       noiseModes_.emplace_back(rowsB());
-      noiseStepKernel<<<gridB(), kThreads, 0, stream_>>>(noiseModes_.back().get(), residue.get(),
-                                                         sifter_.input(), sifter_.imfs(),
-                                                         sifter_.status(), n_, B_);
+      noiseStepKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
+          noiseModes_.back().get(), residue.get(), sifter_.input(), sifter_.imfs(),
+          sifter_.status(), n_, B_);
       MODESCOPE_CUDA_CHECK_LAUNCH("noiseStepKernel", stream_);
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(aliveTotal_.get(), 0, sizeof(int), stream_));
       noiseCountKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(
@@ -560,7 +600,7 @@ class BatchRun {
                                                               std_.get(), normalise, hasMode_.get(),
                                                               scale_.get(), B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseScaleKernel", stream_);
-    realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(
+    realizeModeKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
         sifter_.input(), r_.get(), noiseModes_[k].get(), scale_.get(), hasMode_.get(), n_, B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
     enableActiveMembers(active);
@@ -589,8 +629,8 @@ class BatchRun {
   // and ceemdan.m add no noise to a member without that mode).
   void noiselessStage(const std::vector<std::uint8_t>& active) {
     MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
-    realizeModeKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), r_.get(),
-                                                         scale_.get(), hasMode_.get(), n_, B_, I_);
+    realizeModeKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
+        sifter_.input(), r_.get(), r_.get(), scale_.get(), hasMode_.get(), n_, B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
     enableActiveMembers(active);
     sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));

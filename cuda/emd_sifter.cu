@@ -526,13 +526,13 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
     const int status = v.status[s], failed = v.counters[s * kCounters + kEnvFailed];
     const int parity = v.parity[s];
     if (v.mustSkip(status, parity) || failed) continue;
-    const R* x = v.candidateOf(s, parity);
-    R* next = v.otherOf(s, parity);
     const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples;
+    // The tile's samples in and the next candidate's out, by offsets from the tile's start.
+    const R* tileIn = v.candidateOf(s, parity) + begin;
+    R* tileOut = v.otherOf(s, parity) + begin;
     const int samples =
         static_cast<int>(min(v.n - begin, static_cast<std::int64_t>(kSiftTileSamples)));
-    for (int j = threadIdx.x; j < samples; j += kSampleThreads)
-      staged[stagedIndex(j)] = x[begin + j];
+    for (int j = threadIdx.x; j < samples; j += kSampleThreads) staged[stagedIndex(j)] = tileIn[j];
     const int first = threadIdx.x * kRunSamples;  // the thread's run within the tile
     const unsigned long long flags = loadRunFlags(v.flagsOf(s), begin + first, v.n);
     const int mine = runExtrema(flags);
@@ -639,8 +639,7 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
       }
     }
     __syncthreads();
-    for (int j = threadIdx.x; j < samples; j += kSampleThreads)
-      next[begin + j] = staged[stagedIndex(j)];
+    for (int j = threadIdx.x; j < samples; j += kSampleThreads) tileOut[j] = staged[stagedIndex(j)];
     if (rilling) {
       const int a = Reduce(tmp.sum).Sum(packPair(above1, above2));
       if (threadIdx.x == 0) {
