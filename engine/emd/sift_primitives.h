@@ -445,6 +445,11 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRowsWith(const int32_t* t, const R*
   // Back substitution from `stop` (where the truncated coupling is dropped) down to `first`, the
   // rows loaded kBack at a time ahead of their steps.
   R next = prevS;
+  // One step of the back substitution: the slope of the row below from the row's work and rhs.
+  auto step = [&next](R work, R rhs) {
+    next = rhs - work * next;
+    return next;
+  };
   // The overlap rows after `last`, kBack at a time with their loads first. One row at a time,
   // each step waited for its own load from the tail arrays (local memory on a GPU): ncu on an
   // H200 put 17 % of a dense solve's stall samples on that one step. (The solve's time moved by
@@ -461,7 +466,7 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRowsWith(const int32_t* t, const R*
     }
     MODESCOPE_UNROLL
     for (int j = 0; j < kBack; ++j)
-      if (k0 - j >= last) next = r[j] - w[j] * next;
+      if (k0 - j >= last) step(w[j], r[j]);
   }
   int k1 = last - 1;
   if (stop == last - 1) {  // the system's last row is ours: its value is the sweep's last
@@ -471,7 +476,10 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRowsWith(const int32_t* t, const R*
   // Groups of kBack rows, the first cut short so that every later group's lowest slope starts a
   // run (detail::storeSlopeGroup). Each group's rows are loaded before the previous group's
   // steps, so that the loads of one overlap the steps of the other.
-  const int offset = k1 >= first ? detail::runOffset(s + k1 - (kBack - 1)) : 0;
+  // The group's lowest slope is s[k1 - 7], whose run offset is runOffset(s + k1) + 1 mod 4 (no
+  // pointer before the array is formed).
+  static_assert(kBack == 8, "the offset below assumes groups of 8");
+  const int offset = k1 >= first ? (detail::runOffset(s + k1) + 1) % 4 : 0;
   int group = offset == 0 ? kBack : offset + 4;
   R w[kBack] = {}, r[kBack] = {};
   MODESCOPE_UNROLL
@@ -485,18 +493,12 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRowsWith(const int32_t* t, const R*
     if (group == kBack && k1 - (kBack - 1) >= first) {
       R out[kBack];
       MODESCOPE_UNROLL
-      for (int j = 0; j < kBack; ++j) {
-        next = r[j] - w[j] * next;
-        out[kBack - 1 - j] = next;
-      }
+      for (int j = 0; j < kBack; ++j) out[kBack - 1 - j] = step(w[j], r[j]);
       detail::storeSlopeGroup(s + k1 - (kBack - 1), out);
     } else {
       MODESCOPE_UNROLL
       for (int j = 0; j < kBack; ++j) {
-        if (j < group && k1 - j >= first) {
-          next = r[j] - w[j] * next;
-          s[k1 - j] = next;
-        }
+        if (j < group && k1 - j >= first) s[k1 - j] = step(w[j], r[j]);
       }
     }
     MODESCOPE_UNROLL

@@ -1,0 +1,212 @@
+// The envelopes' mean of one sifting iteration (sift_view.cuh).
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/sift_view.cuh"
+
+namespace modescope::cuda::sifting {
+namespace {
+
+// One envelope's knots as the evaluation sees them (loaded once per block).
+template <class R>
+struct EnvelopeKnots {
+  const std::int32_t* pos;  // from the first (mirrored) knot
+  const PieceCoefficients<R>* piece;
+  int leftCount;  // mirrored knots before the first extremum
+  int count;      // all knots
+  int interior;   // extrema
+
+  // The piece covering sample i: the last knot at or before i, as the CPU's binary search
+  // (sift::splinePiece) finds it. Interior knot m is the (m+1)-th extremum, so with c = the
+  // extrema of this kind at or before i the piece is knot leftCount + c - 1. Mirrored knots
+  // (emd.m's boundary_conditions) lie before the first extremum and after the last, but not all
+  // of them beyond the ends of the signal: before the first extremum (c = 0) or after the last
+  // (c = all) a few steps over them find the right one.
+  __device__ int pieceAt(int i, int extremaAtOrBefore) const {
+    int k = min(leftCount + extremaAtOrBefore - 1, count - 2);
+    if (extremaAtOrBefore == 0 || extremaAtOrBefore == interior) {
+      while (k > 0 && pos[k] > i) --k;
+      while (k < count - 2 && pos[k + 1] <= i) ++k;
+    }
+    return max(k, 0);
+  }
+};
+
+// Staged samples of a tile in shared memory: one padding word per 32, so that thread t reading
+// its run at 8 t + j and a warp reading 32 consecutive samples are both free of bank conflicts.
+__device__ inline int stagedIndex(int j) { return j + j / 32; }
+constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
+
+// Pieces of a tile staged by the evaluation: those its samples lie on (one per extremum counted
+// before and in the tile, and the one before them) up to what the 48 KB of static shared memory
+// hold beside the staged samples; the others (a tile with more extrema, a mirrored knot's piece)
+// are read from global memory. The first IMF of white noise has ~680 extrema of a kind per tile.
+template <class R>
+constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
+
+// Each thread walks its 8 consecutive samples, moving to the next piece of an envelope when it
+// passes an extremum of that kind (the piece's coefficients are read once per piece, not per
+// sample). The tile's samples come in and the next candidate goes out through shared memory in
+// coalesced rows, and so do the pieces its samples can lie on (those of the extrema counted
+// before and in the tile; a sample before the first extremum or after the last may need a
+// mirrored knot's piece outside them, read from global memory). Read from global memory where
+// each thread needed them, those loads were the kernel's main stall (ncu, H200); staging them
+// gained 1-3 % of a float32 ICEEMDAN run and 7 % in float64 (emd_bench, H200): the knot data's
+// DRAM traffic, the same either way, is most of what is left (docs/emd.md). At most 48 registers,
+// 5 blocks per SM: the two walks below together took 64-85 unbounded (ptxas for sm_90), and float
+// needs no spills at 48 (double spills 44 bytes; it had 70 registers, 3 blocks per SM, before).
+template <class R>
+__global__ void __launch_bounds__(kSampleThreads, 5)
+    evaluateMeanKernel(SiftView<R> v, RuleView rule) {
+  using Scan = cub::BlockScan<int, kSampleThreads>;
+  using Reduce = cub::BlockReduce<int, kSampleThreads>;
+  __shared__ union {
+    typename Scan::TempStorage scan;
+    typename Reduce::TempStorage sum;
+  } tmp;
+  __shared__ R staged[kStagedSamples];
+  __shared__ PieceCoefficients<R> stagedPiece[2][kStagedPieces<R>];
+  __shared__ std::int32_t stagedKnot[2][kStagedPieces<R>];
+  const bool rilling = rule.kind == static_cast<int>(sift::StopKind::Rilling);
+  for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
+    const int status = v.status[s], failed = v.counters[s * kCounters + kEnvFailed];
+    const int parity = v.parity[s];
+    if (v.mustSkip(status, parity) || failed) continue;
+    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples;
+    // The tile's samples in and the next candidate's out, by offsets from the tile's start.
+    const R* tileIn = v.candidateOf(s, parity) + begin;
+    R* tileOut = v.otherOf(s, parity) + begin;
+    const int samples =
+        static_cast<int>(min(v.n - begin, static_cast<std::int64_t>(kSiftTileSamples)));
+    for (int j = threadIdx.x; j < samples; j += kSampleThreads) staged[stagedIndex(j)] = tileIn[j];
+    const int first = threadIdx.x * kRunSamples;  // the thread's run within the tile
+    const unsigned long long flags = loadRunFlags(v.flagsOf(s), begin + first, v.n);
+    const int mine = runExtrema(flags);
+    EnvelopeKnots<R> env[2];
+    int lowest[2], highest[2];  // the staged pieces
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e) {
+      const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
+      env[e] = {v.knotPos + base, v.knotPiece + base, kMirrored - v.knotStart[s * 2 + e],
+                v.knotCount[s * 2 + e], v.countsOf(s, e)[v.tiles]};
+      lowest[e] = max(env[e].leftCount + v.countsOf(s, e)[blockIdx.x] - 1, 0);
+      highest[e] = min(env[e].leftCount + v.countsOf(s, e)[blockIdx.x + 1] - 1, env[e].count - 2);
+      highest[e] = min(highest[e], lowest[e] + kStagedPieces<R> - 1);
+      for (int q = threadIdx.x; q <= highest[e] - lowest[e]; q += kSampleThreads) {
+        stagedPiece[e][q] = env[e].piece[lowest[e] + q];
+        stagedKnot[e][q] = env[e].pos[lowest[e] + q];
+      }
+    }
+    int before = 0;
+    Scan(tmp.scan).ExclusiveSum(mine, before);  // its barrier also publishes the staged data
+    int seen[2];  // extrema of each kind at or before the current sample
+    int piece[2] = {-1, -1};
+    PieceCoefficients<R> c[2];
+    std::int32_t t0[2];
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e)
+      // Read again rather than kept across the scan: kept, they took the kernel from 48 to 60
+      // registers and one resident block per SM fewer (ptxas for sm_90).
+      seen[e] = v.countsOf(s, e)[blockIdx.x] + (e == 0 ? highHalf(before) : lowHalf(before));
+    int above1 = 0, above2 = 0;
+    // Sample j of the run with both envelopes' values: the stop statistics and the next
+    // candidate (staged).
+    auto finish = [&](int j, const R(&value)[2]) {
+      if (rilling) {  // only Rilling uses them
+        const R ratio = sift::stopRatio(value[0], value[1]);
+        above1 += ratio > static_cast<R>(rule.threshold1);
+        above2 += ratio > static_cast<R>(rule.threshold2);
+      }
+      R& xi = staged[stagedIndex(first + j)];
+      xi = xi - (value[0] + value[1]) / 2;
+    };
+    // Most warps take the direct walk: every lane's run lies after the first and before the last
+    // extremum of each kind, so the piece of a sample is knot leftCount + c - 1 (pieceAt without
+    // its end searches: c, the extrema at or before the sample, is neither 0 nor all of them), it
+    // moves only where the run has an extremum of that kind, and every piece is staged. The
+    // general walk below issued some 45 instructions per sample and envelope, most of them for
+    // the cases this one excludes (SASS of an H200 profile: pieceAt's tests, the address of a
+    // piece in global memory beside the staged one, predicated off but issued); the same piece
+    // gives the same bits.
+    bool direct = first + kRunSamples <= samples;
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e) {
+      const int inRun = e == 0 ? highHalf(mine) : lowHalf(mine);
+      const int lo = env[e].leftCount + seen[e] - 1, hi = lo + inRun;
+      direct = direct && seen[e] >= 1 && seen[e] + inRun < env[e].interior && lo >= lowest[e] &&
+               hi <= highest[e];
+    }
+    if (__all_sync(0xffffffffu, direct)) {
+      const int i0 = static_cast<int>(begin) + first;
+      int q[2];  // the staged piece of each envelope
+      MODESCOPE_UNROLL
+      for (int e = 0; e < 2; ++e) q[e] = env[e].leftCount + seen[e] - 1 - lowest[e];
+      // Unrolled by 4, not 8: fully unrolled, nvcc hoisted every sample's piece loads to the top
+      // (85 registers instead of 48, ptxas for sm_90). Measured on an H200 (docs/emd.md), 4 ran
+      // faster than 1; 2 and 8 were within the runs' spread of 4.
+      unsigned long long rest = flags;  // sample j's flag in the lowest byte
+#pragma unroll 4
+      for (int j = 0; j < kRunSamples; ++j, rest >>= 8) {
+        R value[2];
+        MODESCOPE_UNROLL
+        for (int e = 0; e < 2; ++e) {
+          const bool moves = (rest >> e) & 1u;  // kMaximum is bit 0, kMinimum bit 1
+          q[e] += moves;
+          if (j == 0 || moves) {
+            c[e] = stagedPiece[e][q[e]];
+            t0[e] = stagedKnot[e][q[e]];
+          }
+          value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i0 + j - t0[e]);
+        }
+        finish(j, value);
+      }
+    } else {
+      MODESCOPE_UNROLL
+      for (int j = 0; j < kRunSamples; ++j) {
+        if (first + j < samples) {
+          // int: knot positions are int32, so are the samples (and int offsets convert faster).
+          const int i = static_cast<int>(begin) + first + j;
+          seen[0] += isMaximumAt(flags, j);
+          seen[1] += isMinimumAt(flags, j);
+          R value[2];
+          MODESCOPE_UNROLL
+          for (int e = 0; e < 2; ++e) {
+            const int k = env[e].pieceAt(i, seen[e]);
+            if (k != piece[e]) {
+              piece[e] = k;
+              const bool inTile = k >= lowest[e] && k <= highest[e];
+              c[e] = inTile ? stagedPiece[e][k - lowest[e]] : env[e].piece[k];
+              t0[e] = inTile ? stagedKnot[e][k - lowest[e]] : env[e].pos[k];
+            }
+            value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i - t0[e]);
+          }
+          finish(j, value);
+        }
+      }
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < samples; j += kSampleThreads) tileOut[j] = staged[stagedIndex(j)];
+    if (rilling) {
+      const int a = Reduce(tmp.sum).Sum(packPair(above1, above2));
+      if (threadIdx.x == 0) {
+        if (highHalf(a)) atomicAdd(&v.counters[s * kCounters + kAbove1], highHalf(a));
+        if (lowHalf(a)) atomicAdd(&v.counters[s * kCounters + kAbove2], lowHalf(a));
+      }
+    }
+    __syncthreads();  // staged and tmp are reused by the next signal
+  }
+}
+
+}  // namespace
+
+template <class R>
+void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid,
+                  cudaStream_t stream) {
+  evaluateMeanKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v, rule);
+  MODESCOPE_CUDA_CHECK_LAUNCH("evaluateMeanKernel", stream);
+}
+template void evaluateMean<float>(const SiftView<float>&, const RuleView&, dim3, cudaStream_t);
+template void evaluateMean<double>(const SiftView<double>&, const RuleView&, dim3, cudaStream_t);
+
+}  // namespace modescope::cuda::sifting

@@ -1,0 +1,230 @@
+// Extrema and knots of one sifting iteration (sift_view.cuh).
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/device_ops.cuh"
+#include "cuda/sift_view.cuh"
+
+namespace modescope::cuda::sifting {
+namespace {
+
+// Strided over the tile (coalesced), kFlagSamples samples per thread whose values and neighbours
+// are all loaded before any is classified. (Classified as they were loaded, each sample waited
+// for its own three loads: ncu, H200, 9 stall cycles per instruction at 1 TB/s.)
+constexpr int kFlagSamples = kSiftTileSamples / kSampleThreads;
+template <class R>
+__global__ void __launch_bounds__(kSampleThreads, 4)
+    flagExtremaKernel(SiftView<R> v, bool firstIteration, bool countZeros) {
+  using Reduce = cub::BlockReduce<int, kSampleThreads>;
+  using ReduceBits = cub::BlockReduce<unsigned long long, kSampleThreads>;
+  __shared__ union {
+    typename Reduce::TempStorage sum;
+    typename ReduceBits::TempStorage max;
+  } tmp;
+  for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
+    const int status = v.status[s], parity = v.parity[s];
+    if (v.mustSkip(status, parity)) continue;  // uniform over the block
+    const R* x = v.candidateOf(s, parity);
+    std::uint8_t* flags = v.flagsOf(s);
+    // int sample indices (knot positions are int32 too): in 64 bits every bounds test and
+    // address took two instructions (SASS, H200 profile).
+    const int n = static_cast<int>(v.n);
+    const int begin = static_cast<int>(blockIdx.x) * kSiftTileSamples;
+    R prev[kFlagSamples], cur[kFlagSamples], next[kFlagSamples];
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kFlagSamples; ++j) {
+      const int i = begin + static_cast<int>(threadIdx.x) + j * kSampleThreads;
+      if (i < n) {
+        prev[j] = i > 0 ? x[i - 1] : R(0);
+        cur[j] = x[i];
+        next[j] = i + 1 < n ? x[i + 1] : R(0);
+      }
+    }
+    int zeros = 0, counts = 0;
+    unsigned long long bits = 0;
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kFlagSamples; ++j) {
+      const int i = begin + static_cast<int>(threadIdx.x) + j * kSampleThreads;
+      if (i >= n) break;
+      const bool interior = i > 0 && i + 1 < n;
+      // Interior samples differing from both neighbours (almost all of them) are a run of one:
+      // classifyRun's answer in two comparisons; plateaus take the general path from their start.
+      if (interior && prev[j] != cur[j] && cur[j] != next[j]) {
+        const R left = cur[j] - prev[j], right = next[j] - cur[j];
+        const std::uint8_t f = (left > 0 && right < 0)   ? sift::kMaximum
+                               : (left < 0 && right > 0) ? sift::kMinimum
+                                                         : sift::kNotExtremum;
+        flags[i] = f;
+        counts += f == sift::kMaximum ? packPair(1, 0) : f == sift::kMinimum ? 1 : 0;
+      } else if (i == 0 || prev[j] != cur[j]) {  // sift::startsRun
+        // A plateau's extremum sits at its middle, which may lie in a later tile: counted there.
+        const std::int64_t last = sift::classifyRun(x, v.n, i, flags);
+        const std::int64_t middle = sift::runMiddle(i, last);
+        const std::uint8_t f = flags[middle];  // just written by classifyRun
+        if (f != sift::kNotExtremum) {
+          const std::int64_t tile = middle / kSiftTileSamples;
+          if (tile == blockIdx.x)
+            counts += f == sift::kMaximum ? packPair(1, 0) : 1;
+          else
+            atomicAdd(&v.countsOf(s, f == sift::kMaximum ? 0 : 1)[tile], 1);
+        }
+      }
+      if (countZeros) zeros += sift::zeroCrossingsAt(prev[j], cur[j], next[j], i > 0, i + 1 < n);
+      bits = max(bits, absBits(cur[j]));
+    }
+    const int csum = Reduce(tmp.sum).Sum(counts);
+    __syncthreads();
+    const int zsum = Reduce(tmp.sum).Sum(zeros);
+    if (threadIdx.x == 0) {
+      if (highHalf(csum)) atomicAdd(&v.countsOf(s, 0)[blockIdx.x], highHalf(csum));
+      if (lowHalf(csum)) atomicAdd(&v.countsOf(s, 1)[blockIdx.x], lowHalf(csum));
+      if (zsum) atomicAdd(&v.counters[s * kCounters + kZeros], zsum);
+    }
+    if (firstIteration) {
+      __syncthreads();
+      const unsigned long long m = ReduceBits(tmp.max).Reduce(bits, MaxOp());
+      if (threadIdx.x == 0) atomicMax(&v.maxAbsBits[s], m);
+    }
+    __syncthreads();
+  }
+}
+
+// One warp per signal and envelope: per-tile counts -> exclusive prefix, the total at the end.
+template <class R>
+__global__ void scanCountsKernel(SiftView<R> v) {
+  const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = threadIdx.x % 32;
+  if (warp >= 2 * v.count) return;  // uniform over the warp
+  const int s = warp / 2, e = warp % 2;
+  if (v.status[s] != kSifting) return;
+  int* c = v.countsOf(s, e);
+  int run = 0;
+  for (int b0 = 0; b0 < v.tiles; b0 += 32) {
+    const int b = b0 + lane;
+    const int mine = b < v.tiles ? c[b] : 0;
+    int inclusive = mine;
+    for (int d = 1; d < 32; d <<= 1) {
+      const int o = __shfl_up_sync(~0u, inclusive, d);
+      if (lane >= d) inclusive += o;
+    }
+    if (b < v.tiles) c[b] = run + inclusive - mine;
+    run += __shfl_sync(~0u, inclusive, 31);
+  }
+  if (lane == 0) c[v.tiles] = run;
+}
+
+// Each extremum's position and value at its rank: extrema before the tile (the scan) plus those
+// before the thread's run (a block scan) plus those before it in the run. The tile's knots are
+// gathered in shared memory and written out in coalesced rows: written by each thread at its
+// ranks, every store of a warp touched 12 sectors (ncu, H200, first IMF of 500 noise signals x
+// 102,401 samples: 78 M sectors written to L2 for 334 MB of knots).
+// Extrema of one kind in a tile: two maxima (minima) are at least two samples apart, so at most
+// half the samples, and one plateau extremum counted from an earlier tile.
+constexpr int kTileKnots = kSiftTileSamples / 2 + 2;
+template <class R>
+__global__ void scatterKnotsKernel(SiftView<R> v) {
+  using Scan = cub::BlockScan<int, kSampleThreads>;
+  __shared__ typename Scan::TempStorage tmp;
+  __shared__ std::int32_t stagedPos[2][kTileKnots];
+  __shared__ R stagedVal[2][kTileKnots];
+  for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
+    const int status = v.status[s], parity = v.parity[s];
+    if (v.mustSkip(status, parity)) continue;  // uniform over the block
+    const R* x = v.candidateOf(s, parity);
+    const std::int64_t i0 =
+        static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples + threadIdx.x * kRunSamples;
+    const unsigned long long flags = loadRunFlags(v.flagsOf(s), i0, v.n);
+    const int mine = runExtrema(flags);
+    R value[kRunSamples];  // loaded before the scan, so the loads overlap it
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kRunSamples; ++j)
+      if ((flags >> (8 * j)) & 0xffu) value[j] = x[i0 + j];
+    int before = 0, total = 0;
+    Scan(tmp).ExclusiveSum(mine, before, total);
+    int atMax = highHalf(before), atMin = lowHalf(before);
+    // One predicated pair of stores per sample, its envelope and rank selected: two branches per
+    // sample, one per kind, cost some 16 instructions each (SASS, H200 profile).
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kRunSamples; ++j) {
+      const bool isMax = isMaximumAt(flags, j), isMin = isMinimumAt(flags, j);
+      const int e = isMin ? 1 : 0, at = isMin ? atMin : atMax;
+      if (isMax || isMin) {
+        stagedPos[e][at] = static_cast<std::int32_t>(i0 + j);
+        stagedVal[e][at] = value[j];
+      }
+      atMax += isMax;
+      atMin += isMin;
+    }
+    __syncthreads();
+    const int count[2] = {highHalf(total), lowHalf(total)};
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e) {
+      const std::size_t o = v.knotBase(s, e) + kMirrored + v.countsOf(s, e)[blockIdx.x];
+      for (int q = threadIdx.x; q < count[e]; q += kSampleThreads) {
+        v.knotPos[o + q] = stagedPos[e][q];
+        v.knotVal[o + q] = stagedVal[e][q];
+      }
+    }
+    __syncthreads();  // tmp and the staged knots are reused by the next signal
+  }
+}
+
+template <class R>
+__global__ void finishKnotsKernel(SiftView<R> v) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= v.count || v.status[s] != kSifting) return;
+  const R* x = v.candidate(s);
+  std::int32_t* posMax = v.knotPos + v.knotBase(s, 0) + kMirrored;
+  std::int32_t* posMin = v.knotPos + v.knotBase(s, 1) + kMirrored;
+  R* valMax = v.knotVal + v.knotBase(s, 0) + kMirrored;
+  R* valMin = v.knotVal + v.knotBase(s, 1) + kMirrored;
+  const int runMax = v.countsOf(s, 0)[v.tiles];
+  const int runMin = v.countsOf(s, 1)[v.tiles];
+  int* c = v.counters + s * kCounters;
+  c[kMaxima] = runMax;
+  c[kMinima] = runMin;
+  sift::Boundaries b;
+  if (sift::tooFewExtrema(runMax, runMin) ||
+      !sift::mirrorBoundaries(x, static_cast<std::int32_t>(v.n), posMax, runMax, posMin, runMin,
+                              b)) {
+    c[kEnvFailed] = 1;
+    return;
+  }
+  const sift::EndKnots* ends[2] = {&b.max, &b.min};
+  std::int32_t* pos[2] = {posMax, posMin};
+  R* val[2] = {valMax, valMin};
+  const int interior[2] = {runMax, runMin};
+  for (int e = 0; e < 2; ++e) {
+    const sift::EndKnots& k = *ends[e];
+    for (int j = 0; j < k.leftCount; ++j) {
+      pos[e][j - k.leftCount] = k.leftPos[j];
+      val[e][j - k.leftCount] = x[k.leftSrc[j]];
+    }
+    for (int j = 0; j < k.rightCount; ++j) {
+      pos[e][interior[e] + j] = k.rightPos[j];
+      val[e][interior[e] + j] = x[k.rightSrc[j]];
+    }
+    v.knotStart[s * 2 + e] = kMirrored - k.leftCount;
+    v.knotCount[s * 2 + e] = k.leftCount + interior[e] + k.rightCount;
+  }
+}
+
+}  // namespace
+
+template <class R>
+void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
+               cudaStream_t stream) {
+  flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v, firstIteration, countZeros);
+  MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream);
+  scanCountsKernel<<<(2 * v.count + 7) / 8, 256, 0, stream>>>(v);  // 8 warps per block
+  MODESCOPE_CUDA_CHECK_LAUNCH("scanCountsKernel", stream);
+  scatterKnotsKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v);
+  MODESCOPE_CUDA_CHECK_LAUNCH("scatterKnotsKernel", stream);
+  finishKnotsKernel<<<(v.count + 31) / 32, 32, 0, stream>>>(v);
+  MODESCOPE_CUDA_CHECK_LAUNCH("finishKnotsKernel", stream);
+}
+template void findKnots<float>(const SiftView<float>&, dim3, bool, bool, cudaStream_t);
+template void findKnots<double>(const SiftView<double>&, dim3, bool, bool, cudaStream_t);
+
+}  // namespace modescope::cuda::sifting

@@ -1,0 +1,162 @@
+// The sifter's device view of a batch and what its kernels share (internal to cuda/;
+// emd_sifter.cuh explains the design). One sifting iteration is four steps, each in its own file:
+// sift_knots.cu finds the extrema and writes the knots, sift_splines.cu solves the envelopes'
+// splines, sift_evaluate.cu evaluates their mean into the next candidate, and emd_sifter.cu
+// decides which signals stop and drives the iterations.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/emd_sifter.cuh"
+#include "engine/emd/sift_primitives.h"
+
+namespace modescope::cuda::sifting {
+
+using sift::kMaximum;
+using sift::kMinimum;
+using sift::kMirrored;
+
+// Per-signal counters gathered during one iteration (reset by decideStop).
+enum Counter : int { kMaxima, kMinima, kZeros, kAbove1, kAbove2, kEnvFailed, kCounters };
+
+// Threads of the per-sample kernels: one block per kSiftTileSamples tile (emd_sifter.cuh), so
+// a batch of thousands of signals does not launch millions of tiny blocks (their reductions and
+// scheduling, not the memory traffic, set the time then).
+constexpr int kSampleThreads = 256;
+
+template <class R>
+struct SiftView {
+  std::int64_t n;
+  int count;
+  int knotCap;
+  R* cand0;
+  R* cand1;
+  std::uint8_t* flags;  // one row of flagPitch bytes per signal
+  std::int64_t flagPitch;
+  std::int32_t* knotPos;
+  R* knotVal;
+  R* knotSlope;
+  SweepRow<R>* sweep;  // Thomas scratch, sweepCap rows per signal and envelope (solveSplines)
+  int sweepCap;
+  PieceCoefficients<R>* knotPiece;  // each piece's four coefficients, one load in the evaluation
+  int* knotStart;
+  int* knotCount;
+  int* counters;
+  unsigned long long* maxAbsBits;
+  int* status;
+  int* nbit;
+  int* sCount;
+  int* parity;
+  R** imfTable;
+  int* active;
+  // Per signal and envelope: the number of extrema before sample 2048 b, for every tile b
+  // (and the total at b = tiles), written by the scan, so the evaluation finds its knots
+  // without searching.
+  int* tileCounts;
+  int tiles;
+  __device__ int* countsOf(int s, int e) const {
+    return tileCounts + (static_cast<std::size_t>(s) * 2 + e) * (tiles + 1);
+  }
+  __device__ std::uint8_t* flagsOf(int s) const {
+    return flags + static_cast<std::size_t>(s) * flagPitch;
+  }
+  __device__ R* candidate(int s) const { return candidateOf(s, parity[s]); }
+  // Whether a per-sample kernel skips a signal, from its status and parity loaded together. The
+  // parity is tested too (it is never negative) so that its load is issued beside the status's:
+  // tested one after the other, each per-signal load waited for the one before it (ncu on an
+  // H200: 5 % of the evaluation's stall samples on its three), and nvcc otherwise moves the
+  // parity's load after the branch.
+  __device__ static bool mustSkip(int status, int parity) {
+    return status != kSifting || parity < 0;
+  }
+  // With the signal's parity already loaded.
+  __device__ R* candidateOf(int s, int p) const {
+    return (p ? cand1 : cand0) + static_cast<std::size_t>(s) * n;
+  }
+  __device__ R* otherOf(int s, int p) const {
+    return (p ? cand0 : cand1) + static_cast<std::size_t>(s) * n;
+  }
+  __device__ SweepRow<R>* sweepOf(int s, int e) const {
+    return sweep + (static_cast<std::size_t>(s) * 2 + e) * sweepCap;
+  }
+  __device__ std::size_t knotBase(int s, int e) const {
+    return (static_cast<std::size_t>(s) * 2 + e) * knotCap;
+  }
+};
+
+struct RuleView {
+  int kind;  // sift::StopKind
+  double threshold1, threshold2, tolerance;
+  int sNumber;
+  int cap;  // sifting iterations at most
+};
+
+__device__ inline unsigned long long absBits(float v) { return __float_as_uint(fabsf(v)); }
+__device__ inline unsigned long long absBits(double v) {
+  return static_cast<unsigned long long>(__double_as_longlong(fabs(v)));
+}
+__device__ inline double fromBits(unsigned long long b, float) {
+  return __uint_as_float(static_cast<unsigned>(b));
+}
+__device__ inline double fromBits(unsigned long long b, double) {
+  return __longlong_as_double(static_cast<long long>(b));
+}
+
+// One iteration's per-sample work runs in 2048-sample tiles (kSiftTileSamples): one block of 256
+// threads per tile and signal. Extrema are flagged and counted per tile in one pass; the knots
+// are scattered and the envelopes evaluated with each thread on 8 consecutive samples, so a
+// thread finds its knots' ranks once (one block scan) and keeps the spline piece it is on in
+// registers while it walks its samples. (With one thread per sample and a ballot rank per
+// 256-sample tile these kernels were bound by instruction issue, not memory: ncu on an H200,
+// 500 signals x 102,401 samples, 64-71 % of the SM's issue rate at 7-24 % of DRAM bandwidth.)
+constexpr int kRunSamples = 8;  // consecutive samples per thread in scatter and evaluation
+static_assert(kSampleThreads * kRunSamples == kSiftTileSamples, "a tile is one block's runs");
+
+// Two counts of at most one tile's samples in one int (maxima and minima, or the two stop-ratio
+// counts): one block scan or sum takes both.
+__device__ inline int packPair(int high, int low) { return (high << 16) | low; }
+__device__ inline int highHalf(int p) { return p >> 16; }
+__device__ inline int lowHalf(int p) { return p & 0xffff; }
+
+// A thread's 8 flags from sample i0 in one word, flag j in byte j (i0 a multiple of 8; the row
+// pitch is a multiple of 16, so the load is aligned and inside the row when i0 < n); flags at or
+// beyond n are not extrema. Unpacked into eight bytes, each with its bounds test, they cost some
+// 40 instructions per thread and stayed live through the evaluation's walks (SASS and ptxas,
+// H200); the flags' values make the tests single bits.
+static_assert(sift::kNotExtremum == 0 && kMaximum == 1 && kMinimum == 2, "flag bits");
+__device__ inline unsigned long long loadRunFlags(const std::uint8_t* row, std::int64_t i0,
+                                                  std::int64_t n) {
+  if (i0 >= n) return 0;  // past the end of the last tile (and maybe of the row)
+  unsigned long long w = *reinterpret_cast<const unsigned long long*>(row + i0);
+  if (n - i0 < kRunSamples) w &= (1ull << (8 * (n - i0))) - 1;
+  return w;
+}
+__device__ inline bool isMaximumAt(unsigned long long flags, int j) {
+  return (flags >> (8 * j)) & 1u;
+}
+__device__ inline bool isMinimumAt(unsigned long long flags, int j) {
+  return (flags >> (8 * j + 1)) & 1u;
+}
+// The run's maxima and minima, packed (packPair).
+__device__ inline int runExtrema(unsigned long long flags) {
+  return packPair(__popcll(flags & 0x0101010101010101ull), __popcll(flags & 0x0202020202020202ull));
+}
+
+// The iteration's steps (each launches on `stream`; v.count signals).
+// Flags the extrema of every candidate, counts them per tile, scans the counts and writes each
+// signal's knots with the mirrored end knots (sift_knots.cu). tileCounts must be zero.
+template <class R>
+void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
+               cudaStream_t stream);
+// The not-a-knot spline of each signal's maxima and minima, as piece coefficients
+// (sift_splines.cu).
+template <class R>
+void solveSplines(const SiftView<R>& v, cudaStream_t stream);
+// The mean of the two envelopes subtracted from each candidate into the other buffer, with
+// Rilling's counts (sift_evaluate.cu).
+template <class R>
+void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid, cudaStream_t stream);
+
+}  // namespace modescope::cuda::sifting
