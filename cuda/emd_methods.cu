@@ -8,6 +8,7 @@
 #include "cuda/device_ops.cuh"
 #include "cuda/emd_methods.cuh"
 #include "cuda/emd_sifter.cuh"
+#include "cuda/imf_rows_download.cuh"
 #include "engine/core/error.h"
 #include "engine/core/philox.h"
 #include "engine/emd/emd.h"
@@ -318,10 +319,10 @@ class BatchRun {
         memberEnabled_(B_),
         aliveTotal_(1),
         channelIds_(C_),
-        hostRows_(rowsC()),
         hostStatus_(std::max(B_, C_)),
         hostSifts_(std::max(B_, C_)),
-        hostInt_(1) {
+        hostInt_(1),
+        rowsDown_(out_, C_, n_, std::max(B_, C_), stream) {
     std::vector<std::uint64_t> ids(C_);
     for (int c = 0; c < C_; ++c) ids[c] = block_.channels[first_ + c];
     upload(channelIds_.get(), ids.data(), C_);
@@ -351,6 +352,7 @@ class BatchRun {
         runIceemdan();
         break;
     }
+    rowsDown_.finish();
     if (degenerate_ > 0) {
       addDiagnostic(diagnostics, Severity::Info, "emd.degenerateMembers",
                     std::to_string(degenerate_) +
@@ -408,39 +410,12 @@ class BatchRun {
   }
 
   // Appends row `rows` (C x n on the device, standardised units) times scale_c to every channel
-  // whose active flag is set, with the members' mean sift count.
+  // whose active flag is set, with the members' mean sift count; converted on the host while the
+  // device runs on (ImfRowsDownload).
   void appendRows(const R* rows, const std::vector<std::uint8_t>& active, bool withSifts,
                   int members, const std::vector<double>& scale) {
-    download(hostRows_.get(), rows, rowsC());
-    std::vector<int> sifts, status;
-    if (withSifts) {
-      sifts.resize(static_cast<std::size_t>(C_) * members);
-      status.resize(sifts.size());
-      download(sifts.data(), sifter_.sifts(), sifts.size());
-      download(status.data(), sifter_.status(), status.size());
-    }
-    for (int c = 0; c < C_; ++c) {
-      if (!active[c]) continue;
-      auto& m = out_[c];
-      const std::size_t at = m.data.size();
-      m.data.resize(at + n_);
-      const R* src = hostRows_.get() + static_cast<std::size_t>(c) * n_;
-      for (std::int64_t t = 0; t < n_; ++t) {
-        m.data[at + t] = static_cast<float>(static_cast<double>(src[t]) * scale[c]);
-      }
-      if (withSifts) {
-        // Mean over the members that produced an IMF (the CPU's convention).
-        double s = 0;
-        int produced = 0;
-        for (int i = 0; i < members; ++i) {
-          const std::size_t b = static_cast<std::size_t>(c) * members + i;
-          if (status[b] != kSiftDone) continue;
-          s += sifts[b];
-          ++produced;
-        }
-        m.sifts.push_back(produced ? static_cast<int>(std::lround(s / produced)) : 0);
-      }
-    }
+    rowsDown_.append(rows, active, withSifts ? sifter_.sifts() : nullptr,
+                     withSifts ? sifter_.status() : nullptr, members, scale);
   }
   // The residue row (no sift count).
   void appendResidue(const R* rows, const std::vector<std::uint8_t>& active,
@@ -763,10 +738,10 @@ class BatchRun {
   DeviceBuffer<int> aliveTotal_;
   DeviceBuffer<std::uint64_t> channelIds_;
   std::vector<DeviceBuffer<R>> noiseModes_;
-  PinnedBuffer<R> hostRows_;
   PinnedBuffer<int> hostStatus_, hostSifts_, hostInt_;
   std::vector<double> sigma_;
   std::vector<EmdChannelModes> out_;
+  ImfRowsDownload<R> rowsDown_;  // after out_, which its host thread fills
   std::int64_t degenerate_ = 0;
   bool capReached_ = false;
 };
