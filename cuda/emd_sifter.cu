@@ -1,6 +1,8 @@
 // The sifter's stop decisions and its driver (emd_sifter.cuh explains the design; the
 // iteration's other steps are in the files sift_view.cuh names).
 #include <algorithm>
+#include <cstdlib>
+#include <utility>
 
 #include "cuda/emd_sifter.cuh"
 #include "cuda/sift_view.cuh"
@@ -21,7 +23,9 @@ __global__ void decideStopKernel(SiftView<R> v, RuleView rule, const R* refMaxAb
   st.aboveThreshold1 = c[kAbove1];
   st.aboveThreshold2 = c[kAbove2];
   st.envelopeFailed = c[kEnvFailed] != 0;
+  const int nextZeros = c[kNextZeros];
   for (int k = 0; k < kCounters; ++k) c[k] = 0;
+  c[kZeros] = nextZeros;  // the next candidate's, counted by its evaluation
   if (v.nbit[s] == 0) {
     const double maxAbs = fromBits(v.maxAbsBits[s], R{});
     if (sift::tooFewExtrema(st.maxima, st.minima) ||
@@ -77,7 +81,8 @@ std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
   return static_cast<std::size_t>(n) * 2 * sizeof(R) + static_cast<std::size_t>(flagPitchFor(n)) +
          knots * (sizeof(std::int32_t) + 2 * sizeof(R) + sizeof(PieceCoefficients<R>)) +
          2 * static_cast<std::size_t>(sweepCapFor(n)) * sizeof(SweepRow<R>) +
-         2 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1) + 64;
+         (4 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1)) +
+         sizeof(int) * static_cast<std::size_t>(tilesFor(n)) + 64;
 }
 
 template <class R>
@@ -102,7 +107,8 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   sCount_ = DeviceBuffer<int>(capacity);
   parity_ = DeviceBuffer<int>(capacity);
   imfTable_ = DeviceBuffer<R*>(capacity);
-  tileCounts_ = DeviceBuffer<int>(static_cast<std::size_t>(capacity) * 2 * (tileCount() + 1));
+  tileCounts_ = DeviceBuffer<int>(2 * tileCountsSize());  // this iteration's and the next's
+  plateauTiles_ = DeviceBuffer<int>(static_cast<std::size_t>(capacity) * tileCount());
   active_ = DeviceBuffer<int>(1);
   activeHost_ = PinnedBuffer<int>(1);
 }
@@ -134,6 +140,8 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 imfTable_.get(),
                 active_.get(),
                 tileCounts_.get(),
+                tileCounts_.get() + tileCountsSize(),
+                plateauTiles_.get(),
                 static_cast<int>(tileCount())};
   RuleView r{};
   switch (rule.kind) {
@@ -164,22 +172,35 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   // wait do not stall the queue (five launches per iteration take ~10 us to issue).
   const int checkEvery = 4;
   lastIterations_ = 0;
+  // Zero crossings feed only the Rilling and S-number tests.
+  const bool countZeros = r.kind != static_cast<int>(sift::StopKind::Fixed);
+  // Whether the last evaluation flagged this iteration's candidates (all but the first
+  // iteration's: every signal still sifting was evaluated in the last one).
+  bool flaggedByEvaluation = false;
+  // Set, every iteration runs the flag pass, as before the evaluation flagged the next candidate
+  // (tests/gpu/emd_parity_test.cpp compares the two bit for bit).
+  const bool flagPassOnly = std::getenv("MODESCOPE_SIFT_FLAG_PASS_EVERY_ITERATION") != nullptr;
   for (int it = 0;; ++it) {
     if (it % checkEvery == 0) {
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(active_.get(), 0, sizeof(int), stream_));
     }
     // The tiles' extremum counts are summed by atomics (a plateau's extremum may be counted from
-    // an earlier tile).
-    MODESCOPE_CUDA_TRY(cudaMemsetAsync(
-        tileCounts_.get(), 0, static_cast<std::size_t>(count) * 2 * (tileCount() + 1) * sizeof(int),
-        stream_));
-    // Zero crossings feed only the Rilling and S-number tests.
-    findKnots(v, sampleGrid, it == 0, r.kind != static_cast<int>(sift::StopKind::Fixed), stream_);
+    // an earlier tile); the evaluation stores its tiles' counts before anything adds to them.
+    if (!flaggedByEvaluation) {
+      MODESCOPE_CUDA_TRY(cudaMemsetAsync(
+          v.tileCounts, 0, static_cast<std::size_t>(count) * 2 * (tileCount() + 1) * sizeof(int),
+          stream_));
+    }
+    findKnots(v, sampleGrid, it == 0, countZeros, flaggedByEvaluation, stream_);
     solveSplines(v, stream_);
-    evaluateMean(v, r, sampleGrid, stream_);
+    // No next candidate to flag after the last iteration (a probe, or the cap).
+    const bool flagNext = !flagPassOnly && !probeOnly && it + 1 < std::max(r.cap, 1);
+    evaluateMean(v, r, sampleGrid, flagNext, countZeros, stream_);
     decideStopKernel<<<perSignalBlocks, 128, 0, stream_>>>(v, r, refMaxAbs, probeOnly);
     MODESCOPE_CUDA_CHECK_LAUNCH("decideStopKernel", stream_);
     ++lastIterations_;
+    std::swap(v.tileCounts, v.nextTileCounts);
+    flaggedByEvaluation = flagNext;
     if (probeOnly) break;
     // decideStop counts every iteration of a signal still sifting, so after `cap` iterations
     // every signal has stopped: a fixed number of sifts ends without asking the device (and

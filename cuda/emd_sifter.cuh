@@ -2,12 +2,16 @@
 // first IMF in lockstep, every step the one engine/emd/sift_primitives.h defines, so the result
 // equals the CPU's extractImf() (engine/emd/sifting.h) signal by signal, to rounding.
 //
-// One sifting iteration is seven launches over the whole batch (and a memset of the tile
-// counts); the per-sample ones run one block per tile of kSiftTileSamples samples. A fixed sift
-// count runs exactly that many iterations:
-//   flagExtrema      strided over the tile: run starts classify their run (plateau rule), the
-//                    tile's maxima and minima counted (a plateau's extremum is added to the tile
-//                    its middle lies in), zero crossings and max|m| reduced per signal
+// One sifting iteration is seven launches over the whole batch; the per-sample ones run one
+// block per tile of kSiftTileSamples samples. A fixed sift count runs exactly that many
+// iterations:
+//   flagExtrema      first iteration (after a memset of the tile counts): strided over the
+//                    tile, run starts classify their run (plateau rule), the tile's maxima and
+//                    minima counted (a plateau's extremum is added to the tile its middle lies
+//                    in), zero crossings and max|m| reduced per signal
+//   flagTileEdges    later iterations, one thread per signal and tile: what the evaluation that
+//                    wrote the candidate left to flag (each tile's first and last sample, the
+//                    plateaus starting inside a tile it marked)
 //   scanCounts       one warp per signal and envelope: extrema before each tile
 //   scatterKnots     8 consecutive samples per thread: each extremum's position and value at its
 //                    rank (tile prefix + a block scan + the rank within the run), gathered in
@@ -22,7 +26,11 @@
 //   evaluateMean     8 consecutive samples per thread, staged through shared memory: the piece
 //                    of each envelope from the ranks (no search), kept while the thread walks
 //                    its samples, both envelopes, the stop ratio counts, and the next candidate
-//                    m - mean written to the other ping-pong buffer
+//                    m - mean written to the other ping-pong buffer; unless it is the last
+//                    iteration, that candidate's flags too, from the staged tile, for every
+//                    sample whose neighbours lie in the tile and differ from it, with their
+//                    counts per tile (a second set, so this iteration's stay readable) and zero
+//                    crossings
 //   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on
 // Signals that have stopped make every later launch return at once for their blocks. The host
 // reads the number of signals still sifting every few iterations (one small copy), so there is no
@@ -126,8 +134,12 @@ class BatchSifter {
   DeviceBuffer<unsigned long long> maxAbsBits_;
   DeviceBuffer<int> status_, nbit_, sCount_, parity_;
   DeviceBuffer<R*> imfTable_;
-  DeviceBuffer<int> tileCounts_;
+  DeviceBuffer<int> tileCounts_, plateauTiles_;
   std::int64_t tileCount() const { return tilesFor(n_); }
+  // One iteration's tile counts: per signal and envelope, tiles + 1.
+  std::size_t tileCountsSize() const {
+    return static_cast<std::size_t>(capacity_) * 2 * (tileCount() + 1);
+  }
   DeviceBuffer<int> active_;
   PinnedBuffer<int> activeHost_;
   int lastIterations_ = 0;

@@ -45,6 +45,67 @@ constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
 template <class R>
 constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
 
+using Reduce = cub::BlockReduce<int, kSampleThreads>;
+
+// What a block's warps sum for the next candidate's tile (flagNextCandidate) before one thread
+// stores it.
+struct NextTileSums {
+  int counts;   // packPair(maxima, minima)
+  int zeros;    // zero crossings
+  int plateau;  // a plateau starts inside the tile
+};
+
+// The next candidate's flags that its tile alone decides, from the staged samples the evaluation
+// has just written: every sample whose neighbours both lie in the tile and differ from it, in one
+// 8-byte store per thread, with kRunStartMark at each plateau's first sample (the other bytes are
+// left for flagTileEdges, sift_knots.cu, to write), and their counts and zero crossings summed per
+// warp into `sums`. The flag pass this replaces read every candidate again from memory (130 us of
+// the 700 us an iteration of 500 float32 signals of 102,401 samples took; ncu, H200); this adds
+// about 60 us to the evaluation. Strided over the tile like the write-back (one flag byte stored
+// per sample) it took 368 us per launch against 345 us this way (the same call).
+template <class R>
+__device__ void flagNextCandidate(const SiftView<R>& v, int s, std::int64_t begin, int samples,
+                                  int first, bool countZeros, const R* staged, NextTileSums& sums) {
+  R w[kRunSamples + 2];  // samples first - 1 .. first + 8 of the tile
+  MODESCOPE_UNROLL
+  for (int j = 0; j < kRunSamples + 2; ++j) {
+    const int t = first - 1 + j;
+    w[j] = t >= 0 && t < samples ? staged[stagedIndex(t)] : R(0);
+  }
+  unsigned long long word = 0;
+  int zeros = 0;
+  MODESCOPE_UNROLL
+  for (int j = 0; j < kRunSamples; ++j) {
+    const int t = first + j;
+    if (t < 1 || t + 1 >= samples) continue;  // a neighbour in another tile
+    const R prev = w[j], cur = w[j + 1], next = w[j + 2];
+    const std::uint8_t f = prev != cur && cur != next ? classifyAlone(prev, cur, next)
+                           : prev != cur              ? kRunStartMark  // sift::startsRun
+                                                      : sift::kNotExtremum;
+    word |= static_cast<unsigned long long>(f) << (8 * j);
+    if (countZeros) zeros += sift::zeroCrossingsAt(prev, cur, next, true, true);
+  }
+  if (first < samples) *reinterpret_cast<unsigned long long*>(v.flagsOf(s) + begin + first) = word;
+  const int counts = __reduce_add_sync(~0u, runExtrema(word));
+  const bool plateau = __any_sync(~0u, (word & 0x8080808080808080ull) != 0);
+  if (countZeros) zeros = __reduce_add_sync(~0u, zeros);
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(&sums.counts, counts);
+    if (countZeros) atomicAdd(&sums.zeros, zeros);
+    if (plateau) sums.plateau = 1;
+  }
+}
+
+// The sums of flagNextCandidate, stored by thread 0 after the block's last barrier over the tile.
+template <class R>
+__device__ void storeNextTileSums(const SiftView<R>& v, int s, const NextTileSums& sums) {
+  // Stored, not added: only this block counts its tile before flagTileEdges adds to it.
+  v.nextCountsOf(s, 0)[blockIdx.x] = highHalf(sums.counts);
+  v.nextCountsOf(s, 1)[blockIdx.x] = lowHalf(sums.counts);
+  if (sums.zeros) atomicAdd(&v.counters[s * kCounters + kNextZeros], sums.zeros);
+  v.plateauTiles[static_cast<std::size_t>(s) * v.tiles + blockIdx.x] = sums.plateau;
+}
+
 // Each thread walks its 8 consecutive samples, moving to the next piece of an envelope when it
 // passes an extremum of that kind (the piece's coefficients are read once per piece, not per
 // sample). The tile's samples come in and the next candidate goes out through shared memory in
@@ -58,9 +119,8 @@ constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
 // needs no spills at 48 (double spills 44 bytes; it had 70 registers, 3 blocks per SM, before).
 template <class R>
 __global__ void __launch_bounds__(kSampleThreads, 5)
-    evaluateMeanKernel(SiftView<R> v, RuleView rule) {
+    evaluateMeanKernel(SiftView<R> v, RuleView rule, bool flagNext, bool countZeros) {
   using Scan = cub::BlockScan<int, kSampleThreads>;
-  using Reduce = cub::BlockReduce<int, kSampleThreads>;
   __shared__ union {
     typename Scan::TempStorage scan;
     typename Reduce::TempStorage sum;
@@ -68,6 +128,7 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
   __shared__ R staged[kStagedSamples];
   __shared__ PieceCoefficients<R> stagedPiece[2][kStagedPieces<R>];
   __shared__ std::int32_t stagedKnot[2][kStagedPieces<R>];
+  __shared__ NextTileSums nextSums;
   const bool rilling = rule.kind == static_cast<int>(sift::StopKind::Rilling);
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     const int status = v.status[s], failed = v.counters[s * kCounters + kEnvFailed];
@@ -79,6 +140,7 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
     R* tileOut = v.otherOf(s, parity) + begin;
     const int samples =
         static_cast<int>(min(v.n - begin, static_cast<std::int64_t>(kSiftTileSamples)));
+    if (threadIdx.x == 0) nextSums = {};  // the block scan's barrier publishes it
     for (int j = threadIdx.x; j < samples; j += kSampleThreads) staged[stagedIndex(j)] = tileIn[j];
     const int first = threadIdx.x * kRunSamples;  // the thread's run within the tile
     const unsigned long long flags = loadRunFlags(v.flagsOf(s), begin + first, v.n);
@@ -187,6 +249,7 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
     }
     __syncthreads();
     for (int j = threadIdx.x; j < samples; j += kSampleThreads) tileOut[j] = staged[stagedIndex(j)];
+    if (flagNext) flagNextCandidate(v, s, begin, samples, first, countZeros, staged, nextSums);
     if (rilling) {
       const int a = Reduce(tmp.sum).Sum(packPair(above1, above2));
       if (threadIdx.x == 0) {
@@ -194,19 +257,22 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
         if (lowHalf(a)) atomicAdd(&v.counters[s * kCounters + kAbove2], lowHalf(a));
       }
     }
-    __syncthreads();  // staged and tmp are reused by the next signal
+    __syncthreads();  // staged, tmp and nextSums are reused by the next signal
+    if (flagNext && threadIdx.x == 0) storeNextTileSums(v, s, nextSums);
   }
 }
 
 }  // namespace
 
 template <class R>
-void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid,
-                  cudaStream_t stream) {
-  evaluateMeanKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v, rule);
+void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid, bool flagNext,
+                  bool countZeros, cudaStream_t stream) {
+  evaluateMeanKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v, rule, flagNext, countZeros);
   MODESCOPE_CUDA_CHECK_LAUNCH("evaluateMeanKernel", stream);
 }
-template void evaluateMean<float>(const SiftView<float>&, const RuleView&, dim3, cudaStream_t);
-template void evaluateMean<double>(const SiftView<double>&, const RuleView&, dim3, cudaStream_t);
+template void evaluateMean<float>(const SiftView<float>&, const RuleView&, dim3, bool, bool,
+                                  cudaStream_t);
+template void evaluateMean<double>(const SiftView<double>&, const RuleView&, dim3, bool, bool,
+                                   cudaStream_t);
 
 }  // namespace modescope::cuda::sifting

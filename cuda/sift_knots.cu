@@ -9,6 +9,39 @@
 namespace modescope::cuda::sifting {
 namespace {
 
+// Flags the run of equal samples that starts at sample i (sift::startsRun) with classifyRun.
+// Returns the extrema (packPair) that count in tile `tile`: a plateau's extremum counts in the
+// tile its middle lies in, added there atomically when that is another tile.
+template <class R>
+__device__ inline int flagRunFrom(const SiftView<R>& v, int s, const R* x, std::uint8_t* flags,
+                                  int i, int tile) {
+  const std::int64_t last = sift::classifyRun(x, v.n, i, flags);
+  const std::int64_t middle = sift::runMiddle(i, last);
+  const std::uint8_t f = flags[middle];  // just written by classifyRun
+  if (f == sift::kNotExtremum) return 0;
+  if (middle / kSiftTileSamples == tile) return f == sift::kMaximum ? packPair(1, 0) : 1;
+  atomicAdd(&v.countsOf(s, f == sift::kMaximum ? 0 : 1)[middle / kSiftTileSamples], 1);
+  return 0;
+}
+
+// Flags sample i of candidate x (prev, cur, next: its value and its neighbours', zero beyond the
+// ends) by the flag pass's rule: a sample differing from both neighbours is classified by the two
+// comparisons (classifyRun's answer for a run of one), a run's first sample flags its whole run,
+// any other sample is flagged by its run's first. Returns the extrema that count in `tile`
+// (flagRunFrom).
+template <class R>
+__device__ inline int flagSample(const SiftView<R>& v, int s, const R* x, std::uint8_t* flags,
+                                 int i, R prev, R cur, R next, int tile) {
+  const bool interior = i > 0 && i + 1 < static_cast<int>(v.n);
+  if (interior && prev != cur && cur != next) {
+    const std::uint8_t f = classifyAlone(prev, cur, next);
+    flags[i] = f;
+    return f == sift::kMaximum ? packPair(1, 0) : f == sift::kMinimum ? 1 : 0;
+  }
+  if (i != 0 && prev == cur) return 0;  // not sift::startsRun
+  return flagRunFrom(v, s, x, flags, i, tile);
+}
+
 // Strided over the tile (coalesced), kFlagSamples samples per thread whose values and neighbours
 // are all loaded before any is classified. (Classified as they were loaded, each sample waited
 // for its own three loads: ncu, H200, 9 stall cycles per instruction at 1 TB/s.)
@@ -47,29 +80,7 @@ __global__ void __launch_bounds__(kSampleThreads, 4)
     for (int j = 0; j < kFlagSamples; ++j) {
       const int i = begin + static_cast<int>(threadIdx.x) + j * kSampleThreads;
       if (i >= n) break;
-      const bool interior = i > 0 && i + 1 < n;
-      // Interior samples differing from both neighbours (almost all of them) are a run of one:
-      // classifyRun's answer in two comparisons; plateaus take the general path from their start.
-      if (interior && prev[j] != cur[j] && cur[j] != next[j]) {
-        const R left = cur[j] - prev[j], right = next[j] - cur[j];
-        const std::uint8_t f = (left > 0 && right < 0)   ? sift::kMaximum
-                               : (left < 0 && right > 0) ? sift::kMinimum
-                                                         : sift::kNotExtremum;
-        flags[i] = f;
-        counts += f == sift::kMaximum ? packPair(1, 0) : f == sift::kMinimum ? 1 : 0;
-      } else if (i == 0 || prev[j] != cur[j]) {  // sift::startsRun
-        // A plateau's extremum sits at its middle, which may lie in a later tile: counted there.
-        const std::int64_t last = sift::classifyRun(x, v.n, i, flags);
-        const std::int64_t middle = sift::runMiddle(i, last);
-        const std::uint8_t f = flags[middle];  // just written by classifyRun
-        if (f != sift::kNotExtremum) {
-          const std::int64_t tile = middle / kSiftTileSamples;
-          if (tile == blockIdx.x)
-            counts += f == sift::kMaximum ? packPair(1, 0) : 1;
-          else
-            atomicAdd(&v.countsOf(s, f == sift::kMaximum ? 0 : 1)[tile], 1);
-        }
-      }
+      counts += flagSample(v, s, x, flags, i, prev[j], cur[j], next[j], blockIdx.x);
       if (countZeros) zeros += sift::zeroCrossingsAt(prev[j], cur[j], next[j], i > 0, i + 1 < n);
       bits = max(bits, absBits(cur[j]));
     }
@@ -210,13 +221,73 @@ __global__ void finishKnotsKernel(SiftView<R> v) {
   }
 }
 
+// What the last evaluation left unflagged (evaluateMean with flagNext): the first and the last
+// sample of every tile, whose neighbours lie in other tiles, and, in the tiles it marked, the
+// plateaus starting inside them, whose first samples it left as kRunStartMark (classifyRun reads
+// a run to its end, maybe in another tile). One warp per signal and tile: two lanes take the
+// edges; in a marked tile each lane reads 64 flags and flags the runs starting there. (One thread
+// per tile walking a marked tile's samples took 225 us per launch on 500 float32 signals, H200:
+// the residue's later candidates have equal neighbours in most tiles.) No lane reads a flag
+// another one writes: a run's first sample is marked, the samples inside it are not.
+template <class R>
+__global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
+  const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int s = warp / v.tiles, tile = warp % v.tiles;
+  if (s >= v.count) return;  // uniform over the warp
+  const int status = v.status[s], parity = v.parity[s];
+  if (v.mustSkip(status, parity)) return;
+  const R* x = v.candidateOf(s, parity);
+  std::uint8_t* flags = v.flagsOf(s);
+  const int n = static_cast<int>(v.n);
+  const int begin = tile * kSiftTileSamples, end = min(begin + kSiftTileSamples, n);
+  int counts = 0, zeros = 0;
+  const int edge = lane == 0 ? begin : end - 1;
+  if (lane == 0 || (lane == 1 && edge != begin)) {  // lane 1: unless the tile is one sample
+    const R prev = edge > 0 ? x[edge - 1] : R(0), cur = x[edge];
+    const R next = edge + 1 < n ? x[edge + 1] : R(0);
+    counts += flagSample(v, s, x, flags, edge, prev, cur, next, tile);
+    if (countZeros) zeros += sift::zeroCrossingsAt(prev, cur, next, edge > 0, edge + 1 < n);
+  }
+  if (v.plateauTiles[static_cast<std::size_t>(s) * v.tiles + tile]) {
+    constexpr int kLaneFlags = kSiftTileSamples / 32;
+    MODESCOPE_UNROLL
+    for (int w = 0; w < kLaneFlags / 8; ++w) {
+      const int i0 = begin + lane * kLaneFlags + 8 * w;
+      if (i0 >= end) break;
+      unsigned long long marks =
+          *reinterpret_cast<const unsigned long long*>(flags + i0) & 0x8080808080808080ull;
+      // Only the tile's own flags: the row's padding past the last sample is never written.
+      if (end - i0 < 8) marks &= (1ull << (8 * (end - i0))) - 1;
+      while (marks) {
+        const int i = i0 + (__ffsll(static_cast<long long>(marks)) - 1) / 8;
+        marks &= marks - 1;
+        counts += flagRunFrom(v, s, x, flags, i, tile);
+      }
+    }
+  }
+  counts = __reduce_add_sync(~0u, counts);
+  zeros = __reduce_add_sync(~0u, zeros);
+  if (lane == 0) {
+    if (highHalf(counts)) atomicAdd(&v.countsOf(s, 0)[tile], highHalf(counts));
+    if (lowHalf(counts)) atomicAdd(&v.countsOf(s, 1)[tile], lowHalf(counts));
+    if (zeros) atomicAdd(&v.counters[s * kCounters + kZeros], zeros);
+  }
+}
+
 }  // namespace
 
 template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
-               cudaStream_t stream) {
-  flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v, firstIteration, countZeros);
-  MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream);
+               bool flaggedByEvaluation, cudaStream_t stream) {
+  if (flaggedByEvaluation) {
+    const int warps = v.count * v.tiles;
+    flagTileEdgesKernel<<<(warps + 3) / 4, 128, 0, stream>>>(v, countZeros);  // 4 warps a block
+    MODESCOPE_CUDA_CHECK_LAUNCH("flagTileEdgesKernel", stream);
+  } else {
+    flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v, firstIteration, countZeros);
+    MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream);
+  }
   scanCountsKernel<<<(2 * v.count + 7) / 8, 256, 0, stream>>>(v);  // 8 warps per block
   MODESCOPE_CUDA_CHECK_LAUNCH("scanCountsKernel", stream);
   scatterKnotsKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v);
@@ -224,7 +295,7 @@ void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool 
   finishKnotsKernel<<<(v.count + 31) / 32, 32, 0, stream>>>(v);
   MODESCOPE_CUDA_CHECK_LAUNCH("finishKnotsKernel", stream);
 }
-template void findKnots<float>(const SiftView<float>&, dim3, bool, bool, cudaStream_t);
-template void findKnots<double>(const SiftView<double>&, dim3, bool, bool, cudaStream_t);
+template void findKnots<float>(const SiftView<float>&, dim3, bool, bool, bool, cudaStream_t);
+template void findKnots<double>(const SiftView<double>&, dim3, bool, bool, bool, cudaStream_t);
 
 }  // namespace modescope::cuda::sifting

@@ -18,8 +18,19 @@ using sift::kMaximum;
 using sift::kMinimum;
 using sift::kMirrored;
 
-// Per-signal counters gathered during one iteration (reset by decideStop).
-enum Counter : int { kMaxima, kMinima, kZeros, kAbove1, kAbove2, kEnvFailed, kCounters };
+// Per-signal counters gathered during one iteration (reset by decideStop). kNextZeros: the zero
+// crossings of the next candidate that its evaluation counted (decideStop carries them into
+// kZeros).
+enum Counter : int {
+  kMaxima,
+  kMinima,
+  kZeros,
+  kAbove1,
+  kAbove2,
+  kEnvFailed,
+  kNextZeros,
+  kCounters
+};
 
 // Threads of the per-sample kernels: one block per kSiftTileSamples tile (emd_sifter.cuh), so
 // a batch of thousands of signals does not launch millions of tiny blocks (their reductions and
@@ -55,9 +66,18 @@ struct SiftView {
   // (and the total at b = tiles), written by the scan, so the evaluation finds its knots
   // without searching.
   int* tileCounts;
+  // The next candidate's extrema per tile, counted by the evaluation that writes it (zeroed before
+  // it; tileCounts of the next iteration).
+  int* nextTileCounts;
+  // Per signal and tile: whether the evaluation left a plateau's start inside the tile to
+  // flagTileEdges (sift_knots.cu).
+  int* plateauTiles;
   int tiles;
   __device__ int* countsOf(int s, int e) const {
     return tileCounts + (static_cast<std::size_t>(s) * 2 + e) * (tiles + 1);
+  }
+  __device__ int* nextCountsOf(int s, int e) const {
+    return nextTileCounts + (static_cast<std::size_t>(s) * 2 + e) * (tiles + 1);
   }
   __device__ std::uint8_t* flagsOf(int s) const {
     return flags + static_cast<std::size_t>(s) * flagPitch;
@@ -139,6 +159,18 @@ __device__ inline bool isMaximumAt(unsigned long long flags, int j) {
 __device__ inline bool isMinimumAt(unsigned long long flags, int j) {
   return (flags >> (8 * j + 1)) & 1u;
 }
+// The flag byte the evaluation leaves at a plateau's first sample for flagTileEdges, which
+// overwrites it (with the run's flags) before anything else reads the flags.
+constexpr std::uint8_t kRunStartMark = 0x80;
+// A sample that differs from both its neighbours is a run of one: classifyRun's flag for it in
+// two comparisons (the flag pass and the evaluation's flags of the next candidate).
+template <class R>
+__device__ inline std::uint8_t classifyAlone(R prev, R cur, R next) {
+  const R left = cur - prev, right = next - cur;
+  return (left > 0 && right < 0)   ? sift::kMaximum
+         : (left < 0 && right > 0) ? sift::kMinimum
+                                   : sift::kNotExtremum;
+}
 // The run's maxima and minima, packed (packPair).
 __device__ inline int runExtrema(unsigned long long flags) {
   return packPair(__popcll(flags & 0x0101010101010101ull), __popcll(flags & 0x0202020202020202ull));
@@ -146,17 +178,21 @@ __device__ inline int runExtrema(unsigned long long flags) {
 
 // The iteration's steps (each launches on `stream`; v.count signals).
 // Flags the extrema of every candidate, counts them per tile, scans the counts and writes each
-// signal's knots with the mirrored end knots (sift_knots.cu). tileCounts must be zero.
+// signal's knots with the mirrored end knots (sift_knots.cu). tileCounts must be zero, or, with
+// flaggedByEvaluation, hold what the last evaluation counted: it flagged every sample whose
+// neighbours lie in its tile and differ from it, and only the rest is left to flag.
 template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
-               cudaStream_t stream);
+               bool flaggedByEvaluation, cudaStream_t stream);
 // The not-a-knot spline of each signal's maxima and minima, as piece coefficients
 // (sift_splines.cu).
 template <class R>
 void solveSplines(const SiftView<R>& v, cudaStream_t stream);
 // The mean of the two envelopes subtracted from each candidate into the other buffer, with
-// Rilling's counts (sift_evaluate.cu).
+// Rilling's counts (sift_evaluate.cu). flagNext: also flags the next candidate's extrema that
+// its tiles alone decide, into nextTileCounts (zeroed) and kNextZeros (countZeros).
 template <class R>
-void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid, cudaStream_t stream);
+void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid, bool flagNext,
+                  bool countZeros, cudaStream_t stream);
 
 }  // namespace modescope::cuda::sifting

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <numbers>
 #include <random>
@@ -234,6 +235,51 @@ TEST_F(GpuEmd, PlateausAcrossTilesMatchInFloat64) {
     const EmdResult c = cpu_->decompose(block, p, ctx);
     const EmdResult g = gpu_->decompose(block, p, ctx);
     EXPECT_LE(worstRowError(block, c, g), kFloat64RowTolerance) << emdMethodName(m);
+  }
+}
+
+// From its second iteration the sifter takes a candidate's flags from the evaluation that wrote
+// it (cuda/sift_evaluate.cu), which leaves the tiles' edge samples and the plateaus starting
+// inside them to a small pass (flagTileEdges, cuda/sift_knots.cu); the flag pass of every
+// iteration must give the same bits. In float32 a small signal on a large offset has equal
+// neighbours in its second candidate too (the candidate minus a mean near the offset is a
+// multiple of the offset's rounding step, 1/16 at 10^6), so plateaus start everywhere, inside
+// tiles and at their edges; the second channel is quantised. Both stop rules: Rilling's counts
+// the zero crossings, which the evaluation counts for the next candidate.
+TEST_F(GpuEmd, EvaluationFlagsGiveTheFlagPassBits) {
+  std::mt19937 rng(seed_);
+  std::normal_distribution<double> g(0.0, 1.0);
+  const int64_t n = 9001;  // four tiles of 2,048 and a partial one
+  SignalBlock block = randomBlock(2, n, rng);
+  for (int64_t t = 0; t < n; ++t) {
+    block.channel(0)[t] = static_cast<float>(1e6 + 0.3 * std::sin(t / 37.0) + 0.2 * g(rng));
+    block.channel(1)[t] = std::round(block.channel(1)[t] / 4);
+  }
+  const char* kFlagPass = "MODESCOPE_SIFT_FLAG_PASS_EVERY_ITERATION";
+  for (EmdMethod m : {EmdMethod::Emd, EmdMethod::Iceemdan}) {
+    for (bool rilling : {false, true}) {
+      EmdParams p = paramsFor(m, GpuPrecision::Float32);
+      if (rilling) {
+        p.stop = StopRule{};
+        p.stop.maxSifts = 50;
+        p.noiseStop = p.stop;
+      }
+      JobContext ctx;
+      const EmdResult fused = gpu_->decompose(block, p, ctx);
+      setenv(kFlagPass, "1", 1);
+      const EmdResult flagPass = gpu_->decompose(block, p, ctx);
+      unsetenv(kFlagPass);
+      const std::string what =
+          std::string(emdMethodName(m)) + (rilling ? " Rilling" : " fixed sifts");
+      ASSERT_EQ(fused.channels.size(), flagPass.channels.size()) << what;
+      for (std::size_t c = 0; c < fused.channels.size(); ++c) {
+        EXPECT_GT(fused.channels[c].rows, 2) << what;
+        EXPECT_EQ(fused.channels[c].rows, flagPass.channels[c].rows) << what;
+        EXPECT_EQ(fused.channels[c].sifts, flagPass.channels[c].sifts) << what;
+        EXPECT_TRUE(fused.channels[c].data == flagPass.channels[c].data)
+            << what << " channel " << c;
+      }
+    }
   }
 }
 
