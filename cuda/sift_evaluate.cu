@@ -87,7 +87,7 @@ __device__ void flagNextCandidate(const SiftView<R>& v, int s, std::int64_t begi
   }
   if (first < samples) *reinterpret_cast<unsigned long long*>(v.flagsOf(s) + begin + first) = word;
   const int counts = __reduce_add_sync(~0u, runExtrema(word));
-  const bool plateau = __any_sync(~0u, (word & 0x8080808080808080ull) != 0);
+  const bool plateau = __any_sync(~0u, runStartMarks(word) != 0);
   if (countZeros) zeros = __reduce_add_sync(~0u, zeros);
   if (threadIdx.x % 32 == 0) {
     atomicAdd(&sums.counts, counts);

@@ -256,7 +256,7 @@ __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
       const int i0 = begin + lane * kLaneFlags + 8 * w;
       if (i0 >= end) break;
       unsigned long long marks =
-          *reinterpret_cast<const unsigned long long*>(flags + i0) & 0x8080808080808080ull;
+          runStartMarks(*reinterpret_cast<const unsigned long long*>(flags + i0));
       // Only the tile's own flags: the row's padding past the last sample is never written.
       if (end - i0 < 8) marks &= (1ull << (8 * (end - i0))) - 1;
       while (marks) {

@@ -171,9 +171,15 @@ __device__ inline std::uint8_t classifyAlone(R prev, R cur, R next) {
          : (left < 0 && right > 0) ? sift::kMinimum
                                    : sift::kNotExtremum;
 }
+// A flag value in every byte of a run's word.
+constexpr unsigned long long inEveryByte(std::uint8_t flag) { return flag * 0x0101010101010101ull; }
 // The run's maxima and minima, packed (packPair).
 __device__ inline int runExtrema(unsigned long long flags) {
-  return packPair(__popcll(flags & 0x0101010101010101ull), __popcll(flags & 0x0202020202020202ull));
+  return packPair(__popcll(flags & inEveryByte(kMaximum)), __popcll(flags & inEveryByte(kMinimum)));
+}
+// The plateau starts the evaluation marked in a run's word (kRunStartMark bits).
+__device__ inline unsigned long long runStartMarks(unsigned long long flags) {
+  return flags & inEveryByte(kRunStartMark);
 }
 
 // The iteration's steps (each launches on `stream`; v.count signals).
