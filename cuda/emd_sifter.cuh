@@ -9,7 +9,7 @@
 //                    tile, run starts classify their run (plateau rule), the tile's maxima and
 //                    minima counted (a plateau's extremum is added to the tile its middle lies
 //                    in), zero crossings and max|m| reduced per signal
-//   flagTileEdges    later iterations, one thread per signal and tile: what the evaluation that
+//   flagTileEdges    later iterations, one warp per signal and tile: what the evaluation that
 //                    wrote the candidate left to flag (each tile's first and last sample, the
 //                    plateaus starting inside a tile it marked)
 //   scanCounts       one warp per signal and envelope: extrema before each tile

@@ -12,8 +12,8 @@
 // and run a program under it (MODESCOPE_TIMELINE_OUT unset: the report goes to stderr):
 //   CUDA_INJECTION64_PATH=/tmp/libcuda_timeline.so MODESCOPE_TIMELINE_OUT=out/timeline.txt
 //       build-gpu/tests/bench/emd_bench --gpu-only --case 1,102401,500,10 --runs 1
-// Written on 2026-11-30 without device time: it compiles against CUDA 13's CUPTI but has not
-// run yet.
+// Run on an H200 (CUDA 13, driver 580) on 2026-11-30: docs/emd.md ("Seventh session") has what
+// it showed.
 #include <cupti.h>
 
 #include <algorithm>
