@@ -81,7 +81,7 @@ std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
   return static_cast<std::size_t>(n) * 2 * sizeof(R) + static_cast<std::size_t>(flagPitchFor(n)) +
          knots * (sizeof(std::int32_t) + 2 * sizeof(R) + sizeof(PieceCoefficients<R>)) +
          2 * static_cast<std::size_t>(sweepCapFor(n)) * sizeof(SweepRow<R>) +
-         (4 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1)) +
+         4 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1) +
          sizeof(int) * static_cast<std::size_t>(tilesFor(n)) + 64;
 }
 
