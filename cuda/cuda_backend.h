@@ -49,7 +49,8 @@ struct CudaTestHooks {
   // run (plain TF32 on compute capability 9.0), so both stay tested and comparable.
   bool icaNoWarpgroupKernel = false;
   // Columns of W per CTA of the tensor-core Infomax cluster kernel (16 or 32; 0 = the planner's
-  // choice: 16 up to 128 components), so both shapes stay tested and comparable.
+  // choice: 16 up to 128 components), so both shapes stay tested and comparable; non-zero also
+  // runs that kernel where the two-warpgroup kernel would (plain TF32, 65-128 components).
   int icaClusterColumns = 0;
   // MEMD: at most this many directions per chunk (0 = the plan's), to drive the streamed path
   // with small inputs; and the usable device bytes the plan assumes (0 = 85 % of free memory), to
@@ -68,6 +69,12 @@ struct IcaClusterShape {
   int ctas = 0;
 };
 IcaClusterShape icaClusterShape(int components, int blockSize, IcaGpuMath math);
+
+// The Infomax pass kernel the CUDA backend runs on the current device for `components` and
+// blocks of `blockSize` samples, in words ("two-warpgroup (wgmma) kernel, one CTA",
+// "tensor-core cluster of 8 CTAs x 32 columns of W", ...); empty where none takes the problem.
+// Honours the test hooks. Throws DeviceError.
+std::string icaGpuKernel(int components, int blockSize, IcaGpuMath math);
 
 // The double z-scores the CUDA backend's entropy matrices count on (E x C x N, EntropyPlan's
 // layout), computed on the device: they must equal planEntropy(block, params).zscored bit for

@@ -1,14 +1,16 @@
 // runInfomaxGpu (cuda_ica.h): the shared Infomax driver (engine/ica) with device moments and
 // passes. The raw block goes to the GPU once; the covariance and the sphered data (float,
 // sample-major) are computed there (ica_whitening_gpu.h); each pass uploads its permutation and
-// runs one kernel (up to 64 components the warpgroup kernel in plain TF32 on compute 9.0, else the
-// register-resident one; 65 to 256 components the tensor-core cluster kernel in TF32 and 3xTF32;
-// else, and for FP32, the WMMA cluster kernel: infomax_kernels.cuh); the driver reads W back
-// after every pass for the change and angle (R x R floats: negligible next to the pass).
+// runs one kernel (in plain TF32 on compute 9.0 the warpgroup kernels, one warpgroup up to 64
+// components and two up to 128; else up to 64 the register-resident one, and up to 256 the
+// tensor-core cluster kernel in TF32 and 3xTF32; else, and for FP32, the WMMA cluster kernel:
+// infomax_kernels.cuh, planInfomaxKernels below); the driver reads W back after every pass for
+// the change and angle (R x R floats: negligible next to the pass).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,30 +39,46 @@ InfomaxMath toKernelMath(IcaGpuMath m) {
   return InfomaxMath::Tf32x3;
 }
 
+// The pass kernel the planner picks for a problem, with the layout it runs on (exactly one of
+// the optional ones, or none: the WMMA cluster kernel). `wmma` is planned either way: its R is
+// the device state's rows of W.
+struct InfomaxKernelPlan {
+  InfomaxLayout wmma;
+  std::optional<InfomaxWgmmaLayout> warpgroup;
+  std::optional<InfomaxFastLayout> fast;
+  std::optional<InfomaxMmaClusterLayout> mmaCluster;
+  std::string describe() const;  // the kernel in words, for benchmarks and logs
+};
+
+// A warpgroup kernel (plain TF32, up to 128 components, compute 9.0), else the register-resident
+// one (up to 64), else the tensor-core cluster kernel (65 to 256), where they apply, else the
+// WMMA cluster kernel; unless a test forces the WMMA cluster kernel through its slab-rows hook,
+// holds the warpgroup kernels back, or asks for a shape of the tensor-core cluster kernel.
+// False where no kernel takes the problem (more than 256 components).
+bool planInfomaxKernels(int components, int blockSize, IcaGpuMath gpuMath,
+                        const cudaDeviceProp& props, int optin, InfomaxKernelPlan& out);
+
 class GpuInfomaxPasses final : public InfomaxPasses {
  public:
-  // `warpgroup`, `fast`, `mmaCluster`: the warpgroup, register-resident and tensor-core
-  // cluster kernels' layouts when they take the problem (the first one given runs), else null
-  // (the WMMA cluster kernel runs).
+  // `kernels`: the pass kernel to run and its layout (planInfomaxKernels).
   // `raw`: the block on the device, from which the constructor spheres the data.
-  GpuInfomaxPasses(const InfomaxSetup& s, DeviceIcaBlock& raw, const InfomaxLayout& layout,
-                   const InfomaxWgmmaLayout* warpgroup, const InfomaxFastLayout* fast,
-                   const InfomaxMmaClusterLayout* mmaCluster)
+  GpuInfomaxPasses(const InfomaxSetup& s, DeviceIcaBlock& raw, const InfomaxKernelPlan& kernels)
       : setup_(s),
-        L_(layout),
+        L_(kernels.wmma),
         r_(s.components),
-        R_(layout.R),
-        warpgroup_(warpgroup != nullptr),
-        fast_(!warpgroup_ && fast != nullptr),
-        mmaCluster_(!warpgroup_ && !fast_ && mmaCluster != nullptr) {
-    if (warpgroup_) warpgroupLayout_ = *warpgroup;
-    if (fast_) fastLayout_ = *fast;
-    if (mmaCluster_) mmaClusterLayout_ = *mmaCluster;
+        R_(kernels.wmma.R),
+        warpgroup_(kernels.warpgroup.has_value()),
+        fast_(kernels.fast.has_value()),
+        mmaCluster_(kernels.mmaCluster.has_value()) {
+    if (warpgroup_) warpgroupLayout_ = *kernels.warpgroup;
+    if (fast_) fastLayout_ = *kernels.fast;
+    if (mmaCluster_) mmaClusterLayout_ = *kernels.mmaCluster;
     // Plain TF32 rounds every product input: round the data once, as they are sphered.
     dataTf32_ =
         (warpgroup_ || fast_ || mmaCluster_) && toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
-    // The warpgroup kernel reads rows of 64 with its own channel order (infomax_kernels.cuh).
-    const int row = warpgroup_ ? kWgmmaDataRow : R_;
+    // The warpgroup kernels read rows of 64 or 128 with their own channel order
+    // (infomax_kernels.cuh).
+    const int row = warpgroup_ ? warpgroupLayout_.rows : R_;
     const std::size_t n = static_cast<std::size_t>(s.samples);
     const std::size_t dataBytes =
         n * static_cast<std::size_t>(row) * sizeof(float) + n * sizeof(int);
@@ -283,6 +301,43 @@ std::pair<int, int> deviceLimits(cudaDeviceProp& props) {
   return {props.major, optin};
 }
 
+bool planInfomaxKernels(int components, int blockSize, IcaGpuMath gpuMath,
+                        const cudaDeviceProp& props, int optin, InfomaxKernelPlan& out) {
+  InfomaxKernelPlan plan;
+  if (!planInfomaxLayout(components, blockSize, static_cast<std::size_t>(optin), plan.wmma,
+                         icaSlabRows()))
+    return false;
+  const int R = plan.wmma.R;
+  const InfomaxMath math = toKernelMath(gpuMath);
+  const auto shared = static_cast<std::size_t>(optin);
+  if (icaSlabRows() == 0) {
+    InfomaxWgmmaLayout warpgroup;
+    InfomaxFastLayout fast;
+    InfomaxMmaClusterLayout mmaCluster;
+    if (!icaNoWarpgroupKernel() && icaClusterColumns() == 0 &&
+        planInfomaxWgmma(R, blockSize, math, props.major, props.minor, shared, warpgroup))
+      plan.warpgroup = warpgroup;
+    else if (planInfomaxFast(R, blockSize, math, shared, fast))
+      plan.fast = fast;
+    else if (planMmaCluster(R, blockSize, math, props.major, shared, mmaCluster))
+      plan.mmaCluster = mmaCluster;
+  }
+  out = plan;
+  return true;
+}
+
+std::string InfomaxKernelPlan::describe() const {
+  if (warpgroup)
+    return warpgroup->rows > 64 ? "two-warpgroup (wgmma) kernel, one CTA"
+                                : "warpgroup (wgmma) kernel, one CTA";
+  if (fast) return "register-resident (mma.sync) kernel, one CTA";
+  if (mmaCluster)
+    return "tensor-core cluster of " + std::to_string(mmaCluster->Q) + " CTAs x " +
+           std::to_string(mmaCluster->S) + " columns of W";
+  return "WMMA cluster of " + std::to_string(wmma.Q) + " CTAs x " + std::to_string(wmma.S) +
+         " rows of W";
+}
+
 }  // namespace
 
 IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int threads,
@@ -303,33 +358,14 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
     raw->moments(mean, covariance);
   };
   const InfomaxPassFactory makePasses = [&](const InfomaxSetup& s) {
-    InfomaxLayout layout;
-    if (!planInfomaxLayout(s.components, s.resolved.blockSize, static_cast<std::size_t>(optin),
-                           layout, icaSlabRows()))
+    InfomaxKernelPlan kernels;
+    if (!planInfomaxKernels(s.components, s.resolved.blockSize, s.params.gpuMath, props, optin,
+                            kernels))
       throw InvalidParameterError(
           "components", std::to_string(s.components),
           "at most 256 on the GPU (one cluster of 8 thread blocks holds the weights)",
           "set a PCA rank of 256 or less, or run ICA on the CPU backend");
-    // The warpgroup kernel, else the register-resident one where they apply (up to 64
-    // components, runica-sized blocks), else the tensor-core cluster kernel (65 to 256), unless
-    // a test forces the WMMA cluster kernel through its slab-rows hook or holds the warpgroup
-    // kernel back.
-    const InfomaxMath math = toKernelMath(s.params.gpuMath);
-    const auto shared = static_cast<std::size_t>(optin);
-    InfomaxWgmmaLayout warpgroup;
-    const bool useWarpgroup = icaSlabRows() == 0 && !icaNoWarpgroupKernel() &&
-                              planInfomaxWgmma(layout.R, s.resolved.blockSize, math, props.major,
-                                               props.minor, shared, warpgroup);
-    InfomaxFastLayout fast;
-    const bool useFast =
-        icaSlabRows() == 0 && planInfomaxFast(layout.R, s.resolved.blockSize, math, shared, fast);
-    InfomaxMmaClusterLayout mmaCluster;
-    const bool useMmaCluster =
-        icaSlabRows() == 0 &&
-        planMmaCluster(layout.R, s.resolved.blockSize, math, props.major, shared, mmaCluster);
-    auto passes = std::make_unique<GpuInfomaxPasses>(
-        s, *raw, layout, useWarpgroup ? &warpgroup : nullptr, useFast ? &fast : nullptr,
-        useMmaCluster ? &mmaCluster : nullptr);
+    auto passes = std::make_unique<GpuInfomaxPasses>(s, *raw, kernels);
     raw.reset();
     return std::unique_ptr<InfomaxPasses>(std::move(passes));
   };
@@ -339,6 +375,16 @@ IcaResult runInfomaxGpu(const SignalBlock& block, const IcaParams& params, int t
 }  // namespace modescope::cuda
 
 namespace modescope {
+
+std::string icaGpuKernel(int components, int blockSize, IcaGpuMath math) {
+  cudaDeviceProp props{};
+  const int optin = cuda::deviceLimits(props).second;
+  cuda::InfomaxKernelPlan kernels;
+  if (props.major < 9 ||
+      !cuda::planInfomaxKernels(components, blockSize, math, props, optin, kernels))
+    return {};
+  return kernels.describe();
+}
 
 IcaClusterShape icaClusterShape(int components, int blockSize, IcaGpuMath math) {
   cudaDeviceProp props{};

@@ -124,36 +124,46 @@ bool planInfomaxFast(int R, int blockSize, InfomaxMath math, std::size_t maxShar
 void launchInfomaxFastPass(const InfomaxPassArgs& args, const InfomaxFastLayout& layout,
                            cudaStream_t stream);
 
-// ---- The Hopper warpgroup kernel for up to 64 components in TF32 (infomax_wgmma_kernel.cu) ---
+// ---- The Hopper warpgroup kernels for up to 128 components in TF32 -------------------------
 // The register-resident kernel above still spends ~4.6 us per block update: its 16 warps issue
 // ~1,000 instructions each (mma.sync fragments loaded from shared memory by 4 warps each), and
 // the target (64 channels x 30 min in 5 s) needs ~2 us. On compute capability 9.0 one warpgroup
 // does the three products with wgmma: each product is a handful of instructions, B comes from
 // shared memory once per warpgroup, and every product's accumulators are the next product's A
-// fragments in registers, so only U and W^T are stored per update (one CTA barrier). Plain TF32
-// only (3xTF32 and FP32 keep the kernels above), blocks of 25 to 96 samples; the data rows are 64
-// floats with each 8 channels in the order 0 2 4 6 1 3 5 7 (the kernel file says why).
+// fragments in registers, so only U and W^T are stored per update (one CTA barrier)
+// (infomax_wgmma_kernel.cu). From 65 to 128 components two warpgroups of one CTA hold 64 rows of
+// W each and compute the update reassociated, W += lr (B W + Y' (U^T W)), as the tensor-core
+// cluster kernel does, but with no cluster: the tensor-core cluster kernel spends ~5.4 us per
+// update at 128 components, mostly in the latency of its exchanges between CTAs
+// (infomax_wgmma128_kernel.cu). Plain TF32 only (3xTF32 and FP32 keep the kernels above),
+// blocks of 25 to 96 samples (25 to 72 from 65 components: the shared memory holds no more);
+// the data rows are 64 or 128 floats with each 8 channels in the order 0 2 4 6 1 3 5 7 (the
+// kernel files say why).
 struct InfomaxWgmmaLayout {
-  int R = 0;   // rows of W in the device state (the kernel pads to 64 internally)
-  int NT = 0;  // 8-sample tiles of a block
-  int offX = 0, offU = 0, offWT = 0, offBars = 0, offIdxK = 0, offFlags = 0;  // bytes
+  int R = 0;     // rows of W in the device state (the kernel pads to `rows` internally)
+  int rows = 0;  // 64 or 128: W's padded rows, and the floats per data row
+  int NT = 0;    // 8-sample tiles of a block
+  int offX = 0, offU = 0, offWT = 0, offVt = 0, offBars = 0, offIdxK = 0, offFlags = 0;  // bytes
   std::size_t bytes = 0;
 };
 
-// Whether the warpgroup kernel takes this problem (TF32, R <= 64, compute capability exactly
-// 9.0: sm_90a code runs nowhere else; blocks of 25 to 96 samples; the shared memory fits).
+// Whether a warpgroup kernel takes this problem (TF32, R <= 128, compute capability exactly
+// 9.0: sm_90a code runs nowhere else; the block sizes above; the shared memory fits).
 bool planInfomaxWgmma(int R, int blockSize, InfomaxMath math, int ccMajor, int ccMinor,
                       std::size_t maxSharedBytes, InfomaxWgmmaLayout& out);
+// The two-warpgroup kernel's part of that (64 < R <= 128; infomax_wgmma128_kernel.cu).
+bool planInfomaxWgmma128(int R, int blockSize, std::size_t maxSharedBytes, InfomaxWgmmaLayout& out);
 
-// Rows of the data the warpgroup kernel reads, and the position of channel c in such a row.
-constexpr int kWgmmaDataRow = 64;
+// The position of channel c in a data row of the warpgroup kernels.
 constexpr int wgmmaChannelSlot(int c) { return (c & ~7) | ((c & 1) << 2) | ((c & 7) >> 1); }
 
-// Launches one pass of the warpgroup kernel (one CTA: a computing warpgroup and a producer warp)
-// on `stream`. The data must be rounded to TF32 (args.dataTf32) and laid out as above. Throws
-// DeviceError.
+// Launches one pass of the warpgroup kernel the layout names (one CTA: one or two computing
+// warpgroups and a producer warp) on `stream`. The data must be rounded to TF32 (args.dataTf32)
+// and laid out as above. Throws DeviceError.
 void launchInfomaxWgmmaPass(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& layout,
                             cudaStream_t stream);
+void launchInfomaxWgmma128Pass(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& layout,
+                               cudaStream_t stream);
 
 // ---- The tensor-core cluster kernel for 65 to 256 components (infomax_mma_cluster_kernel.cu) --
 // The cluster kernel below spends ~116 us per block update at 256 x 67 (H100): its WMMA products

@@ -26,6 +26,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/infomax_device.cuh"
 #include "cuda/infomax_kernels.cuh"
+#include "cuda/infomax_wgmma_device.cuh"
 #include "cuda/wgmma_tf32.cuh"
 
 namespace modescope::cuda {
@@ -35,7 +36,7 @@ using namespace infomax;
 
 constexpr int kConsumers = 128;            // the warpgroup that computes
 constexpr int kThreads = kConsumers + 32;  // and one producer warp that gathers the samples
-constexpr int kCoreBytes = 128;            // one core matrix: 8 rows x 16 bytes
+constexpr int kRows = 64;                  // W padded to 64 x 64; data rows of 64 floats
 constexpr int kMinTiles = 4, kMaxTiles = 12;
 // Sample buffers: the producer warp gathers up to 3 blocks ahead of the one computed. The
 // gathers are the producer's alone because fence.proxy.async, which the computing threads need
@@ -45,97 +46,14 @@ constexpr int kMinTiles = 4, kMaxTiles = 12;
 constexpr int kXBuffers = 4;
 
 // Shared-memory bytes of the operand buffers for blocks of NT 8-sample tiles.
-constexpr int xBytes(int NT) { return 16 * NT * kCoreBytes; }     // 64 channels x 8 NT samples
-constexpr int uBytes(int NT) { return 2 * NT * 8 * kCoreBytes; }  // 64 rows x 8 NT samples
-constexpr int kWtBytes = 16 * 8 * kCoreBytes;                     // 64 x 64
+constexpr int xBytes(int NT) { return sampleBufferBytes<kRows>(NT); }  // 64 channels x 8 NT samples
+constexpr int uBytes(int NT) { return 2 * NT * 8 * kCoreBytes; }       // 64 rows x 8 NT samples
+constexpr int kWtBytes = 16 * 8 * kCoreBytes;                          // 64 x 64
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// Shared-memory mbarriers (the producer's hand-over of each sample buffer).
-__device__ __forceinline__ unsigned smemAddress(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void barrierInit(unsigned long long* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smemAddress(bar)), "r"(count)
-               : "memory");
-}
-__device__ __forceinline__ void barrierArrive(unsigned long long* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smemAddress(bar)) : "memory");
-}
-// Arrives once all of this thread's earlier cp.async copies have landed.
-__device__ __forceinline__ void barrierArriveOnCopies(unsigned long long* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smemAddress(bar))
-               : "memory");
-}
-__device__ __forceinline__ bool barrierTryWait(unsigned long long* bar, unsigned parity) {
-  unsigned done;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(smemAddress(bar)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
 // Named barrier of the computing warpgroup (the producer never joins it).
-__device__ __forceinline__ void consumerSync() {
-  asm volatile("bar.sync 1, %0;" ::"n"(kConsumers) : "memory");
-}
-
-// The producer warp: block k's samples into X[k % 4] (k = channel slot, n = sample: channel
-// quad q of sample j at q * 128 NT + 16 j bytes), once the computing warps have released the
-// buffer (empty[k % 4]); full[k % 4] completes when every lane's copies have landed. Lane
-// (q = lane % 16, h = lane / 16) copies quad q of samples h, h + 2, ...; the block's permutation
-// entries are read by the lanes (j = lane, lane + 32, lane + 64) and passed round by shuffles.
-// stop: set by the computing warps when they leave early (a blow-up), so no wait is endless.
-template <int NT>
-__device__ void produceSamples(const InfomaxPassArgs& a, unsigned char* X, unsigned long long* full,
-                               unsigned long long* empty, const volatile int* stop) {
-  const int lane = threadIdx.x & 31, q = lane & 15, h = lane >> 4;
-  const int block = a.block;
-  const float* const src = a.data + 4 * q;
-  // The entries of block k + 1 are loaded while block k's buffer is awaited and filled.
-  int e[3];
-  auto loadEntries = [&](long long k) {
-    const int* const perm = a.perm + k * block;
-#pragma unroll
-    for (int r = 0; r < 3; ++r)
-      e[r] = k < a.blocks && lane + 32 * r < block ? __ldg(perm + lane + 32 * r) : 0;
-  };
-  loadEntries(0);
-  for (long long k = 0; k < a.blocks; ++k) {
-    const int s = static_cast<int>(k & 3);
-    const int cur[3] = {e[0], e[1], e[2]};
-    loadEntries(k + 1);
-    if (k >= kXBuffers) {
-      const unsigned parity = static_cast<unsigned>(((k >> 2) - 1) & 1);
-      while (!barrierTryWait(empty + s, parity))
-        if (*stop) {
-          __pipeline_wait_prior(0);
-          return;
-        }
-    }
-    unsigned char* const dst = X + s * xBytes(NT) + q * NT * kCoreBytes;
-#pragma unroll
-    for (int i = 0; i < 4 * NT; ++i) {
-      const int j = 2 * i + h;
-      const int at = __shfl_sync(0xffffffffu, cur[(2 * i) / 32], (2 * i) % 32 + h);
-      if (j < block)
-        __pipeline_memcpy_async(dst + 16 * j, src + static_cast<long long>(at) * kWgmmaDataRow, 16);
-    }
-    barrierArriveOnCopies(full + s);
-  }
-  __pipeline_wait_prior(0);
-}
-
-// Operands kept as A fragments: f[s] is k-step s, filled from accumulator element k = 4 s + e
-// (wgmma_tf32.cuh: the fragment is {d0, d2, d1, d3}), so each fragment is 4 registers in the
-// order the instruction reads them and nothing is moved before a product.
-__device__ __forceinline__ constexpr int fragmentSlot(int e) { return ((e & 1) << 1) | (e >> 1); }
-template <int kS>
-__device__ __forceinline__ void setFragment(unsigned (&f)[kS][4], int k, unsigned v) {
-  f[k >> 2][fragmentSlot(k & 3)] = v;
-}
+__device__ __forceinline__ void consumerSync() { computingThreadsSync<kConsumers>(); }
 
 // W's element k (accumulator order) into W^T, at the thread's offset (see wOff) plus the
 // element's: row r1 two core columns on, column block k / 4 one core row group each, column
@@ -143,48 +61,6 @@ __device__ __forceinline__ void setFragment(unsigned (&f)[kS][4], int k, unsigne
 __device__ __forceinline__ void storeWt(unsigned char* at, int k, unsigned v) {
   *reinterpret_cast<unsigned*>(at + ((k & 2) ? 2 * 8 * kCoreBytes : 0) + (k >> 2) * kCoreBytes +
                                16 * (k & 1)) = v;
-}
-
-// P1 chunks: tiles 3c .. 3c + 2 (m64n24k8), the last one 1 or 2 tiles (n8 or n16).
-template <int NT>
-constexpr int kWxChunks = (NT + 2) / 3;
-
-// Issues P1, acc += W X over the 8 k-steps (64 channels), one commit group per chunk, so the
-// nonlinearity of a chunk overlaps the products of the next. wf: W's rounded A fragments.
-template <int NT>
-__device__ __forceinline__ void issueWX(float (&acc)[4 * NT], const unsigned (&wf)[8][4],
-                                        std::uint64_t dX) {
-  constexpr int kC24 = NT / 3, kRem = NT % 3;
-  wgmma::fence();
-#pragma unroll
-  for (int c = 0; c < kWxChunks<NT>; ++c) {
-#pragma unroll
-    for (int s = 0; s < 8; ++s) {
-      const std::uint64_t ds = wgmma::advance(dX, (2 * s * NT + 3 * c) * kCoreBytes);
-      if (c < kC24)
-        wgmma::mma<24>(acc + 12 * c, wf[s], ds, true);
-      else if constexpr (kRem == 1)
-        wgmma::mma<8>(acc + 12 * c, wf[s], ds, true);
-      else if constexpr (kRem == 2)
-        wgmma::mma<16>(acc + 12 * c, wf[s], ds, true);
-    }
-    wgmma::commit();
-  }
-}
-
-// Waits for P1's chunk c (before its first accumulator is read).
-template <int NT>
-__device__ __forceinline__ void awaitWX(float (&acc)[4 * NT], int c) {
-  wgmma::waitFor(kWxChunks<NT> - 1 - c);
-  wgmma::pin(acc + 12 * c, min(12, 4 * NT - 12 * c));
-}
-
-template <int NT>
-__device__ __forceinline__ void productWX(float (&acc)[4 * NT], const unsigned (&wf)[8][4],
-                                          std::uint64_t dX) {
-  issueWX<NT>(acc, wf, dX);
-  wgmma::wait<0>();
-  wgmma::pin(acc);
 }
 
 // d (+)= kScaleA A B for 32 output columns over k-steps s0 .. s1 - 1 (A fragment s - s0 of a),
@@ -214,59 +90,31 @@ __global__ void __launch_bounds__(kThreads, 1)
   // the one after that may set the other); [2]: a sign changed in the kurtosis estimate;
   // [3]: the computing warps have left the loop (the producer stops waiting).
   int* const flags = reinterpret_cast<int*>(smem + L.offFlags);
-  constexpr int kSlot = 8 * NT;
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int r0 = 16 * warp + g, r1 = r0 + 8;
   const int R = L.R, r = a.components, block = a.block;
+  constexpr int kSlot = 8 * NT;
   const float lr = a.learningRate, bI = static_cast<float>(block);
-  // b += lr * sum(-2 tanh u) (extended) or lr * sum(-tanh(u / 2)) (logistic: 1 - 2 sigmoid u).
-  const float biasStep = (kExtended ? -2.f : -1.f) * lr;
   // This thread's store offsets: U (row r0, sample 8 s + 2 t + c -> core 2 s + c, column t) and
   // W^T (W's row r0 -> k slot g / 2 of core 2 (r0 / 8) + g % 2; W's column n -> core row n % 8).
   const int uOff = 2 * warp * kCoreBytes + 16 * g + 4 * t;
   const int wOff = (4 * warp + (g & 1)) * 8 * kCoreBytes + 32 * t + 4 * (g >> 1);
 
-  // W (accumulator order: element 4 nb + e is row e < 2 ? r0 : r1, column 8 nb + 2 t + (e & 1)).
-  // No Kahan compensation here: plain TF32 products err by ~2^-11 of each update, far above FP32's
-  // rounding of the sum, so the compensation the other kernels keep buys nothing. W is taken as
-  // w - wlo and stored with wlo = 0.
   float w[32];
+  RowState rows;
+  loadState(a, R, r0, t, w, rows);
   unsigned wf[8][4];  // W's TF32 copy as P1's A fragments
 #pragma unroll
-  for (int k = 0; k < 32; ++k) {
-    const int row = (k & 2) ? r1 : r0, col = 8 * (k >> 2) + 2 * t + (k & 1);
-    const bool in = row < R && col < R;
-    w[k] = in ? a.state.w[row * R + col] : 0.f;
-    if (in) w[k] -= a.state.wlo[row * R + col];
-    setFragment(wf, k, wgmma::roundTf32(w[k]));
-  }
-  float bias[2], sign[2], oldSign[2], oldKurt[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int row = h ? r1 : r0;
-    const bool in = row < R;
-    bias[h] = in && a.useBias ? a.state.bias[row] : 0.f;
-    sign[h] = in ? a.state.signs[row] : 1.f;
-    oldSign[h] = in ? a.state.oldSigns[row] : 0.f;
-    oldKurt[h] = in ? a.state.oldKurtosis[row] : 0.f;
-  }
+  for (int k = 0; k < 32; ++k) setFragment(wf, k, wgmma::roundTf32(w[k]));
   long long blockNo = a.state.counters[0];
   long long estimates = a.state.counters[1];
   int signCount = static_cast<int>(a.state.counters[2]);
   double extBlocks = *a.state.extBlocks;
   bool blewUp = false;
 
-  // Samples past the block stay zero in every X buffer (copies never write them).
-  for (int e = threadIdx.x; e < kXBuffers * xBytes(NT) / 16; e += kThreads)
-    reinterpret_cast<float4*>(X)[e] = make_float4(0.f, 0.f, 0.f, 0.f);
-  if (threadIdx.x < 4) flags[threadIdx.x] = 0;
-  if (threadIdx.x == 0)
-    for (int i = 0; i < kXBuffers; ++i) {
-      barrierInit(full + i, 32);  // one arrival per producer lane
-      barrierInit(empty + i, 1);  // one arrival from the computing warps
-    }
+  initialiseShared<kThreads>(X, xBytes(NT), kXBuffers, flags, full, empty);
   // W^T for the first update's P3 (the producer's registers hold nothing of W).
   if (threadIdx.x < kConsumers)
 #pragma unroll
@@ -275,7 +123,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   wgmma::fenceProxyAsync();
   __syncthreads();  // zeros, flags, W^T and the barriers are ready for both roles
   if (threadIdx.x >= kConsumers) {
-    produceSamples<NT>(a, X, full, empty, flags + 3);
+    produceSamples<NT, kRows, kXBuffers>(a, X, full, empty, flags + 3);
     return;
   }
   const int tid = threadIdx.x;
@@ -297,7 +145,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // P1 and the nonlinearity.
     float acc[4 * NT];
 #pragma unroll
-    for (int k = 0; k < 4 * NT; ++k) acc[k] = bias[(k >> 1) & 1];
+    for (int k = 0; k < 4 * NT; ++k) acc[k] = rows.bias[(k >> 1) & 1];
     issueWX<NT>(acc, wf, wgmma::descriptor(X + x0 * xBytes(NT), NT * kCoreBytes, kCoreBytes));
     unsigned yf[NT][4];  // Y = K tanh U + U (extended) or tanh(U / 2): P2 negates it
     float sum[2] = {0.f, 0.f};
@@ -305,21 +153,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int k = 0; k < 4 * NT; ++k) {
       const int s = k >> 2, h = (k >> 1) & 1, c = k & 1;
       if (k % 12 == 0) awaitWX<NT>(acc, k / 12);
-      float u = acc[k];
-      // Only the last tile can reach past the block; there U = 0 contributes nothing.
-      if (s == NT - 1 && 8 * s + 2 * t + c >= block) u = 0.f;
-      const float th = fastTanh(kExtended ? u : 0.5f * u);
-      sum[h] += th;
-      setFragment(yf, k, wgmma::roundTf32(kExtended ? fmaf(sign[h], th, u) : th));
       *reinterpret_cast<unsigned*>(Ub + uOff + (2 * s + c) * 1024 + h * kCoreBytes) =
-          wgmma::roundTf32(u);
+          activate<NT, kExtended>(acc[k], k, t, block, rows, sum, yf);
     }
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      sum[h] += __shfl_xor_sync(0xffffffffu, sum[h], 1);
-      sum[h] += __shfl_xor_sync(0xffffffffu, sum[h], 2);
-      if (a.useBias) bias[h] += biasStep * sum[h];
-    }
+    stepBias<kExtended>(a, sum, rows);
     wgmma::fenceProxyAsync();
     consumerSync();  // U and the previous update's W^T complete; P1 of this block is done
     if (tid == 0) barrierArrive(empty + x0);  // X[b % 4] back to the producer
@@ -384,7 +221,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Kurtosis estimate (extended mode) with the new W, in chunks of 8 NT samples gathered by
     // cp.async into the two U buffers (both free until the next update's stores), the next
     // chunk's gather travelling while a chunk is computed. The sample buffers stay the
-    // producer's.
+    // producer's. The same steps as estimateKurtosis (infomax_wgmma_device.cuh), written out
+    // here: called from this kernel, ptxas serialises every wgmma of the extended kernels
+    // (C7520, "compiler-inserted WG.AR in divergent path"; CUDA 13.0), from the two-warpgroup
+    // kernel it does not.
     if (blockNo == nextEstimate) {
       auto buf = [&](long long c) { return U + (c & 1) * uBytes(NT); };
       const long long m = min(static_cast<long long>(a.kurtosisSamples), a.n);
@@ -406,8 +246,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int i = 0; i < NT; ++i) {
           if (j0 + 8 * i < cols)
             __pipeline_memcpy_async(
-                dst + 128 * i,
-                a.data + static_cast<long long>(ids[j0 + 8 * i]) * kWgmmaDataRow + 4 * q, 16);
+                dst + 128 * i, a.data + static_cast<long long>(ids[j0 + 8 * i]) * kRows + 4 * q,
+                16);
           else
             *reinterpret_cast<float4*>(dst + 128 * i) = make_float4(0.f, 0.f, 0.f, 0.f);
         }
@@ -452,7 +292,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           mom[h][k] += __shfl_xor_sync(0xffffffffu, mom[h][k], 2);
         }
         if ((h ? r1 : r0) < r)
-          changed |= updateKurtosisSign(mom[h], m, a, oldKurt[h], sign[h], oldSign[h]);
+          changed |=
+              updateKurtosisSign(mom[h], m, a, rows.oldKurt[h], rows.sign[h], rows.oldSign[h]);
       }
       if (changed) flags[2] = 1;
       consumerSync();
@@ -469,25 +310,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (tid == 0) *reinterpret_cast<volatile int*>(flags + 3) = 1;  // the producer may stop
   consumerSync();
   if (flags[0] | flags[1]) blewUp = true;  // the last update blew up
-    // The state (after a blow-up W is the blown one: the driver restarts from scratch).
-#pragma unroll
-  for (int k = 0; k < 32; ++k) {
-    const int row = (k & 2) ? r1 : r0, col = 8 * (k >> 2) + 2 * t + (k & 1);
-    if (row < R && col < R) {
-      a.state.w[row * R + col] = w[k];
-      a.state.wlo[row * R + col] = 0.f;
-    }
-  }
-  if (t == 0)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = h ? r1 : r0;
-      if (row >= R) continue;
-      a.state.bias[row] = bias[h];
-      a.state.signs[row] = sign[h];
-      a.state.oldSigns[row] = oldSign[h];
-      a.state.oldKurtosis[row] = oldKurt[h];
-    }
+  // The state (after a blow-up W is the blown one: the driver restarts from scratch).
+  storeState(a, R, r0, t, w, rows);
   if (threadIdx.x == 0) {
     storePassCounters(a, blockNo, estimates, signCount, blewUp, extBlocks);
   }
@@ -498,35 +322,19 @@ template <int NT, bool kExtended>
 __global__ void infomaxWgmmaKernel(InfomaxPassArgs, InfomaxWgmmaLayout) {}
 #endif
 
-template <int NT, bool kExtended>
-void launchWgmma(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& L, cudaStream_t stream) {
-  auto kernel = infomaxWgmmaKernel<NT, kExtended>;
-  MODESCOPE_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(L.bytes)));
-  kernel<<<1, kThreads, L.bytes, stream>>>(args, L);
-  MODESCOPE_CUDA_CHECK_LAUNCH("infomaxWgmmaKernel", stream);
-}
-
-template <int NT>
-void launchWgmmaFor(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& L, cudaStream_t stream) {
-  if constexpr (NT < kMaxTiles) {
-    if (L.NT != NT) return launchWgmmaFor<NT + 1>(args, L, stream);
-  }
-  if (args.extended) return launchWgmma<NT, true>(args, L, stream);
-  return launchWgmma<NT, false>(args, L, stream);
-}
-
 int roundUp(int v, int m) { return (v + m - 1) / m * m; }
 
 }  // namespace
 
 bool planInfomaxWgmma(int R, int blockSize, InfomaxMath math, int ccMajor, int ccMinor,
                       std::size_t maxSharedBytes, InfomaxWgmmaLayout& out) {
-  if (math != InfomaxMath::Tf32 || ccMajor != 9 || ccMinor != 0 || R < 1 || R > 64) return false;
+  if (math != InfomaxMath::Tf32 || ccMajor != 9 || ccMinor != 0 || R < 1 || R > 128) return false;
+  if (R > kRows) return planInfomaxWgmma128(R, blockSize, maxSharedBytes, out);
   const int NT = roundUp(blockSize, 8) / 8;
   if (NT < kMinTiles || NT > kMaxTiles) return false;
   InfomaxWgmmaLayout L;
   L.R = R;
+  L.rows = kRows;
   L.NT = NT;
   int off = 0;
   auto take = [&off](int bytes) {
@@ -548,9 +356,12 @@ bool planInfomaxWgmma(int R, int blockSize, InfomaxMath math, int ccMajor, int c
 
 void launchInfomaxWgmmaPass(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& layout,
                             cudaStream_t stream) {
+  if (layout.rows != kRows) return launchInfomaxWgmma128Pass(args, layout, stream);
   if (args.math != InfomaxMath::Tf32 || !args.dataTf32)
     throw std::logic_error("launchInfomaxWgmmaPass: plain TF32 with data rounded on upload only");
-  launchWgmmaFor<kMinTiles>(args, layout, stream);
+  launchWgmmaPass<kMinTiles, kMaxTiles>(
+      args, layout, kThreads, "infomaxWgmmaKernel", stream,
+      [](auto tiles, auto extended) { return infomaxWgmmaKernel<tiles(), extended()>; });
 }
 
 }  // namespace modescope::cuda

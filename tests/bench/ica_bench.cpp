@@ -20,7 +20,8 @@
 //                  an H100, so each gets its own call) [--no-gpu] (CPU and MNE per step only)
 //                  [--cpu-threads T] (the CPU backend's threads; default all cores)
 //                  [--cluster-columns 16|32] (W's columns per CTA of the tensor-core cluster
-//                  kernel, 65-256 components; default the planner's: 16 up to 128)
+//                  kernel, 65-256 components, which then also runs where the two-warpgroup
+//                  kernel would; default the planner's kernel and shape)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -222,12 +223,12 @@ int main(int argc, char** argv) {
     fixed.stopTolerance = 1e-300;  // never met: exactly maxSteps steps
     fixed.maxSteps = o.maxSteps;
 #ifdef MODESCOPE_HAVE_CUDA
-    if (gpu && c.channels > 64 && o.slabRows == 0) {  // --slab-rows runs the WMMA kernel
-      const IcaClusterShape shape = icaClusterShape(
-          c.channels, resolveIcaParams(conv, c.channels, c.channels, c.samples).blockSize, o.math);
-      std::printf("  (GPU: tensor-core cluster of %d CTAs x %d columns of W)\n", shape.ctas,
-                  shape.columns);
-    }
+    if (gpu)
+      std::printf(
+          "  (GPU: %s)\n",
+          icaGpuKernel(c.channels,
+                       resolveIcaParams(conv, c.channels, c.channels, c.samples).blockSize, o.math)
+              .c_str());
 #endif
 
     // Per-step costs of the CPU and MNE from a few steps.

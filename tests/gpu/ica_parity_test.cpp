@@ -8,10 +8,11 @@
 //    FP32 accuracy; plain TF32: 10-bit mantissas);
 //  - to convergence: the separation itself (Amari index against the true mixing of synthetic
 //    sources, component matches on real EEG), which is what a user gets.
-// Sizes cover one CTA (r <= 64), the tensor-core cluster kernel in both of its shapes (16 columns
-// of W per CTA: r = 100 and 128 on 8 CTAs; 32 columns: r = 256 on 8 CTAs, and r = 100 and 128 on
-// 4 through the cluster-columns hook; TF32 and 3xTF32) and the WMMA cluster kernel (FP32, and the
-// other modes through the slab-rows test hook).
+// Sizes cover one CTA (r <= 64), the two-warpgroup kernel (plain TF32, 65 <= r <= 128, compute
+// 9.0), the tensor-core cluster kernel in both of its shapes (16 columns of W per CTA: r = 100
+// and 128 on 8 CTAs; 32 columns: r = 256 on 8 CTAs, and r = 100 and 128 on 4 through the
+// cluster-columns hook, which also holds the two-warpgroup kernel back; TF32 and 3xTF32) and the
+// WMMA cluster kernel (FP32, and the other modes through the slab-rows test hook).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../unit/ica_test_support.h"
@@ -216,10 +218,11 @@ TEST_F(IcaParity, RepeatedTf32RunsAreBitIdentical) {
   }
 }
 
-// The cluster paths at 100 components (W padded to 112 rows in the state, to 128 in the
-// tensor-core kernel: 4 CTAs, rows and columns past r kept at zero) must give the same updates
-// as the one-CTA path gives for small r: the tensor-core cluster kernel in 3xTF32 and TF32, the
-// WMMA cluster kernel in FP32 (where it always runs) and, through the slab-rows hook, in 3xTF32.
+// The paths at 100 components (W padded to 112 rows in the state, to 128 in the tensor-core
+// kernels, rows and columns past r kept at zero) must give the same updates as the one-CTA path
+// gives for small r: the two-warpgroup kernel (TF32 where the planner picks it), the tensor-core
+// cluster kernel in 3xTF32 and TF32 in both shapes, the WMMA cluster kernel in FP32 (where it
+// always runs) and, through the slab-rows hook, in 3xTF32.
 TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnAHundredSourcesAcrossACluster) {
   IcaMatrix mixing;
   const SignalBlock b = mixedSources(100, 30000, seed_ % 1000, &mixing);
@@ -231,8 +234,9 @@ TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnAHundredSourcesAcrossACluster) {
     double bound;
   };
   for (const Run& run : {Run{IcaGpuMath::Tf32x3, 0, 0, 1e-3}, Run{IcaGpuMath::Tf32, 0, 0, 3e-2},
-                         Run{IcaGpuMath::Tf32x3, 0, 32, 1e-3}, Run{IcaGpuMath::Tf32, 0, 32, 3e-2},
-                         Run{IcaGpuMath::Fp32, 0, 0, 1e-3}, Run{IcaGpuMath::Tf32x3, 32, 0, 1e-3}}) {
+                         Run{IcaGpuMath::Tf32, 0, 16, 3e-2}, Run{IcaGpuMath::Tf32x3, 0, 32, 1e-3},
+                         Run{IcaGpuMath::Tf32, 0, 32, 3e-2}, Run{IcaGpuMath::Fp32, 0, 0, 1e-3},
+                         Run{IcaGpuMath::Tf32x3, 32, 0, 1e-3}}) {
     gpu_test::setIcaKernelHooks(false, run.slabRows, run.columns);
     const IcaResult gpu = onGpu(b, twoPasses(run.math));
     ASSERT_EQ(gpu.components, 100);
@@ -242,7 +246,9 @@ TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnAHundredSourcesAcrossACluster) {
         "r = 100, %s, %s kernel (columns hook %d): unmixing after 2 passes differs by %.2e "
         "(relative), %ld signs differ\n",
         icaGpuMathName(run.math),
-        run.slabRows || run.math == IcaGpuMath::Fp32 ? "WMMA cluster" : "tensor-core cluster",
+        run.slabRows || run.math == IcaGpuMath::Fp32       ? "WMMA cluster"
+        : run.math == IcaGpuMath::Tf32 && run.columns == 0 ? "two-warpgroup (on compute 9.0)"
+                                                           : "tensor-core cluster",
         run.columns, d, signDiffs);
     EXPECT_LT(d, run.bound) << icaGpuMathName(run.math) << " slab rows " << run.slabRows
                             << " columns " << run.columns;
@@ -287,17 +293,54 @@ TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnTheTensorCoreClusterAt128To256Source
   }
 }
 
+// The two-warpgroup kernel (plain TF32, 65-128 components, compute 9.0) against the CPU after 2
+// passes, at the sizes that pad its 128 rows differently (72: the state's R = 80; 100: 112;
+// 128: none) and at blocks of 52 (7 tiles, the last reaching past the block), 72 (9 full tiles)
+// and 80 (10 tiles, the most its shared memory holds), with the tensor-core cluster kernel on
+// the same data beside it. Bounds as for the other TF32 kernels.
+TEST_F(IcaParity, TwoPassesAgreeWithTheCpuOnTheTwoWarpgroupKernel) {
+  IcaMatrix mixing;
+  for (auto [sources, block] : {std::pair{72, 72}, std::pair{100, 52}, std::pair{128, 80}}) {
+    const SignalBlock b =
+        mixedSources(sources, samplesFor(sources), seed_ % 1000 + sources, &mixing);
+    IcaParams cpuParams = twoPasses(IcaGpuMath::Tf32x3);
+    cpuParams.blockSize = block;
+    const IcaResult cpu = onCpu(b, cpuParams);
+    for (int columns : {0, 16}) {
+      gpu_test::setIcaKernelHooks(false, 0, columns);
+      IcaParams p = twoPasses(IcaGpuMath::Tf32);
+      p.blockSize = block;
+      const IcaResult gpu = onGpu(b, p);
+      ASSERT_EQ(gpu.steps, 2);
+      ASSERT_EQ(gpu.components, sources);
+      const double d = relativeDistance(gpu.unmixing, cpu.unmixing);
+      const long signDiffs = signDifferences(gpu, cpu);
+      std::printf(
+          "r = %d, block %d, %s: unmixing after 2 passes differs by %.2e (relative), %ld signs "
+          "differ, change %.6e vs %.6e, %.3f s\n",
+          sources, block, columns ? "tensor-core cluster" : "two-warpgroup (on compute 9.0)", d,
+          signDiffs, gpu.history.back().change, cpu.history.back().change, gpu.seconds);
+      EXPECT_LT(d, 3e-2) << sources << " sources, block " << block << ", columns " << columns;
+      EXPECT_NEAR(gpu.history.back().change, cpu.history.back().change,
+                  0.3 * cpu.history.back().change);
+      EXPECT_LE(signDiffs, sources / 32);
+    }
+  }
+}
+
 // Bit-identical repeats on the tensor-core cluster kernel: its sums run in a fixed order (the
 // partial activations by CTA rank, bias and moment partials by thread group), so a difference
 // would mean a race between the CTAs' exchanges. 100 sources pad the kernel's rows, 256 fill
-// them; both shapes of the cluster.
+// them; both shapes of the cluster. Columns 0 (the planner's kernel) in TF32 at 100 sources:
+// the two-warpgroup kernel, whose warpgroups share U, W^T and V^T through single buffers.
 TEST_F(IcaParity, RepeatedRunsOnTheTensorCoreClusterAreBitIdentical) {
   IcaMatrix mixing;
   for (int sources : {100, 256}) {
     const SignalBlock b = mixedSources(sources, samplesFor(sources), seed_ % 1000, &mixing);
-    for (int columns : {16, 32})
+    for (int columns : {0, 16, 32})
       for (IcaGpuMath math : {IcaGpuMath::Tf32, IcaGpuMath::Tf32x3}) {
         if (sources > 128 && columns == 16) continue;
+        if (columns == 0 && (sources > 128 || math != IcaGpuMath::Tf32)) continue;
         gpu_test::setIcaKernelHooks(false, 0, columns);
         IcaParams p = twoPasses(math);
         p.maxSteps = 3;
@@ -310,7 +353,7 @@ TEST_F(IcaParity, RepeatedRunsOnTheTensorCoreClusterAreBitIdentical) {
 }
 
 // The planner's shapes: 16 columns of W per CTA on 8 CTAs up to 128 components, 32 columns on
-// 8 CTAs at 256 (16 columns would need a cluster of 16).
+// 8 CTAs at 256 (16 columns would need a cluster of 16); and the kernel it picks.
 TEST_F(IcaParity, TheClusterShapeFollowsTheComponentCount) {
 #ifdef MODESCOPE_HAVE_CUDA
   for (IcaGpuMath math : {IcaGpuMath::Tf32, IcaGpuMath::Tf32x3}) {
@@ -324,6 +367,19 @@ TEST_F(IcaParity, TheClusterShapeFollowsTheComponentCount) {
     EXPECT_EQ(wide.ctas, 8);
     EXPECT_EQ(icaClusterShape(64, 67, math).ctas, 0);  // one-CTA kernels
   }
+  // The kernels the planner runs (the GPU tests run on compute capability 9.0): the warpgroup
+  // kernels in plain TF32 up to 128 components, the cluster above and in 3xTF32.
+  EXPECT_EQ(icaGpuKernel(64, 67, IcaGpuMath::Tf32), "warpgroup (wgmma) kernel, one CTA");
+  EXPECT_EQ(icaGpuKernel(100, 67, IcaGpuMath::Tf32), "two-warpgroup (wgmma) kernel, one CTA");
+  EXPECT_EQ(icaGpuKernel(128, 72, IcaGpuMath::Tf32), "two-warpgroup (wgmma) kernel, one CTA");
+  EXPECT_EQ(icaGpuKernel(128, 67, IcaGpuMath::Tf32x3),
+            "tensor-core cluster of 8 CTAs x 16 columns of W");
+  EXPECT_EQ(icaGpuKernel(129, 67, IcaGpuMath::Tf32),
+            "tensor-core cluster of 6 CTAs x 32 columns of W");
+  // Blocks past 80 samples do not fit the two-warpgroup kernel's shared memory.
+  EXPECT_EQ(icaGpuKernel(128, 96, IcaGpuMath::Tf32),
+            "tensor-core cluster of 8 CTAs x 16 columns of W");
+  EXPECT_EQ(icaGpuKernel(300, 67, IcaGpuMath::Tf32), "");
 #else
   GTEST_SKIP() << "built without CUDA";
 #endif
@@ -346,20 +402,24 @@ TEST_F(IcaParity, ConvergedGpuRunSeparatesSuperAndSubGaussianSources) {
   }
 }
 
-// To convergence on the tensor-core cluster kernel (100 components, the default TF32 math; the
-// WMMA cluster kernel's FP32 path is covered by the 2-pass parity above).
+// To convergence at 100 components in the default TF32 math: the planner's kernel (the
+// two-warpgroup kernel on compute 9.0) and the tensor-core cluster kernel (through the columns
+// hook); the WMMA cluster kernel's FP32 path is covered by the 2-pass parity above.
 TEST_F(IcaParity, ConvergedClusterRunSeparatesAHundredSources) {
   IcaMatrix mixing;
   const SignalBlock b = mixedSources(100, 200000, 11, &mixing);  // 20 r^2 samples
   IcaParams p = icaPreset("eeglab-runica");
   ASSERT_EQ(p.gpuMath, IcaGpuMath::Tf32);
-  const IcaResult gpu = onGpu(b, p);
-  const double amari = amariIndex(ica_test::multiply(gpu.unmixing, mixing));
-  std::printf("r = 100: Amari %.4f after %d steps (%s), %.2f s\n", amari, gpu.steps,
-              gpu.stopReason.c_str(), gpu.seconds);
-  // 100 sources from 200000 samples: sampling error ~1/sqrt(N) per entry as in the 8-source
-  // case, so the same bound applies.
-  EXPECT_LT(amari, 0.02);
+  for (int columns : {0, 16}) {
+    gpu_test::setIcaKernelHooks(false, 0, columns);
+    const IcaResult gpu = onGpu(b, p);
+    const double amari = amariIndex(ica_test::multiply(gpu.unmixing, mixing));
+    std::printf("r = 100, columns hook %d: Amari %.4f after %d steps (%s), %.2f s\n", columns,
+                amari, gpu.steps, gpu.stopReason.c_str(), gpu.seconds);
+    // 100 sources from 200000 samples: sampling error ~1/sqrt(N) per entry as in the 8-source
+    // case, so the same bound applies.
+    EXPECT_LT(amari, 0.02) << "columns hook " << columns;
+  }
 }
 
 // Real EEG (PhysioNet S001R03, 64 channels, first 60 s, 1 Hz high-pass) converged on both
@@ -436,9 +496,10 @@ TEST_F(IcaParity, BlowUpRestartsOnTheGpuToo) {
 
 // The same on the tensor-core cluster kernel (128 components, 8 CTAs of 16 columns and 4 of
 // 32): every CTA must see the blow-up of the same update (the cluster-wide maximum of |W|) and
-// leave the pass together.
+// leave the pass together. Columns 0: the planner's kernels, the two-warpgroup kernel in TF32
+// (both warpgroups must leave together and release the producer warp).
 TEST_F(IcaParity, BlowUpRestartsOnTheTensorCoreClusterToo) {
-  for (int columns : {16, 32}) {
+  for (int columns : {0, 16, 32}) {
     gpu_test::setIcaKernelHooks(false, 0, columns);
     expectBlowUpRestarts([&](const SignalBlock& b, const IcaParams& p) { return onGpu(b, p); }, 128,
                          6);
