@@ -234,10 +234,10 @@ __device__ __forceinline__ void productWX(float (&acc)[4 * NT], const unsigned (
 }
 
 // P1's follow-up for its accumulator element k (tile s = k / 4, row h = (k >> 1) & 1, sample
-// 8 s + 2 t + (k & 1)), U = u: Y = K tanh U + U (extended) or tanh(U / 2) into yf as P3's A
-// fragment (the kernels negate it in the product), tanh's share of the row's bias sum; returns
-// U rounded for its store. Only the last tile can reach past the block; there U = 0
-// contributes nothing.
+// 8 s + 2 t + (k & 1)), U = u: Y = K tanh U + U (extended) or tanh(U / 2) into yf as the A
+// fragment of the product that takes Y (P2 in the one-warpgroup kernel, P3 in the two-warpgroup
+// one; both negate it there), tanh's share of the row's bias sum; returns U rounded for its
+// store. Only the last tile can reach past the block; there U = 0 contributes nothing.
 template <int NT, bool kExtended>
 __device__ __forceinline__ unsigned activate(float u, int k, int t, int block, const RowState& rows,
                                              float (&sum)[2], unsigned (&yf)[NT][4]) {

@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
         R value[2];
         MODESCOPE_UNROLL
         for (int e = 0; e < 2; ++e) {
-          const bool moves = (rest >> e) & 1u;  // kMaximum is bit 0, kMinimum bit 1
+          const bool moves = isExtremumOfKind(rest, 0, e);
           q[e] += moves;
           if (j == 0 || moves) {
             c[e] = stagedPiece[e][q[e]];

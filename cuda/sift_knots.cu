@@ -150,7 +150,7 @@ __global__ void scatterKnotsKernel(SiftView<R> v) {
     R value[kRunSamples];  // loaded before the scan, so the loads overlap it
     MODESCOPE_UNROLL
     for (int j = 0; j < kRunSamples; ++j)
-      if ((flags >> (8 * j)) & 0xffu) value[j] = x[i0 + j];
+      if (flagAt(flags, j)) value[j] = x[i0 + j];
     int before = 0, total = 0;
     Scan(tmp).ExclusiveSum(mine, before, total);
     int atMax = highHalf(before), atMin = lowHalf(before);

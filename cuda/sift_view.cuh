@@ -153,11 +153,19 @@ __device__ inline unsigned long long loadRunFlags(const std::uint8_t* row, std::
   if (n - i0 < kRunSamples) w &= (1ull << (8 * (n - i0))) - 1;
   return w;
 }
+// Sample j's flag byte in a run's word, and whether it is an extremum of kind e (0: maximum,
+// 1: minimum; the flag bits kMaximum and kMinimum).
+__device__ inline unsigned flagAt(unsigned long long flags, int j) {
+  return (flags >> (8 * j)) & 0xffu;
+}
+__device__ inline bool isExtremumOfKind(unsigned long long flags, int j, int e) {
+  return (flags >> (8 * j + e)) & 1u;
+}
 __device__ inline bool isMaximumAt(unsigned long long flags, int j) {
-  return (flags >> (8 * j)) & 1u;
+  return isExtremumOfKind(flags, j, 0);
 }
 __device__ inline bool isMinimumAt(unsigned long long flags, int j) {
-  return (flags >> (8 * j + 1)) & 1u;
+  return isExtremumOfKind(flags, j, 1);
 }
 // The flag byte the evaluation leaves at a plateau's first sample for flagTileEdges, which
 // overwrites it (with the run's flags) before anything else reads the flags.
