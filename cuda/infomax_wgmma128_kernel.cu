@@ -6,7 +6,8 @@
 // W is padded to 128 x 128. Warpgroup g computes W's rows 64 g .. 64 g + 63: warp w (0..7 over
 // both), lane 4 q + t owns rows r0 = 16 w + q and r1 = r0 + 8, W's elements
 // (r0 | r1, 8 nb + 2 t + {0, 1}), nb < 16, the rows' bias, signs and kurtosis history, all in
-// registers. A producer warp gathers the samples. The update is computed reassociated,
+// registers. The first warp of a third warpgroup gathers the samples; that warpgroup gives its
+// registers to the other two (setmaxnreg). The update is computed reassociated,
 // W += lr (B W + Y' (U^T W)): three products of 128 x 128 x 8 NT where the one-warpgroup
 // kernel's (B I + Y' U^T) W would need a 128^3 one. Per block update:
 //   P1  U = W X + b for the warpgroup's rows: W's rounded copy as A fragments, X from shared
