@@ -243,23 +243,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma::commit();
       issueD<NT>(db, yf, wgmma::advance(dV, 64 * 16));
       wgmma::commit();
-      float maxAbs = 0.f;
-#pragma unroll
-      for (int k = 0; k < 64; ++k) {
-        if (k == 0) {
-          wgmma::wait<1>();
-          wgmma::pin(da);
-        } else if (k == 32) {
-          wgmma::wait<0>();
-          wgmma::pin(db);
-        }
-        const float dk = k < 32 ? da[k] : db[k - 32];
-        const float s = fmaf(lr, fmaf(bI, w[k], dk), w[k]);
-        w[k] = s;
-        maxAbs = fmaxf(maxAbs, fabsf(s));
-        *reinterpret_cast<unsigned*>(WT + wOff + rowColumnOffset(k, kWtKStride)) =
-            wgmma::roundTf32(s);
-      }
+      const float maxAbs = updateWeights(w, da, db, lr, bI, [&](int k, unsigned rounded) {
+        *reinterpret_cast<unsigned*>(WT + wOff + rowColumnOffset(k, kWtKStride)) = rounded;
+      });
       if (!(maxAbs <= a.maxWeight) || isnan(sum[0] + sum[1])) flags[par] = 1;
     }
     roundedFragments(w, wf);

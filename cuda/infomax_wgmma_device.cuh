@@ -263,6 +263,33 @@ __device__ __forceinline__ void stepBias(const InfomaxPassArgs& a, float (&sum)[
   }
 }
 
+// W += lr (B W + D) for the thread's kN elements (B: the block's samples), D in the halves da
+// and db of two committed product groups: the first half is updated while the second group
+// still runs. store(k, w) takes each new element rounded to TF32 (W^T for the next update, and
+// in the one-warpgroup kernel P1's fragments). Returns max |W| for the blow-up test.
+template <int kN, class Store>
+__device__ __forceinline__ float updateWeights(float (&w)[kN], float (&da)[kN / 2],
+                                               float (&db)[kN / 2], float lr, float bI,
+                                               Store store) {
+  float maxAbs = 0.f;
+#pragma unroll
+  for (int k = 0; k < kN; ++k) {
+    if (k == 0) {
+      wgmma::wait<1>();
+      wgmma::pin(da);
+    } else if (k == kN / 2) {
+      wgmma::wait<0>();
+      wgmma::pin(db);
+    }
+    const float dk = k < kN / 2 ? da[k] : db[k - kN / 2];
+    const float s = fmaf(lr, fmaf(bI, w[k], dk), w[k]);
+    w[k] = s;
+    maxAbs = fmaxf(maxAbs, fabsf(s));
+    store(k, wgmma::roundTf32(s));
+  }
+  return maxAbs;
+}
+
 // The extended rule's kurtosis estimate after an update, with its W (wf: the rounded A
 // fragments). Every computing thread calls it once all have finished the update's products: it
 // synchronises them. The moments (sum u, u^2, u^3, u^4) of u = W x for the thread's two rows

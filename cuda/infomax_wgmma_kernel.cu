@@ -197,24 +197,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     // W += lr (B W + D); the rounded copies for the next update. Blow-up: max |W| above the
     // limit, or a NaN (fmaxf skips NaN, but a NaN in W makes the next update's tanh sums NaN).
     unsigned char* const WTn = WT + (par ^ 1) * kWtBytes;
-    float maxAbs = 0.f;
-#pragma unroll
-    for (int k = 0; k < 32; ++k) {
-      if (k == 0) {
-        wgmma::wait<1>();
-        wgmma::pin(da);
-      } else if (k == 16) {
-        wgmma::wait<0>();
-        wgmma::pin(db);
-      }
-      const float dk = k < 16 ? da[k] : db[k - 16];
-      const float s = fmaf(lr, fmaf(bI, w[k], dk), w[k]);
-      w[k] = s;
-      maxAbs = fmaxf(maxAbs, fabsf(s));
-      const unsigned rounded = wgmma::roundTf32(s);
+    const float maxAbs = updateWeights(w, da, db, lr, bI, [&](int k, unsigned rounded) {
       setFragment(wf, k, rounded);
       storeWt(WTn + wOff, k, rounded);
-    }
+    });
     if (!(maxAbs <= a.maxWeight) || isnan(sum[0] + sum[1])) flags[par] = 1;
     ++blockNo;
 
