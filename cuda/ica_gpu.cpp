@@ -63,22 +63,13 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   // `kernels`: the pass kernel to run and its layout (planInfomaxKernels).
   // `raw`: the block on the device, from which the constructor spheres the data.
   GpuInfomaxPasses(const InfomaxSetup& s, DeviceIcaBlock& raw, const InfomaxKernelPlan& kernels)
-      : setup_(s),
-        L_(kernels.wmma),
-        r_(s.components),
-        R_(kernels.wmma.R),
-        warpgroup_(kernels.warpgroup.has_value()),
-        fast_(kernels.fast.has_value()),
-        mmaCluster_(kernels.mmaCluster.has_value()) {
-    if (warpgroup_) warpgroupLayout_ = *kernels.warpgroup;
-    if (fast_) fastLayout_ = *kernels.fast;
-    if (mmaCluster_) mmaClusterLayout_ = *kernels.mmaCluster;
+      : setup_(s), r_(s.components), R_(kernels.wmma.R), kernels_(kernels) {
     // Plain TF32 rounds every product input: round the data once, as they are sphered.
-    dataTf32_ =
-        (warpgroup_ || fast_ || mmaCluster_) && toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
+    dataTf32_ = (kernels_.warpgroup || kernels_.fast || kernels_.mmaCluster) &&
+                toKernelMath(s.params.gpuMath) == InfomaxMath::Tf32;
     // The warpgroup kernels read rows of 64 or 128 with their own channel order
     // (infomax_kernels.cuh).
-    const int row = warpgroup_ ? warpgroupLayout_.rows : R_;
+    const int row = kernels_.warpgroup ? kernels_.warpgroup->rows : R_;
     const std::size_t n = static_cast<std::size_t>(s.samples);
     const std::size_t dataBytes =
         n * static_cast<std::size_t>(row) * sizeof(float) + n * sizeof(int);
@@ -96,7 +87,7 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     SpheredRows rows;
     rows.components = r_;
     rows.row = row;
-    rows.warpgroupSlots = warpgroup_;
+    rows.warpgroupSlots = kernels_.warpgroup.has_value();
     rows.tf32 = dataTf32_;
     raw.sphere(s.mean, s.sphere, rows, data_.get());
     for (int k = 0; k < 2; ++k) {
@@ -159,14 +150,14 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     a.state.counters = counters_.get();
     a.state.extBlocks = extBlocks_.get();
     setup_.ctx->checkpoint();
-    if (warpgroup_)
-      launchInfomaxWgmmaPass(a, warpgroupLayout_, stream_.get());
-    else if (fast_)
-      launchInfomaxFastPass(a, fastLayout_, stream_.get());
-    else if (mmaCluster_)
-      launchInfomaxMmaClusterPass(a, mmaClusterLayout_, stream_.get());
+    if (kernels_.warpgroup)
+      launchInfomaxWgmmaPass(a, *kernels_.warpgroup, stream_.get());
+    else if (kernels_.fast)
+      launchInfomaxFastPass(a, *kernels_.fast, stream_.get());
+    else if (kernels_.mmaCluster)
+      launchInfomaxMmaClusterPass(a, *kernels_.mmaCluster, stream_.get());
     else
-      launchInfomaxPass(a, L_, stream_.get());
+      launchInfomaxPass(a, kernels_.wmma, stream_.get());
     // The next permutation travels while the kernel runs (2.4 MB at 600,000 samples: a host copy
     // and an upload that otherwise sat between two kernels).
     staged_ = nullptr;
@@ -251,12 +242,9 @@ class GpuInfomaxPasses final : public InfomaxPasses {
   }
 
   InfomaxSetup setup_;
-  InfomaxLayout L_;
   int r_, R_;
-  bool warpgroup_ = false, fast_ = false, mmaCluster_ = false, dataTf32_ = false;
-  InfomaxWgmmaLayout warpgroupLayout_;
-  InfomaxFastLayout fastLayout_;
-  InfomaxMmaClusterLayout mmaClusterLayout_;
+  InfomaxKernelPlan kernels_;  // the pass kernel and its layout
+  bool dataTf32_ = false;
   // `p` into permutation buffer `slot` (through its page-locked twin) on `stream`.
   void upload(const std::vector<int32_t>& p, int slot, cudaStream_t stream) {
     std::memcpy(permHost_[slot].get(), p.data(), p.size() * sizeof(int));
