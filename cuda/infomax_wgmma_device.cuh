@@ -386,6 +386,36 @@ __device__ __forceinline__ void estimateKurtosis(const InfomaxPassArgs& a,
 
 #endif
 
+// A warpgroup kernel's layout for blocks of `blockSize` samples: NT 8-sample tiles (false
+// outside minTiles..maxTiles); takeOperands(L, take) places the kernel's operand buffers in
+// order, then the mbarriers of `xBuffers` sample buffers, the kurtosis draws and the flags
+// follow; every region 128-byte aligned. False where it exceeds maxSharedBytes.
+template <class TakeOperands>
+bool planWgmmaLayout(int R, int rows, int blockSize, int minTiles, int maxTiles, int xBuffers,
+                     std::size_t maxSharedBytes, InfomaxWgmmaLayout& out,
+                     TakeOperands takeOperands) {
+  const int NT = (blockSize + 7) / 8;
+  if (NT < minTiles || NT > maxTiles) return false;
+  InfomaxWgmmaLayout L;
+  L.R = R;
+  L.rows = rows;
+  L.NT = NT;
+  int off = 0;
+  auto take = [&off](int bytes) {
+    const int at = off;
+    off += (bytes + 127) / 128 * 128;
+    return at;
+  };
+  takeOperands(L, take);
+  L.offBars = take(2 * xBuffers * 8);
+  L.offIdxK = take(2 * 8 * NT * 4);
+  L.offFlags = take(8 * 4);
+  L.bytes = static_cast<std::size_t>(off);
+  if (L.bytes > maxSharedBytes) return false;
+  out = L;
+  return true;
+}
+
 // Launches the pass kernel kernelFor(tiles, extended) (the instance of a kernel template for
 // the block's tiles, std::integral_constant NT from kMinTiles to kMaxTiles as the layout says,
 // and the rule, std::bool_constant) as one CTA of `threads` threads with the layout's shared

@@ -308,36 +308,18 @@ template <int NT, bool kExtended>
 __global__ void infomaxWgmmaKernel(InfomaxPassArgs, InfomaxWgmmaLayout) {}
 #endif
 
-int roundUp(int v, int m) { return (v + m - 1) / m * m; }
-
 }  // namespace
 
 bool planInfomaxWgmma(int R, int blockSize, InfomaxMath math, int ccMajor, int ccMinor,
                       std::size_t maxSharedBytes, InfomaxWgmmaLayout& out) {
   if (math != InfomaxMath::Tf32 || ccMajor != 9 || ccMinor != 0 || R < 1 || R > 128) return false;
   if (R > kRows) return planInfomaxWgmma128(R, blockSize, maxSharedBytes, out);
-  const int NT = roundUp(blockSize, 8) / 8;
-  if (NT < kMinTiles || NT > kMaxTiles) return false;
-  InfomaxWgmmaLayout L;
-  L.R = R;
-  L.rows = kRows;
-  L.NT = NT;
-  int off = 0;
-  auto take = [&off](int bytes) {
-    const int at = off;
-    off += roundUp(bytes, 128);
-    return at;
-  };
-  L.offX = take(kXBuffers * xBytes(NT));
-  L.offU = take(2 * uBytes(NT));
-  L.offWT = take(2 * kWtBytes);
-  L.offBars = take(2 * kXBuffers * 8);
-  L.offIdxK = take(2 * 8 * NT * 4);
-  L.offFlags = take(8 * 4);
-  L.bytes = static_cast<std::size_t>(off);
-  if (L.bytes > maxSharedBytes) return false;
-  out = L;
-  return true;
+  return planWgmmaLayout(R, kRows, blockSize, kMinTiles, kMaxTiles, kXBuffers, maxSharedBytes, out,
+                         [](InfomaxWgmmaLayout& L, auto take) {
+                           L.offX = take(kXBuffers * xBytes(L.NT));
+                           L.offU = take(2 * uBytes(L.NT));
+                           L.offWT = take(2 * kWtBytes);
+                         });
 }
 
 void launchInfomaxWgmmaPass(const InfomaxPassArgs& args, const InfomaxWgmmaLayout& layout,
