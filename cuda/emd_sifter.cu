@@ -79,7 +79,7 @@ template <class R>
 std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
   const std::size_t knots = 2 * static_cast<std::size_t>(knotCapFor(n));
   return static_cast<std::size_t>(n) * 2 * sizeof(R) + static_cast<std::size_t>(flagPitchFor(n)) +
-         knots * (sizeof(std::int32_t) + 2 * sizeof(R) + sizeof(PieceCoefficients<R>)) +
+         knots * (sizeof(std::int32_t) + 2 * sizeof(R)) +
          2 * static_cast<std::size_t>(sweepCapFor(n)) * sizeof(SweepRow<R>) +
          4 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1) +
          sizeof(int) * static_cast<std::size_t>(tilesFor(n)) + 64;
@@ -97,7 +97,6 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   knotVal_ = DeviceBuffer<R>(knots);
   knotSlope_ = DeviceBuffer<R>(knots);
   sweep_ = DeviceBuffer<SweepRow<R>>(static_cast<std::size_t>(capacity) * 2 * sweepCap());
-  knotPiece_ = DeviceBuffer<PieceCoefficients<R>>(knots);
   knotStart_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
   knotCount_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
   counters_ = DeviceBuffer<int>(kCounters * static_cast<std::size_t>(capacity));
@@ -128,7 +127,6 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 knotSlope_.get(),
                 sweep_.get(),
                 sweepCap(),
-                knotPiece_.get(),
                 knotStart_.get(),
                 knotCount_.get(),
                 counters_.get(),

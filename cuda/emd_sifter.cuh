@@ -22,9 +22,11 @@
 //                    of 128 rows or more are cut into up to 128 pieces of at least 64 rows whose
 //                    sweeps overlap by 64 rows (32 in float), which changes the result by less
 //                    than the rounding of the precision (splineSlopeRows); the pieces keep their
-//                    sweep rows interleaved (SweepRow); then each piece's coefficients
-//   evaluateMean     8 consecutive samples per thread, staged through shared memory: the piece
-//                    of each envelope from the ranks (no search), kept while the thread walks
+//                    sweep rows interleaved (SweepRow)
+//   evaluateMean     8 consecutive samples per thread, staged through shared memory with the
+//                    coefficients of the tile's pieces, computed from their knots as they are
+//                    staged: the piece of each envelope from the ranks (no search), kept while
+//                    the thread walks
 //                    its samples, both envelopes, the stop ratio counts, and the next candidate
 //                    m - mean written to the other ping-pong buffer; unless it is the last
 //                    iteration, that candidate's flags too, from the staged tile, for every
@@ -37,8 +39,8 @@
 // host round trip per iteration.
 //
 // Memory per signal: 2 n values (ping-pong), n flag bytes (rounded up to 16), 2 x (n/2 + 6)
-// knots x (position, value, slope, and each piece's four coefficients) and 2 x (n/2 + 518) sweep
-// rows of two values: about 10 n values + n bytes in all.
+// knots x (position, value, slope) and 2 x (n/2 + 518) sweep rows of two values: about 7 n
+// values + n bytes in all.
 //
 // Thread rules: one BatchSifter per stream; not thread-safe.
 #pragma once
@@ -54,7 +56,8 @@
 namespace modescope::cuda {
 
 // Piece k of an envelope: value = y + u (s + u (c2 + u c3)), u = sample - t[k]
-// (sift::splineValueFrom). Kept together so the evaluation reads them in one aligned load.
+// (sift::splineValueFrom). Kept together so the evaluation's walk reads them in one aligned load
+// from shared memory.
 template <class R>
 struct alignas(4 * sizeof(R)) PieceCoefficients {
   R y, s, c2, c3;
@@ -128,7 +131,6 @@ class BatchSifter {
   DeviceBuffer<R> knotVal_, knotSlope_;
   DeviceBuffer<SweepRow<R>> sweep_;
   int sweepCap() const { return static_cast<int>(sweepCapFor(n_)); }
-  DeviceBuffer<PieceCoefficients<R>> knotPiece_;
   DeviceBuffer<int> knotStart_, knotCount_;
   DeviceBuffer<int> counters_;
   DeviceBuffer<unsigned long long> maxAbsBits_;

@@ -12,7 +12,8 @@ namespace {
 template <class R>
 struct EnvelopeKnots {
   const std::int32_t* pos;  // from the first (mirrored) knot
-  const PieceCoefficients<R>* piece;
+  const R* value;
+  const R* slope;
   int leftCount;  // mirrored knots before the first extremum
   int count;      // all knots
   int interior;   // extrema
@@ -30,6 +31,17 @@ struct EnvelopeKnots {
       while (k < count - 2 && pos[k + 1] <= i) ++k;
     }
     return max(k, 0);
+  }
+
+  // Piece k's coefficients from its two knots, as the CPU computes them
+  // (sift::splinePieceCoefficients). Computed here, where the pieces are staged, and not by the
+  // solve: written out by the solve and read back here, they were 16 bytes per knot each way, and
+  // the first IMF of white noise has a knot for every 1.5 samples.
+  __device__ PieceCoefficients<R> coefficientsOf(int k) const {
+    PieceCoefficients<R> c{value[k], slope[k], 0, 0};
+    sift::splineCoefficientsOf(pos[k], pos[k + 1], c.y, value[k + 1], c.s, slope[k + 1], c.c2,
+                               c.c3);
+    return c;
   }
 };
 
@@ -150,13 +162,14 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e) {
       const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-      env[e] = {v.knotPos + base, v.knotPiece + base, kMirrored - v.knotStart[s * 2 + e],
+      env[e] = {v.knotPos + base,       v.knotVal + base,
+                v.knotSlope + base,     kMirrored - v.knotStart[s * 2 + e],
                 v.knotCount[s * 2 + e], v.countsOf(s, e)[v.tiles]};
       lowest[e] = max(env[e].leftCount + v.countsOf(s, e)[blockIdx.x] - 1, 0);
       highest[e] = min(env[e].leftCount + v.countsOf(s, e)[blockIdx.x + 1] - 1, env[e].count - 2);
       highest[e] = min(highest[e], lowest[e] + kStagedPieces<R> - 1);
       for (int q = threadIdx.x; q <= highest[e] - lowest[e]; q += kSampleThreads) {
-        stagedPiece[e][q] = env[e].piece[lowest[e] + q];
+        stagedPiece[e][q] = env[e].coefficientsOf(lowest[e] + q);
         stagedKnot[e][q] = env[e].pos[lowest[e] + q];
       }
     }
@@ -238,7 +251,7 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
             if (k != piece[e]) {
               piece[e] = k;
               const bool inTile = k >= lowest[e] && k <= highest[e];
-              c[e] = inTile ? stagedPiece[e][k - lowest[e]] : env[e].piece[k];
+              c[e] = inTile ? stagedPiece[e][k - lowest[e]] : env[e].coefficientsOf(k);
               t0[e] = inTile ? stagedKnot[e][k - lowest[e]] : env[e].pos[k];
             }
             value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i - t0[e]);

@@ -80,50 +80,6 @@ __global__ void __launch_bounds__(kSplineThreads) solveSplinesKernel(SiftView<R>
     __syncthreads();  // s[1] and s[n-2] come from the first and the last piece
     if (threadIdx.x == 0) sift::splineEndSlopes(t, n, ends, slope);
   }
-  __syncthreads();
-  // Each piece's coefficients once, instead of three divisions per sample in the evaluation.
-  // kCoefficientBatch pieces per thread at a time, their knots loaded before any is computed, and
-  // the next batch's loaded before this batch is computed. One at a time, each piece waited for
-  // its own loads (a long system's pieces are ~270 per thread). One batch at a time, each batch
-  // still did: ncu on an H200 put 21 % of a dense solve's stall samples on the batch's first step.
-  constexpr int kCoefficientBatch = 4;
-  struct Batch {
-    std::int32_t t0[kCoefficientBatch], t1[kCoefficientBatch];
-    R y0[kCoefficientBatch], y1[kCoefficientBatch], s0[kCoefficientBatch], s1[kCoefficientBatch];
-  };
-  const auto load = [&](int k0, Batch& b) {
-    MODESCOPE_UNROLL
-    for (int q = 0; q < kCoefficientBatch; ++q) {
-      const int k = k0 + q * kSplineThreads;
-      if (k < n - 1) {
-        b.t0[q] = t[k];
-        b.t1[q] = t[k + 1];
-        b.y0[q] = y[k];
-        b.y1[q] = y[k + 1];
-        b.s0[q] = slope[k];
-        b.s1[q] = slope[k + 1];
-      }
-    }
-  };
-  PieceCoefficients<R>* piece = v.knotPiece + base;
-  constexpr int kStep = kCoefficientBatch * kSplineThreads;
-  Batch current;
-  load(threadIdx.x, current);
-  for (int k0 = threadIdx.x; k0 < n - 1; k0 += kStep) {
-    Batch ahead;
-    load(k0 + kStep, ahead);
-    MODESCOPE_UNROLL
-    for (int q = 0; q < kCoefficientBatch; ++q) {
-      const int k = k0 + q * kSplineThreads;
-      if (k < n - 1) {
-        PieceCoefficients<R> c{current.y0[q], current.s0[q], 0, 0};
-        sift::splineCoefficientsOf(current.t0[q], current.t1[q], current.y0[q], current.y1[q],
-                                   current.s0[q], current.s1[q], c.c2, c.c3);
-        piece[k] = c;
-      }
-    }
-    current = ahead;
-  }
 }
 
 }  // namespace

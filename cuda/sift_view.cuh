@@ -51,7 +51,6 @@ struct SiftView {
   R* knotSlope;
   SweepRow<R>* sweep;  // Thomas scratch, sweepCap rows per signal and envelope (solveSplines)
   int sweepCap;
-  PieceCoefficients<R>* knotPiece;  // each piece's four coefficients, one load in the evaluation
   int* knotStart;
   int* knotCount;
   int* counters;
@@ -198,8 +197,8 @@ __device__ inline unsigned long long runStartMarks(unsigned long long flags) {
 template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
                bool flaggedByEvaluation, cudaStream_t stream);
-// The not-a-knot spline of each signal's maxima and minima, as piece coefficients
-// (sift_splines.cu).
+// The not-a-knot spline of each signal's maxima and minima, as the slope at each knot
+// (sift_splines.cu; the evaluation computes the pieces' coefficients from them).
 template <class R>
 void solveSplines(const SiftView<R>& v, cudaStream_t stream);
 // The mean of the two envelopes subtracted from each candidate into the other buffer, with
