@@ -13,9 +13,10 @@
 //                    wrote the candidate left to flag (each tile's first and last sample, the
 //                    plateaus starting inside a tile it marked)
 //   scanCounts       one warp per signal and envelope: extrema before each tile
-//   scatterKnots     8 consecutive samples per thread: each extremum's position and value at its
-//                    rank (tile prefix + a block scan + the rank within the run), gathered in
-//                    shared memory and written out in coalesced rows
+//   scatterKnots     one warp per tile, 64 consecutive samples per lane: each extremum's
+//                    position and value at its rank (tile prefix + a warp scan of the lanes'
+//                    extremum masks + the rank within the lane), listed in shared memory and
+//                    written out in coalesced rows
 //   finishKnots      one thread per signal: totals and the mirrored end knots
 //   solveSplines     one block per signal and envelope: not-a-knot slopes by the Thomas
 //                    algorithm (the system is strictly diagonally dominant, no pivoting); systems

@@ -47,8 +47,41 @@ struct EnvelopeKnots {
 
 // Staged samples of a tile in shared memory: one padding word per 32, so that thread t reading
 // its run at 8 t + j and a warp reading 32 consecutive samples are both free of bank conflicts.
-__device__ inline int stagedIndex(int j) { return j + j / 32; }
+// j >= 0, so a shift: as a signed division by 32 it took four instructions per index (PTX).
+__device__ inline int stagedIndex(int j) { return j + (j >> 5); }
+// A thread's run of kRunSamples samples from `first` (a multiple of 8) lies in one group of 32:
+// sample first + j is at stagedIndex(first) + j.
+static_assert(32 % kRunSamples == 0, "a run never crosses a padding word");
 constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
+
+// A tile's samples into shared memory and back, strided over the block (coalesced). In a full
+// tile (all but a signal's last) each thread issues all its loads before its stores: the loop
+// over `samples` was unrolled by 4 with a peeled remainder, and each group of loads waited
+// before the next (PTX).
+constexpr int kStagingSteps = kSiftTileSamples / kSampleThreads;
+template <class R>
+__device__ inline void stageTile(const R* in, int samples, R* staged) {
+  if (samples == kSiftTileSamples) {
+    R x[kStagingSteps];
+    MODESCOPE_UNROLL
+    for (int q = 0; q < kStagingSteps; ++q) x[q] = in[threadIdx.x + q * kSampleThreads];
+    MODESCOPE_UNROLL
+    for (int q = 0; q < kStagingSteps; ++q)
+      staged[stagedIndex(threadIdx.x + q * kSampleThreads)] = x[q];
+  } else {
+    for (int j = threadIdx.x; j < samples; j += kSampleThreads) staged[stagedIndex(j)] = in[j];
+  }
+}
+template <class R>
+__device__ inline void unstageTile(const R* staged, int samples, R* out) {
+  if (samples == kSiftTileSamples) {
+    MODESCOPE_UNROLL
+    for (int q = 0; q < kStagingSteps; ++q)
+      out[threadIdx.x + q * kSampleThreads] = staged[stagedIndex(threadIdx.x + q * kSampleThreads)];
+  } else {
+    for (int j = threadIdx.x; j < samples; j += kSampleThreads) out[j] = staged[stagedIndex(j)];
+  }
+}
 
 // Pieces of a tile staged by the evaluation: those its samples lie on (one per extremum counted
 // before and in the tile, and the one before them) up to what the 48 KB of static shared memory
@@ -79,11 +112,12 @@ template <class R>
 __device__ void flagNextCandidate(const SiftView<R>& v, int s, std::int64_t begin, int samples,
                                   int first, bool countZeros, const R* staged, NextTileSums& sums) {
   R w[kRunSamples + 2];  // samples first - 1 .. first + 8 of the tile
+  const int run = stagedIndex(first);
+  w[0] = first >= 1 && first - 1 < samples ? staged[stagedIndex(first - 1)] : R(0);
   MODESCOPE_UNROLL
-  for (int j = 0; j < kRunSamples + 2; ++j) {
-    const int t = first - 1 + j;
-    w[j] = t >= 0 && t < samples ? staged[stagedIndex(t)] : R(0);
-  }
+  for (int j = 0; j < kRunSamples; ++j) w[j + 1] = first + j < samples ? staged[run + j] : R(0);
+  w[kRunSamples + 1] =
+      first + kRunSamples < samples ? staged[stagedIndex(first + kRunSamples)] : R(0);
   unsigned long long word = 0;
   int zeros = 0;
   MODESCOPE_UNROLL
@@ -153,7 +187,7 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
     const int samples =
         static_cast<int>(min(v.n - begin, static_cast<std::int64_t>(kSiftTileSamples)));
     if (threadIdx.x == 0) nextSums = {};  // the block scan's barrier publishes it
-    for (int j = threadIdx.x; j < samples; j += kSampleThreads) staged[stagedIndex(j)] = tileIn[j];
+    stageTile(tileIn, samples, staged);
     const int first = threadIdx.x * kRunSamples;  // the thread's run within the tile
     const unsigned long long flags = loadRunFlags(v.flagsOf(s), begin + first, v.n);
     const int mine = runExtrema(flags);
@@ -187,13 +221,14 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
     int above1 = 0, above2 = 0;
     // Sample j of the run with both envelopes' values: the stop statistics and the next
     // candidate (staged).
+    const int run = stagedIndex(first);  // the thread's run in `staged`
     auto finish = [&](int j, const R(&value)[2]) {
       if (rilling) {  // only Rilling uses them
         const R ratio = sift::stopRatio(value[0], value[1]);
         above1 += ratio > static_cast<R>(rule.threshold1);
         above2 += ratio > static_cast<R>(rule.threshold2);
       }
-      R& xi = staged[stagedIndex(first + j)];
+      R& xi = staged[run + j];
       xi = xi - (value[0] + value[1]) / 2;
     };
     // Most warps take the direct walk: every lane's run lies after the first and before the last
@@ -261,7 +296,7 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
       }
     }
     __syncthreads();
-    for (int j = threadIdx.x; j < samples; j += kSampleThreads) tileOut[j] = staged[stagedIndex(j)];
+    unstageTile(staged, samples, tileOut);
     if (flagNext) flagNextCandidate(v, s, begin, samples, first, countZeros, staged, nextSums);
     if (rilling) {
       const int a = Reduce(tmp.sum).Sum(packPair(above1, above2));

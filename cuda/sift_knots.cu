@@ -125,59 +125,80 @@ __global__ void scanCountsKernel(SiftView<R> v) {
   if (lane == 0) c[v.tiles] = run;
 }
 
+// A run of 8 flags' extrema of kind e (0: maximum, 1: minimum) as 8 bits, sample j's in bit j:
+// each byte's bit e moved to bit j by one multiplication (every partial product lands in its own
+// bit of the top byte).
+__device__ inline unsigned extremaBits(unsigned long long flags, int e) {
+  return static_cast<unsigned>((((flags >> e) & inEveryByte(1)) * 0x0102040810204080ull) >> 56);
+}
+
 // Each extremum's position and value at its rank: extrema before the tile (the scan) plus those
-// before the thread's run (a block scan) plus those before it in the run. The tile's knots are
-// gathered in shared memory and written out in coalesced rows: written by each thread at its
-// ranks, every store of a warp touched 12 sectors (ncu, H200, first IMF of 500 noise signals x
-// 102,401 samples: 78 M sectors written to L2 for 334 MB of knots).
+// before it in the tile. One warp per tile, each lane on 64 consecutive samples: the lanes'
+// extrema as one bit mask per kind and their ranks by a warp scan of the masks' counts. Each lane
+// puts its extrema's positions at their ranks in the warp's list in shared memory (a lane's ranks
+// are consecutive), and the warp writes the list out in coalesced rows with the values read at
+// those positions, one kind after the other.
+//
+// Why a warp and not a block per tile: with a block of 256 threads per tile (8 samples each, a
+// block scan and two barriers), the scatter took 84-107 us per launch on the later IMFs of an
+// ICEEMDAN run, whose tiles hold a few extrema, for 52 MB read (ncu, H200, 500 signals x 102,401
+// samples, docs/emd.md): its time was the block's steps, not the traffic. This way it takes
+// 26-42 us there. On the dense tiles of the first IMF it is slower (259 against 171 us); the two
+// kinds written together from 16-bit offsets, which halved the DRAM reads there, took longer on
+// every IMF but the first ones (docs/emd.md, ninth session).
 // Extrema of one kind in a tile: two maxima (minima) are at least two samples apart, so at most
-// half the samples, and one plateau extremum counted from an earlier tile.
+// half the samples, and one plateau's extremum (flagged at its middle, counted in its tile).
 constexpr int kTileKnots = kSiftTileSamples / 2 + 2;
+constexpr int kScatterWarps = 8;
+constexpr int kLaneSamples = kSiftTileSamples / 32;
 template <class R>
-__global__ void scatterKnotsKernel(SiftView<R> v) {
-  using Scan = cub::BlockScan<int, kSampleThreads>;
-  __shared__ typename Scan::TempStorage tmp;
-  __shared__ std::int32_t stagedPos[2][kTileKnots];
-  __shared__ R stagedVal[2][kTileKnots];
+__global__ void __launch_bounds__(32 * kScatterWarps) scatterKnotsKernel(SiftView<R> v) {
+  __shared__ std::int32_t list[kScatterWarps][kTileKnots];
+  const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
+  const int tile = static_cast<int>(blockIdx.x) * kScatterWarps + warp;
+  if (tile >= v.tiles) return;  // uniform over the warp; the warps share no barrier
+  const int n = static_cast<int>(v.n);
+  const int i0 = tile * kSiftTileSamples + lane * kLaneSamples;  // the lane's first sample
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     const int status = v.status[s], parity = v.parity[s];
     if (v.mustSkip(status, parity)) continue;  // uniform over the block
     const R* x = v.candidateOf(s, parity);
-    const std::int64_t i0 =
-        static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples + threadIdx.x * kRunSamples;
-    const unsigned long long flags = loadRunFlags(v.flagsOf(s), i0, v.n);
-    const int mine = runExtrema(flags);
-    R value[kRunSamples];  // loaded before the scan, so the loads overlap it
+    const std::uint8_t* row = v.flagsOf(s);
+    std::size_t out[2];  // the tile's first knot of each kind
+    // The lane's extrema of each kind, sample i0 + j at bit j.
+    unsigned long long mask[2] = {0, 0};
     MODESCOPE_UNROLL
-    for (int j = 0; j < kRunSamples; ++j)
-      if (flagAt(flags, j)) value[j] = x[i0 + j];
-    int before = 0, total = 0;
-    Scan(tmp).ExclusiveSum(mine, before, total);
-    int atMax = highHalf(before), atMin = lowHalf(before);
-    // One predicated pair of stores per sample, its envelope and rank selected: two branches per
-    // sample, one per kind, cost some 16 instructions each (SASS, H200 profile).
+    for (int e = 0; e < 2; ++e) out[e] = v.knotBase(s, e) + kMirrored + v.countsOf(s, e)[tile];
     MODESCOPE_UNROLL
-    for (int j = 0; j < kRunSamples; ++j) {
-      const bool isMax = isMaximumAt(flags, j), isMin = isMinimumAt(flags, j);
-      const int e = isMin ? 1 : 0, at = isMin ? atMin : atMax;
-      if (isMax || isMin) {
-        stagedPos[e][at] = static_cast<std::int32_t>(i0 + j);
-        stagedVal[e][at] = value[j];
-      }
-      atMax += isMax;
-      atMin += isMin;
+    for (int w = 0; w < kLaneSamples / kRunSamples; ++w) {
+      const unsigned long long flags = loadRunFlags(row, i0 + w * kRunSamples, n);
+      MODESCOPE_UNROLL
+      for (int e = 0; e < 2; ++e)
+        mask[e] |= static_cast<unsigned long long>(extremaBits(flags, e)) << (w * kRunSamples);
     }
-    __syncthreads();
-    const int count[2] = {highHalf(total), lowHalf(total)};
+    const int mine = packPair(__popcll(mask[0]), __popcll(mask[1]));
+    int inclusive = mine;
+    MODESCOPE_UNROLL
+    for (int d = 1; d < 32; d <<= 1) {
+      const int o = __shfl_up_sync(~0u, inclusive, d);
+      if (lane >= d) inclusive += o;
+    }
+    const int before = inclusive - mine, total = __shfl_sync(~0u, inclusive, 31);
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e) {
-      const std::size_t o = v.knotBase(s, e) + kMirrored + v.countsOf(s, e)[blockIdx.x];
-      for (int q = threadIdx.x; q < count[e]; q += kSampleThreads) {
-        v.knotPos[o + q] = stagedPos[e][q];
-        v.knotVal[o + q] = stagedVal[e][q];
+      const int count = e == 0 ? highHalf(total) : lowHalf(total);
+      int rank = e == 0 ? highHalf(before) : lowHalf(before);
+      for (unsigned long long rest = mask[e]; rest; rest &= rest - 1)
+        list[warp][rank++] = i0 + __ffsll(static_cast<long long>(rest)) - 1;
+      __syncwarp();
+#pragma unroll 4  // several values' loads in flight (a dense tile has ~21 knots of a kind per lane)
+      for (int q = lane; q < count; q += 32) {
+        const std::int32_t p = list[warp][q];
+        v.knotPos[out[e] + q] = p;
+        v.knotVal[out[e] + q] = x[p];
       }
+      __syncwarp();  // the list is filled again
     }
-    __syncthreads();  // tmp and the staged knots are reused by the next signal
   }
 }
 
@@ -290,7 +311,8 @@ void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool 
   }
   scanCountsKernel<<<(2 * v.count + 7) / 8, 256, 0, stream>>>(v);  // 8 warps per block
   MODESCOPE_CUDA_CHECK_LAUNCH("scanCountsKernel", stream);
-  scatterKnotsKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v);
+  const dim3 warpGrid((v.tiles + kScatterWarps - 1) / kScatterWarps, sampleGrid.y);
+  scatterKnotsKernel<<<warpGrid, 32 * kScatterWarps, 0, stream>>>(v);
   MODESCOPE_CUDA_CHECK_LAUNCH("scatterKnotsKernel", stream);
   finishKnotsKernel<<<(v.count + 31) / 32, 32, 0, stream>>>(v);
   MODESCOPE_CUDA_CHECK_LAUNCH("finishKnotsKernel", stream);
