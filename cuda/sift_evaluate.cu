@@ -157,12 +157,13 @@ __device__ void storeNextTileSums(const SiftView<R>& v, int s, const NextTileSum
 // sample). The tile's samples come in and the next candidate goes out through shared memory in
 // coalesced rows, and so do the pieces its samples can lie on (those of the extrema counted
 // before and in the tile; a sample before the first extremum or after the last may need a
-// mirrored knot's piece outside them, read from global memory). Read from global memory where
-// each thread needed them, those loads were the kernel's main stall (ncu, H200); staging them
-// gained 1-3 % of a float32 ICEEMDAN run and 7 % in float64 (emd_bench, H200): the knot data's
-// DRAM traffic, the same either way, is most of what is left (docs/emd.md). At most 48 registers,
-// 5 blocks per SM: the two walks below together took 64-85 unbounded (ptxas for sm_90), and float
-// needs no spills at 48 (double spills 44 bytes; it had 70 registers, 3 blocks per SM, before).
+// mirrored knot's piece outside them, computed from its knots in global memory). Read from global
+// memory where each thread needed them, those loads were the kernel's main stall (ncu, H200);
+// staging them gained 1-3 % of a float32 ICEEMDAN run and 7 % in float64 (emd_bench, H200): the
+// knot data's DRAM traffic, the same either way, is most of what is left (docs/emd.md). At most 48
+// registers, 5 blocks per SM: the two walks below together took 64-85 unbounded (ptxas for sm_90),
+// and float needs no spills at 48 (double spills 200 bytes, 44 before the pieces' coefficients were
+// computed here; it had 70 registers, 3 blocks per SM, before that).
 template <class R>
 __global__ void __launch_bounds__(kSampleThreads, 5)
     evaluateMeanKernel(SiftView<R> v, RuleView rule, bool flagNext, bool countZeros) {
