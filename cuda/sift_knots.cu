@@ -1,6 +1,5 @@
 // Extrema and knots of one sifting iteration (sift_view.cuh).
 #include <cub/block/block_reduce.cuh>
-#include <cub/block/block_scan.cuh>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/device_ops.cuh"

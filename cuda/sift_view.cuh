@@ -152,11 +152,8 @@ __device__ inline unsigned long long loadRunFlags(const std::uint8_t* row, std::
   if (n - i0 < kRunSamples) w &= (1ull << (8 * (n - i0))) - 1;
   return w;
 }
-// Sample j's flag byte in a run's word, and whether it is an extremum of kind e (0: maximum,
-// 1: minimum; the flag bits kMaximum and kMinimum).
-__device__ inline unsigned flagAt(unsigned long long flags, int j) {
-  return (flags >> (8 * j)) & 0xffu;
-}
+// Whether sample j of a run's word is an extremum of kind e (0: maximum, 1: minimum; the flag
+// bits kMaximum and kMinimum).
 __device__ inline bool isExtremumOfKind(unsigned long long flags, int j, int e) {
   return (flags >> (8 * j + e)) & 1u;
 }
