@@ -10,6 +10,13 @@
 
 namespace modescope::cuda::infomax {
 
+// The next block number after `after` at which the extended rule estimates the kurtosis signs
+// (blockNo % extBlocks == 0), or -1 when extBlocks is below 1 (no estimate).
+__device__ __forceinline__ long long nextEstimateBlock(long long after, double extBlocks) {
+  const long long e = static_cast<long long>(extBlocks);
+  return e > 0 ? (after / e + 1) * e : -1;
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 // tanh on the special function unit (about 2^-11 relative error: plain TF32 products err more).
 __device__ __forceinline__ float fastTanh(float x) {

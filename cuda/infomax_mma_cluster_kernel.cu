@@ -258,11 +258,7 @@ __global__ void __launch_bounds__(2 * Q * S, 1)
   __pipeline_commit();
   __pipeline_wait_prior(0);
   int slotNext = 1, slotAfter = 2;
-  auto nextMultiple = [](long long after, double ext) {
-    const long long e = static_cast<long long>(ext);
-    return e > 0 ? (after / e + 1) * e : -1;
-  };
-  long long nextEstimate = extended ? nextMultiple(blockNo, extBlocks) : -1;
+  long long nextEstimate = extended ? nextEstimateBlock(blockNo, extBlocks) : -1;
   clusterSync();  // every CTA initialised before any remote store
 
   const unsigned uAddress = sharedAddress(U);
@@ -536,7 +532,7 @@ __global__ void __launch_bounds__(2 * Q * S, 1)
         extBlocks = trunc(extBlocks * a.signCountStep);
         signCount = 0;
       }
-      nextEstimate = nextMultiple(blockNo, extBlocks);
+      nextEstimate = nextEstimateBlock(blockNo, extBlocks);
       // The estimate used X: block b + 1's samples again.
       if (b + 1 < a.blocks) copySlabAsync<S>(X, a.data, Rs, S * q, idx3 + slotOfNext * rows, block);
       __pipeline_commit();

@@ -180,11 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned wf[16][4];  // W's rounded copy as U = W X's A fragments
   roundedFragments(w, wf);
 
-  auto nextMultiple = [](long long after, double ext) {
-    const long long e = static_cast<long long>(ext);
-    return e > 0 ? (after / e + 1) * e : -1;
-  };
-  long long nextEstimate = kExtended ? nextMultiple(blockNo, extBlocks) : -1;
+  long long nextEstimate = kExtended ? nextEstimateBlock(blockNo, extBlocks) : -1;
 
   for (long long b = 0; b < a.blocks; ++b) {
     const int x0 = static_cast<int>(b & 1);  // this block's sample buffer
@@ -257,7 +253,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (blockNo == nextEstimate) {
       estimateKurtosis<NT, kRows, kConsumers>(a, wf, U, L.offVt - L.offU, idxK, flags, r0, r,
                                               estimates, signCount, extBlocks, rows);
-      nextEstimate = nextMultiple(blockNo, extBlocks);
+      nextEstimate = nextEstimateBlock(blockNo, extBlocks);
     }
   }
 

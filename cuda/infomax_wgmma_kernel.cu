@@ -128,11 +128,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   const int tid = threadIdx.x;
 
-  auto nextMultiple = [](long long after, double ext) {
-    const long long e = static_cast<long long>(ext);
-    return e > 0 ? (after / e + 1) * e : -1;
-  };
-  long long nextEstimate = kExtended ? nextMultiple(blockNo, extBlocks) : -1;
+  long long nextEstimate = kExtended ? nextEstimateBlock(blockNo, extBlocks) : -1;
 
   for (long long b = 0; b < a.blocks; ++b) {
     const int x0 = static_cast<int>(b & 3);  // this block's sample buffer
@@ -288,7 +284,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         extBlocks = trunc(extBlocks * a.signCountStep);
         signCount = 0;
       }
-      nextEstimate = nextMultiple(blockNo, extBlocks);
+      nextEstimate = nextEstimateBlock(blockNo, extBlocks);
     }
   }
 
