@@ -17,6 +17,7 @@
 #include "cuda/cuda_preprocess.cuh"
 #include "cuda/cuda_tf.h"
 #include "cuda/device_memory.cuh"
+#include "cuda/device_pool.h"
 #include "cuda/host_thread_pool.h"
 #include "cuda/preprocess_kernels.cuh"
 #include "engine/core/error.h"
@@ -172,8 +173,7 @@ int memdMaxChunk() { return gMemdMaxChunk.load(); }
 std::int64_t memdBudgetBytes() { return gMemdBudgetBytes.load(); }
 
 std::size_t usableDeviceBytes() {
-  std::size_t freeBytes = 0, totalBytes = 0;
-  MODESCOPE_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+  const auto [freeBytes, totalBytes] = deviceMemory();
   const std::size_t reserve = std::max<std::size_t>(std::size_t{256} << 20, totalBytes / 20);
   return freeBytes > reserve ? freeBytes - reserve : 0;
 }
@@ -225,9 +225,8 @@ int cudaDeviceCount() {
 }
 
 CudaMemoryInfo cudaMemoryInfo() {
-  CudaMemoryInfo m;
-  MODESCOPE_CUDA_TRY(cudaMemGetInfo(&m.freeBytes, &m.totalBytes));
-  return m;
+  const cuda::DeviceMemory d = cuda::deviceMemory();
+  return {d.freeBytes, d.totalBytes};
 }
 
 void setCudaTestHooks(const CudaTestHooks& hooks) {

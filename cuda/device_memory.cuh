@@ -11,12 +11,14 @@
 #include <utility>
 
 #include "cuda/cuda_check.cuh"
+#include "cuda/device_pool.h"
 
 namespace modescope::cuda {
 
 // Test hook (cuda_backend.h: setCudaTestHooks): fill new buffers with NaN.
 bool poisonAllocations();
 
+// Device memory from the pool (device_pool.h), released when the owner goes.
 template <class T>
 class DeviceBuffer {
  public:
@@ -24,14 +26,14 @@ class DeviceBuffer {
   // count elements; allocation failure throws OutOfDeviceMemoryError.
   explicit DeviceBuffer(std::size_t count) : count_(count) {
     if (count_ == 0) return;
-    MODESCOPE_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&p_), bytes()));
+    p_ = static_cast<T*>(allocateDeviceBytes(bytes()));
     if (poisonAllocations()) {
       // All-ones bits are NaN in float. cudaMemset runs on the legacy default stream, which does
       // not order with the backend's non-blocking stream: wait for it before anyone writes.
       cudaError_t e = cudaMemset(p_, 0xFF, bytes());
       if (e == cudaSuccess) e = cudaDeviceSynchronize();
       if (e != cudaSuccess) {
-        cudaFree(p_);
+        releaseDeviceBytes(p_);
         p_ = nullptr;
         MODESCOPE_CUDA_TRY(e);
       }
@@ -55,7 +57,7 @@ class DeviceBuffer {
   std::size_t size() const noexcept { return count_; }
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
   void reset() noexcept {
-    if (p_) cudaFree(p_);
+    releaseDeviceBytes(p_);
     p_ = nullptr;
     count_ = 0;
   }

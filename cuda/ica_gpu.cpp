@@ -17,6 +17,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_ica.h"
 #include "cuda/device_memory.cuh"
+#include "cuda/device_pool.h"
 #include "cuda/ica_whitening_gpu.h"
 #include "cuda/infomax_kernels.cuh"
 #include "engine/core/error.h"
@@ -73,8 +74,7 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     const std::size_t n = static_cast<std::size_t>(s.samples);
     const std::size_t dataBytes =
         n * static_cast<std::size_t>(row) * sizeof(float) + n * sizeof(int);
-    std::size_t freeBytes = 0, totalBytes = 0;
-    MODESCOPE_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+    const auto [freeBytes, totalBytes] = deviceMemory();
     if (dataBytes > freeBytes)
       throw OutOfDeviceMemoryError(
           "ICA on the GPU keeps the sphered data resident: " + std::to_string(s.samples) +

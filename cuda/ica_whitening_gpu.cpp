@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cuda/cuda_backend.h"
+#include "cuda/device_pool.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -29,8 +30,7 @@ DeviceIcaBlock::DeviceIcaBlock(const SignalBlock& block)
   const std::size_t rowsBound = (c + 63) / 64 * 64;
   const std::size_t productCount = std::max(c * c, rowsBound * chunk);
   const std::size_t bytes = c * n * sizeof(float) + (c * chunk + c + productCount) * sizeof(double);
-  std::size_t freeBytes = 0, totalBytes = 0;
-  MODESCOPE_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+  const auto [freeBytes, totalBytes] = deviceMemory();
   if (bytes > freeBytes)
     throw OutOfDeviceMemoryError(
         "ICA on the GPU whitens the block on the device: " + std::to_string(channels_) +

@@ -6,6 +6,7 @@
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_memd.h"
+#include "cuda/device_pool.h"
 #include "engine/memd/memd_memory.h"
 
 namespace modescope::cuda {
@@ -21,8 +22,7 @@ MemdResult memdGpu(const SignalBlock& block, const MemdParams& params, JobContex
   return runMemd(
       block, params,
       [dbl](int dims, int64_t n, int K) {
-        std::size_t freeBytes = 0, totalBytes = 0;
-        MODESCOPE_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+        const auto [freeBytes, totalBytes] = deviceMemory();
         const double budget = memdBudgetBytes() > 0
                                   ? static_cast<double>(memdBudgetBytes())
                                   : kUsableFraction * static_cast<double>(freeBytes);
