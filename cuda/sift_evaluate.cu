@@ -1,5 +1,4 @@
 // The envelopes' mean of one sifting iteration (sift_view.cuh).
-#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "cuda/cuda_check.cuh"
@@ -54,22 +53,25 @@ __device__ inline int stagedIndex(int j) { return j + (j >> 5); }
 static_assert(32 % kRunSamples == 0, "a run never crosses a padding word");
 constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
 
-// A tile's samples into shared memory and back, strided over the block (coalesced). In a full
-// tile (all but a signal's last) each thread issues all its loads before its stores: the loop
-// over `samples` was unrolled by 4 with a peeled remainder, and each group of loads waited
-// before the next (PTX).
+// A tile's samples into shared memory and back, strided over the block (coalesced). The samples
+// are loaded into registers first and stored later, so that their loads are in flight with the
+// block's other loads (evaluateMeanKernel). Every thread loads as many in every tile, the last
+// one of a signal too (from its last sample again, and stored once): with a branch for that
+// tile, the loads waited for whatever came before the branch (PTX), and as one loop of loads and
+// stores, unrolled by 4 with a peeled remainder, each group of loads waited before the next.
 constexpr int kStagingSteps = kSiftTileSamples / kSampleThreads;
 template <class R>
-__device__ inline void stageTile(const R* in, int samples, R* staged) {
-  if (samples == kSiftTileSamples) {
-    R x[kStagingSteps];
-    MODESCOPE_UNROLL
-    for (int q = 0; q < kStagingSteps; ++q) x[q] = in[threadIdx.x + q * kSampleThreads];
-    MODESCOPE_UNROLL
-    for (int q = 0; q < kStagingSteps; ++q)
-      staged[stagedIndex(threadIdx.x + q * kSampleThreads)] = x[q];
-  } else {
-    for (int j = threadIdx.x; j < samples; j += kSampleThreads) staged[stagedIndex(j)] = in[j];
+__device__ inline void loadTile(const R* in, int samples, R (&x)[kStagingSteps]) {
+  MODESCOPE_UNROLL
+  for (int q = 0; q < kStagingSteps; ++q)
+    x[q] = in[min(static_cast<int>(threadIdx.x) + q * kSampleThreads, samples - 1)];
+}
+template <class R>
+__device__ inline void storeTile(const R (&x)[kStagingSteps], int samples, R* staged) {
+  MODESCOPE_UNROLL
+  for (int q = 0; q < kStagingSteps; ++q) {
+    const int j = static_cast<int>(threadIdx.x) + q * kSampleThreads;
+    if (j < samples) staged[stagedIndex(j)] = x[q];
   }
 }
 template <class R>
@@ -90,14 +92,14 @@ __device__ inline void unstageTile(const R* staged, int samples, R* out) {
 template <class R>
 constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
 
-using Reduce = cub::BlockReduce<int, kSampleThreads>;
-
-// What a block's warps sum for the next candidate's tile (flagNextCandidate) before one thread
-// stores it.
-struct NextTileSums {
+// What a block's warps sum in shared memory before one thread stores it, after the block's last
+// barrier: for the next candidate's tile (flagNextCandidate), and Rilling's counts. (A block
+// reduction of the counts cost a barrier of its own.)
+struct TileSums {
   int counts;   // packPair(maxima, minima)
   int zeros;    // zero crossings
   int plateau;  // a plateau starts inside the tile
+  int above;    // packPair(stop ratios above threshold1, above threshold2)
 };
 
 // The next candidate's flags that its tile alone decides, from the staged samples the evaluation
@@ -110,7 +112,7 @@ struct NextTileSums {
 // per sample) it took 368 us per launch against 345 us this way (the same call).
 template <class R>
 __device__ void flagNextCandidate(const SiftView<R>& v, int s, std::int64_t begin, int samples,
-                                  int first, bool countZeros, const R* staged, NextTileSums& sums) {
+                                  int first, bool countZeros, const R* staged, TileSums& sums) {
   R w[kRunSamples + 2];  // samples first - 1 .. first + 8 of the tile
   const int run = stagedIndex(first);
   w[0] = first >= 1 && first - 1 < samples ? staged[stagedIndex(first - 1)] : R(0);
@@ -144,7 +146,7 @@ __device__ void flagNextCandidate(const SiftView<R>& v, int s, std::int64_t begi
 
 // The sums of flagNextCandidate, stored by thread 0 after the block's last barrier over the tile.
 template <class R>
-__device__ void storeNextTileSums(const SiftView<R>& v, int s, const NextTileSums& sums) {
+__device__ void storeNextTileSums(const SiftView<R>& v, int s, const TileSums& sums) {
   // Stored, not added: only this block counts its tile before flagTileEdges adds to it.
   v.nextCountsOf(s, 0)[blockIdx.x] = highHalf(sums.counts);
   v.nextCountsOf(s, 1)[blockIdx.x] = lowHalf(sums.counts);
@@ -167,15 +169,13 @@ __device__ void storeNextTileSums(const SiftView<R>& v, int s, const NextTileSum
 template <class R>
 __global__ void __launch_bounds__(kSampleThreads, 5)
     evaluateMeanKernel(SiftView<R> v, RuleView rule, bool flagNext, bool countZeros) {
-  using Scan = cub::BlockScan<int, kSampleThreads>;
-  __shared__ union {
-    typename Scan::TempStorage scan;
-    typename Reduce::TempStorage sum;
-  } tmp;
+  // Warp scans and one barrier (cub's default, raking, takes two).
+  using Scan = cub::BlockScan<int, kSampleThreads, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename Scan::TempStorage scanStorage;
   __shared__ R staged[kStagedSamples];
   __shared__ PieceCoefficients<R> stagedPiece[2][kStagedPieces<R>];
   __shared__ std::int32_t stagedKnot[2][kStagedPieces<R>];
-  __shared__ NextTileSums nextSums;
+  __shared__ TileSums sums;
   const bool rilling = rule.kind == static_cast<int>(sift::StopKind::Rilling);
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     const int status = v.status[s], failed = v.counters[s * kCounters + kEnvFailed];
@@ -187,13 +187,17 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
     R* tileOut = v.otherOf(s, parity) + begin;
     const int samples =
         static_cast<int>(min(v.n - begin, static_cast<std::int64_t>(kSiftTileSamples)));
-    if (threadIdx.x == 0) nextSums = {};  // the block scan's barrier publishes it
-    stageTile(tileIn, samples, staged);
+    if (threadIdx.x == 0) sums = {};  // the block scan's barrier publishes it
+    // Every load before the block's first barrier is issued before any waits: the tile's
+    // samples, the thread's flags and both envelopes' ranges of knots, then the pieces of both
+    // envelopes in one pass. Written one after the other, the samples' stores, each envelope's
+    // ranges and each envelope's pieces waited in turn (PTX: ptxas does not move a load across
+    // the branches between them), six trips to memory before the barrier instead of three.
     const int first = threadIdx.x * kRunSamples;  // the thread's run within the tile
     const unsigned long long flags = loadRunFlags(v.flagsOf(s), begin + first, v.n);
     const int mine = runExtrema(flags);
     EnvelopeKnots<R> env[2];
-    int lowest[2], highest[2];  // the staged pieces
+    int lowest[2], pieces[2];  // the staged pieces: lowest .. lowest + pieces - 1
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e) {
       const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
@@ -201,15 +205,27 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
                 v.knotSlope + base,     kMirrored - v.knotStart[s * 2 + e],
                 v.knotCount[s * 2 + e], v.countsOf(s, e)[v.tiles]};
       lowest[e] = max(env[e].leftCount + v.countsOf(s, e)[blockIdx.x] - 1, 0);
-      highest[e] = min(env[e].leftCount + v.countsOf(s, e)[blockIdx.x + 1] - 1, env[e].count - 2);
-      highest[e] = min(highest[e], lowest[e] + kStagedPieces<R> - 1);
-      for (int q = threadIdx.x; q <= highest[e] - lowest[e]; q += kSampleThreads) {
-        stagedPiece[e][q] = env[e].coefficientsOf(lowest[e] + q);
-        stagedKnot[e][q] = env[e].pos[lowest[e] + q];
+      const int highest =
+          min(env[e].leftCount + v.countsOf(s, e)[blockIdx.x + 1] - 1, env[e].count - 2);
+      pieces[e] = max(min(highest - lowest[e] + 1, kStagedPieces<R>), 0);
+    }
+    R x[kStagingSteps];
+    loadTile(tileIn, samples, x);
+    storeTile(x, samples, staged);
+    for (int q = threadIdx.x; q < pieces[0] + pieces[1]; q += kSampleThreads) {
+      if (q < pieces[0]) {
+        stagedPiece[0][q] = env[0].coefficientsOf(lowest[0] + q);
+        stagedKnot[0][q] = env[0].pos[lowest[0] + q];
+      } else {
+        stagedPiece[1][q - pieces[0]] = env[1].coefficientsOf(lowest[1] + q - pieces[0]);
+        stagedKnot[1][q - pieces[0]] = env[1].pos[lowest[1] + q - pieces[0]];
       }
     }
+    int highest[2];  // the last staged piece
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e) highest[e] = lowest[e] + pieces[e] - 1;
     int before = 0;
-    Scan(tmp.scan).ExclusiveSum(mine, before);  // its barrier also publishes the staged data
+    Scan(scanStorage).ExclusiveSum(mine, before);  // its barrier also publishes the staged data
     int seen[2];  // extrema of each kind at or before the current sample
     int piece[2] = {-1, -1};
     PieceCoefficients<R> c[2];
@@ -298,16 +314,18 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
     }
     __syncthreads();
     unstageTile(staged, samples, tileOut);
-    if (flagNext) flagNextCandidate(v, s, begin, samples, first, countZeros, staged, nextSums);
+    if (flagNext) flagNextCandidate(v, s, begin, samples, first, countZeros, staged, sums);
     if (rilling) {
-      const int a = Reduce(tmp.sum).Sum(packPair(above1, above2));
-      if (threadIdx.x == 0) {
-        if (highHalf(a)) atomicAdd(&v.counters[s * kCounters + kAbove1], highHalf(a));
-        if (lowHalf(a)) atomicAdd(&v.counters[s * kCounters + kAbove2], lowHalf(a));
-      }
+      const int above = __reduce_add_sync(~0u, packPair(above1, above2));
+      if (threadIdx.x % 32 == 0 && above) atomicAdd(&sums.above, above);
     }
-    __syncthreads();  // staged, tmp and nextSums are reused by the next signal
-    if (flagNext && threadIdx.x == 0) storeNextTileSums(v, s, nextSums);
+    __syncthreads();  // staged, scanStorage and sums are reused by the next signal
+    if (threadIdx.x == 0) {
+      if (flagNext) storeNextTileSums(v, s, sums);
+      if (highHalf(sums.above))
+        atomicAdd(&v.counters[s * kCounters + kAbove1], highHalf(sums.above));
+      if (lowHalf(sums.above)) atomicAdd(&v.counters[s * kCounters + kAbove2], lowHalf(sums.above));
+    }
   }
 }
 
