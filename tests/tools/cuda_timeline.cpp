@@ -15,6 +15,7 @@
 // Run on an H200 (CUDA 13, driver 580) on 2026-11-30: docs/emd.md ("Seventh session") has what
 // it showed.
 #include <cupti.h>
+#include <cxxabi.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -104,6 +105,18 @@ void CUPTIAPI bufferCompleted(CUcontext, std::uint32_t, std::uint8_t* buffer, st
   std::free(buffer);
 }
 
+// A kernel's demangled name without its return type, namespaces and parameters.
+std::string shortName(const std::string& what) {
+  int status = 0;
+  char* plain = abi::__cxa_demangle(what.c_str(), nullptr, nullptr, &status);
+  std::string name = status == 0 && plain ? plain : what;
+  std::free(plain);
+  for (const std::string cut : {"(anonymous namespace)::", "void ", "modescope::"}) {
+    for (std::size_t at; (at = name.find(cut)) != std::string::npos;) name.erase(at, cut.size());
+  }
+  return name.substr(0, name.find('('));
+}
+
 double ms(std::uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 void report() {
@@ -151,6 +164,26 @@ void report() {
     for (int b = 0; b < 5; ++b)
       std::fprintf(out, "  %-10s %8llu gaps, %10.3f ms\n", labels[b],
                    static_cast<unsigned long long>(count[b]), ms(sum[b]));
+    // Device time by kernel (copies and memsets by direction and size): which steps of a run
+    // take the time, without ncu's replay of every launch (minutes on a 64-channel run).
+    std::map<std::string, HostCalls> byName;
+    for (const Interval& d : device) {
+      HostCalls& k = byName[shortName(d.what)];
+      ++k.count;
+      k.ns += d.end - d.start;
+      k.longest = std::max(k.longest, d.end - d.start);
+    }
+    std::vector<std::pair<std::string, HostCalls>> kernels(byName.begin(), byName.end());
+    std::sort(kernels.begin(), kernels.end(),
+              [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+    std::fprintf(out, "device time by activity:\n");
+    for (std::size_t i = 0; i < kernels.size() && i < 20; ++i)
+      std::fprintf(out, "  %-60.60s %8llu, %10.3f ms, mean %.1f us, longest %.1f us\n",
+                   kernels[i].first.c_str(),
+                   static_cast<unsigned long long>(kernels[i].second.count),
+                   ms(kernels[i].second.ns),
+                   ms(kernels[i].second.ns) * 1e3 / static_cast<double>(kernels[i].second.count),
+                   ms(kernels[i].second.longest) * 1e3);
     std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) { return a.ns > b.ns; });
     std::fprintf(out, "largest gaps (after -> before):\n");
     for (std::size_t i = 0; i < gaps.size() && i < 15; ++i)
