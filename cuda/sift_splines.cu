@@ -35,60 +35,119 @@ struct InterleavedSweep {
   }
 };
 
-// One block of kSplineThreads per signal and envelope. Systems are cut into up to
-// kSplineThreads pieces of at least kMinPieceRows rows: with one warp (32 pieces) per system the
-// serial sweeps of ~1,000 rows each made this a third of an iteration at 12 % occupancy (ncu,
-// H200, 500 signals x 102,401 samples). The pieces' sweeps start and end `overlap` rows outside
-// them: 2^-overlap of the solution is below the rounding of R (64 rows for double, 32 for float,
-// sift::splineSlopeRows).
+// Systems are cut into up to kSplineThreads pieces of at least kMinPieceRows rows: with one warp
+// (32 pieces) per system the serial sweeps of ~1,000 rows each made this a third of an iteration
+// at 12 % occupancy (ncu, H200, 500 signals x 102,401 samples). The pieces' sweeps start and end
+// `overlap` rows outside them: 2^-overlap of the solution is below the rounding of R (64 rows for
+// double, 32 for float, sift::splineSlopeRows).
 constexpr int kSplineThreads = kSiftSplineThreads;
 constexpr int kMinPieceRows = 64;
 static_assert(2 * kMirrored + 2 == 6, "knotCapFor counts the mirrored knots");
 template <class R>
 constexpr int kPieceOverlap = sizeof(R) == sizeof(float) ? 32 : sift::kSplineOverlap;
+// Pieces of a system of `rows` rows (at least kSerialSplineRows).
+__device__ inline int piecesFor(int rows) {
+  return min(kSplineThreads, max(2, rows / kMinPieceRows));
+}
 
+// One envelope's system: its knots and where its slopes and sweep rows go.
 template <class R>
-__global__ void __launch_bounds__(kSplineThreads) solveSplinesKernel(SiftView<R> v) {
-  const int s = blockIdx.x / 2, e = blockIdx.x % 2;
-  if (s >= v.count || v.status[s] != kSifting || v.counters[s * kCounters + kEnvFailed]) return;
+struct SplineSystem {
+  const std::int32_t* t;
+  const R* y;
+  R* slope;
+  SweepRow<R>* sweep;
+  int n;  // knots; the reduced system has n - 2 rows
+  bool active;
+};
+template <class R>
+__device__ SplineSystem<R> systemOf(const SiftView<R>& v, int system) {
+  const int s = system / 2, e = system % 2;
+  SplineSystem<R> sys{};
+  sys.active = s < v.count && v.status[s] == kSifting && !v.counters[s * kCounters + kEnvFailed];
+  if (!sys.active) return sys;
   const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-  const int n = v.knotCount[s * 2 + e];
-  const std::int32_t* t = v.knotPos + base;
-  const R* y = v.knotVal + base;
-  R* slope = v.knotSlope + base;
-  SweepRow<R>* sweep = v.sweepOf(s, e);
-  if (n - 2 < kSerialSplineRows) {
-    if (threadIdx.x == 0) sift::splineSlopes(t, y, n, slope, reinterpret_cast<R*>(sweep));
-  } else {
-    const auto ends = sift::splineEnds(t, y, n);
-    const int rows = n - 2;
-    const int pieces = min(kSplineThreads, max(2, rows / kMinPieceRows));
-    // Pieces of a multiple of 4 rows: every piece of a warp then starts on the same alignment, so
-    // that the aligned runs of the sweep (sift::detail::runOffset) cut every piece's first chunk
-    // and group alike and the pieces step through the interleaved rows together. With pieces of
-    // any length, a warp's loads of "the same row of every piece" were scattered over up to 4
-    // rows (ncu, H200: 28 % of the solve's excess sectors; rounded, the solve took 187 instead of
-    // 211 us per launch, docs/emd.md).
-    const int chunk = ((rows + pieces - 1) / pieces + 3) / 4 * 4;
-    const int piece = static_cast<int>(threadIdx.x);
-    const int first = 1 + piece * chunk;
-    const int last = min(n - 1, first + chunk);
-    if (piece < pieces && first < last) {
-      sift::splineSlopeRowsWith(t, y, n, ends, first, last, kPieceOverlap<R>,
-                                InterleavedSweep<R>{sweep, first, piece, pieces}, slope);
-    }
-    __syncthreads();  // s[1] and s[n-2] come from the first and the last piece
-    if (threadIdx.x == 0) sift::splineEndSlopes(t, n, ends, slope);
+  sys.n = v.knotCount[s * 2 + e];
+  sys.t = v.knotPos + base;
+  sys.y = v.knotVal + base;
+  sys.slope = v.knotSlope + base;
+  sys.sweep = v.sweepOf(s, e);
+  return sys;
+}
+
+// Piece `piece` of a system of more than kSerialSplineRows rows cut into `pieces`
+// (piece < pieces). Pieces of a multiple of 4 rows: every piece of a warp then starts on the same
+// alignment, so that the aligned runs of the sweep (sift::detail::runOffset) cut every piece's
+// first chunk and group alike and the pieces step through the interleaved rows together. With
+// pieces of any length, a warp's loads of "the same row of every piece" were scattered over up to
+// 4 rows (ncu, H200: 28 % of the solve's excess sectors; rounded, the solve took 187 instead of
+// 211 us per launch, docs/emd.md).
+template <class R>
+__device__ void solvePiece(const SplineSystem<R>& sys, const sift::SplineEnds<R>& ends, int piece,
+                           int pieces) {
+  const int rows = sys.n - 2;
+  const int chunk = ((rows + pieces - 1) / pieces + 3) / 4 * 4;
+  const int first = 1 + piece * chunk;
+  const int last = min(sys.n - 1, first + chunk);
+  if (first < last) {
+    sift::splineSlopeRowsWith(sys.t, sys.y, sys.n, ends, first, last, kPieceOverlap<R>,
+                              InterleavedSweep<R>{sys.sweep, first, piece, pieces}, sys.slope);
   }
+}
+
+// Two kernels, each returning at once for the other's systems: a system of at most 32 pieces
+// (piecesFor) or a serial one is solved by one warp, one lane per piece, kSystemsPerBlock of them
+// per block; a larger one by a block of its own. With one block per system whatever its size, a
+// system of 100-2,000 knots kept 3 of a block's 4 warps idle, and the block's 118 registers per
+// thread allowed 4 blocks per SM: 500 signals took 2 waves of blocks, 6,400 signals 25. (In one
+// kernel, the block's systems after the warps' ones, the two sweeps took 158 registers instead of
+// 118: ptxas for sm_90.) The pieces, and so the bits, are the same either way.
+__device__ inline bool solvedByOneWarp(int rows) {
+  return rows < kSerialSplineRows || piecesFor(rows) <= 32;
+}
+constexpr int kSystemsPerBlock = kSplineThreads / 32;
+template <class R>
+__global__ void __launch_bounds__(kSplineThreads) solveSmallSplinesKernel(SiftView<R> v) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const SplineSystem<R> sys = systemOf(
+      v, static_cast<int>(blockIdx.x) * kSystemsPerBlock + static_cast<int>(threadIdx.x) / 32);
+  const int rows = sys.n - 2;
+  if (!sys.active || !solvedByOneWarp(rows)) return;  // uniform over the warp
+  if (rows < kSerialSplineRows) {
+    if (lane == 0)
+      sift::splineSlopes(sys.t, sys.y, sys.n, sys.slope, reinterpret_cast<R*>(sys.sweep));
+    return;
+  }
+  const int pieces = piecesFor(rows);
+  const auto ends = sift::splineEnds(sys.t, sys.y, sys.n);
+  if (lane < pieces) solvePiece(sys, ends, lane, pieces);
+  __syncwarp();  // s[1] and s[n-2] come from the first and the last piece
+  if (lane == 0) sift::splineEndSlopes(sys.t, sys.n, ends, sys.slope);
+}
+template <class R>
+__global__ void __launch_bounds__(kSplineThreads) solveLargeSplinesKernel(SiftView<R> v) {
+  const SplineSystem<R> sys = systemOf(v, static_cast<int>(blockIdx.x));
+  const int rows = sys.n - 2;
+  if (!sys.active || solvedByOneWarp(rows)) return;  // uniform over the block
+  const int pieces = piecesFor(rows);
+  const auto ends = sift::splineEnds(sys.t, sys.y, sys.n);
+  if (static_cast<int>(threadIdx.x) < pieces)
+    solvePiece(sys, ends, static_cast<int>(threadIdx.x), pieces);
+  __syncthreads();  // s[1] and s[n-2] come from the first and the last piece
+  if (threadIdx.x == 0) sift::splineEndSlopes(sys.t, sys.n, ends, sys.slope);
 }
 
 }  // namespace
 
 template <class R>
 void solveSplines(const SiftView<R>& v, cudaStream_t stream) {
-  solveSplinesKernel<<<2 * v.count, kSplineThreads, 0, stream>>>(v);
-  MODESCOPE_CUDA_CHECK_LAUNCH("solveSplinesKernel", stream);
+  solveLargeSplinesKernel<<<2 * v.count, kSplineThreads, 0, stream>>>(v);
+  MODESCOPE_CUDA_CHECK_LAUNCH("solveLargeSplinesKernel", stream);
+  solveSmallSplinesKernel<<<(2 * v.count + kSystemsPerBlock - 1) / kSystemsPerBlock, kSplineThreads,
+                            0, stream>>>(v);
+  MODESCOPE_CUDA_CHECK_LAUNCH("solveSmallSplinesKernel", stream);
 }
+
 template void solveSplines<float>(const SiftView<float>&, cudaStream_t);
 template void solveSplines<double>(const SiftView<double>&, cudaStream_t);
 
