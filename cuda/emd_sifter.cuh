@@ -16,9 +16,10 @@
 //   scatterKnots     one warp per tile, 64 consecutive samples per lane: each extremum's
 //                    position and value at its rank (tile prefix + a warp scan of the lanes'
 //                    extremum masks + the rank within the lane), listed in shared memory and
-//                    written out in coalesced rows
-//   finishKnots      one thread per signal: totals and the mirrored end knots
-//   solveSplines     one block per signal and envelope: not-a-knot slopes by the Thomas
+//                    written out in coalesced rows; the last warp of a signal to finish writes
+//                    its totals and mirrored end knots
+//   solveSplines     two launches, one warp per system of up to 32 pieces and one block per
+//                    larger system (signal and envelope): not-a-knot slopes by the Thomas
 //                    algorithm (the system is strictly diagonally dominant, no pivoting); systems
 //                    of 128 rows or more are cut into up to 128 pieces of at least 64 rows whose
 //                    sweeps overlap by 64 rows (32 in float), which changes the result by less

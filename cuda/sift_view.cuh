@@ -20,7 +20,7 @@ using sift::kMirrored;
 
 // Per-signal counters gathered during one iteration (reset by decideStop). kNextZeros: the zero
 // crossings of the next candidate that its evaluation counted (decideStop carries them into
-// kZeros).
+// kZeros). kScatteredTiles: the tiles whose knots the scatter has written.
 enum Counter : int {
   kMaxima,
   kMinima,
@@ -29,6 +29,7 @@ enum Counter : int {
   kAbove2,
   kEnvFailed,
   kNextZeros,
+  kScatteredTiles,
   kCounters
 };
 
