@@ -173,9 +173,9 @@ int memdMaxChunk() { return gMemdMaxChunk.load(); }
 std::int64_t memdBudgetBytes() { return gMemdBudgetBytes.load(); }
 
 std::size_t usableDeviceBytes() {
-  const auto [freeBytes, totalBytes] = deviceMemory();
-  const std::size_t reserve = std::max<std::size_t>(std::size_t{256} << 20, totalBytes / 20);
-  return freeBytes > reserve ? freeBytes - reserve : 0;
+  const DeviceMemory memory = deviceMemory();
+  const std::size_t reserve = std::max<std::size_t>(std::size_t{256} << 20, memory.totalBytes / 20);
+  return memory.freeBytes > reserve ? memory.freeBytes - reserve : 0;
 }
 
 }  // namespace cuda
@@ -226,8 +226,10 @@ int cudaDeviceCount() {
 
 CudaMemoryInfo cudaMemoryInfo() {
   const cuda::DeviceMemory d = cuda::deviceMemory();
-  return {d.freeBytes, d.totalBytes};
+  return {d.freeBytes, d.totalBytes, d.pooledBytes};
 }
+
+void releaseCudaPooledMemory() { cuda::releasePooledMemory(); }
 
 void setCudaTestHooks(const CudaTestHooks& hooks) {
   gPoisonAllocations = hooks.poisonAllocations;

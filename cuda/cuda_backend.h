@@ -20,12 +20,18 @@ int cudaDeviceCount();
 
 // ---- Hooks for tests and benchmarks (tests/gpu, tests/bench) --------------------------------
 
-// Free and total memory of the current device in bytes (cudaMemGetInfo). Throws DeviceError.
+// Free and total memory of the current device in bytes (cudaMemGetInfo; free includes what the
+// backend's memory pool keeps for the next run, pooled: cuda/device_pool.h). Throws DeviceError.
 struct CudaMemoryInfo {
   std::size_t freeBytes = 0;
   std::size_t totalBytes = 0;
+  std::size_t pooledBytes = 0;
 };
 CudaMemoryInfo cudaMemoryInfo();
+
+// Hands back to the driver the device memory kept for the next run (cuda/device_pool.h); for a
+// process that stays open between runs, when none is queued. Never throws.
+void releaseCudaPooledMemory();
 
 // Process-wide test switches. poisonAllocations: every new device buffer, and the pinned staging
 // buffers at the start of every call, are filled with NaN (0xFF bytes), so an element a kernel or

@@ -15,14 +15,15 @@ namespace {
 
 // The current device's default pool, set on first use to keep what is freed (its release
 // threshold is 0 by default: everything goes back to the driver at the next synchronisation).
+std::mutex poolLock;
+std::vector<bool> configured;  // by device: its pool keeps what is freed (guarded by poolLock)
+
 cudaMemPool_t currentPool() {
-  static std::mutex lock;
-  static std::vector<bool> configured;
   int device = 0;
   MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
   cudaMemPool_t pool = nullptr;
   MODESCOPE_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, device));
-  const std::lock_guard<std::mutex> hold(lock);
+  const std::lock_guard<std::mutex> hold(poolLock);
   if (configured.size() <= static_cast<std::size_t>(device)) configured.resize(device + 1, false);
   if (!configured[device]) {
     std::uint64_t keepAll = std::numeric_limits<std::uint64_t>::max();
@@ -78,10 +79,22 @@ void releaseDeviceBytes(void* p) noexcept {
   (void)cudaStreamSynchronize(nullptr);  // so the pool counts it as unused at once
 }
 
+void releasePooledMemory() noexcept {
+  const std::lock_guard<std::mutex> hold(poolLock);
+  for (std::size_t device = 0; device < configured.size(); ++device) {
+    cudaMemPool_t pool = nullptr;
+    if (configured[device] &&
+        cudaDeviceGetDefaultMemPool(&pool, static_cast<int>(device)) == cudaSuccess)
+      (void)cudaMemPoolTrimTo(pool, 0);
+  }
+  (void)cudaGetLastError();
+}
+
 DeviceMemory deviceMemory() {
   DeviceMemory m;
   MODESCOPE_CUDA_TRY(cudaMemGetInfo(&m.freeBytes, &m.totalBytes));
-  m.freeBytes += heldUnused(currentPool());
+  m.pooledBytes = heldUnused(currentPool());
+  m.freeBytes += m.pooledBytes;
   return m;
 }
 

@@ -19,11 +19,18 @@ void* allocateDeviceBytes(std::size_t bytes);
 void releaseDeviceBytes(void* p) noexcept;
 
 // The current device's memory: free = what the driver reports free plus what the pool holds
-// unused (allocations take it first). Throws DeviceError.
+// unused (allocations take it first), pooled = that unused part. Throws DeviceError.
 struct DeviceMemory {
   std::size_t freeBytes = 0;
   std::size_t totalBytes = 0;
+  std::size_t pooledBytes = 0;
 };
 DeviceMemory deviceMemory();
+
+// Hands what the pools hold unused back to the driver, on every device this process allocated
+// from (a no-op before the first allocation: it creates no CUDA context). For a process that stays
+// open between runs (the GUI, when its job queue is empty), so that another program can use the
+// memory meanwhile.
+void releasePooledMemory() noexcept;
 
 }  // namespace modescope::cuda

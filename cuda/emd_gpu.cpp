@@ -31,7 +31,7 @@ constexpr double kUsableFraction = 0.85;
 EmdResult decomposeGpu(const SignalBlock& block, const EmdParams& params, JobContext& ctx) {
   validateEmdParams(params);
   validateEmdInput(block, params);
-  const auto [freeBytes, totalBytes] = deviceMemory();
+  const std::size_t freeBytes = deviceMemory().freeBytes;
   const double budget = kUsableFraction * static_cast<double>(freeBytes);
   const std::size_t perChannel = emdBytesPerChannel(params, block.samples);
   const int channels = static_cast<int>(block.channels.size());

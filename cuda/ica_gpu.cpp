@@ -74,7 +74,7 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     const std::size_t n = static_cast<std::size_t>(s.samples);
     const std::size_t dataBytes =
         n * static_cast<std::size_t>(row) * sizeof(float) + n * sizeof(int);
-    const auto [freeBytes, totalBytes] = deviceMemory();
+    const std::size_t freeBytes = deviceMemory().freeBytes;
     if (dataBytes > freeBytes)
       throw OutOfDeviceMemoryError(
           "ICA on the GPU keeps the sphered data resident: " + std::to_string(s.samples) +

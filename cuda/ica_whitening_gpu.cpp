@@ -30,7 +30,7 @@ DeviceIcaBlock::DeviceIcaBlock(const SignalBlock& block)
   const std::size_t rowsBound = (c + 63) / 64 * 64;
   const std::size_t productCount = std::max(c * c, rowsBound * chunk);
   const std::size_t bytes = c * n * sizeof(float) + (c * chunk + c + productCount) * sizeof(double);
-  const auto [freeBytes, totalBytes] = deviceMemory();
+  const std::size_t freeBytes = deviceMemory().freeBytes;
   if (bytes > freeBytes)
     throw OutOfDeviceMemoryError(
         "ICA on the GPU whitens the block on the device: " + std::to_string(channels_) +

@@ -22,7 +22,7 @@ MemdResult memdGpu(const SignalBlock& block, const MemdParams& params, JobContex
   return runMemd(
       block, params,
       [dbl](int dims, int64_t n, int K) {
-        const auto [freeBytes, totalBytes] = deviceMemory();
+        const std::size_t freeBytes = deviceMemory().freeBytes;
         const double budget = memdBudgetBytes() > 0
                                   ? static_cast<double>(memdBudgetBytes())
                                   : kUsableFraction * static_cast<double>(freeBytes);

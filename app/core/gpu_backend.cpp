@@ -30,4 +30,10 @@ std::shared_ptr<ComputeBackend> backendForRun(std::optional<BackendChoice> own,
   return session;
 }
 
+void releaseIdleGpuMemory() {
+#ifdef MODESCOPE_HAVE_CUDA
+  releaseCudaPooledMemory();
+#endif
+}
+
 }  // namespace modescope

@@ -26,4 +26,9 @@ std::shared_ptr<ComputeBackend> backendForRun(std::optional<BackendChoice> own,
                                               std::shared_ptr<ComputeBackend> session,
                                               std::string* note = nullptr, int cpuThreads = 0);
 
+// Hands back the GPU memory the CUDA backend keeps between runs (its memory pool), for a window
+// whose job queue has emptied: another program may need it meanwhile. A no-op without CUDA or
+// before any GPU run.
+void releaseIdleGpuMemory();
+
 }  // namespace modescope

@@ -92,6 +92,9 @@ void EngineBridge::deliverFinished(JobId id, const JobOutcome& outcome) {
     }
   }
   emit jobFinished(id, outcome);
+  // The CUDA backend keeps a run's device memory for the next run; with nothing queued, the
+  // window hands it back so that other programs on the GPU see it free.
+  if (queue_ && queue_->pending() == 0) releaseIdleGpuMemory();
 }
 
 std::shared_ptr<ComputeBackend> EngineBridge::backendFor(std::optional<BackendChoice> own,

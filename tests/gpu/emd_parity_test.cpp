@@ -412,5 +412,29 @@ TEST_F(GpuEmd, CancelInTheMiddleStopsPromptlyAndFreesMemory) {
   EXPECT_NEAR(static_cast<double>(freeDeviceBytes()), static_cast<double>(before), 4 << 20);
 }
 
+// A run's device memory stays in the pool for the next run, counted as free, until the window
+// hands it back with nothing queued (releaseCudaPooledMemory, app/gui/engine_bridge.cpp).
+TEST_F(GpuEmd, PooledMemoryCountsAsFreeAndGoesBackWhenReleased) {
+#ifdef MODESCOPE_HAVE_CUDA
+  std::mt19937 rng(seed_);
+  const SignalBlock block = randomBlock(2, 20001, rng);
+  EmdParams p = paramsFor(EmdMethod::Iceemdan, GpuPrecision::Float32);
+  p.ensembleSize = 50;
+  JobContext ctx;
+  releaseCudaPooledMemory();
+  const CudaMemoryInfo before = cudaMemoryInfo();
+  gpu_->decompose(block, p, ctx);
+  const CudaMemoryInfo kept = cudaMemoryInfo();
+  // 2 channels x 50 members of 20,001 samples: some 100 MB of sifter, noise modes and rows.
+  EXPECT_GT(kept.pooledBytes, std::size_t{50} << 20);
+  EXPECT_NEAR(static_cast<double>(kept.freeBytes), static_cast<double>(before.freeBytes), 4 << 20);
+  releaseCudaPooledMemory();
+  const CudaMemoryInfo released = cudaMemoryInfo();
+  EXPECT_LT(released.pooledBytes, std::size_t{4} << 20);
+  EXPECT_NEAR(static_cast<double>(released.freeBytes), static_cast<double>(before.freeBytes),
+              4 << 20);
+#endif
+}
+
 }  // namespace
 }  // namespace modescope
