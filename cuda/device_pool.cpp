@@ -13,11 +13,11 @@
 namespace modescope::cuda {
 namespace {
 
-// The current device's default pool, set on first use to keep what is freed (its release
-// threshold is 0 by default: everything goes back to the driver at the next synchronisation).
 std::mutex poolLock;
 std::vector<bool> configured;  // by device: its pool keeps what is freed (guarded by poolLock)
 
+// The current device's default pool, set on first use to keep what is freed (its release
+// threshold is 0 by default: everything goes back to the driver at the next synchronisation).
 cudaMemPool_t currentPool() {
   int device = 0;
   MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
