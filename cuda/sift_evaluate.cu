@@ -32,14 +32,13 @@ struct EnvelopeKnots {
     return max(k, 0);
   }
 
-  // Piece k's coefficients from its two knots, as the CPU computes them
-  // (sift::splinePieceCoefficients). Computed here, where the pieces are staged, and not by the
-  // solve: written out by the solve and read back here, they were 16 bytes per knot each way, and
-  // the first IMF of white noise has a knot for every 1.5 samples.
+  // Piece k's coefficients from its two knots, by the CPU's sift::splinePieceCoefficients.
+  // Computed here, where the pieces are staged, and not by the solve: written out by the solve and
+  // read back here, they were 16 bytes per knot each way, and the first IMF of white noise has a
+  // knot for every 1.5 samples.
   __device__ PieceCoefficients<R> coefficientsOf(int k) const {
     PieceCoefficients<R> c{value[k], slope[k], 0, 0};
-    sift::splineCoefficientsOf(pos[k], pos[k + 1], c.y, value[k + 1], c.s, slope[k + 1], c.c2,
-                               c.c3);
+    sift::splinePieceCoefficients(pos, value, slope, k, c.c2, c.c3);
     return c;
   }
 };
