@@ -167,7 +167,7 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   const dim3 sampleGrid(static_cast<unsigned>(tileCount()), gridY(count));
   // How often the host looks at the number of signals still sifting: often enough that a
   // converged batch does not run many empty iterations, rarely enough that the copy and the
-  // wait do not stall the queue (five launches per iteration take ~10 us to issue).
+  // wait do not stall the queue (seven launches per iteration take ~10 us to issue).
   const int checkEvery = 4;
   // A fixed sift count runs `cap` iterations whatever the device says (signals with too few
   // extrema stop at the first, the others at the cap), so the host only looks for a cancel: each

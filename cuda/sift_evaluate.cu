@@ -163,8 +163,9 @@ __device__ void storeNextTileSums(const SiftView<R>& v, int s, const TileSums& s
 // staging them gained 1-3 % of a float32 ICEEMDAN run and 7 % in float64 (emd_bench, H200): the
 // knot data's DRAM traffic, the same either way, is most of what is left (docs/emd.md). At most 48
 // registers, 5 blocks per SM: the two walks below together took 64-85 unbounded (ptxas for sm_90),
-// and float needs no spills at 48 (double spills 200 bytes, 44 before the pieces' coefficients were
-// computed here; it had 70 registers, 3 blocks per SM, before that).
+// and float needs no spills at 48 (double spills 264 bytes: 196 before its loads were issued first,
+// 44 before the pieces' coefficients were computed here; it had 70 registers, 3 blocks per SM,
+// before that).
 template <class R>
 __global__ void __launch_bounds__(kSampleThreads, 5)
     evaluateMeanKernel(SiftView<R> v, RuleView rule, bool flagNext, bool countZeros) {
