@@ -173,7 +173,7 @@ int memdMaxChunk() { return gMemdMaxChunk.load(); }
 std::int64_t memdBudgetBytes() { return gMemdBudgetBytes.load(); }
 
 std::size_t usableDeviceBytes() {
-  const DeviceMemory memory = deviceMemory();
+  const CudaMemoryInfo memory = cudaMemoryInfo();
   const std::size_t reserve = std::max<std::size_t>(std::size_t{256} << 20, memory.totalBytes / 20);
   return memory.freeBytes > reserve ? memory.freeBytes - reserve : 0;
 }
@@ -222,11 +222,6 @@ int cudaDeviceCount() {
     return 0;
   }
   return count;
-}
-
-CudaMemoryInfo cudaMemoryInfo() {
-  const cuda::DeviceMemory d = cuda::deviceMemory();
-  return {d.freeBytes, d.totalBytes, d.pooledBytes};
 }
 
 void releaseCudaPooledMemory() { cuda::releasePooledMemory(); }

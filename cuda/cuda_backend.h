@@ -21,7 +21,8 @@ int cudaDeviceCount();
 // ---- Hooks for tests and benchmarks (tests/gpu, tests/bench) --------------------------------
 
 // Free and total memory of the current device in bytes (cudaMemGetInfo; free includes what the
-// backend's memory pool keeps for the next run, pooled: cuda/device_pool.h). Throws DeviceError.
+// backend's memory pool keeps for the next run, pooled: cuda/device_pool.h). What every planner
+// asks. Throws DeviceError.
 struct CudaMemoryInfo {
   std::size_t freeBytes = 0;
   std::size_t totalBytes = 0;

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cuda/cuda_backend.h"
 #include "cuda/cuda_check.cuh"
 
 namespace modescope::cuda {
@@ -90,12 +91,17 @@ void releasePooledMemory() noexcept {
   (void)cudaGetLastError();
 }
 
-DeviceMemory deviceMemory() {
-  DeviceMemory m;
+}  // namespace modescope::cuda
+
+namespace modescope {
+
+// Free = what the driver reports free plus what the pool holds unused (allocations take it first).
+CudaMemoryInfo cudaMemoryInfo() {
+  CudaMemoryInfo m;
   MODESCOPE_CUDA_TRY(cudaMemGetInfo(&m.freeBytes, &m.totalBytes));
-  m.pooledBytes = heldUnused(currentPool());
+  m.pooledBytes = cuda::heldUnused(cuda::currentPool());
   m.freeBytes += m.pooledBytes;
   return m;
 }
 
-}  // namespace modescope::cuda
+}  // namespace modescope

@@ -3,8 +3,9 @@
 // driver (internal to cuda/). cudaMalloc and cudaFree map and unmap the pages every time: about
 // 10 ms of a 0.16 s ICEEMDAN run on one channel and 85 ms on 64 channels (the ~50 buffers of each
 // run; CUPTI timelines on an H200, docs/emd.md), paid again by every run, channel batch and study
-// recording. What the pool holds unused still counts as free for the planners (deviceMemory), and
-// an allocation that does not fit hands it back to the driver and tries once more.
+// recording. What the pool holds unused still counts as free for the planners (cudaMemoryInfo,
+// cuda_backend.h, defined in device_pool.cpp), and an allocation that does not fit hands it back to
+// the driver and tries once more.
 #pragma once
 
 #include <cstddef>
@@ -17,15 +18,6 @@ void* allocateDeviceBytes(std::size_t bytes);
 // Back to the pool once all work on the device has finished (as cudaFree, which waits for it).
 // Errors are ignored: it runs in destructors, also while another error unwinds.
 void releaseDeviceBytes(void* p) noexcept;
-
-// The current device's memory: free = what the driver reports free plus what the pool holds
-// unused (allocations take it first), pooled = that unused part. Throws DeviceError.
-struct DeviceMemory {
-  std::size_t freeBytes = 0;
-  std::size_t totalBytes = 0;
-  std::size_t pooledBytes = 0;
-};
-DeviceMemory deviceMemory();
 
 // Hands what the pools hold unused back to the driver, on every device this process allocated
 // from (a no-op before the first allocation: it creates no CUDA context). For a process that stays

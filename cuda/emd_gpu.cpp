@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <string>
 
+#include "cuda/cuda_backend.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_emd.h"
 #include "cuda/device_memory.cuh"
-#include "cuda/device_pool.h"
 #include "cuda/emd_methods.cuh"
 #include "engine/core/error.h"
 #include "engine/emd/emd.h"
@@ -31,7 +31,7 @@ constexpr double kUsableFraction = 0.85;
 EmdResult decomposeGpu(const SignalBlock& block, const EmdParams& params, JobContext& ctx) {
   validateEmdParams(params);
   validateEmdInput(block, params);
-  const std::size_t freeBytes = deviceMemory().freeBytes;
+  const std::size_t freeBytes = cudaMemoryInfo().freeBytes;
   const double budget = kUsableFraction * static_cast<double>(freeBytes);
   const std::size_t perChannel = emdBytesPerChannel(params, block.samples);
   const int channels = static_cast<int>(block.channels.size());

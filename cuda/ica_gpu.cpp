@@ -17,7 +17,6 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_ica.h"
 #include "cuda/device_memory.cuh"
-#include "cuda/device_pool.h"
 #include "cuda/ica_whitening_gpu.h"
 #include "cuda/infomax_kernels.cuh"
 #include "engine/core/error.h"
@@ -74,7 +73,7 @@ class GpuInfomaxPasses final : public InfomaxPasses {
     const std::size_t n = static_cast<std::size_t>(s.samples);
     const std::size_t dataBytes =
         n * static_cast<std::size_t>(row) * sizeof(float) + n * sizeof(int);
-    const std::size_t freeBytes = deviceMemory().freeBytes;
+    const std::size_t freeBytes = cudaMemoryInfo().freeBytes;
     if (dataBytes > freeBytes)
       throw OutOfDeviceMemoryError(
           "ICA on the GPU keeps the sphered data resident: " + std::to_string(s.samples) +

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "cuda/cuda_backend.h"
-#include "cuda/device_pool.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -30,7 +29,7 @@ DeviceIcaBlock::DeviceIcaBlock(const SignalBlock& block)
   const std::size_t rowsBound = (c + 63) / 64 * 64;
   const std::size_t productCount = std::max(c * c, rowsBound * chunk);
   const std::size_t bytes = c * n * sizeof(float) + (c * chunk + c + productCount) * sizeof(double);
-  const std::size_t freeBytes = deviceMemory().freeBytes;
+  const std::size_t freeBytes = cudaMemoryInfo().freeBytes;
   if (bytes > freeBytes)
     throw OutOfDeviceMemoryError(
         "ICA on the GPU whitens the block on the device: " + std::to_string(channels_) +

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "cuda/cuda_backend.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_memd.h"
-#include "cuda/device_pool.h"
 #include "engine/memd/memd_memory.h"
 
 namespace modescope::cuda {
@@ -22,7 +22,7 @@ MemdResult memdGpu(const SignalBlock& block, const MemdParams& params, JobContex
   return runMemd(
       block, params,
       [dbl](int dims, int64_t n, int K) {
-        const std::size_t freeBytes = deviceMemory().freeBytes;
+        const std::size_t freeBytes = cudaMemoryInfo().freeBytes;
         const double budget = memdBudgetBytes() > 0
                                   ? static_cast<double>(memdBudgetBytes())
                                   : kUsableFraction * static_cast<double>(freeBytes);
