@@ -58,27 +58,35 @@ constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
 // one of a signal too (from its last sample again, and stored once): with a branch for that
 // tile, the loads waited for whatever came before the branch (PTX), and as one loop of loads and
 // stores, unrolled by 4 with a peeled remainder, each group of loads waited before the next.
+// Addresses are one base per thread plus constant offsets: with a 64-bit address formed for every
+// sample (a signed index), staging a tile took some 95 of the ~1,070 instructions a warp issued
+// per tile, in a kernel bound by instruction issue (ncu source counters, H200, docs/emd.md).
 constexpr int kStagingSteps = kSiftTileSamples / kSampleThreads;
+// Sample j + q kSampleThreads is staged kStagedStride q after sample j (kSampleThreads is a
+// multiple of 32, so the padding words between them are the same for every j).
+constexpr int kStagedStride = kSampleThreads + kSampleThreads / 32;
+static_assert(kSampleThreads % 32 == 0, "a step of the staging crosses whole groups of 32");
 template <class R>
 __device__ inline void loadTile(const R* in, int samples, R (&x)[kStagingSteps]) {
+  const unsigned last = static_cast<unsigned>(samples - 1);
   MODESCOPE_UNROLL
   for (int q = 0; q < kStagingSteps; ++q)
-    x[q] = in[min(static_cast<int>(threadIdx.x) + q * kSampleThreads, samples - 1)];
+    x[q] = in[min(threadIdx.x + static_cast<unsigned>(q * kSampleThreads), last)];
 }
 template <class R>
 __device__ inline void storeTile(const R (&x)[kStagingSteps], int samples, R* staged) {
+  R* row = staged + stagedIndex(threadIdx.x);
   MODESCOPE_UNROLL
-  for (int q = 0; q < kStagingSteps; ++q) {
-    const int j = static_cast<int>(threadIdx.x) + q * kSampleThreads;
-    if (j < samples) staged[stagedIndex(j)] = x[q];
-  }
+  for (int q = 0; q < kStagingSteps; ++q)
+    if (static_cast<int>(threadIdx.x) + q * kSampleThreads < samples) row[q * kStagedStride] = x[q];
 }
 template <class R>
 __device__ inline void unstageTile(const R* staged, int samples, R* out) {
   if (samples == kSiftTileSamples) {
+    const R* row = staged + stagedIndex(threadIdx.x);
+    R* to = out + threadIdx.x;
     MODESCOPE_UNROLL
-    for (int q = 0; q < kStagingSteps; ++q)
-      out[threadIdx.x + q * kSampleThreads] = staged[stagedIndex(threadIdx.x + q * kSampleThreads)];
+    for (int q = 0; q < kStagingSteps; ++q) to[q * kSampleThreads] = row[q * kStagedStride];
   } else {
     for (int j = threadIdx.x; j < samples; j += kSampleThreads) out[j] = staged[stagedIndex(j)];
   }
@@ -119,18 +127,29 @@ __device__ void flagNextCandidate(const SiftView<R>& v, int s, std::int64_t begi
   for (int j = 0; j < kRunSamples; ++j) w[j + 1] = first + j < samples ? staged[run + j] : R(0);
   w[kRunSamples + 1] =
       first + kRunSamples < samples ? staged[stagedIndex(first + kRunSamples)] : R(0);
+  // Every sample's flag, then those with a neighbour in another tile cleared (bytes j with
+  // first + j < 1 or first + j + 1 >= samples). With a test and a branch per sample, the flags
+  // took some 200 instructions per warp and tile (ncu source counters, H200).
   unsigned long long word = 0;
-  int zeros = 0;
   MODESCOPE_UNROLL
   for (int j = 0; j < kRunSamples; ++j) {
-    const int t = first + j;
-    if (t < 1 || t + 1 >= samples) continue;  // a neighbour in another tile
     const R prev = w[j], cur = w[j + 1], next = w[j + 2];
-    const std::uint8_t f = prev != cur && cur != next ? classifyAlone(prev, cur, next)
-                           : prev != cur              ? kRunStartMark  // sift::startsRun
-                                                      : sift::kNotExtremum;
+    // classifyAlone gives kNotExtremum where prev == cur or cur == next; a run starts at cur where
+    // prev != cur == next (sift::startsRun).
+    const std::uint8_t f =
+        prev != cur && cur == next ? kRunStartMark : classifyAlone(prev, cur, next);
     word |= static_cast<unsigned long long>(f) << (8 * j);
-    if (countZeros) zeros += sift::zeroCrossingsAt(prev, cur, next, true, true);
+  }
+  const int inside = min(max(samples - 1 - first, 0), kRunSamples);  // bytes below the tile's end
+  unsigned long long keep = inside == kRunSamples ? ~0ull : (1ull << (8 * inside)) - 1;
+  if (first == 0) keep &= ~0xffull;  // the tile's first sample
+  word &= keep;
+  int zeros = 0;
+  if (countZeros) {
+    MODESCOPE_UNROLL
+    for (int j = 0; j < kRunSamples; ++j)
+      if ((keep >> (8 * j)) & 1)
+        zeros += sift::zeroCrossingsAt(w[j], w[j + 1], w[j + 2], true, true);
   }
   if (first < samples) *reinterpret_cast<unsigned long long*>(v.flagsOf(s) + begin + first) = word;
   const int counts = __reduce_add_sync(~0u, runExtrema(word));
@@ -278,7 +297,8 @@ __global__ void __launch_bounds__(kSampleThreads, 5)
         R value[2];
         MODESCOPE_UNROLL
         for (int e = 0; e < 2; ++e) {
-          const bool moves = isExtremumOfKind(rest, 0, e);
+          // The low word only: a 64-bit test took two compares (SASS).
+          const bool moves = (static_cast<unsigned>(rest) >> e) & 1u;
           q[e] += moves;
           if (j == 0 || moves) {
             c[e] = stagedPiece[e][q[e]];
