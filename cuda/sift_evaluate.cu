@@ -58,8 +58,9 @@ constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
 // one of a signal too (from its last sample again, and stored once): with a branch for that
 // tile, the loads waited for whatever came before the branch (PTX), and as one loop of loads and
 // stores, unrolled by 4 with a peeled remainder, each group of loads waited before the next.
-// Addresses are one base per thread plus constant offsets: with a 64-bit address formed for every
-// sample (a signed index), staging a tile took some 95 of the ~1,070 instructions a warp issued
+// A thread stores its samples and writes the tile back from one base address plus constant
+// offsets, and loads with an unsigned clamped index: with a signed index, the 64-bit address of
+// every sample was formed anew, and staging took some 95 of the ~1,070 instructions a warp issued
 // per tile, in a kernel bound by instruction issue (ncu source counters, H200, docs/emd.md).
 constexpr int kStagingSteps = kSiftTileSamples / kSampleThreads;
 // Sample j + q kSampleThreads is staged kStagedStride q after sample j (kSampleThreads is a
