@@ -169,14 +169,15 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   // converged batch does not run many empty iterations, rarely enough that the copy and the
   // wait do not stall the queue (seven launches per iteration take ~10 us to issue).
   const int checkEvery = 4;
+  const bool fixedCount = r.kind == static_cast<int>(sift::StopKind::Fixed);
   // A fixed sift count runs `cap` iterations whatever the device says (signals with too few
   // extrema stop at the first, the others at the cap), so the host only looks for a cancel: each
   // look at the device drained the queue (a copy and a wait, then the next launches: gaps of
   // 10-100 us, 48 per float32 ICEEMDAN run of 24 stages; cuda_timeline, H200).
-  const bool askDevice = r.kind != static_cast<int>(sift::StopKind::Fixed);
+  const bool askDevice = !fixedCount;
   lastIterations_ = 0;
   // Zero crossings feed only the Rilling and S-number tests.
-  const bool countZeros = r.kind != static_cast<int>(sift::StopKind::Fixed);
+  const bool countZeros = !fixedCount;
   // Whether the last evaluation flagged this iteration's candidates (all but the first
   // iteration's: every signal still sifting was evaluated in the last one).
   bool flaggedByEvaluation = false;
