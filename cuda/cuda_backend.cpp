@@ -17,7 +17,6 @@
 #include "cuda/cuda_preprocess.cuh"
 #include "cuda/cuda_tf.h"
 #include "cuda/device_memory.cuh"
-#include "cuda/device_pool.h"
 #include "cuda/host_thread_pool.h"
 #include "cuda/preprocess_kernels.cuh"
 #include "engine/core/error.h"
@@ -223,8 +222,6 @@ int cudaDeviceCount() {
   }
   return count;
 }
-
-void releaseCudaPooledMemory() { cuda::releasePooledMemory(); }
 
 void setCudaTestHooks(const CudaTestHooks& hooks) {
   gPoisonAllocations = hooks.poisonAllocations;

@@ -18,8 +18,6 @@ std::unique_ptr<ComputeBackend> makeCudaBackend(std::string& reason);
 // Number of usable CUDA devices (0 when the driver or device is missing).
 int cudaDeviceCount();
 
-// ---- Hooks for tests and benchmarks (tests/gpu, tests/bench) --------------------------------
-
 // Free and total memory of the current device in bytes (cudaMemGetInfo; free includes what the
 // backend's memory pool keeps for the next run, pooled: cuda/device_pool.h). What every planner
 // asks. Throws DeviceError.
@@ -31,8 +29,11 @@ struct CudaMemoryInfo {
 CudaMemoryInfo cudaMemoryInfo();
 
 // Hands back to the driver the device memory kept for the next run (cuda/device_pool.h); for a
-// process that stays open between runs, when none is queued. Never throws.
+// process that stays open between runs, when none is queued. Never throws; a no-op before the
+// first allocation (it creates no CUDA context).
 void releaseCudaPooledMemory();
+
+// ---- Hooks for tests and benchmarks (tests/gpu, tests/bench) --------------------------------
 
 // Process-wide test switches. poisonAllocations: every new device buffer, and the pinned staging
 // buffers at the start of every call, are filled with NaN (0xFF bytes), so an element a kernel or

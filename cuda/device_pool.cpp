@@ -80,17 +80,6 @@ void releaseDeviceBytes(void* p) noexcept {
   (void)cudaStreamSynchronize(nullptr);  // so the pool counts it as unused at once
 }
 
-void releasePooledMemory() noexcept {
-  const std::lock_guard<std::mutex> hold(poolLock);
-  for (std::size_t device = 0; device < configured.size(); ++device) {
-    cudaMemPool_t pool = nullptr;
-    if (configured[device] &&
-        cudaDeviceGetDefaultMemPool(&pool, static_cast<int>(device)) == cudaSuccess)
-      (void)cudaMemPoolTrimTo(pool, 0);
-  }
-  (void)cudaGetLastError();
-}
-
 }  // namespace modescope::cuda
 
 namespace modescope {
@@ -102,6 +91,18 @@ CudaMemoryInfo cudaMemoryInfo() {
   m.pooledBytes = cuda::heldUnused(cuda::currentPool());
   m.freeBytes += m.pooledBytes;
   return m;
+}
+
+// On every device this process allocated from (the pools it configured).
+void releaseCudaPooledMemory() {
+  const std::lock_guard<std::mutex> hold(cuda::poolLock);
+  for (std::size_t device = 0; device < cuda::configured.size(); ++device) {
+    cudaMemPool_t pool = nullptr;
+    if (cuda::configured[device] &&
+        cudaDeviceGetDefaultMemPool(&pool, static_cast<int>(device)) == cudaSuccess)
+      (void)cudaMemPoolTrimTo(pool, 0);
+  }
+  (void)cudaGetLastError();
 }
 
 }  // namespace modescope

@@ -5,7 +5,8 @@
 // run; CUPTI timelines on an H200, docs/emd.md), paid again by every run, channel batch and study
 // recording. What the pool holds unused still counts as free for the planners (cudaMemoryInfo,
 // cuda_backend.h, defined in device_pool.cpp), and an allocation that does not fit hands it back to
-// the driver and tries once more.
+// the driver and tries once more. A process that stays open between runs hands it back when idle
+// (releaseCudaPooledMemory, also defined there).
 #pragma once
 
 #include <cstddef>
@@ -18,11 +19,5 @@ void* allocateDeviceBytes(std::size_t bytes);
 // Back to the pool once all work on the device has finished (as cudaFree, which waits for it).
 // Errors are ignored: it runs in destructors, also while another error unwinds.
 void releaseDeviceBytes(void* p) noexcept;
-
-// Hands what the pools hold unused back to the driver, on every device this process allocated
-// from (a no-op before the first allocation: it creates no CUDA context). For a process that stays
-// open between runs (the GUI, when its job queue is empty), so that another program can use the
-// memory meanwhile.
-void releasePooledMemory() noexcept;
 
 }  // namespace modescope::cuda
