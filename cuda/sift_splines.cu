@@ -101,7 +101,7 @@ __device__ void solvePiece(const SplineSystem<R>& sys, const sift::SplineEnds<R>
 // system of 100-2,000 knots kept 3 of a block's 4 warps idle, and the block's 118 registers per
 // thread allowed 4 blocks per SM: 500 signals took 2 waves of blocks, 6,400 signals 25. (In one
 // kernel, the block's systems after the warps' ones, the two sweeps took 158 registers instead of
-// 118: ptxas for sm_90.) The pieces, and so the bits, are the same either way.
+// 114 and 104 for float: ptxas for sm_90.) The pieces, and so the bits, are the same either way.
 __device__ inline bool solvedByOneWarp(int rows) {
   return rows < kSerialSplineRows || piecesFor(rows) <= 32;
 }
