@@ -9,12 +9,12 @@
 //                    tile, run starts classify their run (plateau rule), the tile's maxima and
 //                    minima counted (a plateau's extremum is added to the tile its middle lies
 //                    in), zero crossings and max|m| reduced per signal
-//   flagTileEdges    later iterations, one warp per signal and tile: what the evaluation that
-//                    wrote the candidate left to flag (each tile's first and last sample, the
-//                    plateaus starting inside a tile it marked)
+//   flagTileEdges    later iterations, one warp per signal and region of two tiles: what the
+//                    evaluation that wrote the candidate left to flag (each tile's first and
+//                    last sample, the plateaus starting inside a tile it marked)
 //   scanCounts       one warp per signal and envelope: extrema before each tile
-//   scatterKnots     one warp per tile, 64 consecutive samples per lane: each extremum's
-//                    position and value at its rank (tile prefix + a warp scan of the lanes'
+//   scatterKnots     one warp per region, 64 consecutive samples per lane: each extremum's
+//                    position and value at its rank (region prefix + a warp scan of the lanes'
 //                    extremum masks + the rank within the lane), listed in shared memory and
 //                    written out in coalesced rows; the last warp of a signal to finish writes
 //                    its totals and mirrored end knots
@@ -64,8 +64,10 @@ struct alignas(4 * sizeof(R)) PieceCoefficients {
   R y, s, c2, c3;
 };
 
-// Samples per tile of the per-sample kernels (one thread block each).
-inline constexpr int kSiftTileSamples = 2048;
+// Samples per tile of the per-sample kernels (one thread block each; the tile counts of extrema
+// are per tile too). 1,024 and not 2,048: the evaluation's blocks wait less at their barriers
+// (docs/emd.md, twelfth session).
+inline constexpr int kSiftTileSamples = 1024;
 inline std::int64_t tilesFor(std::int64_t n) {
   return (n + kSiftTileSamples - 1) / kSiftTileSamples;
 }

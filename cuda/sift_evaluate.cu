@@ -93,12 +93,15 @@ __device__ inline void unstageTile(const R* staged, int samples, R* out) {
   }
 }
 
+// Blocks of the evaluation per SM (its launch bound): 48 registers per thread.
+constexpr int kEvaluationBlocks = 10;
 // Pieces of a tile staged by the evaluation: those its samples lie on (one per extremum counted
-// before and in the tile, and the one before them) up to what the 48 KB of static shared memory
-// hold beside the staged samples; the others (a tile with more extrema, a mirrored knot's piece)
-// are read from global memory. The first IMF of white noise has ~680 extrema of a kind per tile.
+// before and in the tile, and the one before them) up to what kEvaluationBlocks blocks' share of
+// the SM's 228 KB of shared memory holds beside the staged samples (21.9 KB each, with the
+// 1 KB the SM keeps per block); the others (a tile with more extrema, a mirrored knot's piece)
+// are read from global memory. The first IMF of white noise has ~340 extrema of a kind per tile.
 template <class R>
-constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 896 : 384;
+constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 416 : 176;
 
 // What a block's warps sum in shared memory before one thread stores it, after the block's last
 // barrier: for the next candidate's tile (flagNextCandidate), and Rilling's counts. (A block
@@ -182,12 +185,12 @@ __device__ void storeNextTileSums(const SiftView<R>& v, int s, const TileSums& s
 // memory where each thread needed them, those loads were the kernel's main stall (ncu, H200);
 // staging them gained 1-3 % of a float32 ICEEMDAN run and 7 % in float64 (emd_bench, H200): the
 // knot data's DRAM traffic, the same either way, is most of what is left (docs/emd.md). At most 48
-// registers, 5 blocks per SM: the two walks below together took 64-85 unbounded (ptxas for sm_90),
-// and float needs no spills at 48 (double spills 264 bytes: 196 before its loads were issued first,
-// 44 before the pieces' coefficients were computed here; it had 70 registers, 3 blocks per SM,
-// before that).
+// registers (kEvaluationBlocks): the two walks below together took 64-85 unbounded (ptxas for
+// sm_90), and float needs no spills at 48 (double spills 264 bytes: 196 before its loads were
+// issued first, 44 before the pieces' coefficients were computed here; it had 70 registers before
+// that). At 64 registers, 8 blocks per SM, it ran 5-7 % slower (H200, docs/emd.md).
 template <class R>
-__global__ void __launch_bounds__(kSampleThreads, 5)
+__global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
     evaluateMeanKernel(SiftView<R> v, RuleView rule, bool flagNext, bool countZeros) {
   // Warp scans and one barrier (cub's default, raking, takes two).
   using Scan = cub::BlockScan<int, kSampleThreads, cub::BLOCK_SCAN_WARP_SCANS>;

@@ -45,8 +45,9 @@ __device__ inline int flagSample(const SiftView<R>& v, int s, const R* x, std::u
 // are all loaded before any is classified. (Classified as they were loaded, each sample waited
 // for its own three loads: ncu, H200, 9 stall cycles per instruction at 1 TB/s.)
 constexpr int kFlagSamples = kSiftTileSamples / kSampleThreads;
+// At most 64 registers (as with 4 blocks of 256 threads before the tiles were 1,024 samples).
 template <class R>
-__global__ void __launch_bounds__(kSampleThreads, 4)
+__global__ void __launch_bounds__(kSampleThreads, 65536 / 64 / kSampleThreads)
     flagExtremaKernel(SiftView<R> v, bool firstIteration, bool countZeros) {
   using Reduce = cub::BlockReduce<int, kSampleThreads>;
   using ReduceBits = cub::BlockReduce<unsigned long long, kSampleThreads>;
@@ -124,8 +125,8 @@ __global__ void scanCountsKernel(SiftView<R> v) {
   if (lane == 0) c[v.tiles] = run;
 }
 
-// Signal s's totals and mirrored end knots, once every tile's knots are written: by the scatter's
-// last warp to finish a tile of the signal (scatterKnotsKernel).
+// Signal s's totals and mirrored end knots, once every region's knots are written: by the
+// scatter's last warp to finish a region of the signal (scatterKnotsKernel).
 template <class R>
 __device__ void finishKnots(const SiftView<R>& v, int s) {
   const R* x = v.candidate(s);
@@ -171,45 +172,47 @@ __device__ inline unsigned extremaBits(unsigned long long flags, int e) {
   return static_cast<unsigned>((((flags >> e) & inEveryByte(1)) * 0x0102040810204080ull) >> 56);
 }
 
-// Each extremum's position and value at its rank: extrema before the tile (the scan) plus those
-// before it in the tile. One warp per tile, each lane on 64 consecutive samples: the lanes'
-// extrema as one bit mask per kind and their ranks by a warp scan of the masks' counts. Each lane
+// Each extremum's position and value at its rank: extrema before the region's first tile (the
+// scan) plus those before it in the region. One warp per region (kRegionSamples), each lane on 64
+// consecutive samples: the lanes' extrema as one bit mask per kind and their ranks by a warp scan
+// of the masks' counts. Each lane
 // puts its extrema's positions at their ranks in the warp's list in shared memory (a lane's ranks
 // are consecutive), and the warp writes the list out in coalesced rows with the values read at
 // those positions, one kind after the other.
 //
-// Why a warp and not a block per tile: with a block of 256 threads per tile (8 samples each, a
+// Why a warp and not a block per region: with a block of 256 threads per region (8 samples each, a
 // block scan and two barriers), the scatter took 84-107 us per launch on the later IMFs of an
 // ICEEMDAN run, whose tiles hold a few extrema, for 52 MB read (ncu, H200, 500 signals x 102,401
 // samples, docs/emd.md): its time was the block's steps, not the traffic. This way it takes
 // 26-42 us there. On the dense tiles of the first IMF it is slower (259 against 171 us); the two
 // kinds written together from 16-bit offsets, which halved the DRAM reads there, took longer on
 // every IMF but the first ones (docs/emd.md, ninth session).
-// Extrema of one kind in a tile: two maxima (minima) are at least two samples apart, so at most
-// half the samples, and one plateau's extremum (flagged at its middle, counted in its tile).
-constexpr int kTileKnots = kSiftTileSamples / 2 + 2;
+// Extrema of one kind in a region: two maxima (minima) are at least two samples apart, so at most
+// half the samples, and one plateau's extremum (flagged at its middle).
+constexpr int kRegionKnots = kRegionSamples / 2 + 2;
 constexpr int kScatterWarps = 8;
-constexpr int kLaneSamples = kSiftTileSamples / 32;
+constexpr int kLaneSamples = kRegionSamples / 32;
 // At most 48 registers, 5 blocks per SM: with finishKnots folded in, the float kernel took 62
 // registers unbounded, 4 blocks per SM (ptxas for sm_90), with no spills at 48.
 template <class R>
 __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(SiftView<R> v) {
-  __shared__ std::int32_t list[kScatterWarps][kTileKnots];
+  __shared__ std::int32_t list[kScatterWarps][kRegionKnots];
   const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
-  const int tile = static_cast<int>(blockIdx.x) * kScatterWarps + warp;
-  if (tile >= v.tiles) return;  // uniform over the warp; the warps share no barrier
+  const int region = static_cast<int>(blockIdx.x) * kScatterWarps + warp;
+  if (region >= v.regions()) return;  // uniform over the warp; the warps share no barrier
   const int n = static_cast<int>(v.n);
-  const int i0 = tile * kSiftTileSamples + lane * kLaneSamples;  // the lane's first sample
+  const int i0 = region * kRegionSamples + lane * kLaneSamples;  // the lane's first sample
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     const int status = v.status[s], parity = v.parity[s];
     if (v.mustSkip(status, parity)) continue;  // uniform over the block
     const R* x = v.candidateOf(s, parity);
     const std::uint8_t* row = v.flagsOf(s);
-    std::size_t out[2];  // the tile's first knot of each kind
+    std::size_t out[2];  // the region's first knot of each kind
     // The lane's extrema of each kind, sample i0 + j at bit j.
     unsigned long long mask[2] = {0, 0};
     MODESCOPE_UNROLL
-    for (int e = 0; e < 2; ++e) out[e] = v.knotBase(s, e) + kMirrored + v.countsOf(s, e)[tile];
+    for (int e = 0; e < 2; ++e)
+      out[e] = v.knotBase(s, e) + kMirrored + v.countsOf(s, e)[region * kRegionTiles];
     MODESCOPE_UNROLL
     for (int w = 0; w < kLaneSamples / kRunSamples; ++w) {
       const unsigned long long flags = loadRunFlags(row, i0 + w * kRunSamples, n);
@@ -240,70 +243,80 @@ __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(Sift
       }
       __syncwarp();  // the list is filled again
     }
-    // The signal's last warp to finish its tile finishes its knots: each warp's knots are made
+    // The signal's last warp to finish its region finishes its knots: each warp's knots are made
     // visible before the warp counts itself. (A kernel of its own, one thread per signal, took
     // 12-16 us per launch, 2 % of a float32 ICEEMDAN run of 1 x 102,401: its chain of dependent
     // loads, which here runs beside the other tiles' scatter; cuda_timeline, H200.)
     __threadfence();
     __syncwarp();
     int ticket = 0;
-    if (lane == 0) ticket = atomicAdd(&v.counters[s * kCounters + kScatteredTiles], 1);
-    if (__shfl_sync(~0u, ticket, 0) == v.tiles - 1 && lane == 0) finishKnots(v, s);
+    if (lane == 0) ticket = atomicAdd(&v.counters[s * kCounters + kScatteredRegions], 1);
+    if (__shfl_sync(~0u, ticket, 0) == v.regions() - 1 && lane == 0) finishKnots(v, s);
   }
 }
 
 // What the last evaluation left unflagged (evaluateMean with flagNext): the first and the last
 // sample of every tile, whose neighbours lie in other tiles, and, in the tiles it marked, the
 // plateaus starting inside them, whose first samples it left as kRunStartMark (classifyRun reads
-// a run to its end, maybe in another tile). One warp per signal and tile: two lanes take the
-// edges; in a marked tile each lane reads 64 flags and flags the runs starting there. (One thread
-// per tile walking a marked tile's samples took 225 us per launch on 500 float32 signals, H200:
-// the residue's later candidates have equal neighbours in most tiles.) No lane reads a flag
-// another one writes: a run's first sample is marked, the samples inside it are not.
+// a run to its end, maybe in another tile). One warp per signal and region (kRegionSamples):
+// lanes 2 k and 2 k + 1 take the edges of the region's tile k; each lane whose 64 flags lie in a
+// marked tile flags the runs starting there. (One thread per tile walking a marked tile's samples
+// took 225 us per launch on 500 float32 signals, H200: the residue's later candidates have equal
+// neighbours in most tiles.) No lane reads a flag another one writes: a run's first sample is
+// marked, the samples inside it are not.
+constexpr int kLaneFlags = kRegionSamples / 32;
+static_assert(kSiftTileSamples % kLaneFlags == 0, "a lane's flags lie in one tile");
+static_assert(2 * kRegionTiles <= 32, "a lane per edge");
 template <class R>
 __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = static_cast<int>(threadIdx.x % 32);
-  const int s = warp / v.tiles, tile = warp % v.tiles;
+  const int s = warp / v.regions(), region = warp % v.regions();
   if (s >= v.count) return;  // uniform over the warp
   const int status = v.status[s], parity = v.parity[s];
   if (v.mustSkip(status, parity)) return;
   const R* x = v.candidateOf(s, parity);
   std::uint8_t* flags = v.flagsOf(s);
   const int n = static_cast<int>(v.n);
-  const int begin = tile * kSiftTileSamples, end = min(begin + kSiftTileSamples, n);
-  int counts = 0, zeros = 0;
-  const int edge = lane == 0 ? begin : end - 1;
-  if (lane == 0 || (lane == 1 && edge != begin)) {  // lane 1: unless the tile is one sample
+  int edgeCounts = 0, runCounts = 0, zeros = 0;  // in edgeTile and runTile
+  const int edgeTile = region * kRegionTiles + lane / 2;
+  const int begin = edgeTile * kSiftTileSamples, end = min(begin + kSiftTileSamples, n);
+  const int edge = lane % 2 == 0 ? begin : end - 1;
+  // An odd lane only where its tile has more than one sample.
+  if (lane < 2 * kRegionTiles && begin < n && (lane % 2 == 0 || edge != begin)) {
     const R prev = edge > 0 ? x[edge - 1] : R(0), cur = x[edge];
     const R next = edge + 1 < n ? x[edge + 1] : R(0);
-    counts += flagSample(v, s, x, flags, edge, prev, cur, next, tile);
-    if (countZeros) zeros += sift::zeroCrossingsAt(prev, cur, next, edge > 0, edge + 1 < n);
+    edgeCounts = flagSample(v, s, x, flags, edge, prev, cur, next, edgeTile);
+    if (countZeros) zeros = sift::zeroCrossingsAt(prev, cur, next, edge > 0, edge + 1 < n);
   }
-  if (v.plateauTiles[static_cast<std::size_t>(s) * v.tiles + tile]) {
-    constexpr int kLaneFlags = kSiftTileSamples / 32;
+  const int first = region * kRegionSamples + lane * kLaneFlags;  // the lane's first flag
+  const int runTile = first / kSiftTileSamples;
+  if (first < n && v.plateauTiles[static_cast<std::size_t>(s) * v.tiles + runTile]) {
     MODESCOPE_UNROLL
     for (int w = 0; w < kLaneFlags / 8; ++w) {
-      const int i0 = begin + lane * kLaneFlags + 8 * w;
-      if (i0 >= end) break;
+      const int i0 = first + 8 * w;
+      if (i0 >= n) break;
       unsigned long long marks =
           runStartMarks(*reinterpret_cast<const unsigned long long*>(flags + i0));
-      // Only the tile's own flags: the row's padding past the last sample is never written.
-      if (end - i0 < 8) marks &= (1ull << (8 * (end - i0))) - 1;
+      // Only the signal's own flags: the row's padding past the last sample is never written.
+      if (n - i0 < 8) marks &= (1ull << (8 * (n - i0))) - 1;
       while (marks) {
         const int i = i0 + (__ffsll(static_cast<long long>(marks)) - 1) / 8;
         marks &= marks - 1;
-        counts += flagRunFrom(v, s, x, flags, i, tile);
+        runCounts += flagRunFrom(v, s, x, flags, i, runTile);
       }
     }
   }
-  counts = __reduce_add_sync(~0u, counts);
-  zeros = __reduce_add_sync(~0u, zeros);
-  if (lane == 0) {
-    if (highHalf(counts)) atomicAdd(&v.countsOf(s, 0)[tile], highHalf(counts));
-    if (lowHalf(counts)) atomicAdd(&v.countsOf(s, 1)[tile], lowHalf(counts));
-    if (zeros) atomicAdd(&v.counters[s * kCounters + kZeros], zeros);
+  MODESCOPE_UNROLL
+  for (int k = 0; k < kRegionTiles; ++k) {
+    const int tile = region * kRegionTiles + k;
+    const int counts = __reduce_add_sync(
+        ~0u, (edgeTile == tile ? edgeCounts : 0) + (runTile == tile ? runCounts : 0));
+    if (lane == 0 && highHalf(counts)) atomicAdd(&v.countsOf(s, 0)[tile], highHalf(counts));
+    if (lane == 0 && lowHalf(counts)) atomicAdd(&v.countsOf(s, 1)[tile], lowHalf(counts));
   }
+  zeros = __reduce_add_sync(~0u, zeros);
+  if (lane == 0 && zeros) atomicAdd(&v.counters[s * kCounters + kZeros], zeros);
 }
 
 }  // namespace
@@ -312,7 +325,7 @@ template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
                bool flaggedByEvaluation, cudaStream_t stream) {
   if (flaggedByEvaluation) {
-    const int warps = v.count * v.tiles;
+    const int warps = v.count * v.regions();
     flagTileEdgesKernel<<<(warps + 3) / 4, 128, 0, stream>>>(v, countZeros);  // 4 warps a block
     MODESCOPE_CUDA_CHECK_LAUNCH("flagTileEdgesKernel", stream);
   } else {
@@ -321,7 +334,7 @@ void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool 
   }
   scanCountsKernel<<<(2 * v.count + 7) / 8, 256, 0, stream>>>(v);  // 8 warps per block
   MODESCOPE_CUDA_CHECK_LAUNCH("scanCountsKernel", stream);
-  const dim3 warpGrid((v.tiles + kScatterWarps - 1) / kScatterWarps, sampleGrid.y);
+  const dim3 warpGrid((v.regions() + kScatterWarps - 1) / kScatterWarps, sampleGrid.y);
   scatterKnotsKernel<<<warpGrid, 32 * kScatterWarps, 0, stream>>>(v);
   MODESCOPE_CUDA_CHECK_LAUNCH("scatterKnotsKernel", stream);
 }

@@ -20,7 +20,7 @@ using sift::kMirrored;
 
 // Per-signal counters gathered during one iteration (reset by decideStop). kNextZeros: the zero
 // crossings of the next candidate that its evaluation counted (decideStop carries them into
-// kZeros). kScatteredTiles: the tiles whose knots the scatter has written.
+// kZeros). kScatteredRegions: the regions whose knots the scatter has written.
 enum Counter : int {
   kMaxima,
   kMinima,
@@ -29,14 +29,28 @@ enum Counter : int {
   kAbove2,
   kEnvFailed,
   kNextZeros,
-  kScatteredTiles,
+  kScatteredRegions,
   kCounters
 };
 
-// Threads of the per-sample kernels: one block per kSiftTileSamples tile (emd_sifter.cuh), so
-// a batch of thousands of signals does not launch millions of tiny blocks (their reductions and
-// scheduling, not the memory traffic, set the time then).
-constexpr int kSampleThreads = 256;
+// One iteration's per-sample work runs in tiles of kSiftTileSamples (emd_sifter.cuh): one block
+// per tile and signal, each thread on kRunSamples consecutive samples. Extrema are flagged and
+// counted per tile in one pass; the envelopes are evaluated with each thread on its run, so a
+// thread finds its knots' ranks once (one block scan) and keeps the spline piece it is on in
+// registers while it walks its samples. (With one thread per sample and a ballot rank per
+// 256-sample tile these kernels were bound by instruction issue, not memory: ncu on an H200,
+// 500 signals x 102,401 samples, 64-71 % of the SM's issue rate at 7-24 % of DRAM bandwidth.)
+// Tiles of a few thousand samples, so a batch of thousands of signals does not launch millions
+// of tiny blocks (their reductions and scheduling, not the memory traffic, set the time then).
+constexpr int kRunSamples = 8;  // consecutive samples per thread in the evaluation and scatter
+constexpr int kSampleThreads = kSiftTileSamples / kRunSamples;
+static_assert(kSampleThreads % 32 == 0, "a tile is whole warps' runs");
+// The scatter and flagTileEdges take one warp per region of kRegionSamples samples, 64 per lane,
+// a few tiles each: with a warp per 1,024-sample tile, both took longer (8 % and 80 % per launch
+// on 64 channels, cuda_timeline on an H200, docs/emd.md).
+constexpr int kRegionSamples = 2048;
+constexpr int kRegionTiles = kRegionSamples / kSiftTileSamples;
+static_assert(kRegionTiles * kSiftTileSamples == kRegionSamples, "a region is whole tiles");
 
 template <class R>
 struct SiftView {
@@ -62,7 +76,7 @@ struct SiftView {
   int* parity;
   R** imfTable;
   int* active;
-  // Per signal and envelope: the number of extrema before sample 2048 b, for every tile b
+  // Per signal and envelope: the number of extrema before tile b's first sample, for every b
   // (and the total at b = tiles), written by the scan, so the evaluation finds its knots
   // without searching.
   int* tileCounts;
@@ -73,6 +87,8 @@ struct SiftView {
   // flagTileEdges (sift_knots.cu).
   int* plateauTiles;
   int tiles;
+  // The scatter's and flagTileEdges's regions (kRegionTiles tiles each).
+  __host__ __device__ int regions() const { return (tiles + kRegionTiles - 1) / kRegionTiles; }
   __device__ int* countsOf(int s, int e) const {
     return tileCounts + (static_cast<std::size_t>(s) * 2 + e) * (tiles + 1);
   }
@@ -123,16 +139,6 @@ __device__ inline double fromBits(unsigned long long b, float) {
 __device__ inline double fromBits(unsigned long long b, double) {
   return __longlong_as_double(static_cast<long long>(b));
 }
-
-// One iteration's per-sample work runs in 2048-sample tiles (kSiftTileSamples): one block of 256
-// threads per tile and signal. Extrema are flagged and counted per tile in one pass; the knots
-// are scattered and the envelopes evaluated with each thread on 8 consecutive samples, so a
-// thread finds its knots' ranks once (one block scan) and keeps the spline piece it is on in
-// registers while it walks its samples. (With one thread per sample and a ballot rank per
-// 256-sample tile these kernels were bound by instruction issue, not memory: ncu on an H200,
-// 500 signals x 102,401 samples, 64-71 % of the SM's issue rate at 7-24 % of DRAM bandwidth.)
-constexpr int kRunSamples = 8;  // consecutive samples per thread in scatter and evaluation
-static_assert(kSampleThreads * kRunSamples == kSiftTileSamples, "a tile is one block's runs");
 
 // Two counts of at most one tile's samples in one int (maxima and minima, or the two stop-ratio
 // counts): one block scan or sum takes both.

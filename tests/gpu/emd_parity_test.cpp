@@ -209,9 +209,10 @@ TEST_F(GpuEmd, RillingAndAutomaticCountMatchInFloat64) {
 }
 
 // Plateaus (runs of equal samples) are flagged from their first sample and count once, at their
-// middle, which can lie in a later 2,048-sample tile of the device's sifter than their start
+// middle, which can lie in a later 1,024-sample tile of the device's sifter than their start
 // (cuda/emd_sifter.cuh): quantised values (short plateaus everywhere), hand-placed runs across
-// the tile boundaries at 2,048 and 4,096 with the middle on either side, and a clipped sine
+// tile boundaries, inside a region and between regions, with the middle on either side, one
+// starting at a tile's last sample, and a clipped sine
 // (plateaus of ~90 samples at both signs, some across boundaries) with a long flat stretch.
 TEST_F(GpuEmd, PlateausAcrossTilesMatchInFloat64) {
   std::mt19937 rng(seed_);
@@ -221,9 +222,12 @@ TEST_F(GpuEmd, PlateausAcrossTilesMatchInFloat64) {
   for (int64_t t = 0; t < n; ++t) q[t] = std::round(q[t]);
   const float top = *std::max_element(q, q + n) + 5;
   const float bottom = *std::min_element(q, q + n) - 5;
-  std::fill(q + 2040, q + 2060, top);     // starts in tile 0, middle 2050 in tile 1
-  std::fill(q + 4080, q + 4120, bottom);  // starts in tile 1, middle 4100 in tile 2
-  std::fill(q + 6130, q + 6150, top);     // starts in tile 2, middle 6140 in tile 2
+  // Tiles of 1,024 samples, two to a region of the scatter and flagTileEdges (cuda/sift_view.cuh).
+  std::fill(q + 1020, q + 1030, bottom);  // starts in tile 0, middle 1025 in tile 1 (one region)
+  std::fill(q + 2040, q + 2060, top);     // starts in tile 1, middle 2050 in tile 2
+  std::fill(q + 3071, q + 3075, bottom);  // starts at tile 2's last sample, middle in tile 3
+  std::fill(q + 4080, q + 4120, bottom);  // starts in tile 3, middle 4100 in tile 4
+  std::fill(q + 6130, q + 6150, top);     // starts in tile 5, middle 6140 in tile 5
   float* clipped = block.channel(1);
   for (int64_t t = 0; t < n; ++t)
     clipped[t] = static_cast<float>(std::clamp(
@@ -249,7 +253,7 @@ TEST_F(GpuEmd, PlateausAcrossTilesMatchInFloat64) {
 TEST_F(GpuEmd, EvaluationFlagsGiveTheFlagPassBits) {
   std::mt19937 rng(seed_);
   std::normal_distribution<double> g(0.0, 1.0);
-  const int64_t n = 9001;  // four tiles of 2,048 and a partial one
+  const int64_t n = 9001;  // eight tiles of 1,024 and a partial one
   SignalBlock block = randomBlock(2, n, rng);
   for (int64_t t = 0; t < n; ++t) {
     block.channel(0)[t] = static_cast<float>(1e6 + 0.3 * std::sin(t / 37.0) + 0.2 * g(rng));
