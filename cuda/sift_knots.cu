@@ -191,6 +191,8 @@ __device__ inline unsigned extremaBits(unsigned long long flags, int e) {
 // half the samples, and one plateau's extremum (flagged at its middle).
 constexpr int kRegionKnots = kRegionSamples / 2 + 2;
 constexpr int kScatterWarps = 8;
+template <class R>
+constexpr int kScatterBatch = sizeof(R) == sizeof(float) ? 4 : 2;
 constexpr int kLaneSamples = kRegionSamples / 32;
 // At most 48 registers, 5 blocks per SM: with finishKnots folded in, the float kernel took 62
 // registers unbounded, 4 blocks per SM (ptxas for sm_90), with no spills at 48.
@@ -213,12 +215,28 @@ __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(Sift
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e)
       out[e] = v.knotBase(s, e) + kMirrored + v.countsOf(s, e)[region * kRegionTiles];
+    // Every flag word is loaded before any is used, 16 bytes at a time where the lane's samples
+    // are all inside the signal: each word used as it came (a branch between loads, PTX) made
+    // the lane's eight loads wait one behind the other.
+    constexpr int kWords = kLaneSamples / kRunSamples;
+    unsigned long long words[kWords];
+    if (i0 + kLaneSamples <= n) {
+      const auto* pairs = reinterpret_cast<const ulonglong2*>(row + i0);
+      MODESCOPE_UNROLL
+      for (int w = 0; w < kWords / 2; ++w) {
+        const ulonglong2 pair = pairs[w];
+        words[2 * w] = pair.x;
+        words[2 * w + 1] = pair.y;
+      }
+    } else {
+      MODESCOPE_UNROLL
+      for (int w = 0; w < kWords; ++w) words[w] = loadRunFlags(row, i0 + w * kRunSamples, n);
+    }
     MODESCOPE_UNROLL
-    for (int w = 0; w < kLaneSamples / kRunSamples; ++w) {
-      const unsigned long long flags = loadRunFlags(row, i0 + w * kRunSamples, n);
+    for (int w = 0; w < kWords; ++w) {
       MODESCOPE_UNROLL
       for (int e = 0; e < 2; ++e)
-        mask[e] |= static_cast<unsigned long long>(extremaBits(flags, e)) << (w * kRunSamples);
+        mask[e] |= static_cast<unsigned long long>(extremaBits(words[w], e)) << (w * kRunSamples);
     }
     const int mine = packPair(__popcll(mask[0]), __popcll(mask[1]));
     int inclusive = mine;
@@ -235,11 +253,27 @@ __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(Sift
       for (unsigned long long rest = mask[e]; rest; rest &= rest - 1)
         list[warp][rank++] = i0 + __ffsll(static_cast<long long>(rest)) - 1;
       __syncwarp();
-#pragma unroll 4  // several values' loads in flight (a dense tile has ~21 knots of a kind per lane)
-      for (int q = lane; q < count; q += 32) {
-        const std::int32_t p = list[warp][q];
-        v.knotPos[out[e] + q] = p;
-        v.knotVal[out[e] + q] = x[p];
+      // kScatterBatch knots per lane at a time, every value loaded before any is stored:
+      // loaded and stored one at a time, each value's load waited behind the stores before it
+      // (ptxas does not move a load across a store it cannot tell apart from it: PTX), some 21
+      // trips to memory per kind and lane in a dense region.
+      for (int q0 = lane; q0 < count; q0 += 32 * kScatterBatch<R>) {
+        std::int32_t p[kScatterBatch<R>];
+        R value[kScatterBatch<R>];
+        MODESCOPE_UNROLL
+        for (int b = 0; b < kScatterBatch<R>; ++b) {
+          if (q0 + 32 * b < count) {
+            p[b] = list[warp][q0 + 32 * b];
+            value[b] = x[p[b]];
+          }
+        }
+        MODESCOPE_UNROLL
+        for (int b = 0; b < kScatterBatch<R>; ++b) {
+          if (q0 + 32 * b < count) {
+            v.knotPos[out[e] + q0 + 32 * b] = p[b];
+            v.knotVal[out[e] + q0 + 32 * b] = value[b];
+          }
+        }
       }
       __syncwarp();  // the list is filled again
     }
