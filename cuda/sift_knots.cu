@@ -175,12 +175,11 @@ __device__ inline unsigned extremaBits(unsigned long long flags, int e) {
 // Each extremum's position and value at its rank: extrema before the region's first tile (the
 // scan) plus those before it in the region. One warp per region (kRegionSamples), each lane on 64
 // consecutive samples: the lanes' extrema as one bit mask per kind and their ranks by a warp scan
-// of the masks' counts. Each lane
-// puts its extrema's positions at their ranks in the warp's list in shared memory (a lane's ranks
-// are consecutive), and the warp writes the list out in coalesced rows with the values read at
-// those positions, one kind after the other.
+// of the masks' counts. Each lane puts its extrema's positions at their ranks in the warp's list
+// in shared memory (a lane's ranks are consecutive), and the warp writes the list out in
+// coalesced rows with the values read at those positions, one kind after the other.
 //
-// Why a warp and not a block per region: with a block of 256 threads per region (8 samples each, a
+// Why a warp and not a block: with a block of 256 threads per 2,048 samples (8 samples each, a
 // block scan and two barriers), the scatter took 84-107 us per launch on the later IMFs of an
 // ICEEMDAN run, whose tiles hold a few extrema, for 52 MB read (ncu, H200, 500 signals x 102,401
 // samples, docs/emd.md): its time was the block's steps, not the traffic. This way it takes

@@ -42,7 +42,7 @@ enum Counter : int {
 // 500 signals x 102,401 samples, 64-71 % of the SM's issue rate at 7-24 % of DRAM bandwidth.)
 // Tiles of a few thousand samples, so a batch of thousands of signals does not launch millions
 // of tiny blocks (their reductions and scheduling, not the memory traffic, set the time then).
-constexpr int kRunSamples = 8;  // consecutive samples per thread in the evaluation and scatter
+constexpr int kRunSamples = 8;  // consecutive samples per thread; one 8-byte word of flags
 constexpr int kSampleThreads = kSiftTileSamples / kRunSamples;
 static_assert(kSampleThreads % 32 == 0, "a tile is whole warps' runs");
 // The scatter and flagTileEdges take one warp per region of kRegionSamples samples, 64 per lane,
