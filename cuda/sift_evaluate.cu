@@ -199,6 +199,11 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
   __shared__ PieceCoefficients<R> stagedPiece[2][kStagedPieces<R>];
   __shared__ std::int32_t stagedKnot[2][kStagedPieces<R>];
   __shared__ TileSums sums;
+  // kEvaluationBlocks of these and the 1 KB the SM keeps per block fit in its 228 KB.
+  static_assert(kEvaluationBlocks * (sizeof(scanStorage) + sizeof(staged) + sizeof(stagedPiece) +
+                                     sizeof(stagedKnot) + sizeof(sums) + 1024) <=
+                    228 * 1024,
+                "kStagedPieces and kEvaluationBlocks exceed the SM's shared memory");
   const bool rilling = rule.kind == static_cast<int>(sift::StopKind::Rilling);
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
     const int status = v.status[s], failed = v.counters[s * kCounters + kEnvFailed];

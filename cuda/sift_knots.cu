@@ -192,7 +192,6 @@ constexpr int kRegionKnots = kRegionSamples / 2 + 2;
 constexpr int kScatterWarps = 8;
 template <class R>
 constexpr int kScatterBatch = sizeof(R) == sizeof(float) ? 4 : 2;
-constexpr int kLaneSamples = kRegionSamples / 32;
 // At most 48 registers, 5 blocks per SM: with finishKnots folded in, the float kernel took 62
 // registers unbounded, 4 blocks per SM (ptxas for sm_90), with no spills at 48.
 template <class R>
@@ -297,8 +296,7 @@ __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(Sift
 // took 225 us per launch on 500 float32 signals, H200: the residue's later candidates have equal
 // neighbours in most tiles.) No lane reads a flag another one writes: a run's first sample is
 // marked, the samples inside it are not.
-constexpr int kLaneFlags = kRegionSamples / 32;
-static_assert(kSiftTileSamples % kLaneFlags == 0, "a lane's flags lie in one tile");
+static_assert(kSiftTileSamples % kLaneSamples == 0, "a lane's flags lie in one tile");
 static_assert(2 * kRegionTiles <= 32, "a lane per edge");
 template <class R>
 __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
@@ -322,12 +320,12 @@ __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
     edgeCounts = flagSample(v, s, x, flags, edge, prev, cur, next, edgeTile);
     if (countZeros) zeros = sift::zeroCrossingsAt(prev, cur, next, edge > 0, edge + 1 < n);
   }
-  const int first = region * kRegionSamples + lane * kLaneFlags;  // the lane's first flag
+  const int first = region * kRegionSamples + lane * kLaneSamples;  // the lane's first flag
   const int runTile = first / kSiftTileSamples;
   if (first < n && v.plateauTiles[static_cast<std::size_t>(s) * v.tiles + runTile]) {
     MODESCOPE_UNROLL
-    for (int w = 0; w < kLaneFlags / 8; ++w) {
-      const int i0 = first + 8 * w;
+    for (int w = 0; w < kLaneSamples / kRunSamples; ++w) {
+      const int i0 = first + kRunSamples * w;
       if (i0 >= n) break;
       unsigned long long marks =
           runStartMarks(*reinterpret_cast<const unsigned long long*>(flags + i0));

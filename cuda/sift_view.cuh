@@ -50,6 +50,7 @@ static_assert(kSampleThreads % 32 == 0, "a tile is whole warps' runs");
 // on 64 channels, cuda_timeline on an H200, docs/emd.md).
 constexpr int kRegionSamples = 2048;
 constexpr int kRegionTiles = kRegionSamples / kSiftTileSamples;
+constexpr int kLaneSamples = kRegionSamples / 32;  // consecutive samples per lane of a region
 static_assert(kRegionTiles * kSiftTileSamples == kRegionSamples, "a region is whole tiles");
 
 template <class R>
