@@ -27,13 +27,13 @@
 //                    sweep rows interleaved (SweepRow)
 //   evaluateMean     8 consecutive samples per thread, staged through shared memory with the
 //                    coefficients of the tile's pieces, computed from their knots as they are
-//                    staged: the piece of each envelope from the ranks (no search), kept while
-//                    the thread walks its samples, both envelopes, the stop ratio counts, and
-//                    the next candidate m - mean written to the other ping-pong buffer; unless it
-//                    is the last iteration, that candidate's flags too, from the staged tile, for
-//                    every sample whose neighbours lie in the tile and differ from it, with their
-//                    counts per tile (a second set, so this iteration's stay readable) and zero
-//                    crossings
+//                    staged (in a dense tile, from its knots copied raw): the piece of each
+//                    envelope from the ranks (no search), kept while the thread walks its samples,
+//                    both envelopes, the stop ratio counts, and the next candidate m - mean written
+//                    to the other ping-pong buffer; unless it is the last iteration, that
+//                    candidate's flags too, from the staged tile, for every sample whose neighbours
+//                    lie in the tile and differ from it, with their counts per tile (a second set,
+//                    so this iteration's stay readable) and zero crossings
 //   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on
 // Signals that have stopped make every later launch return at once for their blocks. The host
 // reads the number of signals still sifting every few iterations (one small copy), so there is no

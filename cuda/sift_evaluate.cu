@@ -1,4 +1,6 @@
 // The envelopes' mean of one sifting iteration (sift_view.cuh).
+#include <cuda_pipeline_primitives.h>
+
 #include <cub/block/block_scan.cuh>
 
 #include "cuda/cuda_check.cuh"
@@ -52,34 +54,27 @@ __device__ inline int stagedIndex(int j) { return j + (j >> 5); }
 static_assert(32 % kRunSamples == 0, "a run never crosses a padding word");
 constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
 
-// A tile's samples into shared memory and back, strided over the block (coalesced). The samples
-// are loaded into registers first and stored later, so that their loads are in flight with the
-// block's other loads (evaluateMeanKernel). Every thread loads as many in every tile, the last
-// one of a signal too (from its last sample again, and stored once): with a branch for that
-// tile, the loads waited for whatever came before the branch (PTX), and as one loop of loads and
-// stores, unrolled by 4 with a peeled remainder, each group of loads waited before the next.
-// A thread stores its samples and writes the tile back from one base address plus constant
-// offsets, and loads with an unsigned clamped index: with a signed index, the 64-bit address of
-// every sample was formed anew, and staging took some 95 of the ~1,070 instructions a warp issued
-// per tile, in a kernel bound by instruction issue (ncu source counters, H200, docs/emd.md).
+// A tile's samples into shared memory and back, strided over the block (coalesced). They come in
+// without passing through registers (cp.async, waited for before the block's first barrier), so
+// that the pieces' loads after them are issued at once: loaded into registers and stored, the
+// first store waited for its load before the pieces' loads were issued (PTX), one more trip to
+// memory. The tile is written back from one base address plus constant offsets: with a signed
+// index, the 64-bit address of every sample was formed anew, and staging took some 95 of the
+// ~1,070 instructions a warp issued per tile, in a kernel bound by instruction issue (ncu source
+// counters, H200, docs/emd.md).
 constexpr int kStagingSteps = kSiftTileSamples / kSampleThreads;
 // Sample j + q kSampleThreads is staged kStagedStride q after sample j (kSampleThreads is a
 // multiple of 32, so the padding words between them are the same for every j).
 constexpr int kStagedStride = kSampleThreads + kSampleThreads / 32;
 static_assert(kSampleThreads % 32 == 0, "a step of the staging crosses whole groups of 32");
 template <class R>
-__device__ inline void loadTile(const R* in, int samples, R (&x)[kStagingSteps]) {
-  const unsigned last = static_cast<unsigned>(samples - 1);
-  MODESCOPE_UNROLL
-  for (int q = 0; q < kStagingSteps; ++q)
-    x[q] = in[min(threadIdx.x + static_cast<unsigned>(q * kSampleThreads), last)];
-}
-template <class R>
-__device__ inline void storeTile(const R (&x)[kStagingSteps], int samples, R* staged) {
+__device__ inline void copyTileAsync(const R* in, int samples, R* staged) {
   R* row = staged + stagedIndex(threadIdx.x);
+  const R* from = in + threadIdx.x;
   MODESCOPE_UNROLL
   for (int q = 0; q < kStagingSteps; ++q)
-    if (static_cast<int>(threadIdx.x) + q * kSampleThreads < samples) row[q * kStagedStride] = x[q];
+    if (static_cast<int>(threadIdx.x) + q * kSampleThreads < samples)
+      __pipeline_memcpy_async(row + q * kStagedStride, from + q * kSampleThreads, sizeof(R));
 }
 template <class R>
 __device__ inline void unstageTile(const R* staged, int samples, R* out) {
@@ -196,8 +191,9 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
   using Scan = cub::BlockScan<int, kSampleThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename Scan::TempStorage scanStorage;
   __shared__ R staged[kStagedSamples];
-  __shared__ PieceCoefficients<R> stagedPiece[2][kStagedPieces<R>];
-  __shared__ std::int32_t stagedKnot[2][kStagedPieces<R>];
+  // One more entry than pieces: a dense tile stages the knot after its last piece too.
+  __shared__ PieceCoefficients<R> stagedPiece[2][kStagedPieces<R> + 1];
+  __shared__ std::int32_t stagedKnot[2][kStagedPieces<R> + 1];
   __shared__ TileSums sums;
   // kEvaluationBlocks of these and the 1 KB the SM keeps per block fit in its 228 KB.
   static_assert(kEvaluationBlocks * (sizeof(scanStorage) + sizeof(staged) + sizeof(stagedPiece) +
@@ -206,9 +202,27 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
                 "kStagedPieces and kEvaluationBlocks exceed the SM's shared memory");
   const bool rilling = rule.kind == static_cast<int>(sift::StopKind::Rilling);
   for (int s = blockIdx.y; s < v.count; s += gridDim.y) {
+    // Where each envelope's knots start and how many there are, and the extrema before the tile,
+    // before the next tile and in all: loaded with the signal's status, so that the block's
+    // other loads (the tile, its flags, its pieces) all go in the next trip to memory, and kept
+    // for the walk (read again after the scan, they cost a trip to L2 before it). All are
+    // non-negative; they are tested with the status because nvcc otherwise moves their loads
+    // after its branch (PTX), and the pieces' loads waited for them, one trip more.
+    int knotStart[2], knotCount[2], countBefore[2], countAfter[2], countAll[2];
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e) {
+      knotStart[e] = v.knotStart[s * 2 + e];
+      knotCount[e] = v.knotCount[s * 2 + e];
+      const int* counts = v.countsOf(s, e);
+      countBefore[e] = counts[blockIdx.x];
+      countAfter[e] = counts[blockIdx.x + 1];
+      countAll[e] = counts[v.tiles];
+    }
     const int status = v.status[s], failed = v.counters[s * kCounters + kEnvFailed];
     const int parity = v.parity[s];
-    if (v.mustSkip(status, parity) || failed) continue;
+    const int ranges = knotStart[0] | knotStart[1] | knotCount[0] | knotCount[1] | countBefore[0] |
+                       countBefore[1] | countAfter[0] | countAfter[1] | countAll[0] | countAll[1];
+    if (v.mustSkip(status, parity) || failed || ranges < 0) continue;
     const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kSiftTileSamples;
     // The tile's samples in and the next candidate's out, by offsets from the tile's start.
     const R* tileIn = v.candidateOf(s, parity) + begin;
@@ -216,53 +230,98 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
     const int samples =
         static_cast<int>(min(v.n - begin, static_cast<std::int64_t>(kSiftTileSamples)));
     if (threadIdx.x == 0) sums = {};  // the block scan's barrier publishes it
-    // Every load before the block's first barrier is issued before any waits: the tile's
-    // samples, the thread's flags and both envelopes' ranges of knots, then the pieces of both
-    // envelopes in one pass. Written one after the other, the samples' stores, each envelope's
-    // ranges and each envelope's pieces waited in turn (PTX: ptxas does not move a load across
-    // the branches between them), six trips to memory before the barrier instead of three.
+    // Every load before the block's first barrier is issued in one trip to memory, before any
+    // waits: the thread's flags, the tile's samples and both envelopes' pieces (their ranges came
+    // with the status). Written one after the other, each envelope's ranges and pieces waited in
+    // turn (PTX: ptxas does not move a load across the branches between them); and the flags,
+    // the first sample's store and the ranges each waited before the next loads were issued
+    // until they were moved (four trips; docs/emd.md, thirteenth session).
     const int first = threadIdx.x * kRunSamples;  // the thread's run within the tile
     const unsigned long long flags = loadRunFlags(v.flagsOf(s), begin + first, v.n);
-    const int mine = runExtrema(flags);
     EnvelopeKnots<R> env[2];
     int lowest[2], pieces[2];  // the staged pieces: lowest .. lowest + pieces - 1
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e) {
-      const std::size_t base = v.knotBase(s, e) + v.knotStart[s * 2 + e];
-      env[e] = {v.knotPos + base,       v.knotVal + base,
-                v.knotSlope + base,     kMirrored - v.knotStart[s * 2 + e],
-                v.knotCount[s * 2 + e], v.countsOf(s, e)[v.tiles]};
-      lowest[e] = max(env[e].leftCount + v.countsOf(s, e)[blockIdx.x] - 1, 0);
-      const int highest =
-          min(env[e].leftCount + v.countsOf(s, e)[blockIdx.x + 1] - 1, env[e].count - 2);
+      const std::size_t base = v.knotBase(s, e) + knotStart[e];
+      env[e] = {v.knotPos + base,         v.knotVal + base, v.knotSlope + base,
+                kMirrored - knotStart[e], knotCount[e],     countAll[e]};
+      lowest[e] = max(env[e].leftCount + countBefore[e] - 1, 0);
+      const int highest = min(env[e].leftCount + countAfter[e] - 1, env[e].count - 2);
       pieces[e] = max(min(highest - lowest[e] + 1, kStagedPieces<R>), 0);
     }
-    R x[kStagingSteps];
-    loadTile(tileIn, samples, x);
-    storeTile(x, samples, staged);
-    for (int q = threadIdx.x; q < pieces[0] + pieces[1]; q += kSampleThreads) {
-      if (q < pieces[0]) {
-        stagedPiece[0][q] = env[0].coefficientsOf(lowest[0] + q);
-        stagedKnot[0][q] = env[0].pos[lowest[0] + q];
-      } else {
-        stagedPiece[1][q - pieces[0]] = env[1].coefficientsOf(lowest[1] + q - pieces[0]);
-        stagedKnot[1][q - pieces[0]] = env[1].pos[lowest[1] + q - pieces[0]];
+    copyTileAsync(tileIn, samples, staged);
+    // A dense tile (more pieces than threads: the first IMFs) stages its knots as they are, in
+    // coalesced rows, and computes the pieces' coefficients from shared memory after the scan's
+    // barrier (one barrier more); a sparse one computes them from global memory here. Computed
+    // here in a dense tile, each thread's ~5 pieces waited for their knots one after the other:
+    // the dense launches were bound by those waits and by instruction issue (ncu, H200: 72 % of
+    // cycles issuing at 39 warps per SM), and this way the evaluation took 3,246 instead of
+    // 3,385 us per launch on 64 channels (cuda_timeline, docs/emd.md).
+    const bool dense = pieces[0] + pieces[1] > kSampleThreads;  // the same for the whole block
+    if (dense) {
+      // Knots lowest .. lowest + pieces of each envelope (the last one ends the last piece):
+      // position, value and slope, the value and slope in the piece's y and s. Copied to shared
+      // memory without passing through registers (cp.async), so that every thread's copies are
+      // in flight at once: a loop of loads and stores waited for each round's loads, and
+      // unrolled it spilled at 48 registers (ptxas for sm_90).
+#pragma unroll 1
+      for (int q = threadIdx.x; q < pieces[0] + pieces[1] + 2; q += kSampleThreads) {
+        // Selects of each field, not env[e]: indexed at run time (or selected whole), env and
+        // lowest went to local memory (ptxas's stack frame).
+        const bool maxima = q <= pieces[0];
+        const int e = maxima ? 0 : 1, r = maxima ? q : q - pieces[0] - 1;
+        const int k = (maxima ? lowest[0] : lowest[1]) + r;
+        __pipeline_memcpy_async(&stagedKnot[e][r], (maxima ? env[0].pos : env[1].pos) + k,
+                                sizeof(std::int32_t));
+        __pipeline_memcpy_async(&stagedPiece[e][r].y, (maxima ? env[0].value : env[1].value) + k,
+                                sizeof(R));
+        __pipeline_memcpy_async(&stagedPiece[e][r].s, (maxima ? env[0].slope : env[1].slope) + k,
+                                sizeof(R));
+      }
+    } else {
+      for (int q = threadIdx.x; q < pieces[0] + pieces[1]; q += kSampleThreads) {
+        if (q < pieces[0]) {
+          stagedPiece[0][q] = env[0].coefficientsOf(lowest[0] + q);
+          stagedKnot[0][q] = env[0].pos[lowest[0] + q];
+        } else {
+          stagedPiece[1][q - pieces[0]] = env[1].coefficientsOf(lowest[1] + q - pieces[0]);
+          stagedKnot[1][q - pieces[0]] = env[1].pos[lowest[1] + q - pieces[0]];
+        }
       }
     }
+    __pipeline_commit();
     int highest[2];  // the last staged piece
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e) highest[e] = lowest[e] + pieces[e] - 1;
+    // Counted here, not where the flags are loaded, so that the count does not wait for the
+    // flags before the other loads are issued.
+    const int mine = runExtrema(flags);
+    __pipeline_wait_prior(0);  // this thread's copies, before the scan's barrier publishes them
     int before = 0;
     Scan(scanStorage).ExclusiveSum(mine, before);  // its barrier also publishes the staged data
+    if (dense) {
+      // Each piece's c2 and c3 from its knots' staged entries (the piece after it reads only
+      // this piece's y and s, which stay), by sift::splineCoefficientsOf as coefficientsOf.
+      for (int q = threadIdx.x; q < pieces[0] + pieces[1]; q += kSampleThreads) {
+        const int e = q < pieces[0] ? 0 : 1;
+        const int r = e == 0 ? q : q - pieces[0];
+        PieceCoefficients<R>& piece = stagedPiece[e][r];
+        const PieceCoefficients<R>& next = stagedPiece[e][r + 1];
+        R c2, c3;
+        sift::splineCoefficientsOf(stagedKnot[e][r], stagedKnot[e][r + 1], piece.y, next.y, piece.s,
+                                   next.s, c2, c3);
+        piece.c2 = c2;
+        piece.c3 = c3;
+      }
+      __syncthreads();
+    }
     int seen[2];  // extrema of each kind at or before the current sample
     int piece[2] = {-1, -1};
     PieceCoefficients<R> c[2];
     std::int32_t t0[2];
     MODESCOPE_UNROLL
     for (int e = 0; e < 2; ++e)
-      // Read again rather than kept across the scan: kept, they took the kernel from 48 to 60
-      // registers and one resident block per SM fewer (ptxas for sm_90).
-      seen[e] = v.countsOf(s, e)[blockIdx.x] + (e == 0 ? highHalf(before) : lowHalf(before));
+      seen[e] = countBefore[e] + (e == 0 ? highHalf(before) : lowHalf(before));
     int above1 = 0, above2 = 0;
     // Sample j of the run with both envelopes' values: the stop statistics and the next
     // candidate (staged).

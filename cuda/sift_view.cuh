@@ -151,14 +151,22 @@ __device__ inline int lowHalf(int p) { return p & 0xffff; }
 // pitch is a multiple of 16, so the load is aligned and inside the row when i0 < n); flags at or
 // beyond n are not extrema. Unpacked into eight bytes, each with its bounds test, they cost some
 // 40 instructions per thread and stayed live through the evaluation's walks (SASS and ptxas,
-// H200); the flags' values make the tests single bits.
+// H200); the flags' values make the tests single bits. Past the end the word is loaded from the
+// row's last one and dropped, with no branch, and the load is an asm statement: written as a
+// load in a branch on i0 < n, or as a plain load that nvcc moved into such a branch, its first
+// use inside the branch made the warp wait for it before any load after the branch was issued
+// (PTX: ptxas does not move an instruction out of its block). The asm has no memory clobber: the
+// evaluation writes a thread's next flags to the word it loaded only after its block's barriers.
 static_assert(sift::kNotExtremum == 0 && kMaximum == 1 && kMinimum == 2, "flag bits");
 __device__ inline unsigned long long loadRunFlags(const std::uint8_t* row, std::int64_t i0,
                                                   std::int64_t n) {
-  if (i0 >= n) return 0;  // past the end of the last tile (and maybe of the row)
-  unsigned long long w = *reinterpret_cast<const unsigned long long*>(row + i0);
-  if (n - i0 < kRunSamples) w &= (1ull << (8 * (n - i0))) - 1;
-  return w;
+  const std::int64_t lastWord = (n - 1) / kRunSamples * kRunSamples;  // i0 itself when i0 < n
+  unsigned long long w;
+  asm volatile("ld.global.u64 %0, [%1];"
+               : "=l"(w)
+               : "l"(__cvta_generic_to_global(row + min(i0, lastWord))));
+  const std::int64_t inside = n - i0;  // flags of the word before n
+  return inside <= 0 ? 0 : inside >= kRunSamples ? w : w & ((1ull << (8 * inside)) - 1);
 }
 // Whether sample j of a run's word is an extremum of kind e (0: maximum, 1: minimum; the flag
 // bits kMaximum and kMinimum).
