@@ -64,9 +64,8 @@ constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
 // counters, H200, docs/emd.md).
 constexpr int kStagingSteps = kSiftTileSamples / kSampleThreads;
 // Sample j + q kSampleThreads is staged kStagedStride q after sample j (kSampleThreads is a
-// multiple of 32, so the padding words between them are the same for every j).
+// multiple of 32, sift_view.cuh, so the padding words between them are the same for every j).
 constexpr int kStagedStride = kSampleThreads + kSampleThreads / 32;
-static_assert(kSampleThreads % 32 == 0, "a step of the staging crosses whole groups of 32");
 template <class R>
 __device__ inline void copyTileAsync(const R* in, int samples, R* staged) {
   R* row = staged + stagedIndex(threadIdx.x);
@@ -181,9 +180,9 @@ __device__ void storeNextTileSums(const SiftView<R>& v, int s, const TileSums& s
 // staging them gained 1-3 % of a float32 ICEEMDAN run and 7 % in float64 (emd_bench, H200): the
 // knot data's DRAM traffic, the same either way, is most of what is left (docs/emd.md). At most 48
 // registers (kEvaluationBlocks): the two walks below together took 64-85 unbounded (ptxas for
-// sm_90), and float needs no spills at 48 (double spills 264 bytes: 196 before its loads were
-// issued first, 44 before the pieces' coefficients were computed here; it had 70 registers before
-// that). At 64 registers, 8 blocks per SM, it ran 5-7 % slower (H200, docs/emd.md).
+// sm_90); at 48, float spills 8 bytes (none before the knot ranges were kept from the status's
+// trip) and double 120 (264 before its tile and dense pieces came by cp.async; 70 registers
+// unbounded). At 64 registers, 8 blocks per SM, it ran 5-7 % slower (H200, docs/emd.md).
 template <class R>
 __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
     evaluateMeanKernel(SiftView<R> v, RuleView rule, bool flagNext, bool countZeros) {
