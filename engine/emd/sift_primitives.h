@@ -136,16 +136,17 @@ MODESCOPE_HOST_DEVICE inline int runOffset(const T* p) {
   return static_cast<int>((reinterpret_cast<uintptr_t>(p) / sizeof(T)) % 4);
 }
 
-// v[k0 + 1 + j] for the steps k0 + j <= stop of a 16-step chunk of the spline sweep (the knot
+// v[k0 + 1 + j] for the steps k0 + j <= stop of a chunk of N steps of the spline sweep (the knot
 // after each step's row); entries past `stop` are left alone. (The chunk stays in registers.)
-template <class T>
-MODESCOPE_HOST_DEVICE inline void loadKnotChunk(const T* v, int k0, int stop, T (&out)[16]) {
+template <int N, class T>
+MODESCOPE_HOST_DEVICE inline void loadKnotChunk(const T* v, int k0, int stop, T (&out)[N]) {
 #if defined(__CUDA_ARCH__)
-  if (k0 + 15 <= stop && runOffset(v + k0 + 1) == 0) {
+  static_assert(N * sizeof(T) % 16 == 0, "a chunk is whole 16-byte runs");
+  if (k0 + N - 1 <= stop && runOffset(v + k0 + 1) == 0) {
     constexpr int kPerAccess = 16 / sizeof(T);
     const auto* runs = reinterpret_cast<const uint4*>(v + k0 + 1);
     MODESCOPE_UNROLL
-    for (int q = 0; q < 16 / kPerAccess; ++q) {
+    for (int q = 0; q < N / kPerAccess; ++q) {
       const uint4 w = runs[q];
       memcpy(&out[q * kPerAccess], &w, sizeof w);
     }
@@ -153,7 +154,7 @@ MODESCOPE_HOST_DEVICE inline void loadKnotChunk(const T* v, int k0, int stop, T 
   }
 #endif
   MODESCOPE_UNROLL
-  for (int j = 0; j < 16; ++j)
+  for (int j = 0; j < N; ++j)
     if (k0 + j <= stop) out[j] = v[k0 + 1 + j];
 }
 // s[j] = v[j] for j < 8 (a group of the back substitution, ascending).
@@ -384,8 +385,12 @@ struct SweepArrays {
   }
 };
 
-// splineSlopeRows with the sweep's rows kept by `rows` (SweepArrays's interface).
-template <class R, class Rows>
+// Knots per chunk of the forward sweep's loads (splineSlopeRowsWith), unless a caller says.
+constexpr int kSweepChunk = 16;
+// splineSlopeRows with the sweep's rows kept by `rows` (SweepArrays's interface), the knots
+// loaded kChunk at a time (a multiple of 4; cuda/sift_splines.cu takes 24 for its large float
+// systems).
+template <int kChunk = kSweepChunk, class R, class Rows>
 MODESCOPE_HOST_DEVICE inline void splineSlopeRowsWith(const int32_t* t, const R* y, int n,
                                                       const SplineEnds<R>& ends, int first,
                                                       int last, int overlap, const Rows& rows,
@@ -398,7 +403,6 @@ MODESCOPE_HOST_DEVICE inline void splineSlopeRowsWith(const int32_t* t, const R*
   // GPU one thread walks one system, so a load latency on every step (instead of once per chunk,
   // hidden behind the previous chunk's steps) would be the whole cost. One division per step on
   // the chain: diag's reciprocal.
-  constexpr int kChunk = 16;
   R prevWork = 0, prevS = 0;
   R dxPrev = static_cast<R>(t[start] - t[start - 1]);
   R ddPrev = (y[start] - y[start - 1]) / dxPrev;
