@@ -61,6 +61,11 @@ constexpr double kCellRelativeMax = 2 * kAmplitudeRelativeRms;
 // about 2 x 2 x 1e-7 x 256 ~ 1e-4 of the mass moves; the float32 rounding of each cell adds
 // 6e-8. 2e-3 leaves 20x for the low-amplitude samples of broadband rows, whose |df| is larger.
 constexpr double kSpectrumRelativeL1 = 2e-3;
+// On a spectrum of few rows, though, one constant-frequency tone near a bin edge can put a large
+// share of the mass on those samples (seed 125610048 of SeveralBatchesAndUnevenChannels: 1.025 x
+// kSpectrumRelativeL1 on "rows 1 and 4", two rows per channel). So the samples that land in
+// different bins on the two backends, by their per-sample frequencies, are allowed for on top
+// (binMoves); a spectrum off in any other way still fails.
 
 // ---- helpers -----------------------------------------------------------------------------------
 
@@ -229,10 +234,72 @@ bool allFinite(const HhtResult& r) {
   return true;
 }
 
+// The bin of frequency f on the result's grid (-1 outside it), by its edges; fMax is in the last.
+int binOnGrid(const std::vector<double>& edges, double f) {
+  if (!(f >= edges.front() && f <= edges.back())) return -1;
+  const auto above = std::upper_bound(edges.begin(), edges.end(), f);
+  return std::min(static_cast<int>(above - edges.begin()) - 1, static_cast<int>(edges.size()) - 2);
+}
+
+// The relative L1 distances between channel c's spectra (and marginals) that come from samples
+// the two backends may put in different bins: each such sample's value leaves one cell and enters
+// another, weighted as the spectrum weighs it (over its column's samples; / fs in the marginal),
+// over the CPU's totals. From results with per-sample series (keepInstantaneous) for the rows
+// compared; 0 where there are none.
+struct BinMoves {
+  double spectrum = 0, marginal = 0;
+};
+BinMoves binMoves(const EmdResult& modes, const HhtResult& cpuSeries, const HhtResult& gpuSeries,
+                  std::size_t c) {
+  const double fs = modes.sampleRate;
+  const int64_t n = modes.samples;
+  const int64_t edge = hhtEdgeSamples(cpuSeries.params.edgeSeconds, fs);
+  const bool energy = cpuSeries.params.quantity == HhtQuantity::Energy;
+  const auto& edges = cpuSeries.frequencyEdges;
+  const auto& cc = cpuSeries.channels[c];
+  const auto& gc = gpuSeries.channels[c];
+  double spectrumMoved = 0, marginalMoved = 0;
+  for (std::size_t i = 0; i < cc.imfs.size(); ++i) {
+    const auto& ci = cc.imfs[i];
+    const auto& gi = gc.imfs[i];
+    if (ci.amplitude.empty() || gi.amplitude.empty()) continue;
+    for (std::size_t j = 0; j + 1 < cpuSeries.timeEdges.size(); ++j) {
+      const int64_t s0 = std::max(cpuSeries.timeEdges[j], edge);
+      const int64_t s1 = std::min(cpuSeries.timeEdges[j + 1], n - edge);
+      for (int64_t t = s0; t < s1; ++t) {
+        const auto u = static_cast<std::size_t>(t);
+        // Each backend bins its own value, the CPU its double (the series holds it rounded to
+        // float), the GPU its float by the grid's formula, not by the edges: within a float ulp of
+        // an edge either side may have been taken (GeneralRowsMatchOnAllSizes, seed 3500926955:
+        // one such sample, 2.004e-3 of an "odd" channel whose columns are one sample wide).
+        const double fc = ci.frequencyHz[u], fg = gi.frequencyHz[u];
+        const double slack = std::max(std::abs(fc), std::abs(fg)) * 0x1p-23;
+        if (binOnGrid(edges, std::min(fc, fg) - slack) ==
+            binOnGrid(edges, std::max(fc, fg) + slack))
+          continue;
+        const double a = ci.amplitude[u], b = gi.amplitude[u];
+        const double values = energy ? a * a + b * b : a + b;
+        spectrumMoved += values / static_cast<double>(s1 - s0);
+        marginalMoved += values / fs;
+      }
+    }
+  }
+  auto total = [](const auto& cells) {
+    double sum = 0;
+    for (const auto v : cells) sum += std::abs(static_cast<double>(v));
+    return sum;
+  };
+  const double spectrum = total(cc.spectrum), marginal = total(cc.marginal);
+  return {spectrum > 0 ? spectrumMoved / spectrum : 0, marginal > 0 ? marginalMoved / marginal : 0};
+}
+
 // Compares everything; `exactBins`: no sample lies near a bin edge, so the spectrum is compared
-// cell by cell too. Prints the worst errors so a GPU run documents its margins.
+// cell by cell too. cpuSeries, gpuSeries: the backends' results with per-sample series for the
+// same rows, where cpu and gpu were computed without them (binMoves). Prints the worst errors so a
+// GPU run documents its margins.
 void expectParity(const EmdResult& modes, const HhtResult& cpu, const HhtResult& gpu,
-                  bool exactBins, const std::string& what) {
+                  bool exactBins, const std::string& what, const HhtResult* cpuSeries = nullptr,
+                  const HhtResult* gpuSeries = nullptr) {
   SCOPED_TRACE(what);
   ASSERT_TRUE(allFinite(gpu)) << "a GPU output kept its NaN poison";
   EXPECT_EQ(gpu.params.fMax, cpu.params.fMax);
@@ -246,7 +313,7 @@ void expectParity(const EmdResult& modes, const HhtResult& cpu, const HhtResult&
   const double fs = modes.sampleRate;
   const int64_t n = modes.samples;
   double worstA = 0, worstF = 0, worstMean = 0, worstEnergy = 0, worstCell = 0, worstL1 = 0,
-         worstMarginal = 0;
+         worstMarginal = 0, worstMoves = 0;
   for (std::size_t c = 0; c < cpu.channels.size(); ++c) {
     const auto& cc = cpu.channels[c];
     const auto& gc = gpu.channels[c];
@@ -289,12 +356,17 @@ void expectParity(const EmdResult& modes, const HhtResult& cpu, const HhtResult&
     }
     ASSERT_EQ(gc.spectrum.size(), cc.spectrum.size());
     ASSERT_EQ(gc.marginal.size(), cc.marginal.size());
+    const BinMoves moves =
+        binMoves(modes, cpuSeries ? *cpuSeries : cpu, gpuSeries ? *gpuSeries : gpu, c);
+    const double l1Tolerance = kSpectrumRelativeL1 + moves.spectrum;
+    const double marginalTolerance = kSpectrumRelativeL1 + moves.marginal;
     const double l1 = relativeL1(cc.spectrum, gc.spectrum);
-    worstL1 = std::max(worstL1, l1 / kSpectrumRelativeL1);
-    EXPECT_LE(l1, kSpectrumRelativeL1) << "channel " << c;
+    worstL1 = std::max(worstL1, l1 / l1Tolerance);
+    worstMoves = std::max(worstMoves, moves.spectrum);
+    EXPECT_LE(l1, l1Tolerance) << "channel " << c << ", samples in other bins " << moves.spectrum;
     const double ml1 = relativeL1(cc.marginal, gc.marginal);
-    worstMarginal = std::max(worstMarginal, ml1 / kSpectrumRelativeL1);
-    EXPECT_LE(ml1, kSpectrumRelativeL1) << "channel " << c;
+    worstMarginal = std::max(worstMarginal, ml1 / marginalTolerance);
+    EXPECT_LE(ml1, marginalTolerance) << "channel " << c;
     if (exactBins) {
       const float peak = *std::max_element(cc.spectrum.begin(), cc.spectrum.end());
       const double tol =
@@ -308,7 +380,8 @@ void expectParity(const EmdResult& modes, const HhtResult& cpu, const HhtResult&
   }
   std::cout << "[ margins  ] " << what << ": worst error / tolerance: amplitude " << worstA
             << ", frequency " << worstF << ", mean frequency " << worstMean << ", energy "
-            << worstEnergy << ", spectrum L1 " << worstL1 << ", marginal L1 " << worstMarginal
+            << worstEnergy << ", spectrum L1 " << worstL1 << " (samples in other bins "
+            << worstMoves << "), marginal L1 " << worstMarginal
             << (exactBins ? ", cell " + std::to_string(worstCell) : std::string()) << "\n";
 }
 
@@ -390,7 +463,10 @@ TEST_F(GpuHht, SeveralBatchesAndUnevenChannels) {
   p.imfs = {1, 4};
   p.keepInstantaneous = false;
   const auto cpu = runCpu(m, p), gpu = runGpu(m, p);
-  expectParity(m, cpu, gpu, false, "rows 1 and 4");
+  HhtParams withSeries = p;
+  withSeries.keepInstantaneous = true;
+  const auto cpuSeries = runCpu(m, withSeries), gpuSeries = runGpu(m, withSeries);
+  expectParity(m, cpu, gpu, false, "rows 1 and 4", &cpuSeries, &gpuSeries);
   ASSERT_EQ(gpu.diagnostics.size(), cpu.diagnostics.size());
   for (const auto& ch : gpu.channels) {
     for (const auto& imf : ch.imfs) {
