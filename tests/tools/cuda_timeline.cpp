@@ -9,7 +9,9 @@
 // Build it on the GPU machine:
 //   g++ -std=c++17 -O2 -shared -fPIC -I/usr/local/cuda/include tests/tools/cuda_timeline.cpp
 //       -o /tmp/libcuda_timeline.so -L/usr/local/cuda/lib64 -lcupti
-// and run a program under it (MODESCOPE_TIMELINE_OUT unset: the report goes to stderr):
+// and run a program under it (MODESCOPE_TIMELINE_OUT unset: the report goes to stderr;
+// MODESCOPE_TIMELINE_LAUNCHES names a file for every activity in order, one line each: start and
+// duration in us and the name, to see how one kernel's launches differ, e.g. by IMF):
 //   CUDA_INJECTION64_PATH=/tmp/libcuda_timeline.so MODESCOPE_TIMELINE_OUT=out/timeline.txt
 //       build-gpu/tests/bench/emd_bench --gpu-only --case 1,102401,500,10 --runs 1
 // Run on an H200 (CUDA 13, driver 580) on 2026-11-30: docs/emd.md ("Seventh session") has what
@@ -189,6 +191,15 @@ void report() {
     for (std::size_t i = 0; i < gaps.size() && i < 15; ++i)
       std::fprintf(out, "  %9.3f ms  %.60s -> %.60s\n", ms(gaps[i].ns),
                    device[gaps[i].after].what.c_str(), device[gaps[i].after + 1].what.c_str());
+  }
+  if (const char* launches = std::getenv("MODESCOPE_TIMELINE_LAUNCHES")) {
+    if (FILE* list = std::fopen(launches, "w")) {
+      const std::uint64_t origin = device.empty() ? 0 : device.front().start;
+      for (const Interval& d : device)
+        std::fprintf(list, "%.1f %.1f %s\n", static_cast<double>(d.start - origin) / 1e3,
+                     static_cast<double>(d.end - d.start) / 1e3, shortName(d.what).c_str());
+      std::fclose(list);
+    }
   }
   std::vector<std::pair<std::string, HostCalls>> calls(host.begin(), host.end());
   std::sort(calls.begin(), calls.end(),
