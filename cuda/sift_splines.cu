@@ -82,8 +82,8 @@ __device__ SplineSystem<R> systemOf(const SiftView<R>& v, int system) {
 // pieces of any length, a warp's loads of "the same row of every piece" were scattered over up to
 // 4 rows (ncu, H200: 28 % of the solve's excess sectors; rounded, the solve took 187 instead of
 // 211 us per launch, docs/emd.md).
-// kSweepChunk: knots per load chunk of the sweep (sift::splineSlopeRowsWith).
-template <int kSweepChunk, class R>
+// kChunk: knots per load chunk of the sweep (sift::splineSlopeRowsWith).
+template <int kChunk, class R>
 __device__ void solvePiece(const SplineSystem<R>& sys, const sift::SplineEnds<R>& ends, int piece,
                            int pieces) {
   const int rows = sys.n - 2;
@@ -91,17 +91,17 @@ __device__ void solvePiece(const SplineSystem<R>& sys, const sift::SplineEnds<R>
   const int first = 1 + piece * chunk;
   const int last = min(sys.n - 1, first + chunk);
   if (first < last) {
-    sift::splineSlopeRowsWith<kSweepChunk>(sys.t, sys.y, sys.n, ends, first, last, kPieceOverlap<R>,
-                                           InterleavedSweep<R>{sys.sweep, first, piece, pieces},
-                                           sys.slope);
+    sift::splineSlopeRowsWith<kChunk>(sys.t, sys.y, sys.n, ends, first, last, kPieceOverlap<R>,
+                                      InterleavedSweep<R>{sys.sweep, first, piece, pieces},
+                                      sys.slope);
   }
 }
 // The large float systems' sweeps load 24 knots ahead, not 16: 145 registers and 3 blocks per SM
-// instead of 104 and 4, and their solve took 1,184 instead of 1,248 us per launch on 64 channels
-// (cuda_timeline, H200, docs/emd.md). Deeper loads in fewer warps beat the other way round: with
-// 8 knots ahead (6 blocks), the knots staged in shared memory by cp.async 16 ahead (6 blocks) or
-// 32 ahead (4 blocks), it took 1,374, 1,367 and 1,254 us. The small systems' warps lost with 24
-// (173 against 149 us), and double keeps 16.
+// instead of 104 and 4, and their solve took 1,179 instead of 1,244 us per launch on 64 channels
+// (cuda_timeline, H200, docs/emd.md, fourteenth session). Deeper loads in fewer warps beat the
+// other way round: with 8 knots ahead (6 blocks), the knots staged in shared memory by cp.async 16
+// ahead (6 blocks) or 32 ahead (4 blocks), it took 1,374, 1,367 and 1,254 us. The small systems'
+// warps lost with 24 (173 against 149 us), and double keeps 16.
 template <class R>
 constexpr int kLargeSweepChunk = sizeof(R) == sizeof(float) ? 24 : sift::kSweepChunk;
 
