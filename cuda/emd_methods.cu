@@ -683,12 +683,21 @@ class BatchRun {
     copyActiveRows(r_.get(), rNew_.get(), active);
   }
 
+  // One copy per run of consecutive active channels: a copy per row took 768 copies and ~2 ms of
+  // a 64-channel ICEEMDAN run, most of it the gaps between them (cuda_timeline, H200).
   void copyActiveRows(R* dst, const R* src, const std::vector<std::uint8_t>& active) {
-    for (int c = 0; c < C_; ++c) {
-      if (!active[c]) continue;
-      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst + static_cast<std::size_t>(c) * n_,
-                                         src + static_cast<std::size_t>(c) * n_, n_ * sizeof(R),
+    for (int c = 0; c < C_;) {
+      if (!active[c]) {
+        ++c;
+        continue;
+      }
+      int end = c + 1;
+      while (end < C_ && active[end]) ++end;
+      const std::size_t at = static_cast<std::size_t>(c) * n_;
+      MODESCOPE_CUDA_TRY(cudaMemcpyAsync(dst + at, src + at,
+                                         static_cast<std::size_t>(end - c) * n_ * sizeof(R),
                                          cudaMemcpyDeviceToDevice, stream_));
+      c = end;
     }
   }
 

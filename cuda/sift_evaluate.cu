@@ -2,6 +2,7 @@
 #include <cuda_pipeline_primitives.h>
 
 #include <cub/block/block_scan.cuh>
+#include <type_traits>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/sift_view.cuh"
@@ -48,11 +49,12 @@ struct EnvelopeKnots {
 // Staged samples of a tile in shared memory: one padding word per 32, so that thread t reading
 // its run at 8 t + j and a warp reading 32 consecutive samples are both free of bank conflicts.
 // j >= 0, so a shift: as a signed division by 32 it took four instructions per index (PTX).
-__device__ inline int stagedIndex(int j) { return j + (j >> 5); }
+__host__ __device__ constexpr int stagedIndex(int j) { return j + (j >> 5); }
 // A thread's run of kRunSamples samples from `first` (a multiple of 8) lies in one group of 32:
 // sample first + j is at stagedIndex(first) + j.
 static_assert(32 % kRunSamples == 0, "a run never crosses a padding word");
-constexpr int kStagedSamples = kSiftTileSamples + kSiftTileSamples / 32;
+// One entry more, past the tile's last sample: flagNextCandidate reads it (and drops the flag).
+constexpr int kStagedSamples = stagedIndex(kSiftTileSamples) + 1;
 
 // A tile's samples into shared memory and back, strided over the block (coalesced). They come in
 // without passing through registers (cp.async, waited for before the block's first barrier), so
@@ -118,13 +120,16 @@ struct TileSums {
 template <class R>
 __device__ void flagNextCandidate(const SiftView<R>& v, int s, std::int64_t begin, int samples,
                                   int first, bool countZeros, const R* staged, TileSums& sums) {
-  R w[kRunSamples + 2];  // samples first - 1 .. first + 8 of the tile
+  // Samples first - 1 .. first + 8 of the tile, read with no test against the tile's end: a
+  // flag that reads an entry past it (stale, or never written) is cleared by `keep` below, and
+  // `staged` has an entry past the last thread's run. With a test per sample, they took some 20
+  // instructions per warp and tile (ncu source counters, H200).
+  R w[kRunSamples + 2];
   const int run = stagedIndex(first);
-  w[0] = first >= 1 && first - 1 < samples ? staged[stagedIndex(first - 1)] : R(0);
+  w[0] = staged[stagedIndex(max(first - 1, 0))];  // first == 0: that flag is cleared
   MODESCOPE_UNROLL
-  for (int j = 0; j < kRunSamples; ++j) w[j + 1] = first + j < samples ? staged[run + j] : R(0);
-  w[kRunSamples + 1] =
-      first + kRunSamples < samples ? staged[stagedIndex(first + kRunSamples)] : R(0);
+  for (int j = 0; j < kRunSamples; ++j) w[j + 1] = staged[run + j];
+  w[kRunSamples + 1] = staged[stagedIndex(first + kRunSamples)];
   // Every sample's flag, then those with a neighbour in another tile cleared (bytes j with
   // first + j < 1 or first + j + 1 >= samples). With a test and a branch per sample, the flags
   // took some 200 instructions per warp and tile (ncu source counters, H200).
@@ -355,26 +360,54 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
       int q[2];  // the staged piece of each envelope
       MODESCOPE_UNROLL
       for (int e = 0; e < 2; ++e) q[e] = env[e].leftCount + seen[e] - 1 - lowest[e];
-      // Unrolled by 4, not 8: fully unrolled, nvcc hoisted every sample's piece loads to the top
-      // (85 registers instead of 48, ptxas for sm_90). Measured on an H200 (docs/emd.md), 4 ran
-      // faster than 1; 2 and 8 were within the runs' spread of 4.
-      unsigned long long rest = flags;  // sample j's flag in the lowest byte
-#pragma unroll 4
-      for (int j = 0; j < kRunSamples; ++j, rest >>= 8) {
-        R value[2];
+      // Moving<e>: some lane of the warp passes an extremum of kind e in its run. Where none does
+      // (most warps of the last IMFs, whose extrema are hundreds of samples apart), that
+      // envelope's walk has no test and no branch per sample: they were about a third of the
+      // walk's ~220 instructions per warp and tile (ncu source counters, H200, docs/emd.md).
+      auto walk = [&](auto moving0, auto moving1) {
+        constexpr bool kMoving[2] = {decltype(moving0)::value, decltype(moving1)::value};
         MODESCOPE_UNROLL
         for (int e = 0; e < 2; ++e) {
-          // The low word only: a 64-bit test took two compares (SASS).
-          const bool moves = (static_cast<unsigned>(rest) >> e) & 1u;
-          q[e] += moves;
-          if (j == 0 || moves) {
+          if (!kMoving[e]) {
             c[e] = stagedPiece[e][q[e]];
             t0[e] = stagedKnot[e][q[e]];
           }
-          value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i0 + j - t0[e]);
         }
-        finish(j, value);
-      }
+        // Unrolled by 4, not 8: fully unrolled, nvcc hoisted every sample's piece loads to the
+        // top (85 registers instead of 48, ptxas for sm_90). Measured on an H200 (docs/emd.md), 4
+        // ran faster than 1; 2 and 8 were within the runs' spread of 4.
+        unsigned long long rest = flags;  // sample j's flag in the lowest byte
+#pragma unroll 4
+        for (int j = 0; j < kRunSamples; ++j, rest >>= 8) {
+          R value[2];
+          MODESCOPE_UNROLL
+          for (int e = 0; e < 2; ++e) {
+            if (kMoving[e]) {
+              // The low word only: a 64-bit test took two compares (SASS).
+              const bool moves = (static_cast<unsigned>(rest) >> e) & 1u;
+              q[e] += moves;
+              if (j == 0 || moves) {
+                c[e] = stagedPiece[e][q[e]];
+                t0[e] = stagedKnot[e][q[e]];
+              }
+            }
+            value[e] = sift::splineValueFrom(c[e].y, c[e].s, c[e].c2, c[e].c3, i0 + j - t0[e]);
+          }
+          finish(j, value);
+        }
+      };
+      using Yes = std::true_type;
+      using No = std::false_type;
+      const bool moving0 = __any_sync(0xffffffffu, highHalf(mine) != 0);
+      const bool moving1 = __any_sync(0xffffffffu, lowHalf(mine) != 0);
+      if (moving0 && moving1)
+        walk(Yes{}, Yes{});
+      else if (moving0)
+        walk(Yes{}, No{});
+      else if (moving1)
+        walk(No{}, Yes{});
+      else
+        walk(No{}, No{});
     } else {
       MODESCOPE_UNROLL
       for (int j = 0; j < kRunSamples; ++j) {
