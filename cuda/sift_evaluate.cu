@@ -360,7 +360,7 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
       int q[2];  // the staged piece of each envelope
       MODESCOPE_UNROLL
       for (int e = 0; e < 2; ++e) q[e] = env[e].leftCount + seen[e] - 1 - lowest[e];
-      // Moving<e>: some lane of the warp passes an extremum of kind e in its run. Where none does
+      // kMoving[e]: some lane of the warp passes an extremum of kind e in its run. Where none does
       // (most warps of the last IMFs, whose extrema are hundreds of samples apart), that
       // envelope's walk has no test and no branch per sample: they were about a third of the
       // walk's ~220 instructions per warp and tile (ncu source counters, H200, docs/emd.md).
