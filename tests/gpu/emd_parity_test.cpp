@@ -208,6 +208,38 @@ TEST_F(GpuEmd, RillingAndAutomaticCountMatchInFloat64) {
   }
 }
 
+// A channel that runs out of IMFs before the channels on either side of it: the later stages
+// carry only the active channels' residues forward (copyActiveRows in cuda/emd_methods.cu, one
+// copy per run of consecutive active channels), so a gap in the middle must leave the
+// neighbours' rows as the CPU has them.
+TEST_F(GpuEmd, ChannelStoppingBeforeItsNeighboursMatchesInFloat64) {
+  std::mt19937 rng(seed_);
+  std::normal_distribution<double> g(0.0, 1.0);
+  SignalBlock block;
+  block.sampleRate = 256.0;
+  block.samples = 3001;
+  block.channels = {1, 4, 7};
+  block.data.resize(3 * static_cast<std::size_t>(block.samples));
+  for (int64_t t = 0; t < block.samples; ++t) {
+    // Three cycles on a slow drift in the middle: a few IMFs; noise and a tone on either side.
+    const double cycles = 2 * std::numbers::pi * 3.0 * static_cast<double>(t) / 3001.0;
+    block.channel(1)[t] = static_cast<float>(5.0 * std::sin(cycles) + 0.002 * t);
+    for (std::size_t r : {0u, 2u})
+      block.channel(r)[t] = static_cast<float>(2.0 * g(rng) + 10.0 * std::sin(0.07 * t));
+  }
+  for (EmdMethod m : {EmdMethod::Ceemdan, EmdMethod::Iceemdan}) {
+    EmdParams p = paramsFor(m, GpuPrecision::Float64);
+    p.maxImfs = 0;  // each channel until it has no IMF left
+    JobContext ctx;
+    const EmdResult c = cpu_->decompose(block, p, ctx);
+    const EmdResult gpu = gpu_->decompose(block, p, ctx);
+    ASSERT_EQ(c.channels.size(), 3u);
+    ASSERT_LT(c.channels[1].rows, std::min(c.channels[0].rows, c.channels[2].rows))
+        << emdMethodName(m) << ": the middle channel must stop first for this test to mean much";
+    EXPECT_LE(worstRowError(block, c, gpu), kFloat64RowTolerance) << emdMethodName(m);
+  }
+}
+
 // Plateaus (runs of equal samples) are flagged from their first sample and count once, at their
 // middle, which can lie in a later 1,024-sample tile of the device's sifter than their start
 // (cuda/emd_sifter.cuh): quantised values (short plateaus everywhere), hand-placed runs across
