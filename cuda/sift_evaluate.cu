@@ -396,20 +396,25 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
           finish(j, value);
         }
       };
-      // Float only: the four walks took double's spills at 48 registers from 128 to 252 bytes
-      // loaded (ptxas for sm_90), and a float64 run from 0.222 to 0.225 s (H200, docs/emd.md).
       using Yes = std::true_type;
       using No = std::false_type;
-      const bool moving0 = __any_sync(0xffffffffu, highHalf(mine) != 0);
-      const bool moving1 = __any_sync(0xffffffffu, lowHalf(mine) != 0);
-      if (sizeof(R) != sizeof(float) || (moving0 && moving1))
+      if constexpr (sizeof(R) != sizeof(float)) {
+        // Float only: the four walks took double's spills at 48 registers from 128 to 252 bytes
+        // loaded (ptxas for sm_90), and a float64 run from 0.222 to 0.225 s (H200,
+        // docs/emd.md).
         walk(Yes{}, Yes{});
-      else if (moving0)
-        walk(Yes{}, No{});
-      else if (moving1)
-        walk(No{}, Yes{});
-      else
-        walk(No{}, No{});
+      } else {
+        const bool moving0 = __any_sync(0xffffffffu, highHalf(mine) != 0);
+        const bool moving1 = __any_sync(0xffffffffu, lowHalf(mine) != 0);
+        if (moving0 && moving1)
+          walk(Yes{}, Yes{});
+        else if (moving0)
+          walk(Yes{}, No{});
+        else if (moving1)
+          walk(No{}, Yes{});
+        else
+          walk(No{}, No{});
+      }
     } else {
       MODESCOPE_UNROLL
       for (int j = 0; j < kRunSamples; ++j) {
