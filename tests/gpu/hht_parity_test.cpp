@@ -200,20 +200,20 @@ double rms(const float* x, int64_t n) {
   return std::sqrt(s / n);
 }
 
-double relativeL1(const std::vector<float>& a, const std::vector<float>& b) {
-  double d = 0.0, s = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    d += std::abs(static_cast<double>(a[i]) - b[i]);
-    s += std::abs(static_cast<double>(a[i]));
-  }
-  return s > 0 ? d / s : d;
+// sum |a| (a spectrum's or a marginal's mass), in double.
+template <class T>
+double l1Mass(const std::vector<T>& a) {
+  double s = 0.0;
+  for (const T v : a) s += std::abs(static_cast<double>(v));
+  return s;
 }
-double relativeL1(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0.0, s = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    d += std::abs(a[i] - b[i]);
-    s += std::abs(a[i]);
-  }
+// sum |a - b| / sum |a| (the plain sum where a is all zero).
+template <class T>
+double relativeL1(const std::vector<T>& a, const std::vector<T>& b) {
+  double d = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    d += std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+  const double s = l1Mass(a);
   return s > 0 ? d / s : d;
 }
 
@@ -284,12 +284,7 @@ BinMoves binMoves(const EmdResult& modes, const HhtResult& cpuSeries, const HhtR
       }
     }
   }
-  auto total = [](const auto& cells) {
-    double sum = 0;
-    for (const auto v : cells) sum += std::abs(static_cast<double>(v));
-    return sum;
-  };
-  const double spectrum = total(cc.spectrum), marginal = total(cc.marginal);
+  const double spectrum = l1Mass(cc.spectrum), marginal = l1Mass(cc.marginal);
   return {spectrum > 0 ? spectrumMoved / spectrum : 0, marginal > 0 ? marginalMoved / marginal : 0};
 }
 
