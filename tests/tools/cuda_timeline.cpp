@@ -199,6 +199,8 @@ void report() {
         std::fprintf(list, "%.1f %.1f %s\n", static_cast<double>(d.start - origin) / 1e3,
                      static_cast<double>(d.end - d.start) / 1e3, shortName(d.what).c_str());
       std::fclose(list);
+    } else {
+      std::fprintf(out, "MODESCOPE_TIMELINE_LAUNCHES: cannot write %s; no launch list\n", launches);
     }
   }
   std::vector<std::pair<std::string, HostCalls>> calls(host.begin(), host.end());
