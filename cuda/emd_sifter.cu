@@ -82,7 +82,7 @@ std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
          knots * (sizeof(std::int32_t) + 2 * sizeof(R)) +
          2 * static_cast<std::size_t>(sweepCapFor(n)) * sizeof(SweepRow<R>) +
          4 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1) +
-         sizeof(int) * static_cast<std::size_t>(tilesFor(n)) + 64;
+         sizeof(int) * static_cast<std::size_t>(tilesFor(n)) + 2 * sizeof(int) + 64;
 }
 
 template <class R>
@@ -110,6 +110,8 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   plateauTiles_ = DeviceBuffer<int>(static_cast<std::size_t>(capacity) * tileCount());
   active_ = DeviceBuffer<int>(1);
   activeHost_ = PinnedBuffer<int>(1);
+  solved_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
+  MODESCOPE_CUDA_TRY(cudaMemsetAsync(solved_.get(), 0, solved_.bytes(), stream_));
 }
 
 template <class R>
@@ -140,7 +142,9 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 tileCounts_.get(),
                 tileCounts_.get() + tileCountsSize(),
                 plateauTiles_.get(),
-                static_cast<int>(tileCount())};
+                static_cast<int>(tileCount()),
+                solved_.get(),
+                0};
   RuleView r{};
   switch (rule.kind) {
     case StopRuleKind::Rilling:
@@ -184,6 +188,9 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   // Set, every iteration runs the flag pass, as before the evaluation flagged the next candidate
   // (tests/gpu/emd_parity_test.cpp compares the two bit for bit).
   const bool flagPassOnly = std::getenv("MODESCOPE_SIFT_FLAG_PASS_EVERY_ITERATION") != nullptr;
+  // Set, the solves and the evaluation run one after the other (ordinary launches; the same test
+  // compares the two).
+  const bool overlap = std::getenv("MODESCOPE_SIFT_SERIAL_SOLVES") == nullptr;
   for (int it = 0;; ++it) {
     if (askDevice && it % checkEvery == 0) {
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(active_.get(), 0, sizeof(int), stream_));
@@ -196,10 +203,11 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
           stream_));
     }
     findKnots(v, sampleGrid, it == 0, countZeros, flaggedByEvaluation, stream_);
-    solveSplines(v, stream_);
+    v.epoch = ++epochs_;
+    solveSplines(v, overlap, stream_);
     // No next candidate to flag after the last iteration (a probe, or the cap).
     const bool flagNext = !flagPassOnly && !probeOnly && it + 1 < std::max(r.cap, 1);
-    evaluateMean(v, r, sampleGrid, flagNext, countZeros, stream_);
+    evaluateMean(v, r, sampleGrid, flagNext, countZeros, overlap, stream_);
     decideStopKernel<<<perSignalBlocks, 128, 0, stream_>>>(v, r, refMaxAbs, probeOnly);
     MODESCOPE_CUDA_CHECK_LAUNCH("decideStopKernel", stream_);
     ++lastIterations_;

@@ -24,7 +24,8 @@
 //                    of 128 rows or more are cut into up to 128 pieces of at least 64 rows whose
 //                    sweeps overlap by 64 rows (32 in float), which changes the result by less
 //                    than the rounding of the precision (splineSlopeRows); the pieces keep their
-//                    sweep rows interleaved (SweepRow)
+//                    sweep rows interleaved (SweepRow); each marks its systems solved
+//                    with the iteration's number
 //   evaluateMean     8 consecutive samples per thread, staged through shared memory with the
 //                    coefficients of the tile's pieces, computed from their knots as they are
 //                    staged (in a dense tile, from its knots copied raw): the piece of each
@@ -33,7 +34,10 @@
 //                    to the other ping-pong buffer; unless it is the last iteration, that
 //                    candidate's flags too, from the staged tile, for every sample whose neighbours
 //                    lie in the tile and differ from it, with their counts per tile (a second set,
-//                    so this iteration's stay readable) and zero crossings
+//                    so this iteration's stay readable) and zero crossings. The small systems'
+//                    solve and the evaluation start while the launch before them still runs
+//                    (programmatic dependent launch); an evaluation block waits for its
+//                    signal's two marks
 //   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on
 // Signals that have stopped make every later launch return at once for their blocks. The host
 // reads the number of signals still sifting every few iterations (one small copy), so there is no
@@ -148,6 +152,10 @@ class BatchSifter {
   DeviceBuffer<int> active_;
   PinnedBuffer<int> activeHost_;
   int lastIterations_ = 0;
+  // Per signal and envelope, the epoch of the last solve of its spline (SiftView::solved);
+  // epochs_ counts the iterations of this sifter's life, so no mark is ever taken for a later one.
+  DeviceBuffer<int> solved_;
+  int epochs_ = 0;
 };
 
 }  // namespace modescope::cuda

@@ -233,9 +233,21 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
     }
     const int status = v.status[s], failed = v.counters[s * kCounters + kEnvFailed];
     const int parity = v.parity[s];
+    // The solves may still run (launchOverlapping, sift_view.cuh): the signal's two marks, read
+    // after its words (an acquire orders the loads after it, not those before).
+    int solved[2];
+    MODESCOPE_UNROLL
+    for (int e = 0; e < 2; ++e) solved[e] = loadSolvedMark(&v.solved[s * 2 + e]);
     const int ranges = knotStart[0] | knotStart[1] | knotCount[0] | knotCount[1] | countAfter[0] |
                        countAfter[1] | countAll[0] | countAll[1];
     if (v.mustSkip(status, parity) || failed || ranges < 0) continue;
+    // A signal still sifting has both splines solved in this iteration (systemOf, sift_splines.cu,
+    // skips the same signals).
+    while (solved[0] != v.epoch || solved[1] != v.epoch) {
+      __nanosleep(256);
+      MODESCOPE_UNROLL
+      for (int e = 0; e < 2; ++e) solved[e] = loadSolvedMark(&v.solved[s * 2 + e]);
+    }
     // (firstTile < v.tiles: the grid has no block past the last tile.)
     const int lastTile =
         kEvaluationTiles<R> == 1 ? firstTile + 1 : min(firstTile + kEvaluationTiles<R>, v.tiles);
@@ -478,20 +490,21 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
       }
     }
   }
+  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) waitForKernelBefore();
 }
 
 }  // namespace
 
 template <class R>
 void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid, bool flagNext,
-                  bool countZeros, cudaStream_t stream) {
+                  bool countZeros, bool overlap, cudaStream_t stream) {
   const dim3 grid((v.tiles + kEvaluationTiles<R> - 1) / kEvaluationTiles<R>, sampleGrid.y);
-  evaluateMeanKernel<<<grid, kSampleThreads, 0, stream>>>(v, rule, flagNext, countZeros);
-  MODESCOPE_CUDA_CHECK_LAUNCH("evaluateMeanKernel", stream);
+  launchOverlapping(evaluateMeanKernel<R>, grid, dim3(kSampleThreads), stream, overlap, v, rule,
+                    flagNext, countZeros);
 }
-template void evaluateMean<float>(const SiftView<float>&, const RuleView&, dim3, bool, bool,
+template void evaluateMean<float>(const SiftView<float>&, const RuleView&, dim3, bool, bool, bool,
                                   cudaStream_t);
-template void evaluateMean<double>(const SiftView<double>&, const RuleView&, dim3, bool, bool,
+template void evaluateMean<double>(const SiftView<double>&, const RuleView&, dim3, bool, bool, bool,
                                    cudaStream_t);
 
 }  // namespace modescope::cuda::sifting

@@ -116,27 +116,41 @@ __device__ inline bool solvedByOneWarp(int rows) {
   return rows < kSerialSplineRows || piecesFor(rows) <= 32;
 }
 constexpr int kSystemsPerBlock = kSplineThreads / 32;
+// A warp's system (launched by launchOverlapping after solveLargeSplinesKernel).
 template <class R>
-__global__ void __launch_bounds__(kSplineThreads) solveSmallSplinesKernel(SiftView<R> v) {
+__device__ void solveSmallSystem(const SiftView<R>& v, int system) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
-  const SplineSystem<R> sys = systemOf(
-      v, static_cast<int>(blockIdx.x) * kSystemsPerBlock + static_cast<int>(threadIdx.x) / 32);
+  const SplineSystem<R> sys = systemOf(v, system);
   const int rows = sys.n - 2;
   if (!sys.active || !solvedByOneWarp(rows)) return;  // uniform over the warp
   if (rows < kSerialSplineRows) {
-    if (lane == 0)
+    if (lane == 0) {
       sift::splineSlopes(sys.t, sys.y, sys.n, sys.slope, reinterpret_cast<R*>(sys.sweep));
+      markSolved(&v.solved[system], v.epoch);
+    }
     return;
   }
   const int pieces = piecesFor(rows);
   const auto ends = sift::splineEnds(sys.t, sys.y, sys.n);
   if (lane < pieces) solvePiece<sift::kSweepChunk>(sys, ends, lane, pieces);
   __syncwarp();  // s[1] and s[n-2] come from the first and the last piece
-  if (lane == 0) sift::splineEndSlopes(sys.t, sys.n, ends, sys.slope);
+  if (lane == 0) {
+    sift::splineEndSlopes(sys.t, sys.n, ends, sys.slope);
+    markSolved(&v.solved[system], v.epoch);
+  }
+}
+template <class R>
+__global__ void __launch_bounds__(kSplineThreads) solveSmallSplinesKernel(SiftView<R> v) {
+  letDependentsLaunch();
+  solveSmallSystem(
+      v, static_cast<int>(blockIdx.x) * kSystemsPerBlock + static_cast<int>(threadIdx.x) / 32);
+  if (blockIdx.x == 0 && threadIdx.x == 0) waitForKernelBefore();
 }
 template <class R>
 __global__ void __launch_bounds__(kSplineThreads) solveLargeSplinesKernel(SiftView<R> v) {
-  const SplineSystem<R> sys = systemOf(v, static_cast<int>(blockIdx.x));
+  letDependentsLaunch();
+  const int system = static_cast<int>(blockIdx.x);
+  const SplineSystem<R> sys = systemOf(v, system);
   const int rows = sys.n - 2;
   if (!sys.active || solvedByOneWarp(rows)) return;  // uniform over the block
   const int pieces = piecesFor(rows);
@@ -144,21 +158,24 @@ __global__ void __launch_bounds__(kSplineThreads) solveLargeSplinesKernel(SiftVi
   if (static_cast<int>(threadIdx.x) < pieces)
     solvePiece<kLargeSweepChunk<R>>(sys, ends, static_cast<int>(threadIdx.x), pieces);
   __syncthreads();  // s[1] and s[n-2] come from the first and the last piece
-  if (threadIdx.x == 0) sift::splineEndSlopes(sys.t, sys.n, ends, sys.slope);
+  if (threadIdx.x == 0) {
+    sift::splineEndSlopes(sys.t, sys.n, ends, sys.slope);
+    markSolved(&v.solved[system], v.epoch);
+  }
 }
 
 }  // namespace
 
 template <class R>
-void solveSplines(const SiftView<R>& v, cudaStream_t stream) {
+void solveSplines(const SiftView<R>& v, bool overlap, cudaStream_t stream) {
   solveLargeSplinesKernel<<<2 * v.count, kSplineThreads, 0, stream>>>(v);
   MODESCOPE_CUDA_CHECK_LAUNCH("solveLargeSplinesKernel", stream);
-  solveSmallSplinesKernel<<<(2 * v.count + kSystemsPerBlock - 1) / kSystemsPerBlock, kSplineThreads,
-                            0, stream>>>(v);
-  MODESCOPE_CUDA_CHECK_LAUNCH("solveSmallSplinesKernel", stream);
+  launchOverlapping(solveSmallSplinesKernel<R>,
+                    dim3((2 * v.count + kSystemsPerBlock - 1) / kSystemsPerBlock),
+                    dim3(kSplineThreads), stream, overlap, v);
 }
 
-template void solveSplines<float>(const SiftView<float>&, cudaStream_t);
-template void solveSplines<double>(const SiftView<double>&, cudaStream_t);
+template void solveSplines<float>(const SiftView<float>&, bool, cudaStream_t);
+template void solveSplines<double>(const SiftView<double>&, bool, cudaStream_t);
 
 }  // namespace modescope::cuda::sifting

@@ -8,7 +8,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
+#include "cuda/cuda_check.cuh"
 #include "cuda/emd_sifter.cuh"
 #include "engine/emd/sift_primitives.h"
 
@@ -88,6 +90,10 @@ struct SiftView {
   // flagTileEdges (sift_knots.cu).
   int* plateauTiles;
   int tiles;
+  // Per signal and envelope: the iteration whose spline a solve finished last (markSolved). The
+  // evaluation starts while the solves still run and waits for its own signal's two only.
+  int* solved;
+  int epoch;  // this iteration's number, from 1 (solved starts at 0)
   // The scatter's and flagTileEdges's regions (kRegionTiles tiles each).
   __host__ __device__ int regions() const { return (tiles + kRegionTiles - 1) / kRegionTiles; }
   __device__ int* countsOf(int s, int e) const {
@@ -202,6 +208,67 @@ __device__ inline unsigned long long runStartMarks(unsigned long long flags) {
   return flags & inEveryByte(kRunStartMark);
 }
 
+// The solves and the evaluation overlap (programmatic dependent launch, sm_90): the small systems'
+// solve is launched so that it may start while the large ones' still runs, and the evaluation
+// while the small ones' does; each solve marks every spline it finishes with the iteration's
+// epoch, and an evaluation block waits for its signal's two marks, not for the whole grid. One
+// after the other, the first IMF's iterations on one channel left most SMs idle in the large
+// solve's third wave (1,000 systems, 3 blocks per SM) and for the launches between: a float32
+// run took 0.131-0.132 s, now 0.128 s (float64 0.221, now 0.218 s). On 64 channels, where the
+// large solve runs 32 waves and the overlap only slows its last one, 1.438-1.439 s became
+// 1.444-1.445 s (emd_bench, H200, docs/emd.md).
+//
+// Called at a kernel's start: the next kernel, if launched by launchOverlapping, may start.
+__device__ inline void letDependentsLaunch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+// Called by one thread of a kernel launched by launchOverlapping before it exits, so that the
+// kernel ends only after the one before it (and so on back to an ordinary launch): the next
+// ordinary launch then finds both finished.
+__device__ inline void waitForKernelBefore() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+// A spline's slopes are all written (the writers ordered before the calling thread by a barrier):
+// they are visible on the device before its mark.
+__device__ inline void markSolved(int* mark, int epoch) {
+  __threadfence();
+  asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(__cvta_generic_to_global(mark)),
+               "r"(epoch)
+               : "memory");
+}
+// The mark, read so that the calling thread's later loads see what was written before it.
+__device__ inline int loadSolvedMark(const int* mark) {
+  int epoch;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];"
+               : "=r"(epoch)
+               : "l"(__cvta_generic_to_global(mark))
+               : "memory");
+  return epoch;
+}
+// Launches `kernel` so that its blocks may start before the kernel launched before it on `stream`
+// has finished, once that kernel's blocks have all started and called letDependentsLaunch
+// (programmatic stream serialization; on a device before sm_90, an ordinary launch). For kernels
+// that wait for what they read (markSolved) and call waitForKernelBefore.
+// overlap false: an ordinary launch (tests/gpu/emd_parity_test.cpp compares the two bit for bit).
+template <class... Params, class... Args>
+void launchOverlapping(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                       bool overlap, Args&&... args) {
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  config.attrs = &early;
+  config.numAttrs = overlap ? 1 : 0;
+  MODESCOPE_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
 // The iteration's steps (each launches on `stream`; v.count signals).
 // Flags the extrema of every candidate, counts them per tile, scans the counts and writes each
 // signal's knots with the mirrored end knots (sift_knots.cu). tileCounts must be zero, or, with
@@ -211,14 +278,16 @@ template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
                bool flaggedByEvaluation, cudaStream_t stream);
 // The not-a-knot spline of each signal's maxima and minima, as the slope at each knot
-// (sift_splines.cu; the evaluation computes the pieces' coefficients from them).
+// (sift_splines.cu; the evaluation computes the pieces' coefficients from them). overlap: the
+// small systems' launch may start while the large ones' runs (launchOverlapping).
 template <class R>
-void solveSplines(const SiftView<R>& v, cudaStream_t stream);
+void solveSplines(const SiftView<R>& v, bool overlap, cudaStream_t stream);
 // The mean of the two envelopes subtracted from each candidate into the other buffer, with
 // Rilling's counts (sift_evaluate.cu). flagNext: also flags the next candidate's extrema that
-// its tiles alone decide, into nextTileCounts (zeroed) and kNextZeros (countZeros).
+// its tiles alone decide, into nextTileCounts (zeroed) and kNextZeros (countZeros). overlap: it
+// may start while the solve runs (launchOverlapping).
 template <class R>
 void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid, bool flagNext,
-                  bool countZeros, cudaStream_t stream);
+                  bool countZeros, bool overlap, cudaStream_t stream);
 
 }  // namespace modescope::cuda::sifting

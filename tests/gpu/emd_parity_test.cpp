@@ -319,6 +319,37 @@ TEST_F(GpuEmd, EvaluationFlagsGiveTheFlagPassBits) {
   }
 }
 
+// The evaluation starts while the splines are still being solved and waits for its signal's two
+// (cuda/sift_view.cuh, launchOverlapping): read too early, a slope would be last iteration's, and
+// the rows would differ from those of the solves and the evaluation run one after the other.
+// White noise makes the first IMFs' systems large (~10,000 rows each, one block per system, 800 of
+// them: more than one wave of the large solve on an H200, so the evaluation starts in its tail).
+TEST_F(GpuEmd, OverlappedSolvesGiveTheSerialBits) {
+  std::mt19937 rng(seed_);
+  std::normal_distribution<double> g(0.0, 1.0);
+  const int64_t n = 30001;
+  SignalBlock block = randomBlock(2, n, rng);
+  for (float& x : block.data) x = static_cast<float>(g(rng));
+  const char* kSerial = "MODESCOPE_SIFT_SERIAL_SOLVES";
+  for (GpuPrecision precision : {GpuPrecision::Float32, GpuPrecision::Float64}) {
+    EmdParams p = paramsFor(EmdMethod::Iceemdan, precision);
+    p.ensembleSize = 200;
+    p.maxImfs = 3;
+    JobContext ctx;
+    const EmdResult overlapped = gpu_->decompose(block, p, ctx);
+    setenv(kSerial, "1", 1);
+    const EmdResult serial = gpu_->decompose(block, p, ctx);
+    unsetenv(kSerial);
+    const std::string what = precision == GpuPrecision::Float32 ? "float32" : "float64";
+    ASSERT_EQ(overlapped.channels.size(), serial.channels.size()) << what;
+    for (std::size_t c = 0; c < serial.channels.size(); ++c) {
+      EXPECT_EQ(overlapped.channels[c].rows, serial.channels[c].rows) << what;
+      EXPECT_TRUE(overlapped.channels[c].data == serial.channels[c].data)
+          << what << " channel " << c;
+    }
+  }
+}
+
 // Real EEG (PhysioNet eegmmidb S001R03, C3/Cz/O1, 30 s at 160 Hz): the preset the thesis's GPU
 // code used on EEG, shortened ensemble.
 TEST_F(GpuEmd, RealEegMatchesCpu) {
