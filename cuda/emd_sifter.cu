@@ -13,6 +13,8 @@ namespace {
 
 template <class R>
 __global__ void decideStopKernel(SiftView<R> v, RuleView rule, const R* refMaxAbs, bool probeOnly) {
+  waitForKernelBefore();  // launchOverlapping: what it reads comes from the launch before it
+  letDependentsLaunch();
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= v.count || v.status[s] != kSifting) return;
   int* c = v.counters + s * kCounters;
@@ -202,14 +204,14 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
           v.tileCounts, 0, static_cast<std::size_t>(count) * 2 * (tileCount() + 1) * sizeof(int),
           stream_));
     }
-    findKnots(v, sampleGrid, it == 0, countZeros, flaggedByEvaluation, stream_);
+    findKnots(v, sampleGrid, it == 0, countZeros, flaggedByEvaluation, overlap, stream_);
     v.epoch = ++epochs_;
     solveSplines(v, overlap, stream_);
     // No next candidate to flag after the last iteration (a probe, or the cap).
     const bool flagNext = !flagPassOnly && !probeOnly && it + 1 < std::max(r.cap, 1);
     evaluateMean(v, r, sampleGrid, flagNext, countZeros, overlap, stream_);
-    decideStopKernel<<<perSignalBlocks, 128, 0, stream_>>>(v, r, refMaxAbs, probeOnly);
-    MODESCOPE_CUDA_CHECK_LAUNCH("decideStopKernel", stream_);
+    launchOverlapping(decideStopKernel<R>, dim3(perSignalBlocks), dim3(128), stream_, overlap, v, r,
+                      refMaxAbs, probeOnly);
     ++lastIterations_;
     std::swap(v.tileCounts, v.nextTileCounts);
     flaggedByEvaluation = flagNext;

@@ -104,6 +104,8 @@ __global__ void __launch_bounds__(kSampleThreads, 65536 / 64 / kSampleThreads)
 // One warp per signal and envelope: per-tile counts -> exclusive prefix, the total at the end.
 template <class R>
 __global__ void scanCountsKernel(SiftView<R> v) {
+  waitForKernelBefore();  // launchOverlapping: what it reads comes from the launch before it
+  letDependentsLaunch();
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = threadIdx.x % 32;
   if (warp >= 2 * v.count) return;  // uniform over the warp
@@ -196,6 +198,8 @@ constexpr int kScatterBatch = sizeof(R) == sizeof(float) ? 4 : 2;
 // registers unbounded, 4 blocks per SM (ptxas for sm_90), with no spills at 48.
 template <class R>
 __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(SiftView<R> v) {
+  waitForKernelBefore();  // launchOverlapping: what it reads comes from the launch before it
+  letDependentsLaunch();
   __shared__ std::int32_t list[kScatterWarps][kRegionKnots];
   const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
   const int region = static_cast<int>(blockIdx.x) * kScatterWarps + warp;
@@ -300,6 +304,8 @@ static_assert(kSiftTileSamples % kLaneSamples == 0, "a lane's flags lie in one t
 static_assert(2 * kRegionTiles <= 32, "a lane per edge");
 template <class R>
 __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
+  waitForKernelBefore();  // launchOverlapping: what it reads comes from the launch before it
+  letDependentsLaunch();
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int s = warp / v.regions(), region = warp % v.regions();
@@ -354,22 +360,22 @@ __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
 
 template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
-               bool flaggedByEvaluation, cudaStream_t stream) {
+               bool flaggedByEvaluation, bool overlap, cudaStream_t stream) {
   if (flaggedByEvaluation) {
     const int warps = v.count * v.regions();
-    flagTileEdgesKernel<<<(warps + 3) / 4, 128, 0, stream>>>(v, countZeros);  // 4 warps a block
-    MODESCOPE_CUDA_CHECK_LAUNCH("flagTileEdgesKernel", stream);
+    launchOverlapping(flagTileEdgesKernel<R>, dim3((warps + 3) / 4), dim3(128), stream, overlap, v,
+                      countZeros);  // 4 warps a block
   } else {
     flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v, firstIteration, countZeros);
     MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream);
   }
-  scanCountsKernel<<<(2 * v.count + 7) / 8, 256, 0, stream>>>(v);  // 8 warps per block
-  MODESCOPE_CUDA_CHECK_LAUNCH("scanCountsKernel", stream);
+  launchOverlapping(scanCountsKernel<R>, dim3((2 * v.count + 7) / 8), dim3(256), stream, overlap,
+                    v);  // 8 warps per block
   const dim3 warpGrid((v.regions() + kScatterWarps - 1) / kScatterWarps, sampleGrid.y);
-  scatterKnotsKernel<<<warpGrid, 32 * kScatterWarps, 0, stream>>>(v);
-  MODESCOPE_CUDA_CHECK_LAUNCH("scatterKnotsKernel", stream);
+  launchOverlapping(scatterKnotsKernel<R>, warpGrid, dim3(32 * kScatterWarps), stream, overlap, v);
 }
-template void findKnots<float>(const SiftView<float>&, dim3, bool, bool, bool, cudaStream_t);
-template void findKnots<double>(const SiftView<double>&, dim3, bool, bool, bool, cudaStream_t);
+template void findKnots<float>(const SiftView<float>&, dim3, bool, bool, bool, bool, cudaStream_t);
+template void findKnots<double>(const SiftView<double>&, dim3, bool, bool, bool, bool,
+                                cudaStream_t);
 
 }  // namespace modescope::cuda::sifting

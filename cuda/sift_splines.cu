@@ -148,7 +148,8 @@ __global__ void __launch_bounds__(kSplineThreads) solveSmallSplinesKernel(SiftVi
 }
 template <class R>
 __global__ void __launch_bounds__(kSplineThreads) solveLargeSplinesKernel(SiftView<R> v) {
-  letDependentsLaunch();
+  waitForKernelBefore();  // the knots come from the scatter (launchOverlapping)
+  letDependentsLaunch();  // after the wait: the small solve does not wait for the scatter
   const int system = static_cast<int>(blockIdx.x);
   const SplineSystem<R> sys = systemOf(v, system);
   const int rows = sys.n - 2;
@@ -168,8 +169,8 @@ __global__ void __launch_bounds__(kSplineThreads) solveLargeSplinesKernel(SiftVi
 
 template <class R>
 void solveSplines(const SiftView<R>& v, bool overlap, cudaStream_t stream) {
-  solveLargeSplinesKernel<<<2 * v.count, kSplineThreads, 0, stream>>>(v);
-  MODESCOPE_CUDA_CHECK_LAUNCH("solveLargeSplinesKernel", stream);
+  launchOverlapping(solveLargeSplinesKernel<R>, dim3(2 * v.count), dim3(kSplineThreads), stream,
+                    overlap, v);
   launchOverlapping(solveSmallSplinesKernel<R>,
                     dim3((2 * v.count + kSystemsPerBlock - 1) / kSystemsPerBlock),
                     dim3(kSplineThreads), stream, overlap, v);

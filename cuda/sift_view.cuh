@@ -224,9 +224,11 @@ __device__ inline void letDependentsLaunch() {
   asm volatile("griddepcontrol.launch_dependents;");
 #endif
 }
-// Called by one thread of a kernel launched by launchOverlapping before it exits, so that the
-// kernel ends only after the one before it (and so on back to an ordinary launch): the next
-// ordinary launch then finds both finished.
+// In a kernel launched by launchOverlapping: returns once the kernel launched before it has
+// finished and its writes are visible. Called by every thread at the start of a kernel that reads
+// what the one before it wrote (before letDependentsLaunch, so that a kernel launched after it
+// that does not wait finds that one finished too); or by one thread before it exits, so that the
+// kernel ends only after the one before it, and the launches after it find both finished.
 __device__ inline void waitForKernelBefore() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -276,7 +278,7 @@ void launchOverlapping(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStr
 // neighbours lie in its tile and differ from it, and only the rest is left to flag.
 template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
-               bool flaggedByEvaluation, cudaStream_t stream);
+               bool flaggedByEvaluation, bool overlap, cudaStream_t stream);
 // The not-a-knot spline of each signal's maxima and minima, as the slope at each knot
 // (sift_splines.cu; the evaluation computes the pieces' coefficients from them). overlap: the
 // small systems' launch may start while the large ones' runs (launchOverlapping).
