@@ -34,11 +34,13 @@
 //                    to the other ping-pong buffer; unless it is the last iteration, that
 //                    candidate's flags too, from the staged tile, for every sample whose neighbours
 //                    lie in the tile and differ from it, with their counts per tile (a second set,
-//                    so this iteration's stay readable) and zero crossings. The small systems'
-//                    solve and the evaluation start while the launch before them still runs
-//                    (programmatic dependent launch); an evaluation block waits for its
-//                    signal's two marks
+//                    so this iteration's stay readable) and zero crossings; a block waits for
+//                    its signal's two marks
 //   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on
+// Every launch but the first iteration's flag pass may start while the one before it still runs
+// (programmatic dependent launch, launchOverlapping in sift_view.cuh): most wait for it at their
+// start; the small systems' solve, which reads nothing the large ones' writes, and the evaluation,
+// which waits for its own signal's marks, do not.
 // Signals that have stopped make every later launch return at once for their blocks. The host
 // reads the number of signals still sifting every few iterations (one small copy), so there is no
 // host round trip per iteration.

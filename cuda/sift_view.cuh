@@ -208,15 +208,18 @@ __device__ inline unsigned long long runStartMarks(unsigned long long flags) {
   return flags & inEveryByte(kRunStartMark);
 }
 
-// The solves and the evaluation overlap (programmatic dependent launch, sm_90): the small systems'
-// solve is launched so that it may start while the large ones' still runs, and the evaluation
-// while the small ones' does; each solve marks every spline it finishes with the iteration's
-// epoch, and an evaluation block waits for its signal's two marks, not for the whole grid. One
-// after the other, the first IMF's iterations on one channel left most SMs idle in the large
-// solve's third wave (1,000 systems, 3 blocks per SM) and for the launches between: a float32
-// run took 0.131-0.132 s, now 0.128 s (float64 0.221, now 0.218 s). On 64 channels, where the
-// large solve runs 32 waves and the overlap only slows its last one, 1.438-1.439 s became
-// 1.444-1.445 s (emd_bench, H200, docs/emd.md).
+// An iteration's kernels overlap (programmatic dependent launch, sm_90): each is launched so that
+// it may start while the one before it ends. Most wait for that one at their start, which saves
+// the launch between them: one channel's float32 run went from 0.129-0.130 to 0.127-0.129 s,
+// the device's idle gaps under 2 us from 2,240 to 656 per two runs (cuda_timeline, H200). The
+// small systems' solve waits for nothing (it reads only what the large ones' solve read), and the
+// evaluation waits for its own signal: each solve marks every spline it finishes with the
+// iteration's epoch, and an evaluation block waits for its signal's two marks, not for the whole
+// grid. Waiting for the grid, the first IMF's iterations on one channel left most SMs idle in the
+// large solve's third wave (1,000 systems, 3 blocks per SM): a float32 run took 0.131-0.132 s,
+// with the marks 0.128 s (float64 0.221 and 0.218 s). On 64 channels, where the large solve runs
+// 32 waves and the overlap only slows its last one, 1.438-1.439 s became 1.444-1.445 s
+// (emd_bench, H200, docs/emd.md).
 //
 // Called at a kernel's start: the next kernel, if launched by launchOverlapping, may start.
 __device__ inline void letDependentsLaunch() {
