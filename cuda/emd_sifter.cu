@@ -190,9 +190,9 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   // Set, every iteration runs the flag pass, as before the evaluation flagged the next candidate
   // (tests/gpu/emd_parity_test.cpp compares the two bit for bit).
   const bool flagPassOnly = std::getenv("MODESCOPE_SIFT_FLAG_PASS_EVERY_ITERATION") != nullptr;
-  // Set, the solves and the evaluation run one after the other (ordinary launches; the same test
-  // compares the two).
-  const bool overlap = std::getenv("MODESCOPE_SIFT_SERIAL_SOLVES") == nullptr;
+  // Set, every launch of an iteration starts after the one before it has finished (ordinary
+  // launches, not launchOverlapping; the same test compares the two).
+  const bool overlap = std::getenv("MODESCOPE_SIFT_SERIAL_LAUNCHES") == nullptr;
   for (int it = 0;; ++it) {
     if (askDevice && it % checkEvery == 0) {
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(active_.get(), 0, sizeof(int), stream_));

@@ -319,9 +319,10 @@ TEST_F(GpuEmd, EvaluationFlagsGiveTheFlagPassBits) {
   }
 }
 
-// The evaluation starts while the splines are still being solved and waits for its signal's two
-// (cuda/sift_view.cuh, launchOverlapping): read too early, a slope would be last iteration's, and
-// the rows would differ from those of the solves and the evaluation run one after the other.
+// The evaluation starts while the splines are still being solved and waits for its signal's two,
+// and every other launch of an iteration starts while the one before it ends (cuda/sift_view.cuh,
+// launchOverlapping): read too early, a slope or a knot would be last iteration's, and the rows
+// would differ from those of the launches run one after the other.
 // White noise makes the first IMFs' systems large (~10,000 rows each, one block per system, 800 of
 // them: more than one wave of the large solve on an H200, so the evaluation starts in its tail).
 TEST_F(GpuEmd, OverlappedSolvesGiveTheSerialBits) {
@@ -330,7 +331,7 @@ TEST_F(GpuEmd, OverlappedSolvesGiveTheSerialBits) {
   const int64_t n = 30001;
   SignalBlock block = randomBlock(2, n, rng);
   for (float& x : block.data) x = static_cast<float>(g(rng));
-  const char* kSerial = "MODESCOPE_SIFT_SERIAL_SOLVES";
+  const char* kSerial = "MODESCOPE_SIFT_SERIAL_LAUNCHES";
   for (GpuPrecision precision : {GpuPrecision::Float32, GpuPrecision::Float64}) {
     EmdParams p = paramsFor(EmdMethod::Iceemdan, precision);
     p.ensembleSize = 200;
