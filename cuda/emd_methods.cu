@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cub/block/block_reduce.cuh>
-#include <new>
 #include <string>
 
 #include "cuda/device_ops.cuh"
@@ -335,18 +334,10 @@ class BatchRun {
     MODESCOPE_CUDA_CHECK_LAUNCH("convertKernel", stream_);
     MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));  // staging is freed on return
     out_.resize(C_);
-    // Room for the rows a run usually gives (about one IMF per octave, and the residue), so that
-    // appending a row seldom copies the ones before it. Only a hint: refused, the rows grow as
-    // they come.
-    const std::size_t expectedRows =
-        (p_.maxImfs > 0 ? p_.maxImfs : static_cast<int>(std::log2(static_cast<double>(n_)))) + 1;
-    for (int c = 0; c < C_; ++c) {
-      out_[c].channel = block_.channels[first_ + c];
-      try {
-        out_[c].data.reserve(expectedRows * static_cast<std::size_t>(n_));
-      } catch (const std::bad_alloc&) {
-      }
-    }
+    for (int c = 0; c < C_; ++c) out_[c].channel = block_.channels[first_ + c];
+    // The rows a run usually gives: about one IMF per octave, and the residue.
+    rowsDown_.reserveRows(
+        (p_.maxImfs > 0 ? p_.maxImfs : static_cast<int>(std::log2(static_cast<double>(n_)))) + 1);
   }
 
   std::vector<EmdChannelModes> run(Diagnostics& diagnostics) {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <new>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -53,6 +54,18 @@ class ImfRowsDownload {
   }
   ImfRowsDownload(const ImfRowsDownload&) = delete;
   ImfRowsDownload& operator=(const ImfRowsDownload&) = delete;
+
+  // Room for `rows` rows per channel of `out` (the rows a run usually gives), so that appending a
+  // row seldom copies the ones before it, and so that the first stage's conversion can touch the
+  // pages of all of them (convertChannel). Only a hint: refused, the rows grow as they come.
+  void reserveRows(std::size_t rows) {
+    for (auto& m : out_) {
+      try {
+        m.data.reserve(rows * static_cast<std::size_t>(n_));
+      } catch (const std::bad_alloc&) {
+      }
+    }
+  }
 
   // One row per channel of `rows` (channels x n on the device, standardised units) times
   // scale[c], appended to every channel whose `active` flag is set; withSifts: with the mean sift
@@ -109,7 +122,7 @@ class ImfRowsDownload {
     auto& m = out_[c];
     const std::size_t at = m.data.size();
     // The first stage's conversion, which the device does not wait for, touches every page the
-    // rows have room for (emd_methods.cu reserves it), so that the last stages' conversions,
+    // rows have room for (reserveRows), so that the last stages' conversions,
     // which it does wait for, find their pages in place: a size up to the capacity and back
     // never reallocates. The last IMF's conversion, 64 channels on 8 threads, took 4.8 ms with
     // first touches and 3.1 ms without (cuda_timeline, H200, docs/emd.md).
