@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -77,9 +76,6 @@ void HostThreadPool::copy(void* dst, const void* src, std::size_t bytes) {
   });
 }
 
-int HostThreadPool::defaultThreads() {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  return std::clamp(static_cast<int>(hw / 2), 1, 8);
-}
+int HostThreadPool::defaultThreads() { return std::clamp(hardwareThreads() / 2, 1, 8); }
 
 }  // namespace modescope::cuda

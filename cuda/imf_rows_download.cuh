@@ -21,7 +21,6 @@
 #include <functional>
 #include <future>
 #include <new>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -107,9 +106,7 @@ class ImfRowsDownload {
   // H200, docs/emd.md).
   void convert(const std::vector<std::uint8_t>& active, bool withSifts, int members,
                const std::vector<double>& scale) {
-    const int threads = static_cast<int>(std::min<std::size_t>(
-        {kConversionThreads, std::max(1u, std::thread::hardware_concurrency()),
-         static_cast<std::size_t>(channels_)}));
+    const int threads = std::min({kConversionThreads, hardwareThreads(), channels_});
     parallelFor(static_cast<std::size_t>(channels_), threads, JobContext{}, "IMF rows",
                 [&]() -> std::function<void(std::size_t)> {
                   return [&](std::size_t c) {
@@ -151,7 +148,7 @@ class ImfRowsDownload {
 
   // A few threads, leaving the host's other cores to the application: 8 took the 64-channel
   // case's wait from 18.5 to 4.8 ms (above).
-  static constexpr std::size_t kConversionThreads = 8;
+  static constexpr int kConversionThreads = 8;
 
   std::vector<EmdChannelModes>& out_;
   int channels_;

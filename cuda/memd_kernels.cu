@@ -26,7 +26,6 @@
 #include <cstring>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <thread>
 #include <vector>
 
 #include "cuda/cuda_check.cuh"
@@ -682,8 +681,7 @@ class DeviceMemdEngine final : public MemdSiftEngine {
     const R* from = host_.get();
     constexpr std::size_t kPiece = std::size_t{1} << 18;
     const std::size_t pieces = (block_ + kPiece - 1) / kPiece;
-    const int threads =
-        static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+    const int threads = std::min(8, hardwareThreads());
     parallelFor(pieces, threads, JobContext{}, "copying the modes back", [&] {
       return [&](std::size_t piece) {
         const std::size_t a = piece * kPiece, b = std::min(block_, a + kPiece);

@@ -12,7 +12,6 @@
 #include <mutex>
 #include <numbers>
 #include <string>
-#include <thread>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -155,8 +154,7 @@ ArSpectrumResult computeArSpectraCpu(const SignalBlock& block, const BurgArParam
   const auto evals = static_cast<std::size_t>(params.evaluationsPerBin);
 
   std::vector<ArChannelCounts> counts(channels);
-  const int workers =
-      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int workers = threadsOrAll(threads);
   parallelFor(channels, workers, ctx, "AR spectra: channels", ProgressLabel::StageWithCount, [&] {
     return [&, ws = BurgWorkspace(),
             x = std::vector<double>(static_cast<std::size_t>(n))](std::size_t c) mutable {

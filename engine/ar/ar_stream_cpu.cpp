@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -195,8 +194,7 @@ class CpuArStream final : public ArStream {
 
 std::unique_ptr<ArStream> makeCpuArStream(const ArStreamConfig& config, int threads) {
   validateArStreamConfig(config);
-  const int workers =
-      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int workers = threadsOrAll(threads);
   return std::make_unique<CpuArStream>(config, workers);
 }
 

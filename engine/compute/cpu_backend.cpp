@@ -11,7 +11,6 @@
 #include <fstream>
 #include <functional>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "engine/ar/ar_spectrum.h"
@@ -332,7 +331,7 @@ std::string cpuModelName() {
 }
 
 std::unique_ptr<ComputeBackend> makeCpuBackend(int threads, std::string fallback) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = threadsOrAll(threads);
   return std::make_unique<CpuBackend>(threads, std::move(fallback));
 }
 

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
-#include <thread>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/emd/emd.h"
 #include "engine/emd/emd_internal.h"
 #include "engine/emd/sifting.h"
+#include "engine/parallel/worker_team.h"
 
 namespace modescope {
 namespace {
@@ -93,7 +93,7 @@ EmdResult decomposeCpu(const SignalBlock& block, const EmdParams& params, int th
                        JobContext& ctx) {
   validateEmdInput(block, params);
   emd_detail::checkEnsembleMemory(params, block.samples);
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = threadsOrAll(threads);
 
   const int64_t n = block.samples;
   const auto un = static_cast<std::size_t>(n);

@@ -6,7 +6,6 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "engine/core/block_rows.h"
 #include "engine/core/error.h"
@@ -128,24 +127,22 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params,
   // errors and diagnostics in channel order, so the message names the first bad channel.
   std::vector<int64_t> firstBad(c, -1);
   JobContext quiet;
-  parallelFor(c, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), quiet,
-              "z-scoring", [&]() -> std::function<void(std::size_t)> {
-                return [&](std::size_t ci) {
-                  const float* x = block.channel(plan.params.rows[ci]);
-                  for (int64_t k = 0; k < static_cast<int64_t>(e) * n; ++k)
-                    if (!std::isfinite(x[k])) {
-                      firstBad[ci] = k;
-                      return;
-                    }
-                  for (std::size_t ei = 0; ei < e; ++ei) {
-                    const bool flat =
-                        onHost ? zscoreSeries(x + ei * un, n, params.sd,
-                                              plan.zscored.data() + (ei * c + ci) * un) == 0.0
-                               : entropySeriesConstant(x + ei * un, n, params.sd);
-                    if (flat) plan.constant[ei * c + ci] = 1;
-                  }
-                };
-              });
+  parallelFor(c, hardwareThreads(), quiet, "z-scoring", [&]() -> std::function<void(std::size_t)> {
+    return [&](std::size_t ci) {
+      const float* x = block.channel(plan.params.rows[ci]);
+      for (int64_t k = 0; k < static_cast<int64_t>(e) * n; ++k)
+        if (!std::isfinite(x[k])) {
+          firstBad[ci] = k;
+          return;
+        }
+      for (std::size_t ei = 0; ei < e; ++ei) {
+        const bool flat = onHost ? zscoreSeries(x + ei * un, n, params.sd,
+                                                plan.zscored.data() + (ei * c + ci) * un) == 0.0
+                                 : entropySeriesConstant(x + ei * un, n, params.sd);
+        if (flat) plan.constant[ei * c + ci] = 1;
+      }
+    };
+  });
   for (std::size_t ci = 0; ci < c; ++ci) {
     const std::size_t row = plan.params.rows[ci];
     const float* x = block.channel(row);
@@ -232,19 +229,19 @@ EntropyMatrixResult assembleEntropyResult(const EntropyPlan& plan, const SignalB
   const bool sampEn = plan.params.measure == EntropyMeasure::SampleEntropy;
   // Template rows in parallel (a 148-channel, 49-epoch result has a million entries).
   JobContext quiet;
-  parallelFor(c, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), quiet,
-              "entropy values", [&]() -> std::function<void(std::size_t)> {
-                return [&](std::size_t u) {
-                  for (std::size_t ei = 0; ei < e; ++ei)
-                    for (std::size_t v = 0; v < c; ++v) {
-                      const std::size_t at = (ei * c + u) * c + v;
-                      if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) continue;
-                      values[at] =
-                          sampEn ? sampEnValue(counts[at], plan.epochSamples, plan.params.m, u == v)
-                                 : apEnValue(counts[at], templates, plan.params.bias);
-                    }
-                };
-              });
+  parallelFor(
+      c, hardwareThreads(), quiet, "entropy values", [&]() -> std::function<void(std::size_t)> {
+        return [&](std::size_t u) {
+          for (std::size_t ei = 0; ei < e; ++ei)
+            for (std::size_t v = 0; v < c; ++v) {
+              const std::size_t at = (ei * c + u) * c + v;
+              if (plan.constant[ei * c + u] || plan.constant[ei * c + v]) continue;
+              values[at] = sampEn
+                               ? sampEnValue(counts[at], plan.epochSamples, plan.params.m, u == v)
+                               : apEnValue(counts[at], templates, plan.params.bias);
+            }
+        };
+      });
   if (!plan.params.keepCounts) counts.clear();
   return finishEntropyResult(plan, block, std::move(values), std::move(counts));
 }
@@ -273,8 +270,8 @@ EntropyMatrixResult finishEntropyResult(const EntropyPlan& plan, const SignalBlo
   // same value. Undefined: not finite although neither channel is constant there.
   std::vector<std::size_t> undefinedInRow(c, 0);
   JobContext quiet;
-  parallelFor(c, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), quiet,
-              "entropy average", [&]() -> std::function<void(std::size_t)> {
+  parallelFor(c, hardwareThreads(), quiet, "entropy average",
+              [&]() -> std::function<void(std::size_t)> {
                 return [&](std::size_t u) {
                   for (std::size_t ei = 0; ei < e; ++ei)
                     for (std::size_t v = 0; v < c; ++v) {
@@ -309,7 +306,7 @@ EntropyMatrixResult computeEntropyCpu(const SignalBlock& block, const EntropyPar
   const EntropyPlan plan = planEntropy(block, params);
   const std::size_t c = plan.channels, e = plan.epochs;
   std::vector<EntropyPairCounts> counts(e * c * c);
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = threadsOrAll(threads);
   // Each series' first values sorted once, reused by all C template channels searching it
   // (entropy_candidates.h: the same matches as the brute force, about 8x fewer comparisons at
   // r = 0.2).

@@ -22,7 +22,6 @@
 #include <mutex>
 #include <numbers>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -301,7 +300,7 @@ class HhtCpuRun {
 HhtResult hilbertHuangCpu(const EmdResult& modes, const HhtParams& params, int threads,
                           JobContext& ctx) {
   validateHhtParams(params, modes);
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = threadsOrAll(threads);
   HhtCpuRun run(modes, resolveHhtParams(params, modes), threads, ctx);
   return run.run(params);
 }

@@ -12,7 +12,6 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "engine/ica/ica_whitening.h"
 #include "engine/ica/infomax.h"
 #include "engine/ica/infomax_passes.h"
+#include "engine/parallel/worker_team.h"
 
 namespace modescope {
 namespace {
@@ -125,7 +125,7 @@ IcaResult runInfomax(const SignalBlock& block, const IcaParams& params, int thre
   const auto started = std::chrono::steady_clock::now();
   validateIcaParams(params);
   checkInput(block);
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = threadsOrAll(threads);
 
   IcaResult res;
   res.params = params;

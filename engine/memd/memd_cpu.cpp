@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <thread>
 
 #include "engine/emd/sift_primitives.h"
 #include "engine/memd/memd_sift.h"
@@ -236,7 +235,7 @@ class CpuMemdEngine final : public MemdSiftEngine {
 
 MemdResult memdCpu(const SignalBlock& block, const MemdParams& params, int threads,
                    JobContext& ctx) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = threadsOrAll(threads);
   return runMemd(
       block, params,
       [threads](int dims, int64_t n, int K) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <thread>
 
 #include "engine/core/error.h"
 #include "engine/core/philox.h"
@@ -269,8 +268,7 @@ MemdResult runMemd(const SignalBlock& block, const MemdParams& params,
   result.channels.resize(static_cast<std::size_t>(channels));
   // One channel per item: the rows of a large run are tens of MB to convert (28 ms on one thread
   // for 9 rows x 32 x 30,504, measured with memd_bench --trace on the H200's host).
-  const int threads =
-      static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  const int threads = std::min(8, hardwareThreads());
   parallelFor(
       static_cast<std::size_t>(channels), threads, ctx.sub(0.95, 1.0), "storing the modes", [&] {
         return [&](std::size_t item) {

@@ -19,6 +19,7 @@
 // may be taken and ended from any thread; concurrent or nested leases get different teams.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -32,6 +33,14 @@
 #include <vector>
 
 namespace modescope {
+
+// The host's hardware threads, at least 1: what "all threads" means wherever a thread count of
+// 0 or less asks for them.
+inline int hardwareThreads() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+// `threads`, or hardwareThreads() when it is 0 or less.
+inline int threadsOrAll(int threads) { return threads > 0 ? threads : hardwareThreads(); }
 
 class WorkerTeam {
  public:

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -119,7 +118,7 @@ void filterRows(SignalBlock& data, FilterKind kind, double hz, ComputeBackend& b
   backend.applyFir(data, designFir(spec, data.sampleRate), ctx);
 }
 
-int threadCount() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int threadCount() { return hardwareThreads(); }
 
 // Share of windows in which each non-flat row's largest |r| with another non-flat row is below
 // the threshold; NaN for flat rows. Windows where a row is constant count as bad for that row.

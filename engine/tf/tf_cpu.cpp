@@ -8,7 +8,6 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "engine/core/error.h"
 #include "engine/parallel/fftw_owners.h"
@@ -43,7 +42,7 @@ TfResult computeTfCpu(const SignalBlock& block, const TfParams& params, int thre
   const int64_t S = plan.samples, hop = plan.params.hop;
   const int lo = plan.firstBin, hi = plan.lastBin;
   const int code = plan.orderCode;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = threadsOrAll(threads);
 
   // One plan, executed by every worker on its own fftw_malloc arrays (new-array interface).
   ColumnWorkspace planArrays(N, 1);
