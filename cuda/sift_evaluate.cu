@@ -235,9 +235,12 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
     const int parity = v.parity[s];
     // The solves may still run (launchOverlapping, sift_view.cuh): the signal's two marks, read
     // after its words (an acquire orders the loads after it, not those before).
+    const auto loadMarks = [&](int(&mark)[2]) {
+      MODESCOPE_UNROLL
+      for (int e = 0; e < 2; ++e) mark[e] = loadSolvedMark(&v.solved[s * 2 + e]);
+    };
     int solved[2];
-    MODESCOPE_UNROLL
-    for (int e = 0; e < 2; ++e) solved[e] = loadSolvedMark(&v.solved[s * 2 + e]);
+    loadMarks(solved);
     const int ranges = knotStart[0] | knotStart[1] | knotCount[0] | knotCount[1] | countAfter[0] |
                        countAfter[1] | countAll[0] | countAll[1];
     if (v.mustSkip(status, parity) || failed || ranges < 0) continue;
@@ -245,8 +248,7 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
     // skips the same signals).
     while (solved[0] != v.epoch || solved[1] != v.epoch) {
       __nanosleep(256);
-      MODESCOPE_UNROLL
-      for (int e = 0; e < 2; ++e) solved[e] = loadSolvedMark(&v.solved[s * 2 + e]);
+      loadMarks(solved);
     }
     // (firstTile < v.tiles: the grid has no block past the last tile.)
     const int lastTile =
