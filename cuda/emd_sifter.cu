@@ -13,8 +13,7 @@ namespace {
 
 template <class R>
 __global__ void decideStopKernel(SiftView<R> v, RuleView rule, const R* refMaxAbs, bool probeOnly) {
-  waitForKernelBefore();  // launchOverlapping: what it reads comes from the launch before it
-  letDependentsLaunch();
+  startAfterKernelBefore();
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= v.count || v.status[s] != kSifting) return;
   int* c = v.counters + s * kCounters;

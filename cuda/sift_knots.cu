@@ -104,8 +104,7 @@ __global__ void __launch_bounds__(kSampleThreads, 65536 / 64 / kSampleThreads)
 // One warp per signal and envelope: per-tile counts -> exclusive prefix, the total at the end.
 template <class R>
 __global__ void scanCountsKernel(SiftView<R> v) {
-  waitForKernelBefore();  // launchOverlapping: what it reads comes from the launch before it
-  letDependentsLaunch();
+  startAfterKernelBefore();
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = threadIdx.x % 32;
   if (warp >= 2 * v.count) return;  // uniform over the warp
@@ -198,8 +197,7 @@ constexpr int kScatterBatch = sizeof(R) == sizeof(float) ? 4 : 2;
 // registers unbounded, 4 blocks per SM (ptxas for sm_90), with no spills at 48.
 template <class R>
 __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(SiftView<R> v) {
-  waitForKernelBefore();  // launchOverlapping: what it reads comes from the launch before it
-  letDependentsLaunch();
+  startAfterKernelBefore();
   __shared__ std::int32_t list[kScatterWarps][kRegionKnots];
   const int warp = static_cast<int>(threadIdx.x / 32), lane = static_cast<int>(threadIdx.x % 32);
   const int region = static_cast<int>(blockIdx.x) * kScatterWarps + warp;
@@ -304,8 +302,7 @@ static_assert(kSiftTileSamples % kLaneSamples == 0, "a lane's flags lie in one t
 static_assert(2 * kRegionTiles <= 32, "a lane per edge");
 template <class R>
 __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
-  waitForKernelBefore();  // launchOverlapping: what it reads comes from the launch before it
-  letDependentsLaunch();
+  startAfterKernelBefore();
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int s = warp / v.regions(), region = warp % v.regions();

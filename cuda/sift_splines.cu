@@ -148,8 +148,8 @@ __global__ void __launch_bounds__(kSplineThreads) solveSmallSplinesKernel(SiftVi
 }
 template <class R>
 __global__ void __launch_bounds__(kSplineThreads) solveLargeSplinesKernel(SiftView<R> v) {
-  waitForKernelBefore();  // the knots come from the scatter (launchOverlapping)
-  letDependentsLaunch();  // after the wait: the small solve does not wait for the scatter
+  // The knots come from the scatter; the small solve, which does not wait, starts after this wait.
+  startAfterKernelBefore();
   const int system = static_cast<int>(blockIdx.x);
   const SplineSystem<R> sys = systemOf(v, system);
   const int rows = sys.n - 2;

@@ -229,13 +229,20 @@ __device__ inline void letDependentsLaunch() {
 }
 // In a kernel launched by launchOverlapping: returns once the kernel launched before it has
 // finished and its writes are visible. Called by every thread at the start of a kernel that reads
-// what the one before it wrote (before letDependentsLaunch, so that a kernel launched after it
-// that does not wait finds that one finished too); or by one thread before it exits, so that the
-// kernel ends only after the one before it, and the launches after it find both finished.
+// what the one before it wrote (startAfterKernelBefore: before letDependentsLaunch, so that a
+// kernel launched after it that does not wait finds that one finished too); or by one thread
+// before it exits, so that the kernel ends only after the one before it, and the launches after
+// it find both finished.
 __device__ inline void waitForKernelBefore() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+// At the start of a kernel launched by launchOverlapping that reads what the one before it wrote:
+// waits for that one, then lets the next launch start.
+__device__ inline void startAfterKernelBefore() {
+  waitForKernelBefore();
+  letDependentsLaunch();
 }
 // A spline's slopes are all written (the writers ordered before the calling thread by a barrier):
 // they are visible on the device before its mark.
