@@ -7,7 +7,6 @@
 #include <limits>
 #include <numbers>
 #include <string>
-#include <thread>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -115,11 +114,11 @@ void kernelSums(const double* x, std::size_t count, const std::vector<double>& f
   }
 }
 
-// Runs body(begin, end) over contiguous ranges of [0, count) on a leased team of
-// hardware_concurrency threads when the work is large enough to pay for them.
+// Runs body(begin, end) over contiguous ranges of [0, count) on a leased team of the host's
+// hardware threads when the work is large enough to pay for them.
 template <class Body>
 void parallelRanges(std::size_t count, double workPerItem, const Body& body) {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const int hw = hardwareThreads();
   const std::size_t parts =
       std::min<std::size_t>({static_cast<std::size_t>(hw), count,
                              static_cast<std::size_t>(count * workPerItem / 2e6) + 1});
@@ -127,7 +126,7 @@ void parallelRanges(std::size_t count, double workPerItem, const Body& body) {
     body(std::size_t{0}, count);
     return;
   }
-  TeamLease team(static_cast<int>(hw));
+  TeamLease team(hw);
   team->run(parts, [&](int, std::size_t p) { body(count * p / parts, count * (p + 1) / parts); });
 }
 

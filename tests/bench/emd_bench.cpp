@@ -33,13 +33,13 @@
 #include <numbers>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/core/fnv1a.h"
 #include "engine/emd/emd.h"
+#include "engine/parallel/worker_team.h"
 #ifdef MODESCOPE_HAVE_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = hardwareThreads();
   auto cpu = makeCpuBackend(threads);
   std::unique_ptr<ComputeBackend> gpu;
   double bandwidth = 0;

@@ -34,12 +34,12 @@
 #include <numbers>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/compute/backend.h"
 #include "engine/core/error.h"
 #include "engine/memd/memd.h"
+#include "engine/parallel/worker_team.h"
 #ifdef MODESCOPE_HAVE_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -167,9 +167,9 @@ int main(int argc, char** argv) {
   }
 #endif
   if (cpuOnly) gpu.reset();
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const int threads = hardwareThreads();
   std::printf(
-      "MEMD, %d sifts x %d IMFs fixed; CPU: %u threads (double); GPU: %s (%s)%s\n", kSifts, kImfs,
+      "MEMD, %d sifts x %d IMFs fixed; CPU: %d threads (double); GPU: %s (%s)%s\n", kSifts, kImfs,
       threads, gpu ? gpu->info().deviceName.c_str() : "none", float64 ? "float64" : "float32",
       bandwidth > 0
           ? (", device copy " + std::to_string(static_cast<int>(bandwidth)) + " GB/s").c_str()

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <thread>
 #include <vector>
 
 #include "engine/core/philox.h"
@@ -109,7 +108,7 @@ inline SignalBlock mixToBlock(const IcaMatrix& a, const std::vector<std::vector<
         b.data[static_cast<std::size_t>(i) * n + t] = static_cast<float>(v);
       }
   };
-  const int threads = std::max(1, std::min<int>(a.rows, std::thread::hardware_concurrency()));
+  const int threads = std::max(1, std::min(a.rows, hardwareThreads()));
   TeamLease team(threads);
   team->run(static_cast<std::size_t>(threads),
             [&](int, std::size_t w) { rows(static_cast<int>(w), threads); });
