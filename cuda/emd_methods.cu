@@ -9,6 +9,7 @@
 #include "cuda/emd_methods.cuh"
 #include "cuda/emd_sifter.cuh"
 #include "cuda/imf_rows_download.cuh"
+#include "cuda/stage_status_tally.cuh"
 #include "engine/core/error.h"
 #include "engine/core/philox.h"
 #include "engine/emd/emd.h"
@@ -276,6 +277,14 @@ __global__ void noiseScaleKernel(const int* modeCount, int k, const double* chan
   scale[b] = has ? channelFactor[b / members] / (normalise ? memberStd[b] : 1.0) : 0.0;
 }
 
+// factor[c] = noiseStd * channelStd[c] (channelStd null: noiseStd), the noise's amplitude per
+// channel: computed here from rowStatsKernel's deviations, the host does not wait for them.
+__global__ void channelFactorKernel(double* factor, double noiseStd, const double* channelStd,
+                                    int channels) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < channels) factor[c] = channelStd ? noiseStd * channelStd[c] : noiseStd;
+}
+
 // enabled[b] = channelActive[b / members]
 __global__ void expandMaskKernel(const std::uint8_t* channelActive, std::uint8_t* enabled,
                                  int signals, int members) {
@@ -322,7 +331,8 @@ class BatchRun {
         hostStatus_(std::max(B_, C_)),
         hostSifts_(std::max(B_, C_)),
         hostInt_(1),
-        rowsDown_(out_, C_, n_, std::max(B_, C_), stream) {
+        rowsDown_(out_, C_, n_, std::max(B_, C_), stream),
+        tally_(B_, stream) {
     std::vector<std::uint64_t> ids(C_);
     for (int c = 0; c < C_; ++c) ids[c] = block_.channels[first_ + c];
     upload(channelIds_.get(), ids.data(), C_);
@@ -356,13 +366,14 @@ class BatchRun {
         break;
     }
     rowsDown_.finish();
-    if (degenerate_ > 0) {
+    tally_.settle();
+    if (tally_.degenerate() > 0) {
       addDiagnostic(diagnostics, Severity::Info, "emd.degenerateMembers",
-                    std::to_string(degenerate_) +
+                    std::to_string(tally_.degenerate()) +
                         " ensemble member(s) had fewer than 3 extrema at some stage; their local "
                         "mean is the candidate itself (no noise-assisted IMF).");
     }
-    if (capReached_) {
+    if (capReached_ || tally_.capReached()) {
       addDiagnostic(diagnostics, Severity::Warning, "emd.siftCapReached",
                     "sifting reached its iteration cap for some IMF before the stop rule was met; "
                     "raise the maximum sift count if the IMFs look under-sifted.");
@@ -506,7 +517,7 @@ class BatchRun {
     const int limit = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
     for (int k = 0; k < limit; ++k) {
       progress(static_cast<double>(k) / std::min(limit, 16), "EMD IMF " + std::to_string(k + 1));
-      upload(channelActive_.get(), active.data(), C_);
+      setChannelActive(active);
       sifter_.extract(C_, p_.stop, channelActive_.get(), ref.get(), false, ctx_.sub(0, 0));
       const int* st = fetchStatus(C_, capOf(p_.stop));
       std::vector<std::uint8_t> got(C_, 0);
@@ -567,12 +578,16 @@ class BatchRun {
     appendResidue(d_.get(), all, one);
   }
 
-  // Stage with the noise mode `k` (0-based) of each member scaled by factor[c] (/ std(E_k) when
-  // normalise), realizations built from base = r_, one extract; returns nothing, leaves the
-  // sifter's IMFs and statuses for the ensemble mean.
-  void noisyStage(int k, const std::vector<double>& factor, bool normalise,
+  // Stage with the noise mode `k` (0-based) of each member scaled by noiseStd * channelStd[c]
+  // (channelStd on the device, or null: noiseStd; / std(E_k) when normalise), realizations built
+  // from base = r_, one extract; returns nothing, leaves the sifter's IMFs and statuses for the
+  // ensemble mean.
+  void noisyStage(int k, const double* channelStd, bool normalise,
                   const std::vector<std::uint8_t>& active) {
-    upload(factor_.get(), factor.data(), C_);
+    // Before the rows' statistics below overwrite std_, which channelStd may be.
+    channelFactorKernel<<<blocksFor(C_, 128), 128, 0, stream_>>>(factor_.get(), p_.noiseStd,
+                                                                 channelStd, C_);
+    MODESCOPE_CUDA_CHECK_LAUNCH("channelFactorKernel", stream_);
     if (normalise) rowStats(noiseModes_[k].get(), B_);
     noiseScaleKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(modeCount_.get(), k, factor_.get(),
                                                               std_.get(), normalise, hasMode_.get(),
@@ -583,23 +598,19 @@ class BatchRun {
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
     enableActiveMembers(active);
     sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
-    const int* st = fetchStatus(B_, capOf(p_.stop));
-    for (int b = 0; b < B_; ++b) degenerate_ += active[b / I_] && st[b] == kSiftNoImf;
+    tallyStatuses(active);
   }
 
   // A stage on the current residue r: noise mode `mode` of each member scaled by
   // noiseStd * std(r) (/ std(E) when normalise), or no noise once the modes are exhausted.
   // Returns whether noise mode `mode` exists.
   bool residueStage(int mode, bool normalise, const std::vector<std::uint8_t>& active) {
-    rowStats(r_.get(), C_);
-    const std::vector<double> sr = hostStd(C_);
-    std::vector<double> factor(C_);
-    for (int c = 0; c < C_; ++c) factor[c] = p_.noiseStd * sr[c];
     if (mode >= static_cast<int>(noiseModes_.size())) {
       noiselessStage(active);
       return false;
     }
-    noisyStage(mode, factor, normalise, active);
+    rowStats(r_.get(), C_);
+    noisyStage(mode, std_.get(), normalise, active);
     return true;
   }
 
@@ -612,21 +623,39 @@ class BatchRun {
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
     enableActiveMembers(active);
     sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
-    fetchStatus(B_, capOf(p_.stop));
+    tallyStatuses({});
+  }
+
+  // The stage's statuses for the diagnostics, counted when the next stage queues its own
+  // (StageStatusTally); degenerate members are counted in the channels countDegenerate sets.
+  void tallyStatuses(std::vector<std::uint8_t> countDegenerate) {
+    tally_.queue(sifter_.status(), sifter_.sifts(), B_, I_, capOf(p_.stop),
+                 std::move(countDegenerate));
+  }
+
+  // channelActive_ = active, copied only when it changed: a copy from pageable memory waits for
+  // the stream to drain, and the probe and the stage after it copied the same mask every stage.
+  // Returns whether it changed.
+  bool setChannelActive(const std::vector<std::uint8_t>& active) {
+    if (active == deviceActive_) return false;
+    upload(channelActive_.get(), active.data(), C_);
+    deviceActive_ = active;
+    return true;
   }
 
   void enableActiveMembers(const std::vector<std::uint8_t>& active) {
-    upload(channelActive_.get(), active.data(), C_);
+    if (!setChannelActive(active) && membersEnabled_) return;
     expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(),
                                                               memberEnabled_.get(), B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("expandMaskKernel", stream_);
+    membersEnabled_ = true;
   }
 
   // iceemdan.m's es_imf (or, extremaOnly, CEEMDAN's "> 2 extrema") on r_ per channel.
   std::vector<std::uint8_t> probe(const std::vector<std::uint8_t>& active, bool extremaOnly) {
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), r_.get(), rowsC() * sizeof(R),
                                        cudaMemcpyDeviceToDevice, stream_));
-    upload(channelActive_.get(), active.data(), C_);
+    setChannelActive(active);
     sifter_.extract(C_, p_.stop, channelActive_.get(), nullptr, true, ctx_.sub(0, 0));
     const int* st = fetchStatus(C_);
     std::vector<std::uint8_t> go(C_);
@@ -643,7 +672,7 @@ class BatchRun {
     std::vector<std::uint8_t> active(C_, 1);
     // Stage 1: E_1 normalised to unit std, factor noiseStd (std(x~) = 1).
     progress(0.4, "ICEEMDAN mode 1");
-    noisyStage(0, std::vector<double>(C_, p_.noiseStd), true, active);
+    noisyStage(0, nullptr, true, active);
     ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
         rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(), noiseModes_[0].get(), scale_.get(),
         hasMode_.get(), n_, C_, I_, true);
@@ -705,8 +734,7 @@ class BatchRun {
                                                    I_, channelIds_.get(), p_.seed, false);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
     sifter_.extract(B_, p_.stop, nullptr, nullptr, false, ctx_.sub(0, 0));
-    const int* st = fetchStatus(B_, capOf(p_.stop));
-    for (int b = 0; b < B_; ++b) degenerate_ += st[b] == kSiftNoImf;
+    tallyStatuses(active);
     ceemdanFinish(active);
     const int maxModes = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
     for (int k = 1; k < maxModes; ++k) {
@@ -754,8 +782,10 @@ class BatchRun {
   std::vector<double> sigma_;
   std::vector<EmdChannelModes> out_;
   ImfRowsDownload<R> rowsDown_;  // after out_, which its host thread fills
-  std::int64_t degenerate_ = 0;
-  bool capReached_ = false;
+  StageStatusTally tally_;
+  std::vector<std::uint8_t> deviceActive_;  // what channelActive_ holds (empty: not set yet)
+  bool membersEnabled_ = false;             // memberEnabled_ expanded from channelActive_
+  bool capReached_ = false;                 // by the statuses fetchStatus waits for (and tally_'s)
 };
 
 }  // namespace

@@ -240,6 +240,53 @@ TEST_F(GpuEmd, ChannelStoppingBeforeItsNeighboursMatchesInFloat64) {
   }
 }
 
+// What the stages' statuses tell the diagnostics, counted by the host after the stage instead of
+// at once (StageStatusTally, cuda/stage_status_tally.cuh): members with fewer than 3 extrema
+// (short rows and strong noise give them in both methods) and the sift cap (Rilling's rule with a
+// cap of 3), against the CPU's counts.
+TEST_F(GpuEmd, DegenerateMembersAndSiftCapAreReportedAsTheCpuCountsThem) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> g(0.0, 1.0);
+  SignalBlock block;
+  block.sampleRate = 256.0;
+  block.samples = 24;
+  block.channels = {2, 5};
+  block.data.resize(2 * static_cast<std::size_t>(block.samples));
+  for (int64_t t = 0; t < block.samples; ++t) {
+    const double phase = 2 * std::numbers::pi * static_cast<double>(t) / 24.0;
+    block.channel(0)[t] = static_cast<float>(std::sin(4 * phase) + 0.3 * g(rng));
+    block.channel(1)[t] = static_cast<float>(std::sin(2 * phase) + 0.01 * t);
+  }
+  const auto find = [](const EmdResult& r, const std::string& code) -> const Diagnostic* {
+    for (const Diagnostic& d : r.diagnostics)
+      if (d.code == code) return &d;
+    return nullptr;
+  };
+  // The number of degenerate members, which the message starts with; -1 without the diagnostic.
+  const auto degenerate = [&](const EmdResult& r) -> long long {
+    const Diagnostic* d = find(r, "emd.degenerateMembers");
+    return d ? std::stoll(d->message) : -1;
+  };
+  for (EmdMethod m : {EmdMethod::Ceemdan, EmdMethod::Iceemdan}) {
+    EmdParams p = paramsFor(m, GpuPrecision::Float64);
+    p.ensembleSize = 20;
+    p.noiseStd = 3.0;
+    p.maxImfs = 0;
+    p.stop = StopRule{};
+    p.stop.maxSifts = 3;
+    p.noiseStop = p.stop;
+    JobContext ctx;
+    const EmdResult c = cpu_->decompose(block, p, ctx);
+    const EmdResult gpu = gpu_->decompose(block, p, ctx);
+    ASSERT_GT(degenerate(c), 0)
+        << emdMethodName(m) << ": the CPU must see degenerate members for this test to mean much";
+    ASSERT_NE(find(c, "emd.siftCapReached"), nullptr) << emdMethodName(m);
+    EXPECT_LE(worstRowError(block, c, gpu), kFloat64RowTolerance) << emdMethodName(m);
+    EXPECT_EQ(degenerate(gpu), degenerate(c)) << emdMethodName(m);
+    EXPECT_NE(find(gpu, "emd.siftCapReached"), nullptr) << emdMethodName(m);
+  }
+}
+
 // Plateaus (runs of equal samples) are flagged from their first sample and count once, at their
 // middle, which can lie in a later 1,024-sample tile of the device's sifter than their start
 // (cuda/emd_sifter.cuh): quantised values (short plateaus everywhere), hand-placed runs across
