@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cuda/cuda_backend.h"
@@ -25,6 +26,26 @@ std::string gib(double bytes) {
 
 // Leave room for the CUDA context's own allocations, cub temporaries and fragmentation.
 constexpr double kUsableFraction = 0.85;
+
+// ICEEMDAN sifts each stage's members and the noise's next mode in one batch
+// (decomposeChannelBatch's noiseInStages) where one batch's members alone leave the device partly
+// idle: up to this many member samples per SM, when the larger batch fits. Measured on an H200
+// (emd_bench, docs/emd.md, eighteenth session). MODESCOPE_EMD_NOISE_FIRST=1 computes every noise
+// mode first whatever the size (the same bits; tests/gpu/emd_parity_test.cpp compares).
+constexpr double kNoiseInStagesSamplesPerSm = 1 << 19;
+bool noiseInStages(const EmdParams& p, std::int64_t samples, int channels, std::size_t perChannel,
+                   double budget) {
+  const std::size_t extra = emdNoiseInStagesBytesPerChannel(p, samples);
+  if (extra == 0 || std::getenv("MODESCOPE_EMD_NOISE_FIRST") != nullptr) return false;
+  if (static_cast<double>(channels) * static_cast<double>(perChannel + extra) > budget) {
+    return false;
+  }
+  int device = 0, sms = 0;
+  MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
+  MODESCOPE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const double memberSamples = static_cast<double>(channels) * p.ensembleSize * samples;
+  return memberSamples <= kNoiseInStagesSamplesPerSm * sms;
+}
 
 }  // namespace
 
@@ -73,12 +94,13 @@ EmdResult decomposeGpu(const SignalBlock& block, const EmdParams& params, JobCon
     const int count = std::min(perBatch, channels - first);
     JobContext sub = ctx.sub(static_cast<double>(first) / channels,
                              static_cast<double>(first + count) / channels);
+    const bool together = noiseInStages(params, block.samples, count, perChannel, budget);
     try {
       if (params.gpuPrecision == GpuPrecision::Float64) {
-        decomposeChannelBatch<double>(block, first, count, params, result.channels,
+        decomposeChannelBatch<double>(block, first, count, params, together, result.channels,
                                       result.diagnostics, stream.get(), sub);
       } else {
-        decomposeChannelBatch<float>(block, first, count, params, result.channels,
+        decomposeChannelBatch<float>(block, first, count, params, together, result.channels,
                                      result.diagnostics, stream.get(), sub);
       }
     } catch (const OutOfDeviceMemoryError&) {

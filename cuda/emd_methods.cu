@@ -296,12 +296,20 @@ unsigned blocksFor(std::size_t count, int threads = kThreads) {
   return static_cast<unsigned>((count + threads - 1) / threads);
 }
 
+// Whether the sifter takes the two rules alike (RuleView): one extract can then sift signals
+// of both.
+bool siftsAlike(const StopRule& a, const StopRule& b) {
+  return a.kind == b.kind && a.threshold1 == b.threshold1 && a.threshold2 == b.threshold2 &&
+         a.tolerance == b.tolerance && a.maxSifts == b.maxSifts && a.fixedSifts == b.fixedSifts &&
+         a.sNumber == b.sNumber;
+}
+
 // The whole run for one batch of channels in precision R.
 template <class R>
 class BatchRun {
  public:
   BatchRun(const SignalBlock& block, std::size_t firstRow, int channels, const EmdParams& p,
-           cudaStream_t stream, const JobContext& ctx)
+           bool noiseInStages, cudaStream_t stream, const JobContext& ctx)
       : block_(block),
         first_(firstRow),
         C_(channels),
@@ -309,9 +317,12 @@ class BatchRun {
         n_(block.samples),
         I_(p.method == EmdMethod::Emd ? 1 : p.ensembleSize),
         B_(C_ * I_),
+        noiseInStages_(noiseInStages && p.method == EmdMethod::Iceemdan &&
+                       siftsAlike(p.stop, p.noiseStop)),
+        noiseRow_(noiseInStages_ ? B_ : 0),
         stream_(stream),
         ctx_(ctx),
-        sifter_(n_, std::max(B_, C_), stream),
+        sifter_(n_, std::max(noiseRow_ + B_, C_), stream),
         x_(rowsC()),
         r_(rowsC()),
         rNew_(rowsC()),
@@ -323,9 +334,8 @@ class BatchRun {
         scale_(B_),
         hasMode_(B_),
         modeCount_(B_),
-        alive_(B_),
+        enabled_(2 * static_cast<std::size_t>(B_)),
         channelActive_(C_),
-        memberEnabled_(B_),
         aliveTotal_(1),
         channelIds_(C_),
         hostStatus_(std::max(B_, C_)),
@@ -373,6 +383,11 @@ class BatchRun {
                         " ensemble member(s) had fewer than 3 extrema at some stage; their local "
                         "mean is the candidate itself (no noise-assisted IMF).");
     }
+    std::vector<std::size_t> limited;
+    for (int c = 0; c < C_ && !limitReached_.empty(); ++c) {
+      if (limitReached_[c]) limited.push_back(block_.channels[first_ + c]);
+    }
+    if (!limited.empty()) diagnostics.push_back(imfLimitDiagnostic(automaticImfLimit(n_), limited));
     if (capReached_ || tally_.capReached()) {
       addDiagnostic(diagnostics, Severity::Warning, "emd.siftCapReached",
                     "sifting reached its iteration cap for some IMF before the stop rule was met; "
@@ -459,43 +474,99 @@ class BatchRun {
   // ---- noise modes E_k(w_i) -------------------------------------------------------------------
 
   // Every member's realization base[c] + scale[b] * w_b (base null: the noise alone) into
-  // `residue` and the sifter's input, and its max |value| into `ref` (emd.m's reference for the
-  // too-small-amplitude stop).
-  void startMembers(const R* base, const double* scale, bool paired, DeviceBuffer<R>& residue,
-                    DeviceBuffer<R>& ref) {
-    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(residue.get(), base, scale, n_, B_, I_,
+  // `residue` and the sifter's rows from `firstRow` on, and its max |value| into `ref` (emd.m's
+  // reference for the too-small-amplitude stop).
+  void startMembers(const R* base, const double* scale, bool paired, R* residue, int firstRow,
+                    R* ref) {
+    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(residue, base, scale, n_, B_, I_,
                                                    channelIds_.get(), p_.seed, paired);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), residue.get(), rowsB() * sizeof(R),
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifterRow(firstRow), residue, rowsB() * sizeof(R),
                                        cudaMemcpyDeviceToDevice, stream_));
-    rowStatsKernel<<<B_, kThreads, 0, stream_>>>(residue.get(), n_, n_, nullptr, nullptr,
-                                                 ref.get());
+    rowStatsKernel<<<B_, kThreads, 0, stream_>>>(residue, n_, n_, nullptr, nullptr, ref);
     MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
   }
 
-  // Full EMD of every member's white noise with noiseStop, modes kept on the device. `needed`:
-  // modes to compute at most (0 = until every member is exhausted).
-  void computeNoiseModes(int needed, double f0, double f1) {
-    DeviceBuffer<R> residue(rowsB()), ref(B_);
-    startMembers(nullptr, nullptr, false, residue, ref);
+  R* sifterRow(int row) const { return sifter_.input() + static_cast<std::size_t>(row) * n_; }
+  // The sifter's enable flags: the stage's members (rows 0 .. B - 1), then the noise members
+  // (sifted in rows noiseRow_ ..; alive: they may yield another mode).
+  std::uint8_t* memberEnabled() const { return enabled_.get(); }
+  std::uint8_t* alive() const { return enabled_.get() + B_; }
+
+  // The noise's members: white noise in the sifter's rows noiseRow_ .. and in noiseResidue_,
+  // no modes yet, all alive. noiseRef_ holds noiseRow_ zeros (no amplitude test for the stage's
+  // members sifted beside them) and then each noise member's max |w|.
+  void startNoiseModes() {
+    noiseResidue_ = DeviceBuffer<R>(rowsB());
+    noiseRef_ = DeviceBuffer<R>(static_cast<std::size_t>(noiseRow_ + B_));
+    if (noiseRow_ > 0) {
+      MODESCOPE_CUDA_TRY(cudaMemsetAsync(noiseRef_.get(), 0, noiseRow_ * sizeof(R), stream_));
+    }
+    startMembers(nullptr, nullptr, false, noiseResidue_.get(), noiseRow_,
+                 noiseRef_.get() + noiseRow_);
     MODESCOPE_CUDA_TRY(cudaMemsetAsync(modeCount_.get(), 0, B_ * sizeof(int), stream_));
-    MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive_.get(), 1, B_, stream_));
-    const int limit = needed > 0 ? needed : 64;
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive(), 1, B_, stream_));
+    noiseGoesOn_ = true;
+  }
+
+  // After an extract that sifted the noise members: their mode k (the next of noiseModes_) kept,
+  // their residues and next inputs updated. Returns whether another mode is to be computed: some
+  // member may yield one, and fewer than `needed` (0: automaticImfLimit) are computed.
+  bool keepNoiseMode(int needed) {
+    const int k = static_cast<int>(noiseModes_.size());
+    noiseModes_.emplace_back(rowsB());
+    noiseStepKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
+        noiseModes_.back().get(), noiseResidue_.get(), sifterRow(noiseRow_),
+        sifter_.imfs() + noiseRow_, sifter_.status() + noiseRow_, n_, B_);
+    MODESCOPE_CUDA_CHECK_LAUNCH("noiseStepKernel", stream_);
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(aliveTotal_.get(), 0, sizeof(int), stream_));
+    noiseCountKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(
+        sifter_.status() + noiseRow_, k, modeCount_.get(), alive(), B_, aliveTotal_.get());
+    MODESCOPE_CUDA_CHECK_LAUNCH("noiseCountKernel", stream_);
+    download(hostInt_.get(), aliveTotal_.get(), 1);
+    noiseGoesOn_ = *hostInt_.get() != 0 && k + 1 < (needed > 0 ? needed : automaticImfLimit(n_));
+    if (!noiseGoesOn_) {
+      noiseResidue_ = DeviceBuffer<R>();
+      noiseRef_ = DeviceBuffer<R>();
+    }
+    return noiseGoesOn_;
+  }
+
+  // Full EMD of every member's white noise with noiseStop, modes kept on the device. `needed`:
+  // modes to compute at most (0 = until every member is exhausted). With noiseInStages_, only the
+  // first mode: each stage sifts the next one beside its own members (siftStage).
+  void computeNoiseModes(int needed, double f0, double f1) {
+    startNoiseModes();
+    if (noiseInStages_) {
+      // The stage's rows are not in use yet: left out of this extract.
+      MODESCOPE_CUDA_TRY(cudaMemsetAsync(memberEnabled(), 0, B_, stream_));
+      membersEnabled_ = false;
+      progress(f0, "noise modes 1");
+      sifter_.extract(noiseRow_ + B_, p_.noiseStop, memberEnabled(), noiseRef_.get(), false,
+                      ctx_.sub(0, 0));
+      keepNoiseMode(needed);
+      return;
+    }
+    const int limit = needed > 0 ? needed : automaticImfLimit(n_);
     for (int k = 0; k < limit; ++k) {
       progress(f0 + (f1 - f0) * k / limit, "noise modes " + std::to_string(k + 1));
-      sifter_.extract(B_, p_.noiseStop, alive_.get(), ref.get(), false, ctx_.sub(0, 0));
-      noiseModes_.emplace_back(rowsB());
-      noiseStepKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
-          noiseModes_.back().get(), residue.get(), sifter_.input(), sifter_.imfs(),
-          sifter_.status(), n_, B_);
-      MODESCOPE_CUDA_CHECK_LAUNCH("noiseStepKernel", stream_);
-      MODESCOPE_CUDA_TRY(cudaMemsetAsync(aliveTotal_.get(), 0, sizeof(int), stream_));
-      noiseCountKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(
-          sifter_.status(), k, modeCount_.get(), alive_.get(), B_, aliveTotal_.get());
-      MODESCOPE_CUDA_CHECK_LAUNCH("noiseCountKernel", stream_);
-      download(hostInt_.get(), aliveTotal_.get(), 1);
-      if (*hostInt_.get() == 0) break;
+      sifter_.extract(B_, p_.noiseStop, alive(), noiseRef_.get(), false, ctx_.sub(0, 0));
+      if (!keepNoiseMode(needed)) break;
     }
+  }
+
+  // The stage's members (the sifter's rows 0 .. B - 1, enabled by memberEnabled()) sifted with
+  // the stop rule, and the noise's next mode beside them while it goes on (noiseInStages_: one
+  // batch of 2 B signals; the two halves take the same rule). With a batch that leaves the device
+  // partly idle, the noise's extract and the stage's ran one after the other: each paid the
+  // iteration's launches and the device's idle tails alone (docs/emd.md).
+  // countDegenerate: as tallyStatuses.
+  void siftStage(std::vector<std::uint8_t> countDegenerate) {
+    const bool withNoise = noiseInStages_ && noiseGoesOn_;
+    sifter_.extract(withNoise ? noiseRow_ + B_ : B_, p_.stop, memberEnabled(),
+                    withNoise ? noiseRef_.get() : nullptr, false, ctx_.sub(0, 0));
+    tallyStatuses(std::move(countDegenerate));
+    if (withNoise) keepNoiseMode(neededNoiseModes_);
   }
 
   // ---- methods
@@ -514,7 +585,7 @@ class BatchRun {
                                        cudaMemcpyDeviceToDevice, stream_));
     std::vector<std::uint8_t> active(C_, 1);
     const std::vector<double> one(C_, 1.0);
-    const int limit = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
+    const int limit = imfLimit(p_, n_);
     for (int k = 0; k < limit; ++k) {
       progress(static_cast<double>(k) / std::min(limit, 16), "EMD IMF " + std::to_string(k + 1));
       setChannelActive(active);
@@ -533,6 +604,7 @@ class BatchRun {
       active = got;
       if (!any) break;
     }
+    if (p_.maxImfs == 0) limitReached_ = active;  // the channels that gave an IMF at the limit
     appendResidue(residue.get(), std::vector<std::uint8_t>(C_, 1), one);
   }
 
@@ -543,8 +615,8 @@ class BatchRun {
     for (int b = 0; b < B_; ++b) amp[b] = p_.noiseStd * sigma_[b / I_];
     upload(scale_.get(), amp.data(), B_);
     DeviceBuffer<R> residue(rowsB()), ref(B_);
-    startMembers(x_.get(), scale_.get(), p_.pairedNoise, residue, ref);
-    MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive_.get(), 1, B_, stream_));
+    startMembers(x_.get(), scale_.get(), p_.pairedNoise, residue.get(), 0, ref.get());
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(alive(), 1, B_, stream_));
     const int K =
         p_.maxImfs > 0 ? p_.maxImfs : std::max(1, static_cast<int>(std::floor(std::log2(n_))) - 1);
     // sum_k d_k, for the residue x - sum d_k.
@@ -554,7 +626,7 @@ class BatchRun {
     const std::vector<double> one(C_, 1.0);
     for (int k = 0; k < K; ++k) {
       progress(static_cast<double>(k) / K, "EEMD IMF " + std::to_string(k + 1));
-      sifter_.extract(B_, p_.stop, alive_.get(), ref.get(), false, ctx_.sub(0, 0));
+      sifter_.extract(B_, p_.stop, alive(), ref.get(), false, ctx_.sub(0, 0));
       const int* st = fetchStatus(B_, capOf(p_.stop));
       std::vector<std::uint8_t> alive(B_);
       for (int b = 0; b < B_; ++b) alive[b] = st[b] == kSiftDone;
@@ -570,7 +642,7 @@ class BatchRun {
                                                                   d_.get(), R(1), rowsC());
       MODESCOPE_CUDA_CHECK_LAUNCH("combineKernel", stream_);
       appendRows(d_.get(), all, true, I_, one);
-      upload(alive_.get(), alive.data(), B_);
+      upload(this->alive(), alive.data(), B_);
     }
     combineKernel<<<blocksFor(rowsC()), kThreads, 0, stream_>>>(d_.get(), x_.get(), total.get(),
                                                                 R(-1), rowsC());
@@ -597,8 +669,7 @@ class BatchRun {
         sifter_.input(), r_.get(), noiseModes_[k].get(), scale_.get(), hasMode_.get(), n_, B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
     enableActiveMembers(active);
-    sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
-    tallyStatuses(active);
+    siftStage(active);
   }
 
   // A stage on the current residue r: noise mode `mode` of each member scaled by
@@ -622,8 +693,7 @@ class BatchRun {
         sifter_.input(), r_.get(), r_.get(), scale_.get(), hasMode_.get(), n_, B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
     enableActiveMembers(active);
-    sifter_.extract(B_, p_.stop, memberEnabled_.get(), nullptr, false, ctx_.sub(0, 0));
-    tallyStatuses({});
+    siftStage({});
   }
 
   // The stage's statuses for the diagnostics, counted when the next stage queues its own
@@ -645,8 +715,8 @@ class BatchRun {
 
   void enableActiveMembers(const std::vector<std::uint8_t>& active) {
     if (!setChannelActive(active) && membersEnabled_) return;
-    expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(),
-                                                              memberEnabled_.get(), B_, I_);
+    expandMaskKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(channelActive_.get(), memberEnabled(),
+                                                              B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("expandMaskKernel", stream_);
     membersEnabled_ = true;
   }
@@ -666,23 +736,29 @@ class BatchRun {
   }
 
   void runIceemdan() {
-    const int needed = p_.maxImfs > 0 ? p_.maxImfs : 0;
-    computeNoiseModes(needed, 0.0, 0.4);
+    neededNoiseModes_ = p_.maxImfs > 0 ? p_.maxImfs : 0;
+    const double stages = noiseInStages_ ? 0.05 : 0.4;  // the progress before the stages
+    computeNoiseModes(neededNoiseModes_, 0.0, stages);
     standardise();
     std::vector<std::uint8_t> active(C_, 1);
     // Stage 1: E_1 normalised to unit std, factor noiseStd (std(x~) = 1).
-    progress(0.4, "ICEEMDAN mode 1");
+    progress(stages, "ICEEMDAN mode 1");
     noisyStage(0, nullptr, true, active);
     ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
         rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(), noiseModes_[0].get(), scale_.get(),
         hasMode_.get(), n_, C_, I_, true);
     MODESCOPE_CUDA_CHECK_LAUNCH("ensembleMeanKernel", stream_);
     finishStage(active);
-    const int maxModes = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
-    for (int k = 1; k < maxModes; ++k) {
-      progress(0.4 + 0.6 * std::min(1.0, k / 14.0), "ICEEMDAN mode " + std::to_string(k + 1));
+    const int limit = imfLimit(p_, n_);
+    for (int k = 1; p_.maxImfs == 0 || k < limit; ++k) {
+      progress(stages + (1 - stages) * std::min(1.0, k / 14.0),
+               "ICEEMDAN mode " + std::to_string(k + 1));
       active = probe(active, false);
       if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
+      if (k == limit) {  // an automatic count, and these channels' residues still have an IMF
+        limitReached_ = active;
+        break;
+      }
       const bool haveMode = residueStage(k, p_.noiseScaling == NoiseScaling::Constant, active);
       ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
           rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(),
@@ -736,11 +812,15 @@ class BatchRun {
     sifter_.extract(B_, p_.stop, nullptr, nullptr, false, ctx_.sub(0, 0));
     tallyStatuses(active);
     ceemdanFinish(active);
-    const int maxModes = p_.maxImfs > 0 ? p_.maxImfs : 1 << 20;
-    for (int k = 1; k < maxModes; ++k) {
+    const int limit = imfLimit(p_, n_);
+    for (int k = 1; p_.maxImfs == 0 || k < limit; ++k) {
       progress(0.4 + 0.6 * std::min(1.0, k / 14.0), "CEEMDAN mode " + std::to_string(k + 1));
       active = probe(active, true);
       if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
+      if (k == limit) {  // an automatic count, and these channels' residues have 3 extrema
+        limitReached_ = active;
+        break;
+      }
       residueStage(k - 1, true, active);  // Torres: E_{k-1} for mode k
       ceemdanFinish(active);
     }
@@ -766,6 +846,11 @@ class BatchRun {
   const EmdParams& p_;
   std::int64_t n_;
   int I_, B_;
+  // ICEEMDAN sifts each stage's members and the noise's next mode in one batch (siftStage): the
+  // noise members in the sifter's rows noiseRow_ = B .. 2 B - 1. Otherwise noiseRow_ = 0 and the
+  // noise modes are all computed first.
+  bool noiseInStages_;
+  int noiseRow_;
   cudaStream_t stream_;
   const JobContext& ctx_;
   BatchSifter<R> sifter_;
@@ -774,27 +859,38 @@ class BatchRun {
   DeviceBuffer<R> maxAbs_;
   DeviceBuffer<double> factor_, scale_;
   DeviceBuffer<int> hasMode_, modeCount_;
-  DeviceBuffer<std::uint8_t> alive_, channelActive_, memberEnabled_;
+  DeviceBuffer<std::uint8_t> enabled_, channelActive_;
   DeviceBuffer<int> aliveTotal_;
   DeviceBuffer<std::uint64_t> channelIds_;
   std::vector<DeviceBuffer<R>> noiseModes_;
+  DeviceBuffer<R> noiseResidue_, noiseRef_;  // while noise modes are computed (startNoiseModes)
+  bool noiseGoesOn_ = false;                 // another noise mode is to be computed
+  int neededNoiseModes_ = 0;  // at most this many (0: until exhausted, at most automaticImfLimit)
   PinnedBuffer<int> hostStatus_, hostSifts_, hostInt_;
   std::vector<double> sigma_;
   std::vector<EmdChannelModes> out_;
   ImfRowsDownload<R> rowsDown_;  // after out_, which its host thread fills
   StageStatusTally tally_;
   std::vector<std::uint8_t> deviceActive_;  // what channelActive_ holds (empty: not set yet)
-  bool membersEnabled_ = false;             // memberEnabled_ expanded from channelActive_
+  bool membersEnabled_ = false;             // memberEnabled() expanded from channelActive_
   bool capReached_ = false;                 // by the statuses fetchStatus waits for (and tally_'s)
+  // Per channel: an automatic IMF count stopped at imfLimit with an IMF left (empty: none).
+  std::vector<std::uint8_t> limitReached_;
 };
 
 }  // namespace
 
 int emdNoiseModeEstimate(const EmdParams& p, std::int64_t samples) {
   if (p.method == EmdMethod::Emd || p.method == EmdMethod::Eemd) return 0;
-  if (p.maxImfs > 0) return p.maxImfs;
-  // White noise gives about one IMF per octave; Rilling's rule and the residue add a few.
-  return static_cast<int>(std::floor(std::log2(static_cast<double>(samples)))) + 6;
+  return imfLimit(p, samples);  // the most any run computes
+}
+
+std::size_t emdNoiseInStagesBytesPerChannel(const EmdParams& p, std::int64_t samples) {
+  if (p.method != EmdMethod::Iceemdan || !siftsAlike(p.stop, p.noiseStop)) return 0;
+  const std::size_t sifter = p.gpuPrecision == GpuPrecision::Float64
+                                 ? BatchSifter<double>::bytesPerSignal(samples)
+                                 : BatchSifter<float>::bytesPerSignal(samples);
+  return static_cast<std::size_t>(p.ensembleSize) * sifter;
 }
 
 std::size_t emdBytesPerChannel(const EmdParams& p, std::int64_t samples) {
@@ -811,17 +907,18 @@ std::size_t emdBytesPerChannel(const EmdParams& p, std::int64_t samples) {
 
 template <class R>
 void decomposeChannelBatch(const SignalBlock& block, std::size_t firstRow, int channels,
-                           const EmdParams& p, std::vector<EmdChannelModes>& out,
-                           Diagnostics& diagnostics, cudaStream_t stream, const JobContext& ctx) {
-  BatchRun<R> run(block, firstRow, channels, p, stream, ctx);
+                           const EmdParams& p, bool noiseInStages,
+                           std::vector<EmdChannelModes>& out, Diagnostics& diagnostics,
+                           cudaStream_t stream, const JobContext& ctx) {
+  BatchRun<R> run(block, firstRow, channels, p, noiseInStages, stream, ctx);
   for (auto& m : run.run(diagnostics)) out.push_back(std::move(m));
 }
 
 template void decomposeChannelBatch<float>(const SignalBlock&, std::size_t, int, const EmdParams&,
-                                           std::vector<EmdChannelModes>&, Diagnostics&,
+                                           bool, std::vector<EmdChannelModes>&, Diagnostics&,
                                            cudaStream_t, const JobContext&);
 template void decomposeChannelBatch<double>(const SignalBlock&, std::size_t, int, const EmdParams&,
-                                            std::vector<EmdChannelModes>&, Diagnostics&,
+                                            bool, std::vector<EmdChannelModes>&, Diagnostics&,
                                             cudaStream_t, const JobContext&);
 
 }  // namespace modescope::cuda

@@ -46,6 +46,14 @@ std::string channelList(const std::vector<std::size_t>& channels) {
 
 }  // namespace
 
+Diagnostic imfLimitDiagnostic(int limit, const std::vector<std::size_t>& channels) {
+  return {Severity::Warning, "emd.imfLimitReached",
+          "the automatic IMF count stopped at its limit of " + std::to_string(limit) +
+              " IMFs (floor(log2 N) + 6) while the residue still had an IMF (channels " +
+              channelList(channels) +
+              "); in float32 the last IMFs are then rounding noise: use float64, or set maxImfs"};
+}
+
 void validateEmdInput(const SignalBlock& block, const EmdParams& params) {
   validateEmdParams(params);
   if (block.channels.empty())
@@ -130,6 +138,7 @@ EmdResult decomposeCpu(const SignalBlock& block, const EmdParams& params, int th
         const int k = empiricalModes(x.data(), n, params.stop, params.maxImfs, d.data, d.sifts, ws);
         d.rows = k + 1;
         d.extractions = k;
+        d.imfLimitReached = params.maxImfs == 0 && k == automaticImfLimit(n);
         d.capReached = ws.capReached - capBefore;
       });
       ctx.progress(static_cast<double>(start + count) / static_cast<double>(channels),
@@ -162,7 +171,7 @@ EmdResult decomposeCpu(const SignalBlock& block, const EmdParams& params, int th
 
   // Float rows and diagnostics.
   int64_t capReached = 0, noiseCap = 0, degenerate = 0, extractions = 0;
-  std::vector<std::size_t> capChannels, degenerateChannels;
+  std::vector<std::size_t> capChannels, degenerateChannels, limitChannels;
   for (std::size_t c = 0; c < channels; ++c) {
     ChannelDecomposition& d = parts[c];
     EmdChannelModes& m = result.channels[c];
@@ -179,6 +188,7 @@ EmdResult decomposeCpu(const SignalBlock& block, const EmdParams& params, int th
     extractions += d.extractions;
     if (d.capReached > 0) capChannels.push_back(block.channels[c]);
     if (d.degenerateMembers > 0) degenerateChannels.push_back(block.channels[c]);
+    if (d.imfLimitReached) limitChannels.push_back(block.channels[c]);
     std::vector<double>().swap(d.data);
   }
   if (capReached > 0)
@@ -200,6 +210,9 @@ EmdResult decomposeCpu(const SignalBlock& block, const EmdParams& params, int th
                                       " ensemble member stages had fewer than 3 extrema, so no IMF "
                                       "could be extracted from them (channels " +
                                       channelList(degenerateChannels) + ")"});
+  if (!limitChannels.empty()) {
+    result.diagnostics.push_back(imfLimitDiagnostic(automaticImfLimit(n), limitChannels));
+  }
   ctx.progress(1, std::string(title) + " done");
   return result;
 }

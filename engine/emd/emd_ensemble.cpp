@@ -172,8 +172,13 @@ ChannelDecomposition ceemdanChannel(const double* x, int64_t n, uint64_t channel
 
   std::vector<double> r = xs, d(un);
   std::vector<SiftTally> tallies;
-  for (int k = 1; p.maxImfs == 0 || k <= p.maxImfs; ++k) {
+  const int limit = imfLimit(p, n);
+  for (int k = 1;; ++k) {
     if (k > 1 && countExtrema(r.data(), n, pool.workspace(0)) < 3) break;
+    if (k > limit) {  // r still has 3 extrema: an automatic count stops here
+      out.imfLimitReached = p.maxImfs == 0;
+      break;
+    }
     const double beta = k == 1 ? p.noiseStd : p.noiseStd * sampleStd(r.data(), n);
     const MemberFn member = [&](int64_t i, SiftWorkspace& ws, double* slot, int* sifts) {
       double* y = ensureScratch(ws.scratch, n);
@@ -225,7 +230,9 @@ ChannelDecomposition iceemdanChannel(const double* x, int64_t n, uint64_t channe
 
   std::vector<double> prev = xs, next(un), probe(un);
   std::vector<SiftTally> tallies;
-  for (int k = 1; p.maxImfs == 0 || k <= p.maxImfs; ++k) {
+  const int limit = imfLimit(p, n);
+  for (int k = 1;; ++k) {
+    if (k > limit && p.maxImfs > 0) break;
     if (k > 1) {
       // iceemdan.m's es_imf: go on only while sifting changes r_{k-1} (>= 3 extrema and not
       // already an IMF by the stop rule). This probe is not a member: keep it out of the tally.
@@ -234,6 +241,10 @@ ChannelDecomposition iceemdanChannel(const double* x, int64_t n, uint64_t channe
       const int nbit = extractImf(prev.data(), n, p.stop, probe.data(), ws);
       ws.capReached = before;
       if (nbit <= 0) break;
+    }
+    if (k > limit) {  // an automatic count, and r_{k-1} still has an IMF
+      out.imfLimitReached = true;
+      break;
     }
     // Stage 1: eps_0 E_1 / std(E_1) (std of the standardised signal is 1); stage k: beta_{k-1}
     // E_k, E_k re-normalised only for Constant scaling.

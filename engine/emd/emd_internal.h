@@ -66,9 +66,10 @@ struct ChannelDecomposition {
   std::vector<double> data;  // rows x n
   std::vector<int> sifts;    // rows - 1 entries
   int64_t degenerateMembers = 0;
-  int64_t capReached = 0;       // signal extractions that hit maxSifts
-  int64_t noiseCapReached = 0;  // noise extractions that hit maxSifts
-  int64_t extractions = 0;      // signal extractions run (for the diagnostics' ratio)
+  int64_t capReached = 0;        // signal extractions that hit maxSifts
+  int64_t noiseCapReached = 0;   // noise extractions that hit maxSifts
+  int64_t extractions = 0;       // signal extractions run (for the diagnostics' ratio)
+  bool imfLimitReached = false;  // an automatic count stopped at imfLimit, not by the residue
 };
 
 // Progress of one channel: stage text and fraction of the channel's work done.

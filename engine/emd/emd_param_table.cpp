@@ -185,7 +185,8 @@ std::vector<Field> makeFields() {
           .atMost(64)
           .orSpecial(0, "automatic")
           .because("IMFs before the residue; automatic: until the residue has fewer than 3 "
-                   "extrema or, for CEEMDAN/ICEEMDAN, is itself an IMF"),
+                   "extrema or, for CEEMDAN/ICEEMDAN, is itself an IMF, and at most "
+                   "floor(log2 N) + 6"),
       &EmdParams::maxImfs));
   f.push_back(bindChoice<EmdParams>(
       choiceParam("gpuPrecision", "precision", "GPU precision",

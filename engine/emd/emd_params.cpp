@@ -10,6 +10,14 @@
 #include "engine/emd/emd.h"
 
 namespace modescope {
+
+int automaticImfLimit(int64_t samples) {
+  return static_cast<int>(std::floor(std::log2(static_cast<double>(samples)))) + 6;
+}
+int imfLimit(const EmdParams& p, int64_t samples) {
+  return p.maxImfs > 0 ? p.maxImfs : automaticImfLimit(samples);
+}
+
 namespace {
 
 StopRule rilling(int maxSifts) {

@@ -160,7 +160,8 @@ int empiricalModes(const double* x, int64_t n, const StopRule& rule, int maxImfs
   const double scale = maxAbs(x, n);
   std::vector<double> imf(un);
   int k = 0;
-  while (maxImfs == 0 || k < maxImfs) {
+  const int limit = maxImfs > 0 ? maxImfs : automaticImfLimit(n);
+  while (k < limit) {
     // emd.m's forced stop compares the residue with the original signal, not with itself.
     if (maxAbs(r, n) < 1e-10 * scale) break;
     const int nbit = extractImf(r, n, rule, imf.data(), ws);

@@ -58,7 +58,8 @@ bool envelopeMean(const double* x, int64_t n, const StopRule& rule, double* mean
 int extractImf(const double* y, int64_t n, const StopRule& rule, double* imf, SiftWorkspace& ws);
 
 // EMD of x[0..n) (emd.m's outer loop): IMFs until the residue has fewer than 3 extrema, or
-// max|residue| < 1e-10 max|x| (emd.m's forced stop), or maxImfs IMFs (0: no limit).
+// max|residue| < 1e-10 max|x| (emd.m's forced stop), or maxImfs IMFs (0: automaticImfLimit(n),
+// emd_params.h).
 // rows receives (K + 1) x n values, row-major: IMF 1..K then the residue (possibly all zero).
 // sifts receives K sift counts. Returns K.
 int empiricalModes(const double* x, int64_t n, const StopRule& rule, int maxImfs,

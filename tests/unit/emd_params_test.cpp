@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/emd/emd.h"
 
 namespace modescope {
 namespace {
@@ -134,6 +135,26 @@ TEST(EmdParams, ValidationNamesEachBadParameter) {
   emd.ensembleSize = 0;
   emd.noiseStd = -1;
   EXPECT_NO_THROW(validateEmdParams(emd));
+}
+
+// An automatic IMF count stops at floor(log2 N) + 6 (the GPU's float32 residue otherwise never
+// ends on some white noise: tests/gpu/emd_parity_test.cpp); a given count is kept as it is.
+TEST(EmdParams, AnAutomaticImfCountHasALimit) {
+  EmdParams p;
+  p.maxImfs = 0;
+  EXPECT_EQ(imfLimit(p, 20001), 20);  // log2 20001 = 14.3
+  EXPECT_EQ(imfLimit(p, 16384), 20);
+  EXPECT_EQ(imfLimit(p, 16383), 19);
+  EXPECT_EQ(imfLimit(p, 4), 8);
+  EXPECT_EQ(automaticImfLimit(102401), 22);
+  p.maxImfs = 30;
+  EXPECT_EQ(imfLimit(p, 20001), 30);
+  const Diagnostic d = imfLimitDiagnostic(20, {1, 4});
+  EXPECT_EQ(d.code, "emd.imfLimitReached");
+  EXPECT_EQ(d.severity, Severity::Warning);
+  EXPECT_NE(d.message.find("limit of 20 IMFs"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("channels 1, 4"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("float64"), std::string::npos) << d.message;
 }
 
 TEST(EmdParams, NamesRoundTripAndStopRulesDescribeThemselves) {
