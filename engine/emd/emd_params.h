@@ -92,8 +92,8 @@ EmdParams emdPreset(const std::string& name);
 // count (0) floor(log2 N) + 6 (a dyadic filter bank has about log2 N bands). Every backend stops
 // there. In double precision no signal has come near it; in float32 the GPU's residue keeps
 // extrema at the level of its own rounding, which sifting never exhausts: white noise of 20,001
-// samples ran past 2,400 ICEEMDAN stages with Rilling's rule, every mode after the fourteenth
-// 1e-9..1e-5 of the residue (docs/emd.md, nineteenth session).
+// samples ran past 2,400 ICEEMDAN stages with Rilling's rule, every mode after the twelfth or
+// fourteenth 1e-7..3e-4 of the residue (docs/emd.md, nineteenth session).
 int imfLimit(const EmdParams& p, int64_t samples);
 int automaticImfLimit(int64_t samples);  // the limit for maxImfs = 0
 
