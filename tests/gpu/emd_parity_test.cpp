@@ -78,6 +78,20 @@ SignalBlock randomBlock(std::size_t rows, int64_t samples, std::mt19937& rng) {
   return b;
 }
 
+// Rilling's rule (0.05/0.5/0.05) with at most maxSifts sifts, for the signal and the noise.
+void useRilling(EmdParams& p, int maxSifts) {
+  p.stop = StopRule{};
+  p.stop.maxSifts = maxSifts;
+  p.noiseStop = p.stop;
+}
+
+// The diagnostic with this code, or null.
+const Diagnostic* findDiagnostic(const EmdResult& r, const std::string& code) {
+  for (const Diagnostic& d : r.diagnostics)
+    if (d.code == code) return &d;
+  return nullptr;
+}
+
 // Runs `p` on `block` as it is and with the environment switch `name` set (read at each run's
 // start), and expects the same rows, sift counts and bits from both.
 void expectSameBitsWithSwitch(ComputeBackend& gpu, const SignalBlock& block, const EmdParams& p,
@@ -231,9 +245,7 @@ TEST_F(GpuEmd, RillingAndAutomaticCountMatchInFloat64) {
   const SignalBlock block = randomBlock(2, 3001, rng);
   for (EmdMethod m : {EmdMethod::Emd, EmdMethod::Iceemdan}) {
     EmdParams p = paramsFor(m, GpuPrecision::Float64);
-    p.stop = StopRule{};  // Rilling 0.05/0.5/0.05
-    p.stop.maxSifts = 300;
-    p.noiseStop = p.stop;
+    useRilling(p, 300);
     p.maxImfs = 0;
     JobContext ctx;
     const EmdResult c = cpu_->decompose(block, p, ctx);
@@ -294,14 +306,9 @@ TEST_F(GpuEmd, DegenerateMembersAndSiftCapAreReportedAsTheCpuCountsThem) {
     block.channel(0)[t] = static_cast<float>(std::sin(4 * phase) + 0.3 * g(rng));
     block.channel(1)[t] = static_cast<float>(std::sin(2 * phase) + 0.01 * t);
   }
-  const auto find = [](const EmdResult& r, const std::string& code) -> const Diagnostic* {
-    for (const Diagnostic& d : r.diagnostics)
-      if (d.code == code) return &d;
-    return nullptr;
-  };
   // The number of degenerate members, which the message starts with; -1 without the diagnostic.
   const auto degenerate = [&](const EmdResult& r) -> long long {
-    const Diagnostic* d = find(r, "emd.degenerateMembers");
+    const Diagnostic* d = findDiagnostic(r, "emd.degenerateMembers");
     return d ? std::stoll(d->message) : -1;
   };
   for (EmdMethod m : {EmdMethod::Ceemdan, EmdMethod::Iceemdan}) {
@@ -309,18 +316,16 @@ TEST_F(GpuEmd, DegenerateMembersAndSiftCapAreReportedAsTheCpuCountsThem) {
     p.ensembleSize = 20;
     p.noiseStd = 3.0;
     p.maxImfs = 0;
-    p.stop = StopRule{};
-    p.stop.maxSifts = 3;
-    p.noiseStop = p.stop;
+    useRilling(p, 3);
     JobContext ctx;
     const EmdResult c = cpu_->decompose(block, p, ctx);
     const EmdResult gpu = gpu_->decompose(block, p, ctx);
     ASSERT_GT(degenerate(c), 0)
         << emdMethodName(m) << ": the CPU must see degenerate members for this test to mean much";
-    ASSERT_NE(find(c, "emd.siftCapReached"), nullptr) << emdMethodName(m);
+    ASSERT_NE(findDiagnostic(c, "emd.siftCapReached"), nullptr) << emdMethodName(m);
     EXPECT_LE(worstRowError(block, c, gpu), kFloat64RowTolerance) << emdMethodName(m);
     EXPECT_EQ(degenerate(gpu), degenerate(c)) << emdMethodName(m);
-    EXPECT_NE(find(gpu, "emd.siftCapReached"), nullptr) << emdMethodName(m);
+    EXPECT_NE(findDiagnostic(gpu, "emd.siftCapReached"), nullptr) << emdMethodName(m);
   }
 }
 
@@ -379,9 +384,7 @@ TEST_F(GpuEmd, EvaluationFlagsGiveTheFlagPassBits) {
     for (bool rilling : {false, true}) {
       EmdParams p = paramsFor(m, GpuPrecision::Float32);
       if (rilling) {
-        p.stop = StopRule{};
-        p.stop.maxSifts = 50;
-        p.noiseStop = p.stop;
+        useRilling(p, 50);
       }
       expectSameBitsWithSwitch(
           *gpu_, block, p, "MODESCOPE_SIFT_FLAG_PASS_EVERY_ITERATION",
@@ -428,9 +431,7 @@ TEST_F(GpuEmd, NoiseModesInTheStagesGiveTheBitsOfNoiseFirst) {
       p.ensembleSize = 60;
       p.maxImfs = maxImfs;
       if (rilling) {
-        p.stop = StopRule{};
-        p.stop.maxSifts = 300;
-        p.noiseStop = p.stop;
+        useRilling(p, 300);
       }
       expectSameBitsWithSwitch(*gpu_, block, p, "MODESCOPE_EMD_NOISE_FIRST",
                                std::string(rilling ? "Rilling" : "fixed sifts") + ", maxImfs " +
@@ -457,13 +458,10 @@ TEST_F(GpuEmd, AutomaticImfCountStopsAtItsLimitWhereFloat32RoundingNeverEnds) {
     EmdParams p = paramsFor(EmdMethod::Iceemdan, precision);
     p.ensembleSize = 60;
     p.maxImfs = 0;
-    p.stop = StopRule{};
-    p.stop.maxSifts = 300;
-    p.noiseStop = p.stop;
+    useRilling(p, 300);
     JobContext ctx;
     const EmdResult r = gpu_->decompose(block, p, ctx);
-    const auto warned = std::find_if(r.diagnostics.begin(), r.diagnostics.end(),
-                                     [](const auto& d) { return d.code == "emd.imfLimitReached"; });
+    const Diagnostic* warned = findDiagnostic(r, "emd.imfLimitReached");
     ASSERT_EQ(r.channels.size(), 2u);
     for (const auto& m : r.channels) {
       if (f32) {
@@ -473,12 +471,12 @@ TEST_F(GpuEmd, AutomaticImfCountStopsAtItsLimitWhereFloat32RoundingNeverEnds) {
       }
     }
     if (f32) {
-      ASSERT_NE(warned, r.diagnostics.end());
+      ASSERT_NE(warned, nullptr);
       EXPECT_EQ(warned->severity, Severity::Warning);
       EXPECT_NE(warned->message.find("limit of 20 IMFs"), std::string::npos) << warned->message;
       EXPECT_NE(warned->message.find("channels 1, 4"), std::string::npos) << warned->message;
     } else {
-      EXPECT_EQ(warned, r.diagnostics.end()) << warned->message;
+      EXPECT_EQ(warned, nullptr) << warned->message;
     }
   }
 }
