@@ -340,7 +340,7 @@ class BatchRun {
         channelIds_(C_),
         hostStatus_(std::max(B_, C_)),
         hostSifts_(std::max(B_, C_)),
-        hostInt_(1),
+        hostAlive_(1),
         rowsDown_(out_, C_, n_, std::max(B_, C_), stream),
         tally_(B_, stream) {
     std::vector<std::uint64_t> ids(C_);
@@ -510,9 +510,10 @@ class BatchRun {
   }
 
   // After an extract that sifted the noise members: their mode k (the next of noiseModes_) kept,
-  // their residues and next inputs updated. Returns whether another mode is to be computed: some
-  // member may yield one, and fewer than `needed` (0: automaticImfLimit) are computed.
-  bool keepNoiseMode(int needed) {
+  // their residues and next inputs updated, and whether some member may yield another mode copied
+  // down behind them. noiseGoesOn() reads that copy: where the stages sift the noise, after the
+  // next probe's wait, so a stage costs one host wait and not two.
+  void keepNoiseMode(int needed) {
     const int k = static_cast<int>(noiseModes_.size());
     noiseModes_.emplace_back(rowsB());
     noiseStepKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
@@ -523,11 +524,24 @@ class BatchRun {
     noiseCountKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(
         sifter_.status() + noiseRow_, k, modeCount_.get(), alive(), B_, aliveTotal_.get());
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseCountKernel", stream_);
-    download(hostInt_.get(), aliveTotal_.get(), 1);
-    noiseGoesOn_ = *hostInt_.get() != 0 && k + 1 < (needed > 0 ? needed : automaticImfLimit(n_));
-    if (!noiseGoesOn_) {
-      noiseResidue_ = DeviceBuffer<R>();
-      noiseRef_ = DeviceBuffer<R>();
+    noiseBelowLimit_ = k + 1 < (needed > 0 ? needed : automaticImfLimit(n_));
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(hostAlive_.get(), aliveTotal_.get(), sizeof(int),
+                                       cudaMemcpyDeviceToHost, stream_));
+    aliveCopied_.record(stream_);
+    aliveQueued_ = true;
+  }
+
+  // Whether another noise mode is to be computed: some member may yield one (the count
+  // keepNoiseMode copied down), and fewer than `needed` (0: automaticImfLimit) are computed.
+  bool noiseGoesOn() {
+    if (aliveQueued_) {
+      aliveCopied_.synchronize();  // at once where a wait for the stream came after the copy
+      aliveQueued_ = false;
+      noiseGoesOn_ = noiseBelowLimit_ && *hostAlive_.get() != 0;
+      if (!noiseGoesOn_) {
+        noiseResidue_ = DeviceBuffer<R>();
+        noiseRef_ = DeviceBuffer<R>();
+      }
     }
     return noiseGoesOn_;
   }
@@ -551,7 +565,8 @@ class BatchRun {
     for (int k = 0; k < limit; ++k) {
       progress(f0 + (f1 - f0) * k / limit, "noise modes " + std::to_string(k + 1));
       sifter_.extract(B_, p_.noiseStop, alive(), noiseRef_.get(), false, ctx_.sub(0, 0));
-      if (!keepNoiseMode(needed)) break;
+      keepNoiseMode(needed);
+      if (!noiseGoesOn()) break;
     }
   }
 
@@ -562,7 +577,7 @@ class BatchRun {
   // iteration's launches and the device's idle tails alone (docs/emd.md).
   // countDegenerate: as tallyStatuses.
   void siftStage(std::vector<std::uint8_t> countDegenerate) {
-    const bool withNoise = noiseInStages_ && noiseGoesOn_;
+    const bool withNoise = noiseInStages_ && noiseGoesOn();
     sifter_.extract(withNoise ? noiseRow_ + B_ : B_, p_.stop, memberEnabled(),
                     withNoise ? noiseRef_.get() : nullptr, false, ctx_.sub(0, 0));
     tallyStatuses(std::move(countDegenerate));
@@ -650,12 +665,10 @@ class BatchRun {
     appendResidue(d_.get(), all, one);
   }
 
-  // Stage with the noise mode `k` (0-based) of each member scaled by noiseStd * channelStd[c]
-  // (channelStd on the device, or null: noiseStd; / std(E_k) when normalise), realizations built
-  // from base = r_, one extract; returns nothing, leaves the sifter's IMFs and statuses for the
-  // ensemble mean.
-  void noisyStage(int k, const double* channelStd, bool normalise,
-                  const std::vector<std::uint8_t>& active) {
+  // The realizations of a stage with the noise mode `k` (0-based) of each member scaled by
+  // noiseStd * channelStd[c] (channelStd on the device, or null: noiseStd; / std(E_k) when
+  // normalise), built from base = r_ into the sifter's rows; queued, no host wait.
+  void realizeNoisyStage(int k, const double* channelStd, bool normalise) {
     // Before the rows' statistics below overwrite std_, which channelStd may be.
     channelFactorKernel<<<blocksFor(C_, 128), 128, 0, stream_>>>(factor_.get(), p_.noiseStd,
                                                                  channelStd, C_);
@@ -668,32 +681,31 @@ class BatchRun {
     realizeModeKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
         sifter_.input(), r_.get(), noiseModes_[k].get(), scale_.get(), hasMode_.get(), n_, B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
-    enableActiveMembers(active);
-    siftStage(active);
   }
 
-  // A stage on the current residue r: noise mode `mode` of each member scaled by
-  // noiseStd * std(r) (/ std(E) when normalise), or no noise once the modes are exhausted.
-  // Returns whether noise mode `mode` exists.
-  bool residueStage(int mode, bool normalise, const std::vector<std::uint8_t>& active) {
+  // The realizations of a stage on the current residue r: noise mode `mode` of each member scaled
+  // by noiseStd * std(r) (/ std(E) when normalise), or, once every member's noise is exhausted, r
+  // itself (iceemdan.m and ceemdan.m add no noise to a member without that mode). Queued, no host
+  // wait. Returns whether noise mode `mode` exists.
+  bool realizeResidueStage(int mode, bool normalise) {
     if (mode >= static_cast<int>(noiseModes_.size())) {
-      noiselessStage(active);
+      MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
+      realizeModeKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
+          sifter_.input(), r_.get(), r_.get(), scale_.get(), hasMode_.get(), n_, B_, I_);
+      MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
       return false;
     }
     rowStats(r_.get(), C_);
-    noisyStage(mode, std_.get(), normalise, active);
+    realizeNoisyStage(mode, std_.get(), normalise);
     return true;
   }
 
-  // A stage after every member's noise is exhausted: the realizations are r itself (iceemdan.m
-  // and ceemdan.m add no noise to a member without that mode).
-  void noiselessStage(const std::vector<std::uint8_t>& active) {
-    MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
-    realizeModeKernel<<<wideRowsGrid(n_, B_), kThreads, 0, stream_>>>(
-        sifter_.input(), r_.get(), r_.get(), scale_.get(), hasMode_.get(), n_, B_, I_);
-    MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
+  // Sifts the realizations queued before, the members of the `active` channels; leaves the
+  // sifter's IMFs and statuses for the ensemble mean. Degenerate members are counted where the
+  // members had noise (haveMode).
+  void siftRealizedStage(bool haveMode, const std::vector<std::uint8_t>& active) {
     enableActiveMembers(active);
-    siftStage({});
+    siftStage(haveMode ? active : std::vector<std::uint8_t>{});
   }
 
   // The stage's statuses for the diagnostics, counted when the next stage queues its own
@@ -721,13 +733,25 @@ class BatchRun {
     membersEnabled_ = true;
   }
 
-  // iceemdan.m's es_imf (or, extremaOnly, CEEMDAN's "> 2 extrema") on r_ per channel.
-  std::vector<std::uint8_t> probe(const std::vector<std::uint8_t>& active, bool extremaOnly) {
+  // iceemdan.m's es_imf (or, extremaOnly, CEEMDAN's "> 2 extrema") on r_ per channel. The next
+  // stage's realizations (`realize`, which returns whether they have noise) are queued behind the
+  // probe before the host waits for its answer, so the device builds them while the host reads it
+  // and queues the stage: waiting at once, the device stood idle 60-70 us a stage (cuda_timeline,
+  // H200, one channel). Where no channel goes on, they are not used.
+  template <class Realize>
+  std::vector<std::uint8_t> probe(const std::vector<std::uint8_t>& active, bool extremaOnly,
+                                  bool& haveMode, Realize&& realize) {
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifter_.input(), r_.get(), rowsC() * sizeof(R),
                                        cudaMemcpyDeviceToDevice, stream_));
     setChannelActive(active);
     sifter_.extract(C_, p_.stop, channelActive_.get(), nullptr, true, ctx_.sub(0, 0));
-    const int* st = fetchStatus(C_);
+    // Copied before the realizations overwrite the sifter's rows and the stage its statuses.
+    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(hostStatus_.get(), sifter_.status(), C_ * sizeof(int),
+                                       cudaMemcpyDeviceToHost, stream_));
+    probed_.record(stream_);
+    haveMode = realize();
+    probed_.synchronize();
+    const int* st = hostStatus_.get();
     std::vector<std::uint8_t> go(C_);
     for (int c = 0; c < C_; ++c) {
       go[c] = active[c] && (extremaOnly ? st[c] != kSiftNoImf : st[c] == kSifting);
@@ -743,7 +767,8 @@ class BatchRun {
     std::vector<std::uint8_t> active(C_, 1);
     // Stage 1: E_1 normalised to unit std, factor noiseStd (std(x~) = 1).
     progress(stages, "ICEEMDAN mode 1");
-    noisyStage(0, nullptr, true, active);
+    realizeNoisyStage(0, nullptr, true);
+    siftRealizedStage(true, active);
     ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
         rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(), noiseModes_[0].get(), scale_.get(),
         hasMode_.get(), n_, C_, I_, true);
@@ -753,13 +778,16 @@ class BatchRun {
     for (int k = 1; p_.maxImfs == 0 || k < limit; ++k) {
       progress(stages + (1 - stages) * std::min(1.0, k / 14.0),
                "ICEEMDAN mode " + std::to_string(k + 1));
-      active = probe(active, false);
+      bool haveMode = false;
+      active = probe(active, false, haveMode, [&] {
+        return realizeResidueStage(k, p_.noiseScaling == NoiseScaling::Constant);
+      });
       if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
       if (k == limit) {  // an automatic count, and these channels' residues still have an IMF
         limitReached_ = active;
         break;
       }
-      const bool haveMode = residueStage(k, p_.noiseScaling == NoiseScaling::Constant, active);
+      siftRealizedStage(haveMode, active);
       ensembleMeanKernel<<<gridC(), kThreads, 0, stream_>>>(
           rNew_.get(), sifter_.imfs(), sifter_.status(), r_.get(),
           haveMode ? noiseModes_[k].get() : nullptr, scale_.get(), hasMode_.get(), n_, C_, I_,
@@ -815,13 +843,15 @@ class BatchRun {
     const int limit = imfLimit(p_, n_);
     for (int k = 1; p_.maxImfs == 0 || k < limit; ++k) {
       progress(0.4 + 0.6 * std::min(1.0, k / 14.0), "CEEMDAN mode " + std::to_string(k + 1));
-      active = probe(active, true);
+      bool haveMode = false;
+      // Torres: E_{k-1} for mode k.
+      active = probe(active, true, haveMode, [&] { return realizeResidueStage(k - 1, true); });
       if (std::none_of(active.begin(), active.end(), [](auto a) { return a != 0; })) break;
       if (k == limit) {  // an automatic count, and these channels' residues have 3 extrema
         limitReached_ = active;
         break;
       }
-      residueStage(k - 1, true, active);  // Torres: E_{k-1} for mode k
+      siftRealizedStage(haveMode, active);
       ceemdanFinish(active);
     }
     appendResidue(r_.get(), std::vector<std::uint8_t>(C_, 1), sigma_);
@@ -865,8 +895,12 @@ class BatchRun {
   std::vector<DeviceBuffer<R>> noiseModes_;
   DeviceBuffer<R> noiseResidue_, noiseRef_;  // while noise modes are computed (startNoiseModes)
   bool noiseGoesOn_ = false;                 // another noise mode is to be computed
+  bool noiseBelowLimit_ = false;             // fewer noise modes than needed (keepNoiseMode)
+  bool aliveQueued_ = false;  // hostAlive_ has a copy queued that noiseGoesOn has not read
   int neededNoiseModes_ = 0;  // at most this many (0: until exhausted, at most automaticImfLimit)
-  PinnedBuffer<int> hostStatus_, hostSifts_, hostInt_;
+  PinnedBuffer<int> hostStatus_, hostSifts_, hostAlive_;
+  Event aliveCopied_;  // hostAlive_'s copy
+  Event probed_;       // the probe's statuses copied to hostStatus_
   std::vector<double> sigma_;
   std::vector<EmdChannelModes> out_;
   ImfRowsDownload<R> rowsDown_;  // after out_, which its host thread fills

@@ -192,6 +192,9 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   // Set, every launch of an iteration starts after the one before it has finished (ordinary
   // launches, not launchOverlapping; the same test compares the two).
   const bool overlap = std::getenv("MODESCOPE_SIFT_SERIAL_LAUNCHES") == nullptr;
+  // Set, the large spline solve takes its narrow blocks in every launch (sift_splines.cu; the
+  // same test compares the bits with those of the wide blocks its small batches take).
+  const bool alwaysNarrow = std::getenv("MODESCOPE_SIFT_NARROW_LARGE_SOLVE") != nullptr;
   for (int it = 0;; ++it) {
     if (askDevice && it % checkEvery == 0) {
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(active_.get(), 0, sizeof(int), stream_));
@@ -204,11 +207,17 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
           stream_));
     }
     findKnots(v, sampleGrid, it == 0, countZeros, flaggedByEvaluation, overlap, stream_);
-    v.epoch = ++epochs_;
-    solveSplines(v, overlap, stream_);
     // No next candidate to flag after the last iteration (a probe, or the cap).
     const bool flagNext = !flagPassOnly && !probeOnly && it + 1 < std::max(r.cap, 1);
-    evaluateMean(v, r, sampleGrid, flagNext, countZeros, overlap, stream_);
+    // A probe under a rule other than Rilling's decides on the extrema, the zero crossings and a
+    // failed envelope, all counted by findKnots (sift::stopSifting), so its splines and mean are
+    // left out: with them, a probe of one channel's residue took some 80 us a stage
+    // (cuda_timeline, H200), and one channel's run 0.1204 instead of 0.1200 s (docs/emd.md).
+    if (!probeOnly || r.kind == static_cast<int>(sift::StopKind::Rilling)) {
+      v.epoch = ++epochs_;
+      solveSplines(v, overlap, alwaysNarrow, stream_);
+      evaluateMean(v, r, sampleGrid, flagNext, countZeros, overlap, stream_);
+    }
     launchOverlapping(decideStopKernel<R>, dim3(perSignalBlocks), dim3(128), stream_, overlap, v, r,
                       refMaxAbs, probeOnly);
     ++lastIterations_;

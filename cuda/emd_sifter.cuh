@@ -21,7 +21,8 @@
 //   solveSplines     two launches, one warp per system of up to 32 pieces and one block per
 //                    larger system (signal and envelope): not-a-knot slopes by the Thomas
 //                    algorithm (the system is strictly diagonally dominant, no pivoting); systems
-//                    of 128 rows or more are cut into up to 128 pieces of at least 64 rows whose
+//                    of 128 rows or more are cut into up to 128 pieces (64 where the batch has
+//                    two waves of such narrower blocks) of at least 64 rows whose
 //                    sweeps overlap by 64 rows (32 in float), which changes the result by less
 //                    than the rounding of the precision (splineSlopeRows); the pieces keep their
 //                    sweep rows interleaved (SweepRow); each marks its systems solved

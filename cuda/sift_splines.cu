@@ -1,5 +1,7 @@
 // The envelopes' splines of one sifting iteration (sift_view.cuh).
 
+#include <algorithm>
+
 #include "cuda/cuda_check.cuh"
 #include "cuda/sift_view.cuh"
 
@@ -42,12 +44,24 @@ struct InterleavedSweep {
 // double, 32 for float, sift::splineSlopeRows).
 constexpr int kSplineThreads = kSiftSplineThreads;
 constexpr int kMinPieceRows = 64;
+// Threads of a block of the small solve: one warp per system.
+constexpr int kSmallSolveThreads = 128;
+// The large solve's narrow blocks: half the pieces, so the overlaps' extra sweep steps are fewer
+// (a system of 17,000 rows: 64 x 331 instead of 128 x 197 forward steps), each block running
+// about twice as long. Taken where the device has such blocks for two waves at least
+// (narrowLargeSolveFrom): on one H200, one channel of 102,401 samples with 500 members (2,000
+// systems a launch) took 0.121 against 0.122 s with them in every launch, 64 channels 1.443-1.448
+// against 1.459-1.461 s, but 358,401 samples with 100 members (400 systems) 0.092-0.093 against
+// 0.088-0.089 s (emd_bench, docs/emd.md). The pieces' rows, and so the bits, are the same: a
+// sweep started `overlap` rows early meets the whole system's sweep in fewer rows than that.
+constexpr int kNarrowSplineThreads = 64;
 static_assert(2 * kMirrored + 2 == 6, "knotCapFor counts the mirrored knots");
 template <class R>
 constexpr int kPieceOverlap = sizeof(R) == sizeof(float) ? 32 : sift::kSplineOverlap;
-// Pieces of a system of `rows` rows (at least kSerialSplineRows).
+// Pieces of a system of `rows` rows (at least kSerialSplineRows), at most kMaxPieces.
+template <int kMaxPieces = kSplineThreads>
 __device__ inline int piecesFor(int rows) {
-  return min(kSplineThreads, max(2, rows / kMinPieceRows));
+  return min(kMaxPieces, max(2, rows / kMinPieceRows));
 }
 
 // One envelope's system: its knots and where its slopes and sweep rows go.
@@ -115,7 +129,7 @@ constexpr int kLargeSweepChunk = sizeof(R) == sizeof(float) ? 24 : sift::kSweepC
 __device__ inline bool solvedByOneWarp(int rows) {
   return rows < kSerialSplineRows || piecesFor(rows) <= 32;
 }
-constexpr int kSystemsPerBlock = kSplineThreads / 32;
+constexpr int kSystemsPerBlock = kSmallSolveThreads / 32;
 // A warp's system (launched by launchOverlapping after solveLargeSplinesKernel).
 template <class R>
 __device__ void solveSmallSystem(const SiftView<R>& v, int system) {
@@ -140,21 +154,22 @@ __device__ void solveSmallSystem(const SiftView<R>& v, int system) {
   }
 }
 template <class R>
-__global__ void __launch_bounds__(kSplineThreads) solveSmallSplinesKernel(SiftView<R> v) {
+__global__ void __launch_bounds__(kSmallSolveThreads) solveSmallSplinesKernel(SiftView<R> v) {
   letDependentsLaunch();
   solveSmallSystem(
       v, static_cast<int>(blockIdx.x) * kSystemsPerBlock + static_cast<int>(threadIdx.x) / 32);
   if (blockIdx.x == 0 && threadIdx.x == 0) waitForKernelBefore();
 }
-template <class R>
-__global__ void __launch_bounds__(kSplineThreads) solveLargeSplinesKernel(SiftView<R> v) {
+// kThreads: kSplineThreads or kNarrowSplineThreads, and so the most pieces.
+template <int kThreads, class R>
+__global__ void __launch_bounds__(kThreads) solveLargeSplinesKernel(SiftView<R> v) {
   // The knots come from the scatter; the small solve, which does not wait, starts after this wait.
   startAfterKernelBefore();
   const int system = static_cast<int>(blockIdx.x);
   const SplineSystem<R> sys = systemOf(v, system);
   const int rows = sys.n - 2;
   if (!sys.active || solvedByOneWarp(rows)) return;  // uniform over the block
-  const int pieces = piecesFor(rows);
+  const int pieces = piecesFor<kThreads>(rows);
   const auto ends = sift::splineEnds(sys.t, sys.y, sys.n);
   if (static_cast<int>(threadIdx.x) < pieces)
     solvePiece<kLargeSweepChunk<R>>(sys, ends, static_cast<int>(threadIdx.x), pieces);
@@ -165,18 +180,42 @@ __global__ void __launch_bounds__(kSplineThreads) solveLargeSplinesKernel(SiftVi
   }
 }
 
+static_assert(kNarrowSplineThreads > 32, "solvedByOneWarp's systems are the same for both");
+
+// Systems from which the large solve takes narrow blocks: two waves of them on this device.
+template <class R>
+int narrowLargeSolveFrom() {
+  thread_local int device = -1, systems = 0;
+  int now = 0;
+  MODESCOPE_CUDA_TRY(cudaGetDevice(&now));
+  if (now != device) {
+    int sms = 0, perSm = 0;
+    MODESCOPE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, now));
+    MODESCOPE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, solveLargeSplinesKernel<kNarrowSplineThreads, R>, kNarrowSplineThreads, 0));
+    device = now;
+    systems = 2 * std::max(perSm, 1) * sms;
+  }
+  return systems;
+}
+
 }  // namespace
 
 template <class R>
-void solveSplines(const SiftView<R>& v, bool overlap, cudaStream_t stream) {
-  launchOverlapping(solveLargeSplinesKernel<R>, dim3(2 * v.count), dim3(kSplineThreads), stream,
-                    overlap, v);
+void solveSplines(const SiftView<R>& v, bool overlap, bool alwaysNarrow, cudaStream_t stream) {
+  if (alwaysNarrow || 2 * v.count >= narrowLargeSolveFrom<R>()) {
+    launchOverlapping(solveLargeSplinesKernel<kNarrowSplineThreads, R>, dim3(2 * v.count),
+                      dim3(kNarrowSplineThreads), stream, overlap, v);
+  } else {
+    launchOverlapping(solveLargeSplinesKernel<kSplineThreads, R>, dim3(2 * v.count),
+                      dim3(kSplineThreads), stream, overlap, v);
+  }
   launchOverlapping(solveSmallSplinesKernel<R>,
                     dim3((2 * v.count + kSystemsPerBlock - 1) / kSystemsPerBlock),
-                    dim3(kSplineThreads), stream, overlap, v);
+                    dim3(kSmallSolveThreads), stream, overlap, v);
 }
 
-template void solveSplines<float>(const SiftView<float>&, bool, cudaStream_t);
-template void solveSplines<double>(const SiftView<double>&, bool, cudaStream_t);
+template void solveSplines<float>(const SiftView<float>&, bool, bool, cudaStream_t);
+template void solveSplines<double>(const SiftView<double>&, bool, bool, cudaStream_t);
 
 }  // namespace modescope::cuda::sifting

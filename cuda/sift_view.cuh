@@ -291,9 +291,10 @@ void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool 
                bool flaggedByEvaluation, bool overlap, cudaStream_t stream);
 // The not-a-knot spline of each signal's maxima and minima, as the slope at each knot
 // (sift_splines.cu; the evaluation computes the pieces' coefficients from them). overlap: the
-// small systems' launch may start while the large ones' runs (launchOverlapping).
+// small systems' launch may start while the large ones' runs (launchOverlapping). alwaysNarrow:
+// the large systems in narrow blocks whatever the batch (a test's switch; the bits are the same).
 template <class R>
-void solveSplines(const SiftView<R>& v, bool overlap, cudaStream_t stream);
+void solveSplines(const SiftView<R>& v, bool overlap, bool alwaysNarrow, cudaStream_t stream);
 // The mean of the two envelopes subtracted from each candidate into the other buffer, with
 // Rilling's counts (sift_evaluate.cu). flagNext: also flags the next candidate's extrema that
 // its tiles alone decide, into nextTileCounts (zeroed) and kNextZeros (countZeros). overlap: it

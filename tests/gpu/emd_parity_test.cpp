@@ -146,6 +146,24 @@ EmdParams paramsFor(EmdMethod m, GpuPrecision precision) {
   return p;
 }
 
+// Two channels of 30,001 samples of white noise (first IMFs of ~10,000 knots an envelope, so the
+// spline solve's large systems), ICEEMDAN of `members` members and 3 IMFs in both precisions:
+// the same bits with the switch `name` set as without it.
+void expectWhiteNoiseBitsWithSwitch(ComputeBackend& gpu, unsigned seed, int members,
+                                    const char* name) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> g(0.0, 1.0);
+  SignalBlock block = randomBlock(2, 30001, rng);
+  for (float& x : block.data) x = static_cast<float>(g(rng));
+  for (GpuPrecision precision : {GpuPrecision::Float32, GpuPrecision::Float64}) {
+    EmdParams p = paramsFor(EmdMethod::Iceemdan, precision);
+    p.ensembleSize = members;
+    p.maxImfs = 3;
+    expectSameBitsWithSwitch(gpu, block, p, name,
+                             precision == GpuPrecision::Float32 ? "float32" : "float64");
+  }
+}
+
 double norm(const float* x, int64_t n) {
   double s = 0;
   for (int64_t t = 0; t < n; ++t) s += double(x[t]) * x[t];
@@ -400,18 +418,17 @@ TEST_F(GpuEmd, EvaluationFlagsGiveTheFlagPassBits) {
 // White noise makes the first IMFs' systems large (~10,000 rows each, one block per system, 800 of
 // them: more than one wave of the large solve on an H200, so the evaluation starts in its tail).
 TEST_F(GpuEmd, OverlappedSolvesGiveTheSerialBits) {
-  std::mt19937 rng(seed_);
-  std::normal_distribution<double> g(0.0, 1.0);
-  const int64_t n = 30001;
-  SignalBlock block = randomBlock(2, n, rng);
-  for (float& x : block.data) x = static_cast<float>(g(rng));
-  for (GpuPrecision precision : {GpuPrecision::Float32, GpuPrecision::Float64}) {
-    EmdParams p = paramsFor(EmdMethod::Iceemdan, precision);
-    p.ensembleSize = 200;
-    p.maxImfs = 3;
-    expectSameBitsWithSwitch(*gpu_, block, p, "MODESCOPE_SIFT_SERIAL_LAUNCHES",
-                             precision == GpuPrecision::Float32 ? "float32" : "float64");
-  }
+  expectWhiteNoiseBitsWithSwitch(*gpu_, seed_, 200, "MODESCOPE_SIFT_SERIAL_LAUNCHES");
+}
+
+// The large spline solve cuts a system into at most 128 pieces in a batch too small for two waves
+// of its narrow blocks, and into at most 64 in a larger one (cuda/sift_splines.cu); every piece's
+// sweep starts and ends far enough outside it to meet the whole system's, so both give the same
+// bits. White noise of 30,001 samples: first IMFs of ~10,000 knots an envelope, in 400-800
+// systems a launch, which take the wide blocks on an H100 or H200 unless
+// MODESCOPE_SIFT_NARROW_LARGE_SOLVE is set.
+TEST_F(GpuEmd, NarrowLargeSolveBlocksGiveTheWideBits) {
+  expectWhiteNoiseBitsWithSwitch(*gpu_, seed_, 100, "MODESCOPE_SIFT_NARROW_LARGE_SOLVE");
 }
 
 // ICEEMDAN sifts each stage's members and the noise's next mode in one batch when the batch leaves
