@@ -296,14 +296,6 @@ unsigned blocksFor(std::size_t count, int threads = kThreads) {
   return static_cast<unsigned>((count + threads - 1) / threads);
 }
 
-// Whether the sifter takes the two rules alike (RuleView): one extract can then sift signals
-// of both.
-bool siftsAlike(const StopRule& a, const StopRule& b) {
-  return a.kind == b.kind && a.threshold1 == b.threshold1 && a.threshold2 == b.threshold2 &&
-         a.tolerance == b.tolerance && a.maxSifts == b.maxSifts && a.fixedSifts == b.fixedSifts &&
-         a.sNumber == b.sNumber;
-}
-
 // The whole run for one batch of channels in precision R.
 template <class R>
 class BatchRun {
@@ -317,8 +309,7 @@ class BatchRun {
         n_(block.samples),
         I_(p.method == EmdMethod::Emd ? 1 : p.ensembleSize),
         B_(C_ * I_),
-        noiseInStages_(noiseInStages && p.method == EmdMethod::Iceemdan &&
-                       siftsAlike(p.stop, p.noiseStop)),
+        noiseInStages_(noiseInStages && p.method == EmdMethod::Iceemdan && p.stop == p.noiseStop),
         noiseRow_(noiseInStages_ ? B_ : 0),
         stream_(stream),
         ctx_(ctx),
@@ -920,7 +911,7 @@ int emdNoiseModeEstimate(const EmdParams& p, std::int64_t samples) {
 }
 
 std::size_t emdNoiseInStagesBytesPerChannel(const EmdParams& p, std::int64_t samples) {
-  if (p.method != EmdMethod::Iceemdan || !siftsAlike(p.stop, p.noiseStop)) return 0;
+  if (p.method != EmdMethod::Iceemdan || p.stop != p.noiseStop) return 0;
   const std::size_t sifter = p.gpuPrecision == GpuPrecision::Float64
                                  ? BatchSifter<double>::bytesPerSignal(samples)
                                  : BatchSifter<float>::bytesPerSignal(samples);

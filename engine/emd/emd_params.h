@@ -39,6 +39,9 @@ struct StopRule {
   int maxSifts = 2000;       // Rilling and SNumber: iteration cap (emd.m MAXITERATIONS)
   int fixedSifts = 10;       // FixedSifts: the count
   int sNumber = 4;           // SNumber: consecutive iterations
+
+  // Every field alike (the CUDA backend sifts the signal and the noise in one batch only then).
+  bool operator==(const StopRule&) const = default;
 };
 
 // ICEEMDAN's noise scaling at stage k >= 2 (iceemdan.m SNRFlag).
