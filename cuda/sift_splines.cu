@@ -47,7 +47,7 @@ constexpr int kMinPieceRows = 64;
 // Threads of a block of the small solve: one warp per system.
 constexpr int kSmallSolveThreads = 128;
 // The large solve's narrow blocks: half the pieces, so the overlaps' extra sweep steps are fewer
-// (a system of 17,000 rows: 64 x 331 instead of 128 x 197 forward steps), each block running
+// (a system of 17,000 rows: 64 x 332 instead of 128 x 200 forward steps), each block running
 // about twice as long. Taken where the device has such blocks for two waves at least
 // (narrowLargeSolveFrom): on one H200, one channel of 102,401 samples with 500 members (2,000
 // systems a launch) took 0.121 against 0.122 s with them in every launch, 64 channels 1.443-1.448
