@@ -14,9 +14,10 @@ namespace modescope {
 int automaticImfLimit(int64_t samples) {
   return static_cast<int>(std::floor(std::log2(static_cast<double>(samples)))) + 6;
 }
-int imfLimit(const EmdParams& p, int64_t samples) {
-  return p.maxImfs > 0 ? p.maxImfs : automaticImfLimit(samples);
+int imfLimit(int maxImfs, int64_t samples) {
+  return maxImfs > 0 ? maxImfs : automaticImfLimit(samples);
 }
+int imfLimit(const EmdParams& p, int64_t samples) { return imfLimit(p.maxImfs, samples); }
 
 namespace {
 

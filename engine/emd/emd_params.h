@@ -98,7 +98,8 @@ EmdParams emdPreset(const std::string& name);
 // samples ran past 2,400 ICEEMDAN stages with Rilling's rule, every mode after the twelfth or
 // fourteenth 1e-7..3e-4 of the residue (docs/emd.md, nineteenth session).
 int imfLimit(const EmdParams& p, int64_t samples);
-int automaticImfLimit(int64_t samples);  // the limit for maxImfs = 0
+int imfLimit(int maxImfs, int64_t samples);  // the same from maxImfs alone
+int automaticImfLimit(int64_t samples);      // the limit for maxImfs = 0
 
 // Every EmdParams field declared once: key, CLI option, label, unit, range, default, help and
 // the methods it applies to (emd_param_table.cpp). Validation, provenance, the CLI and the dialog

@@ -160,7 +160,7 @@ int empiricalModes(const double* x, int64_t n, const StopRule& rule, int maxImfs
   const double scale = maxAbs(x, n);
   std::vector<double> imf(un);
   int k = 0;
-  const int limit = maxImfs > 0 ? maxImfs : automaticImfLimit(n);
+  const int limit = imfLimit(maxImfs, n);
   while (k < limit) {
     // emd.m's forced stop compares the residue with the original signal, not with itself.
     if (maxAbs(r, n) < 1e-10 * scale) break;
