@@ -24,9 +24,7 @@ __global__ void decideStopKernel(SiftView<R> v, RuleView rule, const R* refMaxAb
   st.aboveThreshold1 = c[kAbove1];
   st.aboveThreshold2 = c[kAbove2];
   st.envelopeFailed = c[kEnvFailed] != 0;
-  const int nextZeros = c[kNextZeros];
   for (int k = 0; k < kCounters; ++k) c[k] = 0;
-  c[kZeros] = nextZeros;  // the next candidate's, counted by its evaluation
   if (v.nbit[s] == 0) {
     const double maxAbs = fromBits(v.maxAbsBits[s], R{});
     if (sift::tooFewExtrema(st.maxima, st.minima) ||
@@ -83,7 +81,8 @@ std::size_t BatchSifter<R>::bytesPerSignal(std::int64_t n) {
          knots * (sizeof(std::int32_t) + 2 * sizeof(R)) +
          2 * static_cast<std::size_t>(sweepCapFor(n)) * sizeof(SweepRow<R>) +
          4 * sizeof(int) * static_cast<std::size_t>(tilesFor(n) + 1) +
-         sizeof(int) * static_cast<std::size_t>(tilesFor(n)) + 2 * sizeof(int) + 64;
+         (2 * sizeof(int) + sizeof(unsigned long long)) * static_cast<std::size_t>(tilesFor(n)) +
+         2 * sizeof(int) + 64;
 }
 
 template <class R>
@@ -109,6 +108,8 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
   imfTable_ = DeviceBuffer<R*>(capacity);
   tileCounts_ = DeviceBuffer<int>(2 * tileCountsSize());  // this iteration's and the next's
   plateauTiles_ = DeviceBuffer<int>(static_cast<std::size_t>(capacity) * tileCount());
+  tileZeros_ = DeviceBuffer<int>(static_cast<std::size_t>(capacity) * tileCount());
+  tileMaxAbs_ = DeviceBuffer<unsigned long long>(static_cast<std::size_t>(capacity) * tileCount());
   active_ = DeviceBuffer<int>(1);
   activeHost_ = PinnedBuffer<int>(1);
   solved_ = DeviceBuffer<int>(2 * static_cast<std::size_t>(capacity));
@@ -116,8 +117,21 @@ BatchSifter<R>::BatchSifter(std::int64_t n, int capacity, cudaStream_t stream)
 }
 
 template <class R>
+TileFlagRows BatchSifter<R>::inputFlagRows() const {
+  // tileCounts_'s first set: the one an extract's first iteration reads.
+  return {flags_.get(),
+          flagPitchFor(n_),
+          tileCounts_.get(),
+          plateauTiles_.get(),
+          tileZeros_.get(),
+          tileMaxAbs_.get(),
+          static_cast<int>(tileCount())};
+}
+
+template <class R>
 void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t* enabled,
-                             const R* refMaxAbs, bool probeOnly, const JobContext& ctx) {
+                             const R* refMaxAbs, bool probeOnly, SiftInput input,
+                             const JobContext& ctx) {
   SiftView<R> v{n_,
                 count,
                 knotCap_,
@@ -143,6 +157,8 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                 tileCounts_.get(),
                 tileCounts_.get() + tileCountsSize(),
                 plateauTiles_.get(),
+                tileZeros_.get(),
+                tileMaxAbs_.get(),
                 static_cast<int>(tileCount()),
                 solved_.get(),
                 0};
@@ -181,14 +197,14 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
   // 10-100 us, 48 per float32 ICEEMDAN run of 24 stages; cuda_timeline, H200).
   const bool askDevice = !fixedCount;
   lastIterations_ = 0;
-  // Zero crossings feed only the Rilling and S-number tests.
-  const bool countZeros = !fixedCount;
-  // Whether the last evaluation flagged this iteration's candidates (all but the first
-  // iteration's: every signal still sifting was evaluated in the last one).
-  bool flaggedByEvaluation = false;
-  // Set, every iteration runs the flag pass, as before the evaluation flagged the next candidate
-  // (tests/gpu/emd_parity_test.cpp compares the two bit for bit).
+  const bool countZeros = siftCountsZeros(rule);
+  // Set, every iteration runs the flag pass, as before the evaluation and the input's writer
+  // flagged the candidates (tests/gpu/emd_parity_test.cpp compares the two bit for bit).
   const bool flagPassOnly = std::getenv("MODESCOPE_SIFT_FLAG_PASS_EVERY_ITERATION") != nullptr;
+  // Whether this iteration's candidates are flagged but for their tiles' edges: by the input's
+  // writer in the first iteration, by the last evaluation in the others (every signal still
+  // sifting was evaluated in the last one).
+  bool tilesFlagged = input == SiftInput::FlaggedByWriter && !flagPassOnly;
   // Set, every launch of an iteration starts after the one before it has finished (ordinary
   // launches, not launchOverlapping; the same test compares the two).
   const bool overlap = std::getenv("MODESCOPE_SIFT_SERIAL_LAUNCHES") == nullptr;
@@ -200,13 +216,14 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(active_.get(), 0, sizeof(int), stream_));
     }
     // The tiles' extremum counts are summed by atomics (a plateau's extremum may be counted from
-    // an earlier tile); the evaluation stores its tiles' counts before anything adds to them.
-    if (!flaggedByEvaluation) {
+    // an earlier tile); the evaluation or the writer stores its tiles' counts before anything adds
+    // to them.
+    if (!tilesFlagged) {
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(
           v.tileCounts, 0, static_cast<std::size_t>(count) * 2 * (tileCount() + 1) * sizeof(int),
           stream_));
     }
-    findKnots(v, sampleGrid, it == 0, countZeros, flaggedByEvaluation, overlap, stream_);
+    findKnots(v, sampleGrid, it == 0, countZeros, tilesFlagged, overlap, stream_);
     // No next candidate to flag after the last iteration (a probe, or the cap).
     const bool flagNext = !flagPassOnly && !probeOnly && it + 1 < std::max(r.cap, 1);
     // A probe under a rule other than Rilling's decides on the extrema, the zero crossings and a
@@ -222,7 +239,7 @@ void BatchSifter<R>::extract(int count, const StopRule& rule, const std::uint8_t
                       refMaxAbs, probeOnly);
     ++lastIterations_;
     std::swap(v.tileCounts, v.nextTileCounts);
-    flaggedByEvaluation = flagNext;
+    tilesFlagged = flagNext;
     if (probeOnly) break;
     // decideStop counts every iteration of a signal still sifting, so after `cap` iterations
     // every signal has stopped: a fixed number of sifts ends without asking the device (and

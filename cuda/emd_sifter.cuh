@@ -5,13 +5,15 @@
 // One sifting iteration is seven launches over the whole batch; the per-sample ones run one
 // block per tile of kSiftTileSamples samples. A fixed sift count runs exactly that many
 // iterations:
-//   flagExtrema      first iteration (after a memset of the tile counts): strided over the
-//                    tile, run starts classify their run (plateau rule), the tile's maxima and
-//                    minima counted (a plateau's extremum is added to the tile its middle lies
-//                    in), zero crossings and max|m| reduced per signal
-//   flagTileEdges    later iterations, one warp per signal and region of two tiles: what the
-//                    evaluation that wrote the candidate left to flag (each tile's first and
-//                    last sample, the plateaus starting inside a tile it marked)
+//   flagExtrema      first iteration of an unflagged input (after a memset of the tile counts):
+//                    strided over the tile, run starts classify their run (plateau rule), the
+//                    tile's maxima and minima counted (a plateau's extremum is added to the tile
+//                    its middle lies in), zero crossings and max|m| reduced per signal
+//   flagTileEdges    later iterations, and the first where the kernel that wrote the input flagged
+//                    it (SiftInput): one warp per signal and 16 tiles, what the evaluation or
+//                    the writer left to flag (each tile's first and last sample, the plateaus
+//                    starting inside a tile it marked), the tiles' zero crossings (and the
+//                    writer's max|m|) summed per signal
 //   scanCounts       one warp per signal and envelope: extrema before each tile
 //   scatterKnots     one warp per region, 64 consecutive samples per lane: each extremum's
 //                    position and value at its rank (region prefix + a warp scan of the lanes'
@@ -35,8 +37,8 @@
 //                    to the other ping-pong buffer; unless it is the last iteration, that
 //                    candidate's flags too, from the staged tile, for every sample whose neighbours
 //                    lie in the tile and differ from it, with their counts per tile (a second set,
-//                    so this iteration's stay readable) and zero crossings; a block waits for
-//                    its signal's two marks
+//                    so this iteration's stay readable) and zero crossings (TileFlagRows); a block
+//                    waits for its signal's two marks
 //   decideStop       one thread per signal: emd.m's stop test; flips the buffer if it sifts on
 // Every launch but the first iteration's flag pass may start while the one before it still runs
 // (programmatic dependent launch, launchOverlapping in sift_view.cuh): most wait for it at their
@@ -48,7 +50,7 @@
 //
 // Memory per signal: 2 n values (ping-pong), n flag bytes (rounded up to 16), 2 x (n/2 + 6)
 // knots x (position, value, slope) and 2 x (n/2 + 518) sweep rows of two values: about 7 n
-// values + n bytes in all.
+// values + n bytes in all, and 24 bytes per tile.
 //
 // Thread rules: one BatchSifter per stream; not thread-safe.
 #pragma once
@@ -99,6 +101,41 @@ inline std::int64_t sweepCapFor(std::int64_t n) { return knotCapFor(n) + 4 * kSi
 
 enum SiftStatus : int { kSifting = 0, kSiftDone = 1, kSiftNoImf = 2, kSiftDisabled = 3 };
 
+// Where the flags of one iteration's candidates go tile by tile, from a block that holds the
+// tile's samples (sift_tile_flags.cuh): the evaluation for the next iteration, and a kernel that
+// writes the sifter's input for the first (inputFlagRows). The flag rows; the extrema per tile of
+// each envelope; per tile, whether a plateau starts inside it, its zero crossings, and (a writer of
+// the input only) its largest |x| as absBits.
+struct TileFlagRows {
+  std::uint8_t* flags;  // one row of flagPitch bytes per signal
+  std::int64_t flagPitch;
+  int* counts;  // per signal and envelope: tiles + 1
+  int* plateauTiles;
+  int* tileZeros;
+  unsigned long long* tileMaxAbs;
+  int tiles;
+  __device__ std::uint8_t* flagsOf(int s) const {
+    return flags + static_cast<std::size_t>(s) * flagPitch;
+  }
+  __device__ int* countsOf(int s, int e) const {
+    return counts + (static_cast<std::size_t>(s) * 2 + e) * (tiles + 1);
+  }
+  // Signal s's tile's entry in plateauTiles, tileZeros and tileMaxAbs.
+  __device__ std::size_t tileEntry(int s, int tile) const {
+    return static_cast<std::size_t>(s) * tiles + tile;
+  }
+};
+
+// Who flagged the candidates an extract starts from. Unflagged: its first iteration runs the flag
+// pass. FlaggedByWriter: every row of the batch was written since the last extract by a kernel
+// that flagged its tiles into inputFlagRows() (flagWrittenTile, sift_tile_flags.cuh), so the first
+// iteration flags only the tiles' edges and the plateaus starting inside them, as the later ones.
+enum class SiftInput { Unflagged, FlaggedByWriter };
+
+// Whether sifting with `rule` counts zero crossings (they feed only the Rilling and S-number
+// tests): the sifter's flag steps and the writers of its input count them only then.
+inline bool siftCountsZeros(const StopRule& rule) { return rule.kind != StopRuleKind::FixedSifts; }
+
 template <class R>
 class BatchSifter {
  public:
@@ -121,7 +158,10 @@ class BatchSifter {
   // (fewer than 3 extrema), kSiftDone (already an IMF) or kSifting (sifting would change it).
   // Cancelled at checkpoints between iterations.
   void extract(int count, const StopRule& rule, const std::uint8_t* enabled, const R* refMaxAbs,
-               bool probeOnly, const JobContext& ctx);
+               bool probeOnly, SiftInput input, const JobContext& ctx);
+
+  // Where a kernel writing input() flags the tiles it writes (SiftInput::FlaggedByWriter).
+  TileFlagRows inputFlagRows() const;
 
   // After extract(), device arrays of `count` entries: the IMF of each signal (a pointer into
   // the ping-pong buffers; valid until the next extract), its status, and its sift count.
@@ -146,7 +186,8 @@ class BatchSifter {
   DeviceBuffer<unsigned long long> maxAbsBits_;
   DeviceBuffer<int> status_, nbit_, sCount_, parity_;
   DeviceBuffer<R*> imfTable_;
-  DeviceBuffer<int> tileCounts_, plateauTiles_;
+  DeviceBuffer<int> tileCounts_, plateauTiles_, tileZeros_;
+  DeviceBuffer<unsigned long long> tileMaxAbs_;
   std::int64_t tileCount() const { return tilesFor(n_); }
   // One iteration's tile counts: per signal and envelope, tiles + 1.
   std::size_t tileCountsSize() const {

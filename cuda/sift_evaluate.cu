@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "cuda/cuda_check.cuh"
-#include "cuda/sift_view.cuh"
+#include "cuda/sift_tile_flags.cuh"
 
 namespace modescope::cuda::sifting {
 namespace {
@@ -45,16 +45,6 @@ struct EnvelopeKnots {
     return c;
   }
 };
-
-// Staged samples of a tile in shared memory: one padding word per 32, so that thread t reading
-// its run at 8 t + j and a warp reading 32 consecutive samples are both free of bank conflicts.
-// j >= 0, so a shift: as a signed division by 32 it took four instructions per index (PTX).
-__host__ __device__ constexpr int stagedIndex(int j) { return j + (j >> 5); }
-// A thread's run of kRunSamples samples from `first` (a multiple of 8) lies in one group of 32:
-// sample first + j is at stagedIndex(first) + j.
-static_assert(32 % kRunSamples == 0, "a run never crosses a padding word");
-// One entry more, past the tile's last sample: flagNextCandidate reads it (and drops the flag).
-constexpr int kStagedSamples = stagedIndex(kSiftTileSamples) + 1;
 
 // A tile's samples into shared memory and back, strided over the block (coalesced). They come in
 // without passing through registers (cp.async, waited for before the block's first barrier), so
@@ -109,80 +99,12 @@ template <class R>
 constexpr int kStagedPieces = sizeof(R) == sizeof(float) ? 416 : 176;
 
 // What a block's warps sum in shared memory before one thread stores it, after the block's last
-// barrier: for the next candidate's tile (flagNextCandidate), and Rilling's counts. (A block
-// reduction of the counts cost a barrier of its own.)
+// barrier: the next candidate's flags (flagTileRun), and Rilling's counts. (A block reduction of
+// the counts cost a barrier of its own.)
 struct TileSums {
-  int counts;   // packPair(maxima, minima)
-  int zeros;    // zero crossings
-  int plateau;  // a plateau starts inside the tile
-  int above;    // packPair(stop ratios above threshold1, above threshold2)
+  TileFlagSums flags;
+  int above;  // packPair(stop ratios above threshold1, above threshold2)
 };
-
-// The next candidate's flags that its tile alone decides, from the staged samples the evaluation
-// has just written: every sample whose neighbours both lie in the tile and differ from it, in one
-// 8-byte store per thread, with kRunStartMark at each plateau's first sample (the other bytes are
-// left for flagTileEdges, sift_knots.cu, to write), and their counts and zero crossings summed per
-// warp into `sums`. The flag pass this replaces read every candidate again from memory (130 us of
-// the 700 us an iteration of 500 float32 signals of 102,401 samples took; ncu, H200); this adds
-// about 60 us to the evaluation. Strided over the tile like the write-back (one flag byte stored
-// per sample) it took 368 us per launch against 345 us this way (the same call).
-template <class R>
-__device__ void flagNextCandidate(const SiftView<R>& v, int s, std::int64_t begin, int samples,
-                                  int first, bool countZeros, const R* staged, TileSums& sums) {
-  // Samples first - 1 .. first + 8 of the tile, read with no test against the tile's end: a
-  // flag that reads an entry past it (stale, or never written) is cleared by `keep` below, and
-  // `staged` has an entry past the last thread's run. With a test per sample, they took some 20
-  // instructions per warp and tile (ncu source counters, H200).
-  R w[kRunSamples + 2];
-  const int run = stagedIndex(first);
-  w[0] = staged[stagedIndex(max(first - 1, 0))];  // first == 0: that flag is cleared
-  MODESCOPE_UNROLL
-  for (int j = 0; j < kRunSamples; ++j) w[j + 1] = staged[run + j];
-  w[kRunSamples + 1] = staged[stagedIndex(first + kRunSamples)];
-  // Every sample's flag, then those with a neighbour in another tile cleared (bytes j with
-  // first + j < 1 or first + j + 1 >= samples). With a test and a branch per sample, the flags
-  // took some 200 instructions per warp and tile (ncu source counters, H200).
-  unsigned long long word = 0;
-  MODESCOPE_UNROLL
-  for (int j = 0; j < kRunSamples; ++j) {
-    const R prev = w[j], cur = w[j + 1], next = w[j + 2];
-    // classifyAlone gives kNotExtremum where prev == cur or cur == next; a run starts at cur where
-    // prev != cur == next (sift::startsRun).
-    const std::uint8_t f =
-        prev != cur && cur == next ? kRunStartMark : classifyAlone(prev, cur, next);
-    word |= static_cast<unsigned long long>(f) << (8 * j);
-  }
-  const int inside = min(max(samples - 1 - first, 0), kRunSamples);  // bytes below the tile's end
-  unsigned long long keep = inside == kRunSamples ? ~0ull : (1ull << (8 * inside)) - 1;
-  if (first == 0) keep &= ~0xffull;  // the tile's first sample
-  word &= keep;
-  int zeros = 0;
-  if (countZeros) {
-    MODESCOPE_UNROLL
-    for (int j = 0; j < kRunSamples; ++j)
-      if ((keep >> (8 * j)) & 1)
-        zeros += sift::zeroCrossingsAt(w[j], w[j + 1], w[j + 2], true, true);
-  }
-  if (first < samples) *reinterpret_cast<unsigned long long*>(v.flagsOf(s) + begin + first) = word;
-  const int counts = __reduce_add_sync(~0u, runExtrema(word));
-  const bool plateau = __any_sync(~0u, runStartMarks(word) != 0);
-  if (countZeros) zeros = __reduce_add_sync(~0u, zeros);
-  if (threadIdx.x % 32 == 0) {
-    atomicAdd(&sums.counts, counts);
-    if (countZeros) atomicAdd(&sums.zeros, zeros);
-    if (plateau) sums.plateau = 1;
-  }
-}
-
-// The sums of flagNextCandidate, stored by thread 0 after the block's last barrier over the tile.
-template <class R>
-__device__ void storeNextTileSums(const SiftView<R>& v, int s, int tile, const TileSums& sums) {
-  // Stored, not added: only this block counts its tile before flagTileEdges adds to it.
-  v.nextCountsOf(s, 0)[tile] = highHalf(sums.counts);
-  v.nextCountsOf(s, 1)[tile] = lowHalf(sums.counts);
-  if (sums.zeros) atomicAdd(&v.counters[s * kCounters + kNextZeros], sums.zeros);
-  v.plateauTiles[static_cast<std::size_t>(s) * v.tiles + tile] = sums.plateau;
-}
 
 // Each thread walks its 8 consecutive samples, moving to the next piece of an envelope when it
 // passes an extremum of that kind (the piece's coefficients are read once per piece, not per
@@ -477,14 +399,15 @@ __global__ void __launch_bounds__(kSampleThreads, kEvaluationBlocks)
       }
       __syncthreads();
       unstageTile(staged, samples, tileOut);
-      if (flagNext) flagNextCandidate(v, s, begin, samples, first, countZeros, staged, sums);
+      if (flagNext)
+        flagTileRun(v.nextFlagRows(), s, begin, samples, first, countZeros, staged, sums.flags);
       if (rilling) {
         const int above = __reduce_add_sync(~0u, packPair(above1, above2));
         if (threadIdx.x % 32 == 0 && above) atomicAdd(&sums.above, above);
       }
       __syncthreads();  // staged, scanStorage and sums are reused by the next signal
       if (threadIdx.x == 0) {
-        if (flagNext) storeNextTileSums(v, s, tile, sums);
+        if (flagNext) storeTileSums(v.nextFlagRows(), s, tile, sums.flags);
         if (highHalf(sums.above))
           atomicAdd(&v.counters[s * kCounters + kAbove1], highHalf(sums.above));
         if (lowHalf(sums.above))

@@ -289,79 +289,104 @@ __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(Sift
   }
 }
 
-// What the last evaluation left unflagged (evaluateMean with flagNext): the first and the last
-// sample of every tile, whose neighbours lie in other tiles, and, in the tiles it marked, the
-// plateaus starting inside them, whose first samples it left as kRunStartMark (classifyRun reads
-// a run to its end, maybe in another tile). One warp per signal and region (kRegionSamples):
-// lanes 2 k and 2 k + 1 take the edges of the region's tile k; each lane whose 64 flags lie in a
-// marked tile flags the runs starting there. (One thread per tile walking a marked tile's samples
-// took 225 us per launch on 500 float32 signals, H200: the residue's later candidates have equal
-// neighbours in most tiles.) No lane reads a flag another one writes: a run's first sample is
-// marked, the samples inside it are not.
-static_assert(kSiftTileSamples % kLaneSamples == 0, "a lane's flags lie in one tile");
-static_assert(2 * kRegionTiles <= 32, "a lane per edge");
+// What the last evaluation (or the input's writer) left unflagged (flagTileRun,
+// sift_tile_flags.cuh): the first and the last sample of every tile, whose neighbours lie in other
+// tiles, and, in the tiles it marked, the plateaus starting inside them, whose first samples it
+// left as kRunStartMark (classifyRun reads a run to its end, maybe in another tile); and the zero
+// crossings it counted per tile (and the writer's max |x| per tile) summed per signal. One warp per
+// signal and group of kEdgeTiles tiles: lanes 2 k and 2 k + 1 take the edges of the group's tile
+// k, then the whole warp walks each marked tile's flags, 32 samples a lane. (A warp per two tiles,
+// each lane walking 64 samples of them, took 28 us per launch on 1,000 float32 signals of 102,401
+// samples, mostly the wait for its loads: 51,000 warps, six waves of them; cuda_timeline, H200.)
+// No lane reads a flag another one writes: a run's first sample is marked, the samples inside it
+// are not.
+constexpr int kEdgeTiles = 16;
+static_assert(2 * kEdgeTiles == 32, "a lane per edge");
+constexpr int kWalkSamples = kSiftTileSamples / 32;  // a lane's share of a marked tile
+static_assert(kWalkSamples % 16 == 0, "a lane's flags in 16-byte loads");
 template <class R>
-__global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros) {
+__global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros, bool firstIteration) {
   startAfterKernelBefore();
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = static_cast<int>(threadIdx.x % 32);
-  const int s = warp / v.regions(), region = warp % v.regions();
+  const int groups = (v.tiles + kEdgeTiles - 1) / kEdgeTiles;
+  const int s = warp / groups, group = warp % groups;
   if (s >= v.count) return;  // uniform over the warp
   const int status = v.status[s], parity = v.parity[s];
   if (v.mustSkip(status, parity)) return;
   const R* x = v.candidateOf(s, parity);
   std::uint8_t* flags = v.flagsOf(s);
   const int n = static_cast<int>(v.n);
-  int edgeCounts = 0, runCounts = 0, zeros = 0;  // in edgeTile and runTile
-  const int edgeTile = region * kRegionTiles + lane / 2;
+  const int edgeTile = group * kEdgeTiles + lane / 2;
+  const bool inTile = edgeTile < v.tiles;
   const int begin = edgeTile * kSiftTileSamples, end = min(begin + kSiftTileSamples, n);
   const int edge = lane % 2 == 0 ? begin : end - 1;
+  // The tile's words, loaded by its even lane beside the edges' samples.
+  bool marked = false;
+  int zeros = 0;
+  unsigned long long maxAbs = 0;
+  if (inTile && lane % 2 == 0) {
+    const std::size_t entry = v.flagRows().tileEntry(s, edgeTile);
+    marked = v.plateauTiles[entry] != 0;
+    if (countZeros) zeros = v.tileZeros[entry];
+    if (firstIteration) maxAbs = v.tileMaxAbs[entry];
+  }
+  int edgeCounts = 0;
   // An odd lane only where its tile has more than one sample.
-  if (lane < 2 * kRegionTiles && begin < n && (lane % 2 == 0 || edge != begin)) {
+  if (inTile && (lane % 2 == 0 || edge != begin)) {
     const R prev = edge > 0 ? x[edge - 1] : R(0), cur = x[edge];
     const R next = edge + 1 < n ? x[edge + 1] : R(0);
     edgeCounts = flagSample(v, s, x, flags, edge, prev, cur, next, edgeTile);
-    if (countZeros) zeros = sift::zeroCrossingsAt(prev, cur, next, edge > 0, edge + 1 < n);
+    if (countZeros) zeros += sift::zeroCrossingsAt(prev, cur, next, edge > 0, edge + 1 < n);
   }
-  const int first = region * kRegionSamples + lane * kLaneSamples;  // the lane's first flag
-  const int runTile = first / kSiftTileSamples;
-  if (first < n && v.plateauTiles[static_cast<std::size_t>(s) * v.tiles + runTile]) {
+  const int tileCounts = edgeCounts + __shfl_down_sync(~0u, edgeCounts, 1);
+  if (inTile && lane % 2 == 0) {
+    if (highHalf(tileCounts)) atomicAdd(&v.countsOf(s, 0)[edgeTile], highHalf(tileCounts));
+    if (lowHalf(tileCounts)) atomicAdd(&v.countsOf(s, 1)[edgeTile], lowHalf(tileCounts));
+  }
+  for (unsigned tiles = __ballot_sync(~0u, marked); tiles; tiles &= tiles - 1) {
+    const int tile = group * kEdgeTiles + (__ffs(static_cast<int>(tiles)) - 1) / 2;
+    const int first = tile * kSiftTileSamples + lane * kWalkSamples;  // the lane's first flag
+    int runCounts = 0;
     MODESCOPE_UNROLL
-    for (int w = 0; w < kLaneSamples / kRunSamples; ++w) {
-      const int i0 = first + kRunSamples * w;
+    for (int p = 0; p < kWalkSamples / 16; ++p) {
+      const int i0 = first + 16 * p;
       if (i0 >= n) break;
-      unsigned long long marks =
-          runStartMarks(*reinterpret_cast<const unsigned long long*>(flags + i0));
-      // Only the signal's own flags: the row's padding past the last sample is never written.
-      if (n - i0 < 8) marks &= (1ull << (8 * (n - i0))) - 1;
-      while (marks) {
-        const int i = i0 + (__ffsll(static_cast<long long>(marks)) - 1) / 8;
-        marks &= marks - 1;
-        runCounts += flagRunFrom(v, s, x, flags, i, runTile);
+      // Inside the row: i0 is a multiple of 16 below n, and the pitch is a multiple of 16.
+      const ulonglong2 pair = *reinterpret_cast<const ulonglong2*>(flags + i0);
+      MODESCOPE_UNROLL
+      for (int w = 0; w < 2; ++w) {
+        const int w0 = i0 + kRunSamples * w;
+        unsigned long long marks = runStartMarks(w == 0 ? pair.x : pair.y);
+        // Only the signal's own flags: the row's padding past the last sample is never written.
+        if (n - w0 < kRunSamples) marks &= n - w0 <= 0 ? 0 : (1ull << (8 * (n - w0))) - 1;
+        while (marks) {
+          const int i = w0 + (__ffsll(static_cast<long long>(marks)) - 1) / 8;
+          marks &= marks - 1;
+          runCounts += flagRunFrom(v, s, x, flags, i, tile);
+        }
       }
     }
-  }
-  MODESCOPE_UNROLL
-  for (int k = 0; k < kRegionTiles; ++k) {
-    const int tile = region * kRegionTiles + k;
-    const int counts = __reduce_add_sync(
-        ~0u, (edgeTile == tile ? edgeCounts : 0) + (runTile == tile ? runCounts : 0));
-    if (lane == 0 && highHalf(counts)) atomicAdd(&v.countsOf(s, 0)[tile], highHalf(counts));
-    if (lane == 0 && lowHalf(counts)) atomicAdd(&v.countsOf(s, 1)[tile], lowHalf(counts));
+    runCounts = __reduce_add_sync(~0u, runCounts);
+    if (lane == 0 && highHalf(runCounts)) atomicAdd(&v.countsOf(s, 0)[tile], highHalf(runCounts));
+    if (lane == 0 && lowHalf(runCounts)) atomicAdd(&v.countsOf(s, 1)[tile], lowHalf(runCounts));
   }
   zeros = __reduce_add_sync(~0u, zeros);
-  if (lane == 0 && zeros) atomicAdd(&v.counters[s * kCounters + kZeros], zeros);
+  for (int d = 16; d > 0; d >>= 1) maxAbs = max(maxAbs, __shfl_xor_sync(~0u, maxAbs, d));
+  if (lane != 0) return;
+  if (zeros) atomicAdd(&v.counters[s * kCounters + kZeros], zeros);
+  if (maxAbs) atomicMax(&v.maxAbsBits[s], maxAbs);
 }
 
 }  // namespace
 
 template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
-               bool flaggedByEvaluation, bool overlap, cudaStream_t stream) {
-  if (flaggedByEvaluation) {
-    const int warps = v.count * v.regions();
+               bool tilesFlagged, bool overlap, cudaStream_t stream) {
+  if (tilesFlagged) {
+    const int warps = v.count * ((v.tiles + kEdgeTiles - 1) / kEdgeTiles);
     launchOverlapping(flagTileEdgesKernel<R>, dim3((warps + 3) / 4), dim3(128), stream, overlap, v,
-                      countZeros);  // 4 warps a block
+                      countZeros, firstIteration);  // 4 warps a block
   } else {
     flagExtremaKernel<<<sampleGrid, kSampleThreads, 0, stream>>>(v, firstIteration, countZeros);
     MODESCOPE_CUDA_CHECK_LAUNCH("flagExtremaKernel", stream);

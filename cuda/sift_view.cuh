@@ -20,9 +20,8 @@ using sift::kMaximum;
 using sift::kMinimum;
 using sift::kMirrored;
 
-// Per-signal counters gathered during one iteration (reset by decideStop). kNextZeros: the zero
-// crossings of the next candidate that its evaluation counted (decideStop carries them into
-// kZeros). kScatteredRegions: the regions whose knots the scatter has written.
+// Per-signal counters gathered during one iteration (reset by decideStop). kScatteredRegions: the
+// regions whose knots the scatter has written.
 enum Counter : int {
   kMaxima,
   kMinima,
@@ -30,7 +29,6 @@ enum Counter : int {
   kAbove1,
   kAbove2,
   kEnvFailed,
-  kNextZeros,
   kScatteredRegions,
   kCounters
 };
@@ -47,9 +45,9 @@ enum Counter : int {
 constexpr int kRunSamples = 8;  // consecutive samples per thread; one 8-byte word of flags
 constexpr int kSampleThreads = kSiftTileSamples / kRunSamples;
 static_assert(kSampleThreads % 32 == 0, "a tile is whole warps' runs");
-// The scatter and flagTileEdges take one warp per region of kRegionSamples samples, 64 per lane,
-// a few tiles each: with a warp per 1,024-sample tile, both took longer (8 % and 80 % per launch
-// on 64 channels, cuda_timeline on an H200, docs/emd.md).
+// The scatter takes one warp per region of kRegionSamples samples, 64 per lane, a few tiles
+// each: with a warp per 1,024-sample tile, it took 8 % longer per launch on 64 channels
+// (cuda_timeline on an H200, docs/emd.md).
 constexpr int kRegionSamples = 2048;
 constexpr int kRegionTiles = kRegionSamples / kSiftTileSamples;
 constexpr int kLaneSamples = kRegionSamples / 32;  // consecutive samples per lane of a region
@@ -86,25 +84,28 @@ struct SiftView {
   // The next candidate's extrema per tile, counted by the evaluation that writes it (zeroed before
   // it; tileCounts of the next iteration).
   int* nextTileCounts;
-  // Per signal and tile: whether the evaluation left a plateau's start inside the tile to
-  // flagTileEdges (sift_knots.cu).
+  // Per signal and tile: whether the evaluation (or the input's writer) left a plateau's start
+  // inside the tile to flagTileEdges (sift_knots.cu), the zero crossings it counted there, and
+  // the writer's largest |x| (TileFlagRows).
   int* plateauTiles;
+  int* tileZeros;
+  unsigned long long* tileMaxAbs;
   int tiles;
   // Per signal and envelope: the iteration whose spline a solve finished last (markSolved). The
   // evaluation starts while the solves still run and waits for its own signal's two only.
   int* solved;
   int epoch;  // this iteration's number, from 1 (solved starts at 0)
-  // The scatter's and flagTileEdges's regions (kRegionTiles tiles each).
+  // The scatter's regions (kRegionTiles tiles each).
   __host__ __device__ int regions() const { return (tiles + kRegionTiles - 1) / kRegionTiles; }
-  __device__ int* countsOf(int s, int e) const {
-    return tileCounts + (static_cast<std::size_t>(s) * 2 + e) * (tiles + 1);
+  // This iteration's flags, and where the evaluation flags the next candidates.
+  __device__ TileFlagRows flagRows() const {
+    return {flags, flagPitch, tileCounts, plateauTiles, tileZeros, tileMaxAbs, tiles};
   }
-  __device__ int* nextCountsOf(int s, int e) const {
-    return nextTileCounts + (static_cast<std::size_t>(s) * 2 + e) * (tiles + 1);
+  __device__ TileFlagRows nextFlagRows() const {
+    return {flags, flagPitch, nextTileCounts, plateauTiles, tileZeros, tileMaxAbs, tiles};
   }
-  __device__ std::uint8_t* flagsOf(int s) const {
-    return flags + static_cast<std::size_t>(s) * flagPitch;
-  }
+  __device__ int* countsOf(int s, int e) const { return flagRows().countsOf(s, e); }
+  __device__ std::uint8_t* flagsOf(int s) const { return flagRows().flagsOf(s); }
   __device__ R* candidate(int s) const { return candidateOf(s, parity[s]); }
   // Whether a per-sample kernel skips a signal, from its status and parity loaded together. The
   // parity is tested too (it is never negative) so that its load is issued beside the status's:
@@ -284,11 +285,12 @@ void launchOverlapping(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStr
 // The iteration's steps (each launches on `stream`; v.count signals).
 // Flags the extrema of every candidate, counts them per tile, scans the counts and writes each
 // signal's knots with the mirrored end knots (sift_knots.cu). tileCounts must be zero, or, with
-// flaggedByEvaluation, hold what the last evaluation counted: it flagged every sample whose
-// neighbours lie in its tile and differ from it, and only the rest is left to flag.
+// tilesFlagged, hold what the last evaluation (or, in the first iteration, the input's writer)
+// counted: it flagged every sample whose neighbours lie in its tile and differ from it, and only
+// the rest is left to flag. firstIteration: also each signal's max |x| (maxAbsBits).
 template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
-               bool flaggedByEvaluation, bool overlap, cudaStream_t stream);
+               bool tilesFlagged, bool overlap, cudaStream_t stream);
 // The not-a-knot spline of each signal's maxima and minima, as the slope at each knot
 // (sift_splines.cu; the evaluation computes the pieces' coefficients from them). overlap: the
 // small systems' launch may start while the large ones' runs (launchOverlapping). alwaysNarrow:
@@ -297,8 +299,8 @@ template <class R>
 void solveSplines(const SiftView<R>& v, bool overlap, bool alwaysNarrow, cudaStream_t stream);
 // The mean of the two envelopes subtracted from each candidate into the other buffer, with
 // Rilling's counts (sift_evaluate.cu). flagNext: also flags the next candidate's extrema that
-// its tiles alone decide, into nextTileCounts (zeroed) and kNextZeros (countZeros). overlap: it
-// may start while the solve runs (launchOverlapping).
+// its tiles alone decide (nextFlagRows; their zero crossings where countZeros). overlap: it may
+// start while the solve runs (launchOverlapping).
 template <class R>
 void evaluateMean(const SiftView<R>& v, const RuleView& rule, dim3 sampleGrid, bool flagNext,
                   bool countZeros, bool overlap, cudaStream_t stream);

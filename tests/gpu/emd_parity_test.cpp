@@ -361,7 +361,7 @@ TEST_F(GpuEmd, PlateausAcrossTilesMatchInFloat64) {
   for (int64_t t = 0; t < n; ++t) q[t] = std::round(q[t]);
   const float top = *std::max_element(q, q + n) + 5;
   const float bottom = *std::min_element(q, q + n) - 5;
-  // Tiles of 1,024 samples, two to a region of the scatter and flagTileEdges (cuda/sift_view.cuh).
+  // Tiles of 1,024 samples, two to a region of the scatter (cuda/sift_view.cuh).
   std::fill(q + 1020, q + 1030, bottom);  // starts in tile 0, middle 1025 in tile 1 (one region)
   std::fill(q + 2040, q + 2060, top);     // starts in tile 1, middle 2050 in tile 2
   std::fill(q + 3071, q + 3075, bottom);  // starts at tile 2's last sample, middle in tile 3
@@ -382,9 +382,11 @@ TEST_F(GpuEmd, PlateausAcrossTilesMatchInFloat64) {
 }
 
 // From its second iteration the sifter takes a candidate's flags from the evaluation that wrote
-// it (cuda/sift_evaluate.cu), which leaves the tiles' edge samples and the plateaus starting
-// inside them to a small pass (flagTileEdges, cuda/sift_knots.cu); the flag pass of every
-// iteration must give the same bits. In float32 a small signal on a large offset has equal
+// it (cuda/sift_evaluate.cu), and in the first those of the kernel that wrote its input where
+// that flagged them (CEEMDAN's and ICEEMDAN's realizations and ICEEMDAN's noise residues,
+// cuda/emd_methods.cu); both leave the tiles' edge samples and the plateaus starting inside them
+// to a small pass (flagTileEdges, cuda/sift_knots.cu). The flag pass of every iteration must
+// give the same bits. In float32 a small signal on a large offset has equal
 // neighbours in its second candidate too (the candidate minus a mean near the offset is a
 // multiple of the offset's rounding step, 1/16 at 10^6), so plateaus start everywhere, inside
 // tiles and at their edges; the second channel is quantised. Both stop rules: Rilling's counts
@@ -398,7 +400,7 @@ TEST_F(GpuEmd, EvaluationFlagsGiveTheFlagPassBits) {
     block.channel(0)[t] = static_cast<float>(1e6 + 0.3 * std::sin(t / 37.0) + 0.2 * g(rng));
     block.channel(1)[t] = std::round(block.channel(1)[t] / 4);
   }
-  for (EmdMethod m : {EmdMethod::Emd, EmdMethod::Iceemdan}) {
+  for (EmdMethod m : {EmdMethod::Emd, EmdMethod::Ceemdan, EmdMethod::Iceemdan}) {
     for (bool rilling : {false, true}) {
       EmdParams p = paramsFor(m, GpuPrecision::Float32);
       if (rilling) {
