@@ -223,6 +223,13 @@ int cudaDeviceCount() {
   return count;
 }
 
+int cudaMultiprocessorCount() {
+  int device = 0, sms = 0;
+  MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
+  MODESCOPE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
 void setCudaTestHooks(const CudaTestHooks& hooks) {
   gPoisonAllocations = hooks.poisonAllocations;
   gMaxBatchSamples = hooks.maxBatchSamples;

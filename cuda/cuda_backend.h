@@ -18,6 +18,10 @@ std::unique_ptr<ComputeBackend> makeCudaBackend(std::string& reason);
 // Number of usable CUDA devices (0 when the driver or device is missing).
 int cudaDeviceCount();
 
+// Streaming multiprocessors of the current device (for sizing launches and batches). Throws
+// DeviceError.
+int cudaMultiprocessorCount();
+
 // Free and total memory of the current device in bytes (cudaMemGetInfo; free includes what the
 // backend's memory pool keeps for the next run, pooled: cuda/device_pool.h). What every planner
 // asks. Throws DeviceError.

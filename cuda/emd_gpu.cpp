@@ -40,11 +40,8 @@ bool noiseInStages(const EmdParams& p, std::int64_t samples, int channels, std::
   if (static_cast<double>(channels) * static_cast<double>(perChannel + extra) > budget) {
     return false;
   }
-  int device = 0, sms = 0;
-  MODESCOPE_CUDA_TRY(cudaGetDevice(&device));
-  MODESCOPE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const double memberSamples = static_cast<double>(channels) * p.ensembleSize * samples;
-  return memberSamples <= kNoiseInStagesSamplesPerSm * sms;
+  return memberSamples <= kNoiseInStagesSamplesPerSm * cudaMultiprocessorCount();
 }
 
 }  // namespace

@@ -569,7 +569,7 @@ class BatchRun {
     noiseCountKernel<<<blocksFor(B_, 128), 128, 0, stream_>>>(
         sifter_.status() + noiseRow_, k, modeCount_.get(), alive(), B_, aliveTotal_.get());
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseCountKernel", stream_);
-    noiseBelowLimit_ = k + 1 < (needed > 0 ? needed : automaticImfLimit(n_));
+    noiseBelowLimit_ = k + 1 < imfLimit(needed, n_);
     MODESCOPE_CUDA_TRY(cudaMemcpyAsync(hostAlive_.get(), aliveTotal_.get(), sizeof(int),
                                        cudaMemcpyDeviceToHost, stream_));
     aliveCopied_.record(stream_);
@@ -606,7 +606,7 @@ class BatchRun {
       keepNoiseMode(needed);
       return;
     }
-    const int limit = needed > 0 ? needed : automaticImfLimit(n_);
+    const int limit = imfLimit(needed, n_);
     for (int k = 0; k < limit; ++k) {
       progress(f0 + (f1 - f0) * k / limit, "noise modes " + std::to_string(k + 1));
       // The first mode's input is the noise (startMembers), the others' noiseStepKernel's.
@@ -728,8 +728,14 @@ class BatchRun {
                                                               std_.get(), normalise, hasMode_.get(),
                                                               scale_.get(), B_, I_);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseScaleKernel", stream_);
+    realizeInSifter(noiseModes_[k].get());
+  }
+
+  // The stage's realizations r_[c] + scale_[b] * mode[b] (where hasMode_[b]; r_[c] elsewhere)
+  // written into the sifter's rows and flagged there for its first iteration.
+  void realizeInSifter(const R* mode) {
     realizeModeKernel<<<writerRowsGrid(n_, B_), kThreads, 0, stream_>>>(
-        sifter_.input(), r_.get(), noiseModes_[k].get(), scale_.get(), hasMode_.get(), n_, B_, I_,
+        sifter_.input(), r_.get(), mode, scale_.get(), hasMode_.get(), n_, B_, I_,
         sifter_.inputFlagRows(), siftCountsZeros(p_.stop));
     MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
   }
@@ -741,10 +747,7 @@ class BatchRun {
   bool realizeResidueStage(int mode, bool normalise) {
     if (mode >= static_cast<int>(noiseModes_.size())) {
       MODESCOPE_CUDA_TRY(cudaMemsetAsync(hasMode_.get(), 0, B_ * sizeof(int), stream_));
-      realizeModeKernel<<<writerRowsGrid(n_, B_), kThreads, 0, stream_>>>(
-          sifter_.input(), r_.get(), r_.get(), scale_.get(), hasMode_.get(), n_, B_, I_,
-          sifter_.inputFlagRows(), siftCountsZeros(p_.stop));
-      MODESCOPE_CUDA_CHECK_LAUNCH("realizeModeKernel", stream_);
+      realizeInSifter(nullptr);  // no member has a mode: r_ itself
       return false;
     }
     rowStats(r_.get(), C_);

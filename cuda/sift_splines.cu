@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cuda/cuda_backend.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/sift_view.cuh"
 
@@ -189,12 +190,11 @@ int narrowLargeSolveFrom() {
   int now = 0;
   MODESCOPE_CUDA_TRY(cudaGetDevice(&now));
   if (now != device) {
-    int sms = 0, perSm = 0;
-    MODESCOPE_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, now));
+    int perSm = 0;
     MODESCOPE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &perSm, solveLargeSplinesKernel<kNarrowSplineThreads, R>, kNarrowSplineThreads, 0));
     device = now;
-    systems = 2 * std::max(perSm, 1) * sms;
+    systems = 2 * std::max(perSm, 1) * cudaMultiprocessorCount();
   }
   return systems;
 }
