@@ -81,8 +81,8 @@ struct SiftView {
   // (and the total at b = tiles), written by the scan, so the evaluation finds its knots
   // without searching.
   int* tileCounts;
-  // The next candidate's extrema per tile, counted by the evaluation that writes it (zeroed before
-  // it; tileCounts of the next iteration).
+  // The next candidate's extrema per tile, counted and stored by the evaluation that writes it
+  // (tileCounts of the next iteration).
   int* nextTileCounts;
   // Per signal and tile: whether the evaluation (or the input's writer) left a plateau's start
   // inside the tile to flagTileEdges (sift_knots.cu), the zero crossings it counted there, and
@@ -186,11 +186,12 @@ __device__ inline bool isMaximumAt(unsigned long long flags, int j) {
 __device__ inline bool isMinimumAt(unsigned long long flags, int j) {
   return isExtremumOfKind(flags, j, 1);
 }
-// The flag byte the evaluation leaves at a plateau's first sample for flagTileEdges, which
-// overwrites it (with the run's flags) before anything else reads the flags.
+// The flag byte flagTileRun (the evaluation, or the writer of the input) leaves at a plateau's
+// first sample for flagTileEdges, which overwrites it (with the run's flags) before anything else
+// reads the flags.
 constexpr std::uint8_t kRunStartMark = 0x80;
 // A sample that differs from both its neighbours is a run of one: classifyRun's flag for it in
-// two comparisons (the flag pass and the evaluation's flags of the next candidate).
+// two comparisons (the flag pass and flagTileRun, sift_tile_flags.cuh).
 template <class R>
 __device__ inline std::uint8_t classifyAlone(R prev, R cur, R next) {
   const R left = cur - prev, right = next - cur;
@@ -204,7 +205,7 @@ constexpr unsigned long long inEveryByte(std::uint8_t flag) { return flag * 0x01
 __device__ inline int runExtrema(unsigned long long flags) {
   return packPair(__popcll(flags & inEveryByte(kMaximum)), __popcll(flags & inEveryByte(kMinimum)));
 }
-// The plateau starts the evaluation marked in a run's word (kRunStartMark bits).
+// The plateau starts flagTileRun marked in a run's word (kRunStartMark bits).
 __device__ inline unsigned long long runStartMarks(unsigned long long flags) {
   return flags & inEveryByte(kRunStartMark);
 }
