@@ -32,9 +32,9 @@ struct CudaMemoryInfo {
 };
 CudaMemoryInfo cudaMemoryInfo();
 
-// Hands back to the driver the device memory kept for the next run (cuda/device_pool.h); for a
-// process that stays open between runs, when none is queued. Never throws; a no-op before the
-// first allocation (it creates no CUDA context).
+// Hands back to the driver the device memory and the page-locked host memory kept for the next
+// run (cuda/device_pool.h, cuda/pinned_pool.h); for a process that stays open between runs, when
+// none is queued. Never throws; a no-op before the first allocation (it creates no CUDA context).
 void releaseCudaPooledMemory();
 
 // ---- Hooks for tests and benchmarks (tests/gpu, tests/bench) --------------------------------

@@ -12,6 +12,7 @@
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/device_pool.h"
+#include "cuda/pinned_pool.h"
 
 namespace modescope::cuda {
 
@@ -122,17 +123,17 @@ class StreamDrain {
   const Stream& s_;
 };
 
-// Page-locked host memory (cudaHostAlloc), the only host memory that asynchronous copies read or
-// write. Whoever owns one must make sure no copy using it is in flight when it is destroyed (the
-// pipeline synchronises its streams before it returns or unwinds).
+// Page-locked host memory (from the pool of pinned_pool.h), the only host memory that
+// asynchronous copies read or write. Whoever owns one must make sure no copy using it is in
+// flight when it is destroyed (the pipeline synchronises its streams before it returns or
+// unwinds).
 template <class T>
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   explicit PinnedBuffer(std::size_t count) : count_(count) {
     if (count_ == 0) return;
-    MODESCOPE_CUDA_TRY(
-        cudaHostAlloc(reinterpret_cast<void**>(&p_), count_ * sizeof(T), cudaHostAllocDefault));
+    p_ = static_cast<T*>(allocatePinnedBytes(count_ * sizeof(T)));
   }
   ~PinnedBuffer() { reset(); }
   PinnedBuffer(PinnedBuffer&& o) noexcept
@@ -151,7 +152,7 @@ class PinnedBuffer {
   T* get() const noexcept { return p_; }
   std::size_t size() const noexcept { return count_; }
   void reset() noexcept {
-    if (p_) cudaFreeHost(p_);
+    releasePinnedBytes(p_);
     p_ = nullptr;
     count_ = 0;
   }

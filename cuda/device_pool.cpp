@@ -10,6 +10,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_check.cuh"
+#include "cuda/pinned_pool.h"
 
 namespace modescope::cuda {
 namespace {
@@ -102,6 +103,7 @@ void releaseCudaPooledMemory() {
         cudaDeviceGetDefaultMemPool(&pool, static_cast<int>(device)) == cudaSuccess)
       (void)cudaMemPoolTrimTo(pool, 0);
   }
+  cuda::releasePinnedPool();
   (void)cudaGetLastError();
 }
 

@@ -2,13 +2,12 @@
 // for step the procedure in engine/emd/emd.h.
 #include <algorithm>
 #include <cmath>
-#include <cub/block/block_reduce.cuh>
 #include <string>
 
-#include "cuda/device_ops.cuh"
 #include "cuda/emd_methods.cuh"
 #include "cuda/emd_sifter.cuh"
 #include "cuda/imf_rows_download.cuh"
+#include "cuda/row_stats.cuh"
 #include "cuda/sift_tile_flags.cuh"
 #include "cuda/stage_status_tally.cuh"
 #include "engine/core/error.h"
@@ -65,59 +64,56 @@ __global__ void convertKernel(const float* in, R* out, std::size_t count) {
   if (i < count) out[i] = static_cast<R>(in[i]);
 }
 
-// Mean, sample standard deviation (N - 1, as MATLAB's std) and max |x| of rows base + r*stride,
-// two passes in double: one block per row.
-template <class R>
-__global__ void rowStatsKernel(const R* base, std::size_t stride, std::int64_t n, double* mean,
-                               double* stddev, R* maxAbs) {
-  using Reduce = cub::BlockReduce<double, kThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
-  __shared__ double shared;
-  const R* x = base + static_cast<std::size_t>(blockIdx.x) * stride;
-  double s = 0, m = 0;
-  for (std::int64_t i = threadIdx.x; i < n; i += kThreads) {
-    s += static_cast<double>(x[i]);
-    m = fmax(m, fabs(static_cast<double>(x[i])));
-  }
-  const double total = Reduce(tmp).Sum(s);
-  if (threadIdx.x == 0) shared = total / static_cast<double>(n);
-  __syncthreads();
-  const double mu = shared;
-  const double peak = Reduce(tmp).Reduce(m, MaxOp());
-  __syncthreads();
-  double q = 0;
-  for (std::int64_t i = threadIdx.x; i < n; i += kThreads) {
-    const double d = static_cast<double>(x[i]) - mu;
-    q += d * d;
-  }
-  const double sq = Reduce(tmp).Sum(q);
-  if (threadIdx.x == 0) {
-    if (mean) mean[blockIdx.x] = mu;
-    if (stddev) stddev[blockIdx.x] = n > 1 ? sqrt(sq / static_cast<double>(n - 1)) : 0.0;
-    if (maxAbs) maxAbs[blockIdx.x] = static_cast<R>(peak);
-  }
+// max(*at, |x|) where absBits(x) = bits, for a non-negative *at: such values order as their bits.
+__device__ inline void atomicMaxAbs(float* at, unsigned long long bits) {
+  atomicMax(reinterpret_cast<unsigned*>(at), static_cast<unsigned>(bits));
+}
+__device__ inline void atomicMaxAbs(double* at, unsigned long long bits) {
+  atomicMax(reinterpret_cast<unsigned long long*>(at), bits);
 }
 
 // Signal b = channel c * members + member i. out[b] = base[c] + scale[b] * w, w the member's
 // Philox noise (paired: members 2j, 2j+1 share stream j with signs +, -). base may be null (0),
-// scale may be null (1).
+// scale may be null (1); copy, if not null, gets the same rows, and maxAbs, if not null (zeroed
+// before), each row's largest |value| (emd.m's reference for the too-small-amplitude stop). A
+// thread makes samples 2m and 2m + 1 from one Philox block (normalPairDouble: the bits of
+// normalDouble(2m) and normalDouble(2m + 1)): one sample per thread, each generated its block and
+// logarithm for itself, and the kernel took 548 us for 100 x 358,401 samples (cuda_timeline, H200).
 template <class R>
-__global__ void noiseKernel(R* out, const R* base, const double* scale, std::int64_t n, int signals,
-                            int members, const std::uint64_t* channelIds, std::uint64_t seed,
-                            bool paired) {
+__global__ void noiseKernel(R* out, R* copy, R* maxAbs, const R* base, const double* scale,
+                            std::int64_t n, int signals, int members,
+                            const std::uint64_t* channelIds, std::uint64_t seed, bool paired) {
   const Philox4x32 gen(seed);
+  const std::int64_t pair = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   for (int b = blockIdx.y; b < signals; b += gridDim.y) {
-    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-    if (t >= n) continue;
-    const int c = b / members, i = b % members;
-    const std::uint64_t stream = emdNoiseStream(channelIds[c], paired ? i / 2 : i);
-    double w = gen.normalDouble(stream, static_cast<std::uint64_t>(t));
-    if (paired && (i & 1)) w = -w;
-    const R b0 = base ? base[static_cast<std::size_t>(c) * n + t] : R(0);
-    out[static_cast<std::size_t>(b) * n + t] =
-        realize(b0, scale ? scale[b] : 1.0, static_cast<R>(w));
+    unsigned long long peak = 0;
+    if (2 * pair < n) {
+      const int c = b / members, i = b % members;
+      const std::uint64_t stream = emdNoiseStream(channelIds[c], paired ? i / 2 : i);
+      double w[2];
+      gen.normalPairDouble(stream, static_cast<std::uint64_t>(pair), w[0], w[1]);
+      const double sign = paired && (i & 1) ? -1.0 : 1.0;
+      const double amplitude = scale ? scale[b] : 1.0;
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const std::int64_t t = 2 * pair + j;
+        if (t >= n) break;
+        const R b0 = base ? base[static_cast<std::size_t>(c) * n + t] : R(0);
+        const R y = realize(b0, amplitude, static_cast<R>(sign * w[j]));
+        out[static_cast<std::size_t>(b) * n + t] = y;
+        if (copy) copy[static_cast<std::size_t>(b) * n + t] = y;
+        peak = max(peak, sifting::absBits(y));
+      }
+    }
+    if (maxAbs) {
+      peak = sifting::warpMaxBits(peak);
+      if (threadIdx.x % 32 == 0 && peak) atomicMaxAbs(&maxAbs[b], peak);
+    }
   }
 }
+
+// A grid of noiseKernel: a thread per pair of samples.
+dim3 noiseGrid(std::int64_t n, int rows) { return rowsGrid((n + 1) / 2, rows); }
 
 // Row b's inputs of realizeModeKernel, loaded a row ahead of their use.
 template <class R>
@@ -331,7 +327,7 @@ __global__ void noiseScaleKernel(const int* modeCount, int k, const double* chan
 }
 
 // factor[c] = noiseStd * channelStd[c] (channelStd null: noiseStd), the noise's amplitude per
-// channel: computed here from rowStatsKernel's deviations, the host does not wait for them.
+// channel: computed here from rowStatistics's deviations, the host does not wait for them.
 __global__ void channelFactorKernel(double* factor, double noiseStd, const double* channelStd,
                                     int channels) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
@@ -374,6 +370,7 @@ class BatchRun {
         mean_(std::max(B_, C_)),
         std_(std::max(B_, C_)),
         maxAbs_(std::max(B_, C_)),
+        statsScratch_(rowStatsScratch(n_, std::max(B_, C_))),
         factor_(C_),
         scale_(B_),
         hasMode_(B_),
@@ -460,10 +457,10 @@ class BatchRun {
     MODESCOPE_CUDA_TRY(cudaStreamSynchronize(stream_));
   }
 
+  // Mean, std and (wantMax) max |x| of `count` rows into mean_, std_ and maxAbs_.
   void rowStats(const R* rows, int count, bool wantMax = false) {
-    rowStatsKernel<<<count, kThreads, 0, stream_>>>(rows, n_, n_, mean_.get(), std_.get(),
-                                                    wantMax ? maxAbs_.get() : nullptr);
-    MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
+    rowStatistics<R>(rows, n_, count, {mean_.get(), std_.get(), wantMax ? maxAbs_.get() : nullptr},
+                     statsScratch_.get(), stream_);
   }
 
   std::vector<double> hostStd(int count) {
@@ -522,13 +519,11 @@ class BatchRun {
   // reference for the too-small-amplitude stop).
   void startMembers(const R* base, const double* scale, bool paired, R* residue, int firstRow,
                     R* ref) {
-    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(residue, base, scale, n_, B_, I_,
-                                                   channelIds_.get(), p_.seed, paired);
+    MODESCOPE_CUDA_TRY(cudaMemsetAsync(ref, 0, B_ * sizeof(R), stream_));
+    noiseKernel<<<noiseGrid(n_, B_), kThreads, 0, stream_>>>(residue, sifterRow(firstRow), ref,
+                                                             base, scale, n_, B_, I_,
+                                                             channelIds_.get(), p_.seed, paired);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
-    MODESCOPE_CUDA_TRY(cudaMemcpyAsync(sifterRow(firstRow), residue, rowsB() * sizeof(R),
-                                       cudaMemcpyDeviceToDevice, stream_));
-    rowStatsKernel<<<B_, kThreads, 0, stream_>>>(residue, n_, n_, nullptr, nullptr, ref);
-    MODESCOPE_CUDA_CHECK_LAUNCH("rowStatsKernel", stream_);
   }
 
   R* sifterRow(int row) const { return sifter_.input() + static_cast<std::size_t>(row) * n_; }
@@ -890,8 +885,9 @@ class BatchRun {
     progress(0.4, "CEEMDAN mode 1");
     std::vector<double> amp(B_, p_.noiseStd);
     upload(scale_.get(), amp.data(), B_);
-    noiseKernel<<<gridB(), kThreads, 0, stream_>>>(sifter_.input(), r_.get(), scale_.get(), n_, B_,
-                                                   I_, channelIds_.get(), p_.seed, false);
+    noiseKernel<<<noiseGrid(n_, B_), kThreads, 0, stream_>>>(
+        sifter_.input(), static_cast<R*>(nullptr), static_cast<R*>(nullptr), r_.get(), scale_.get(),
+        n_, B_, I_, channelIds_.get(), p_.seed, false);
     MODESCOPE_CUDA_CHECK_LAUNCH("noiseKernel", stream_);
     sifter_.extract(B_, p_.stop, nullptr, nullptr, false, SiftInput::Unflagged, ctx_.sub(0, 0));
     tallyStatuses(active);
@@ -943,6 +939,7 @@ class BatchRun {
   DeviceBuffer<R> x_, r_, rNew_, d_;
   DeviceBuffer<double> mean_, std_;
   DeviceBuffer<R> maxAbs_;
+  DeviceBuffer<double> statsScratch_;  // rowStatistics's
   DeviceBuffer<double> factor_, scale_;
   DeviceBuffer<int> hasMode_, modeCount_;
   DeviceBuffer<std::uint8_t> enabled_, channelActive_;

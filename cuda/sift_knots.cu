@@ -372,7 +372,7 @@ __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros, bool firstIt
     if (lane == 0 && lowHalf(runCounts)) atomicAdd(&v.countsOf(s, 1)[tile], lowHalf(runCounts));
   }
   zeros = __reduce_add_sync(~0u, zeros);
-  for (int d = 16; d > 0; d >>= 1) maxAbs = max(maxAbs, __shfl_xor_sync(~0u, maxAbs, d));
+  maxAbs = warpMaxBits(maxAbs);
   if (lane != 0) return;
   if (zeros) atomicAdd(&v.counters[s * kCounters + kZeros], zeros);
   if (maxAbs) atomicMax(&v.maxAbsBits[s], maxAbs);

@@ -130,8 +130,7 @@ __device__ void flagWrittenTile(const TileFlagRows& rows, int s, int tile, std::
     flagTileRun(rows, s, begin, samples, kRunSamples * static_cast<int>(threadIdx.x), countZeros,
                 shared.staged, shared.sums);
   }
-  for (int d = 16; d > 0; d >>= 1)
-    maxAbsBits = max(maxAbsBits, __shfl_xor_sync(~0u, maxAbsBits, d));
+  maxAbsBits = warpMaxBits(maxAbsBits);
   if (threadIdx.x % 32 == 0) atomicMax(&shared.maxAbs, maxAbsBits);
   __syncthreads();  // the sums; the staged samples are read
   if (threadIdx.x == 0) {

@@ -141,6 +141,11 @@ __device__ inline unsigned long long absBits(float v) { return __float_as_uint(f
 __device__ inline unsigned long long absBits(double v) {
   return static_cast<unsigned long long>(__double_as_longlong(fabs(v)));
 }
+// The largest of a warp's absBits, in every lane.
+__device__ inline unsigned long long warpMaxBits(unsigned long long bits) {
+  for (int d = 16; d > 0; d >>= 1) bits = max(bits, __shfl_xor_sync(~0u, bits, d));
+  return bits;
+}
 __device__ inline double fromBits(unsigned long long b, float) {
   return __uint_as_float(static_cast<unsigned>(b));
 }
