@@ -6,22 +6,28 @@
 // it first touches of the growing host rows.
 //
 // append() queues the copies on the run's stream into one of two page-locked slots and hands the
-// conversion to a host thread that waits for them (and spreads the channels over a few threads,
-// each channel's row written by one). Conversions run one after the other, in the order the rows
-// were appended; append() waits only for the conversion that last read the slot it takes, two
-// appends before, so the device does not wait for the host where a conversion takes longer than
-// the stage after it. The device rows may be overwritten by work queued after append(): the
-// copies come first on the stream.
+// conversion to the download's host thread, which waits for them and converts the rows in the
+// order they were appended (spread over a few threads in chunks of a row). append() waits only for
+// the conversion that last read the slot it takes, two appends before, so the device does not wait
+// for the host where a conversion takes longer than the stage after it. One thread for the whole
+// run: a thread per append (std::async), the residue's conversion started 0.4 ms after the last
+// IMF's had ended, joining that thread, with the device done (host timestamps, H200, docs/emd.md).
+// The device rows may be overwritten by work queued after append(): the copies come first on the
+// stream.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <functional>
-#include <future>
+#include <mutex>
 #include <new>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -45,11 +51,18 @@ class ImfRowsDownload {
         n_(n),
         stream_(stream),
         slots_{Slot(static_cast<std::size_t>(channels) * static_cast<std::size_t>(n), signals),
-               Slot(static_cast<std::size_t>(channels) * static_cast<std::size_t>(n), signals)} {}
-  // Waits for the conversions still running (they read the page-locked slots); an error of one
-  // was the run's to report through finish().
+               Slot(static_cast<std::size_t>(channels) * static_cast<std::size_t>(n), signals)} {
+    converter_ = std::thread([this] { convertQueued(); });
+  }
+  // Lets the conversions queued finish (they read the page-locked slots; an error of one was the
+  // run's to report through finish()), then ends the thread.
   ~ImfRowsDownload() {
-    if (last_.valid()) last_.wait();
+    {
+      const std::lock_guard<std::mutex> hold(lock_);
+      closing_ = true;
+    }
+    changed_.notify_all();
+    converter_.join();
   }
   ImfRowsDownload(const ImfRowsDownload&) = delete;
   ImfRowsDownload& operator=(const ImfRowsDownload&) = delete;
@@ -68,12 +81,16 @@ class ImfRowsDownload {
   // One row per channel of `rows` (channels x n on the device, standardised units) times
   // scale[c], appended to every channel whose `active` flag is set; withSifts: with the mean sift
   // count of its `members` members that produced an IMF (sifts/status: the sifter's, channels x
-  // members).
+  // members). Rethrows what stopped an earlier conversion.
   void append(const R* rows, const std::vector<std::uint8_t>& active, const int* sifts,
               const int* status, int members, const std::vector<double>& scale) {
     Slot& slot = slots_[next_];
     next_ = (next_ + 1) % kSlots;
-    if (slot.converted.valid()) slot.converted.get();  // it reads the slot; rethrows its error
+    {
+      std::unique_lock<std::mutex> hold(lock_);
+      changed_.wait(hold, [&] { return !slot.queued || error_; });  // it reads the slot
+      if (error_) std::rethrow_exception(error_);
+    }
     copyDown(slot.rows.get(), rows, slot.rows.size());
     const bool withSifts = sifts != nullptr;
     const std::size_t memberCount = static_cast<std::size_t>(channels_) * members;
@@ -82,25 +99,19 @@ class ImfRowsDownload {
       copyDown(slot.status.get(), status, memberCount);
     }
     slot.copied.record(stream_);
-    last_ = std::async(std::launch::async, [this, &slot, before = last_, active, withSifts, members,
-                                            scale] {
-              // Rows in order: the conversion before first (waited for even where this one
-              // fails, so that no conversion runs on once the last has ended); its error stops
-              // this one too.
-              if (before.valid()) before.wait();
-              slot.copied.synchronize();
-              if (before.valid()) before.get();
-              convert(slot, active, withSifts, members, scale);
-            }).share();
-    slot.converted = last_;
+    {
+      const std::lock_guard<std::mutex> hold(lock_);
+      queue_.push_back({&slot, active, withSifts, members, scale});
+      slot.queued = true;
+    }
+    changed_.notify_all();
   }
 
   // Waits until every appended row is in the result; rethrows what stopped a conversion.
   void finish() {
-    if (!last_.valid()) return;
-    const std::shared_future<void> last = std::exchange(last_, {});
-    for (auto& slot : slots_) slot.converted = {};  // done when the last one is (in order)
-    last.get();
+    std::unique_lock<std::mutex> hold(lock_);
+    changed_.wait(hold, [&] { return (queue_.empty() && !converting_) || error_; });
+    if (error_) std::rethrow_exception(error_);
   }
 
  private:
@@ -114,7 +125,14 @@ class ImfRowsDownload {
     PinnedBuffer<R> rows;
     PinnedBuffer<int> sifts, status;
     Event copied;
-    std::shared_future<void> converted;  // the conversion that reads it
+    bool queued = false;  // a conversion that reads it is queued or running (guarded by lock_)
+  };
+  struct Conversion {
+    Slot* slot;
+    std::vector<std::uint8_t> active;
+    bool withSifts;
+    int members;
+    std::vector<double> scale;
   };
 
   template <class T>
@@ -123,58 +141,99 @@ class ImfRowsDownload {
         cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
   }
 
-  // Channels on several threads: most of a stage's conversion can be first touches of the rows'
-  // new pages, and the residue's, the run's last, is waited for. On one thread, the last IMF's
-  // took 18.5 ms of a 1.56 s 64-channel ICEEMDAN run with the device idle (it waits to reuse the
-  // buffers), and the residue's about as long after the device had finished (cuda_timeline,
-  // H200, docs/emd.md).
-  void convert(const Slot& slot, const std::vector<std::uint8_t>& active, bool withSifts,
-               int members, const std::vector<double>& scale) {
-    const int threads = std::min({kConversionThreads, hardwareThreads(), channels_});
-    parallelFor(static_cast<std::size_t>(channels_), threads, JobContext{}, "IMF rows",
+  // The thread's loop: the queued conversions in order, until the download closes with none left.
+  // After an error the later ones are dropped (the run stops with it).
+  void convertQueued() {
+    std::unique_lock<std::mutex> hold(lock_);
+    for (;;) {
+      changed_.wait(hold, [&] { return !queue_.empty() || closing_; });
+      if (queue_.empty()) return;
+      Conversion next = std::move(queue_.front());
+      queue_.pop_front();
+      converting_ = true;
+      const bool failed = error_ != nullptr;
+      hold.unlock();
+      std::exception_ptr error;
+      try {
+        next.slot->copied.synchronize();
+        if (!failed) convert(next);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      hold.lock();
+      if (error && !error_) error_ = error;
+      next.slot->queued = false;
+      converting_ = false;
+      changed_.notify_all();
+    }
+  }
+
+  // Every active channel's row made room for here (and the pages ahead touched), then filled in
+  // chunks of kConversionChunk samples over a few threads: one channel's row on one thread took
+  // 0.4 ms of 358,401 samples, and the last two rows are waited for after the device has finished.
+  void convert(const Conversion& job) {
+    const std::size_t n = static_cast<std::size_t>(n_);
+    std::vector<std::size_t> channels, at;
+    for (std::size_t c = 0; c < static_cast<std::size_t>(channels_); ++c) {
+      if (!job.active[c]) continue;
+      channels.push_back(c);
+      at.push_back(makeRoom(out_[c]));
+    }
+    const std::size_t chunks = (n + kConversionChunk - 1) / kConversionChunk;
+    const std::size_t items = channels.size() * chunks;
+    const int threads = static_cast<int>(
+        std::min<std::size_t>({static_cast<std::size_t>(kConversionThreads),
+                               static_cast<std::size_t>(hardwareThreads()), items}));
+    parallelFor(items, threads, JobContext{}, "IMF rows",
                 [&]() -> std::function<void(std::size_t)> {
-                  return [&](std::size_t c) {
-                    if (active[c]) convertChannel(slot, c, withSifts, members, scale[c]);
+                  return [&](std::size_t item) {
+                    const std::size_t k = item / chunks, first = (item % chunks) * kConversionChunk;
+                    const std::size_t c = channels[k], last = std::min(n, first + kConversionChunk);
+                    const R* src = job.slot->rows.get() + c * n;
+                    float* dst = out_[c].data.data() + at[k];
+                    const double scale = job.scale[c];
+                    for (std::size_t t = first; t < last; ++t) {
+                      dst[t] = static_cast<float>(static_cast<double>(src[t]) * scale);
+                    }
                   };
                 });
+    if (!job.withSifts) return;
+    for (std::size_t c : channels) {
+      // Mean over the members that produced an IMF (the CPU's convention).
+      double s = 0;
+      int produced = 0;
+      for (int i = 0; i < job.members; ++i) {
+        const std::size_t b = c * job.members + i;
+        if (job.slot->status.get()[b] != kSiftDone) continue;
+        s += job.slot->sifts.get()[b];
+        ++produced;
+      }
+      out_[c].sifts.push_back(produced ? static_cast<int>(std::lround(s / produced)) : 0);
+    }
   }
 
   // Rows a conversion keeps touched ahead of the row it writes.
   static constexpr std::size_t kRowsTouchedAhead = 2;
 
-  void convertChannel(const Slot& slot, std::size_t c, bool withSifts, int members, double scale) {
-    auto& m = out_[c];
+  // A row more in m.data (where the conversion writes it); returns where it starts. The next
+  // kRowsTouchedAhead rows' pages are touched now (a size up to the capacity and back never
+  // reallocates), so that the last conversions, which the host waits for after the device has
+  // finished, find theirs in place: first touches took the last IMF's conversion of 64 channels
+  // on 8 threads from 3.1 to 4.8 ms (cuda_timeline, H200, docs/emd.md). Touched all at once by the
+  // first conversion, one channel's 13 rows of 358,401 samples took it past the next stage, and
+  // the device waited 4 ms for it (H200).
+  std::size_t makeRoom(EmdChannelModes& m) const {
     const std::size_t n = static_cast<std::size_t>(n_), at = m.data.size();
-    // The next kRowsTouchedAhead rows' pages are touched now (a size up to the capacity and back
-    // never reallocates), so that the last conversions, which the host waits for after the
-    // device has finished, find theirs in place: first touches took the last IMF's conversion of
-    // 64 channels on 8 threads from 3.1 to 4.8 ms (cuda_timeline, H200, docs/emd.md). Touched all
-    // at once by the first conversion, one channel's 13 rows of 358,401 samples took it past the
-    // next stage, and the device waited 4 ms for it (H200).
     const std::size_t ahead = std::min(m.data.capacity(), at + (1 + kRowsTouchedAhead) * n);
     m.data.resize(std::max(ahead, at + n));
     m.data.resize(at + n);
-    const R* src = slot.rows.get() + c * n;
-    for (std::size_t t = 0; t < n; ++t) {
-      m.data[at + t] = static_cast<float>(static_cast<double>(src[t]) * scale);
-    }
-    if (withSifts) {
-      // Mean over the members that produced an IMF (the CPU's convention).
-      double s = 0;
-      int produced = 0;
-      for (int i = 0; i < members; ++i) {
-        const std::size_t b = c * members + i;
-        if (slot.status.get()[b] != kSiftDone) continue;
-        s += slot.sifts.get()[b];
-        ++produced;
-      }
-      m.sifts.push_back(produced ? static_cast<int>(std::lround(s / produced)) : 0);
-    }
+    return at;
   }
 
   // A few threads, leaving the host's other cores to the application: 8 took the 64-channel
-  // case's wait from 18.5 to 4.8 ms (above).
+  // case's wait from 18.5 to 4.8 ms (docs/emd.md).
   static constexpr int kConversionThreads = 8;
+  static constexpr std::size_t kConversionChunk = std::size_t{1} << 16;
 
   std::vector<EmdChannelModes>& out_;
   int channels_;
@@ -182,7 +241,13 @@ class ImfRowsDownload {
   cudaStream_t stream_;
   Slot slots_[kSlots];
   int next_ = 0;
-  std::shared_future<void> last_;  // the last conversion queued (last: joined first)
+  std::mutex lock_;
+  std::condition_variable changed_;
+  std::deque<Conversion> queue_;  // appended, not yet taken by the thread
+  bool converting_ = false;       // the thread converts one taken from queue_
+  bool closing_ = false;          // the destructor waits for the thread
+  std::exception_ptr error_;      // what stopped a conversion first
+  std::thread converter_;         // last: started when the rest is ready
 };
 
 }  // namespace modescope::cuda

@@ -335,21 +335,31 @@ TEST(EmdCpu, TooShortIsRefused) {
 }
 
 TEST(EmdCpu, NonFiniteSamplesAreRefusedWithChannelAndSample) {
-  for (double bad :
-       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
-    std::vector<double> x = testSignal(200, 2);
-    x[137] = bad;
-    const SignalBlock b = makeBlock({testSignal(200, 1), x}, {3, 4}, 50.0);
-    JobContext ctx;
-    try {
-      decomposeCpu(b, emdPreset("eemd-wu"), 1, ctx);
-      FAIL() << "no throw";
-    } catch (const InvalidInputError& e) {
-      const std::string m = e.what();
-      EXPECT_NE(m.find("channel 4"), std::string::npos) << m;
-      EXPECT_NE(m.find("sample 137"), std::string::npos) << m;
-      EXPECT_NE(m.find("2.74 s"), std::string::npos) << m;  // 137 / 50 Hz
-      EXPECT_NE(m.find(std::isnan(bad) ? "NaN" : "infinite"), std::string::npos) << m;
+  // The check goes a chunk of 4,096 samples at a time: the first sample of a chunk and the last
+  // of a partial one too.
+  struct Case {
+    std::int64_t n, at;
+    const char* when;  // at / 50 Hz
+  };
+  for (const Case& c :
+       {Case{200, 137, "2.74 s"}, Case{9000, 4096, "81.92 s"}, Case{9000, 8999, "179.98 s"}}) {
+    for (double bad :
+         {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+          -std::numeric_limits<double>::infinity()}) {
+      std::vector<double> x = testSignal(c.n, 2);
+      x[c.at] = bad;
+      const SignalBlock b = makeBlock({testSignal(c.n, 1), x}, {3, 4}, 50.0);
+      JobContext ctx;
+      try {
+        decomposeCpu(b, emdPreset("eemd-wu"), 1, ctx);
+        FAIL() << "no throw";
+      } catch (const InvalidInputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("channel 4"), std::string::npos) << m;
+        EXPECT_NE(m.find("sample " + std::to_string(c.at)), std::string::npos) << m;
+        EXPECT_NE(m.find(c.when), std::string::npos) << m;
+        EXPECT_NE(m.find(std::isnan(bad) ? "NaN" : "infinite"), std::string::npos) << m;
+      }
     }
   }
 }
