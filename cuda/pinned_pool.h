@@ -1,8 +1,8 @@
 // Page-locked host memory for PinnedBuffer (device_memory.cuh), kept for the next allocation
 // instead of handed back to the driver (internal to cuda/). cudaHostAlloc and cudaFreeHost pin and
-// unpin the pages every time: the ~10 small buffers of a one-channel ICEEMDAN run (statuses, sift
-// counts, the IMF rows coming down) took about 1 ms of its 85 ms to make and 0.7 ms to free, with
-// the device idle (host timestamps, H200, docs/emd.md), paid again by every run. The memory is
+// unpin the pages every time: the ~10 buffers of a one-channel ICEEMDAN run (statuses, sift
+// counts, the IMF rows coming down) took about 1.3 ms of its 85 ms to make and 0.8 ms to free,
+// with the device idle (host timestamps, H200, docs/emd.md), paid again by every run. The memory is
 // portable (pinned for every device's context), so a buffer kept from a run on one device serves
 // a run on another. releaseCudaPooledMemory (cuda_backend.h) hands back what is kept.
 #pragma once
