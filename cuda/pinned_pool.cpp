@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -25,13 +26,25 @@ struct Pool {
   std::multimap<std::size_t, void*> unused;       // by block size
   std::unordered_map<void*, std::size_t> sizeOf;  // every block the pool made, in use or not
   std::size_t unusedBytes = 0;
+  bool closed = false;  // the process is ending: released blocks go back to the driver at once
 };
 
-// Never destroyed: buffers may be released during static destruction, and the driver may be
-// gone by then (the process's end frees the memory).
+// Never destroyed: buffers may be released during static destruction.
 Pool& pool() {
   static Pool* p = new Pool;
   return *p;
+}
+
+// At the process's end, what the pool keeps goes back to the driver, and so does every block
+// released after it: kept, compute-sanitizer's leak check counted them as leaked (28,672 bytes
+// in 6 blocks after the AR stream tests, H200). Registered after the first block is made, so it
+// runs before the CUDA runtime's own exit handler, registered when the runtime started.
+void closeAtExit() {
+  {
+    const std::lock_guard<std::mutex> hold(pool().lock);
+    pool().closed = true;
+  }
+  releasePinnedPool();
 }
 
 }  // namespace
@@ -63,6 +76,8 @@ void* allocatePinnedBytes(std::size_t bytes) {
     (void)cudaFreeHost(block);
     throw;
   }
+  static const bool closesAtExit = std::atexit(closeAtExit) == 0;
+  (void)closesAtExit;
   return block;
 }
 
@@ -72,7 +87,7 @@ void releasePinnedBytes(void* block) noexcept {
   {
     const std::lock_guard<std::mutex> hold(p.lock);
     const auto it = p.sizeOf.find(block);
-    if (it != p.sizeOf.end() && p.unusedBytes + it->second <= kKeptBytes) {
+    if (it != p.sizeOf.end() && !p.closed && p.unusedBytes + it->second <= kKeptBytes) {
       try {
         p.unused.emplace(it->second, block);
         p.unusedBytes += it->second;

@@ -103,10 +103,11 @@ struct WrittenTile {
   // At the writer's start, before its first tile is staged (flagWrittenTile's first barrier
   // publishes it; each call leaves them zero for the next).
   __device__ void start() {
-    if (threadIdx.x == 0) {
-      sums = {};
-      maxAbs = 0;
-    }
+    if (threadIdx.x == 0) reset();
+  }
+  __device__ void reset() {
+    sums = {};
+    maxAbs = 0;
   }
 };
 
@@ -136,8 +137,7 @@ __device__ void flagWrittenTile(const TileFlagRows& rows, int s, int tile, std::
   if (threadIdx.x == 0) {
     storeTileSums(rows, s, tile, shared.sums);
     rows.tileMaxAbs[rows.tileEntry(s, tile)] = shared.maxAbs;
-    shared.sums = {};
-    shared.maxAbs = 0;
+    shared.reset();
   }
 }
 
