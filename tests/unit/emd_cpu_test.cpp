@@ -19,6 +19,7 @@
 #include "engine/emd/emd.h"
 #include "engine/emd/emd_params.h"
 #include "tests/unit/correlation_support.h"
+#include "tests/unit/error_message_support.h"
 
 namespace modescope {
 namespace {
@@ -312,14 +313,10 @@ TEST(EmdCpu, ConstantChannelIsRefusedByName) {
   std::vector<double> flat(100, 4.5);
   const SignalBlock b = makeBlock({testSignal(100, 1), flat}, {0, 12});
   JobContext ctx;
-  try {
-    decomposeCpu(b, emdPreset("emd-rilling"), 1, ctx);
-    FAIL() << "no throw";
-  } catch (const InvalidInputError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("channel 12"), std::string::npos) << m;
-    EXPECT_NE(m.find("constant"), std::string::npos) << m;
-  }
+  const std::string m = test_support::messageOf<InvalidInputError>(
+      [&] { decomposeCpu(b, emdPreset("emd-rilling"), 1, ctx); });
+  EXPECT_NE(m.find("channel 12"), std::string::npos) << m;
+  EXPECT_NE(m.find("constant"), std::string::npos) << m;
 }
 
 TEST(EmdCpu, TooShortIsRefused) {
@@ -350,16 +347,12 @@ TEST(EmdCpu, NonFiniteSamplesAreRefusedWithChannelAndSample) {
       x[c.at] = bad;
       const SignalBlock b = makeBlock({testSignal(c.n, 1), x}, {3, 4}, 50.0);
       JobContext ctx;
-      try {
-        decomposeCpu(b, emdPreset("eemd-wu"), 1, ctx);
-        FAIL() << "no throw";
-      } catch (const InvalidInputError& e) {
-        const std::string m = e.what();
-        EXPECT_NE(m.find("channel 4"), std::string::npos) << m;
-        EXPECT_NE(m.find("sample " + std::to_string(c.at)), std::string::npos) << m;
-        EXPECT_NE(m.find(c.when), std::string::npos) << m;
-        EXPECT_NE(m.find(std::isnan(bad) ? "NaN" : "infinite"), std::string::npos) << m;
-      }
+      const std::string m = test_support::messageOf<InvalidInputError>(
+          [&] { decomposeCpu(b, emdPreset("eemd-wu"), 1, ctx); });
+      EXPECT_NE(m.find("channel 4"), std::string::npos) << m;
+      EXPECT_NE(m.find("sample " + std::to_string(c.at)), std::string::npos) << m;
+      EXPECT_NE(m.find(c.when), std::string::npos) << m;
+      EXPECT_NE(m.find(std::isnan(bad) ? "NaN" : "infinite"), std::string::npos) << m;
     }
   }
 }
