@@ -14,6 +14,7 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/core/finite_samples.h"
 #include "engine/core/text.h"
 #include "engine/parallel/parallel_for.h"
 
@@ -34,16 +35,14 @@ void checkArBlock(const SignalBlock& block) {
                                     std::to_string(block.samples) + " samples");
   for (std::size_t c = 0; c < block.channels.size(); ++c) {
     const float* x = block.channel(c);
-    for (int64_t i = 0; i < block.samples; ++i) {
-      if (!std::isfinite(x[i]))
-        throw InvalidInputError(channelName(block, c),
-                                "sample " + std::to_string(i) + " (" +
-                                    formatNumber(static_cast<double>(i) / block.sampleRate) +
-                                    " s into the block)",
-                                std::isnan(x[i]) ? "NaN" : "an infinite value", "finite samples",
-                                "exclude the channel or choose a time range without the bad "
-                                "samples");
-    }
+    if (const int64_t i = firstNonFinite(x, block.samples); i < block.samples)
+      throw InvalidInputError(channelName(block, c),
+                              "sample " + std::to_string(i) + " (" +
+                                  formatNumber(static_cast<double>(i) / block.sampleRate) +
+                                  " s into the block)",
+                              std::isnan(x[i]) ? "NaN" : "an infinite value", "finite samples",
+                              "exclude the channel or choose a time range without the bad "
+                              "samples");
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "engine/core/block_rows.h"
 #include "engine/core/error.h"
+#include "engine/core/finite_samples.h"
 #include "engine/core/text.h"
 #include "engine/entropy/entropy_candidates.h"
 #include "engine/entropy/entropy_values.h"
@@ -130,11 +131,11 @@ EntropyPlan planEntropy(const SignalBlock& block, const EntropyParams& params,
   parallelFor(c, hardwareThreads(), quiet, "z-scoring", [&]() -> std::function<void(std::size_t)> {
     return [&](std::size_t ci) {
       const float* x = block.channel(plan.params.rows[ci]);
-      for (int64_t k = 0; k < static_cast<int64_t>(e) * n; ++k)
-        if (!std::isfinite(x[k])) {
-          firstBad[ci] = k;
-          return;
-        }
+      const int64_t samples = static_cast<int64_t>(e) * n;
+      if (const int64_t k = firstNonFinite(x, samples); k < samples) {
+        firstBad[ci] = k;
+        return;
+      }
       for (std::size_t ei = 0; ei < e; ++ei) {
         const bool flat = onHost ? zscoreSeries(x + ei * un, n, params.sd,
                                                 plan.zscored.data() + (ei * c + ci) * un) == 0.0

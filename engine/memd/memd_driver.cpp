@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/core/finite_samples.h"
 #include "engine/core/philox.h"
 #include "engine/core/text.h"
 #include "engine/emd/emd.h"  // kEmdMinSamples, emdNoiseStream
@@ -66,13 +67,11 @@ void validateMemdInput(const SignalBlock& block, const MemdParams& params) {
         std::to_string(channels) + " channels x " + std::to_string(block.samples) + " samples");
   for (std::size_t c = 0; c < channels; ++c) {
     const float* x = block.channel(c);
-    for (int64_t i = 0; i < block.samples; ++i) {
-      if (!std::isfinite(x[i]))
-        throw InvalidInputError(rowName(block, c), "sample " + std::to_string(i),
-                                std::isnan(x[i]) ? "NaN" : "an infinite value", "finite samples",
-                                "exclude the channel or choose a time range without the bad "
-                                "samples");
-    }
+    if (const int64_t i = firstNonFinite(x, block.samples); i < block.samples)
+      throw InvalidInputError(rowName(block, c), "sample " + std::to_string(i),
+                              std::isnan(x[i]) ? "NaN" : "an infinite value", "finite samples",
+                              "exclude the channel or choose a time range without the bad "
+                              "samples");
     if (std::all_of(x, x + block.samples, [&](float v) { return v == x[0]; }))
       throw InvalidInputError(rowName(block, c), "samples",
                               "a constant signal (every sample is " + formatNumber(x[0]) + ")",
