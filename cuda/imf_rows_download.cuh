@@ -7,13 +7,13 @@
 //
 // append() queues the copies on the run's stream into one of two page-locked slots and hands the
 // conversion to the download's host thread, which waits for them and converts the rows in the
-// order they were appended (spread over a few threads in chunks of a row). append() waits only for
-// the conversion that last read the slot it takes, two appends before, so the device does not wait
-// for the host where a conversion takes longer than the stage after it. One thread for the whole
-// run: a thread per append (std::async), the residue's conversion started 0.4 ms after the last
-// IMF's had ended, joining that thread, with the device done (host timestamps, H200, docs/emd.md).
-// The device rows may be overwritten by work queued after append(): the copies come first on the
-// stream.
+// order they were appended (spread over the download's few threads in chunks of a row). append()
+// waits only for the conversion that last read the slot it takes, two appends before, so the device
+// does not wait for the host where a conversion takes longer than the stage after it. One thread
+// for the whole run: a thread per append (std::async), the residue's conversion started 0.4 ms
+// after the last IMF's had ended, joining that thread, with the device done (host timestamps, H200,
+// docs/emd.md). The device rows may be overwritten by work queued after append(): the copies come
+// first on the stream.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
-#include <functional>
+#include <iterator>
 #include <mutex>
 #include <new>
 #include <thread>
@@ -33,9 +33,8 @@
 
 #include "cuda/device_memory.cuh"
 #include "cuda/emd_sifter.cuh"
-#include "engine/core/job_context.h"
+#include "cuda/host_thread_pool.h"
 #include "engine/emd/emd_result.h"
-#include "engine/parallel/parallel_for.h"
 
 namespace modescope::cuda {
 
@@ -110,7 +109,7 @@ class ImfRowsDownload {
   // Waits until every appended row is in the result; rethrows what stopped a conversion.
   void finish() {
     std::unique_lock<std::mutex> hold(lock_);
-    changed_.wait(hold, [&] { return (queue_.empty() && !converting_) || error_; });
+    changed_.wait(hold, [&] { return !anyQueued() || error_; });
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -150,7 +149,6 @@ class ImfRowsDownload {
       if (queue_.empty()) return;
       Conversion next = std::move(queue_.front());
       queue_.pop_front();
-      converting_ = true;
       const bool failed = error_ != nullptr;
       hold.unlock();
       std::exception_ptr error;
@@ -163,14 +161,20 @@ class ImfRowsDownload {
       hold.lock();
       if (error && !error_) error_ = error;
       next.slot->queued = false;
-      converting_ = false;
       changed_.notify_all();
     }
   }
 
+  // A slot's conversion is queued or running (under lock_).
+  bool anyQueued() const {
+    return std::any_of(std::begin(slots_), std::end(slots_),
+                       [](const Slot& s) { return s.queued; });
+  }
+
   // Every active channel's row made room for here (and the pages ahead touched), then filled in
-  // chunks of kConversionChunk samples over a few threads: one channel's row on one thread took
-  // 0.4 ms of 358,401 samples, and the last two rows are waited for after the device has finished.
+  // chunks of kConversionChunk samples over the download's threads: one channel's row on one
+  // thread took 0.4 ms of 358,401 samples, and the last two rows are waited for after the device
+  // has finished.
   void convert(const Conversion& job) {
     const std::size_t n = static_cast<std::size_t>(n_);
     std::vector<std::size_t> channels, at;
@@ -181,22 +185,17 @@ class ImfRowsDownload {
     }
     const std::size_t chunks = (n + kConversionChunk - 1) / kConversionChunk;
     const std::size_t items = channels.size() * chunks;
-    const int threads = static_cast<int>(
-        std::min<std::size_t>({static_cast<std::size_t>(kConversionThreads),
-                               static_cast<std::size_t>(hardwareThreads()), items}));
-    parallelFor(items, threads, JobContext{}, "IMF rows",
-                [&]() -> std::function<void(std::size_t)> {
-                  return [&](std::size_t item) {
-                    const std::size_t k = item / chunks, first = (item % chunks) * kConversionChunk;
-                    const std::size_t c = channels[k], last = std::min(n, first + kConversionChunk);
-                    const R* src = job.slot->rows.get() + c * n;
-                    float* dst = out_[c].data.data() + at[k];
-                    const double scale = job.scale[c];
-                    for (std::size_t t = first; t < last; ++t) {
-                      dst[t] = static_cast<float>(static_cast<double>(src[t]) * scale);
-                    }
-                  };
-                });
+    threads_.run(static_cast<int>(items), [&](int item) {
+      const std::size_t k = static_cast<std::size_t>(item) / chunks;
+      const std::size_t first = (static_cast<std::size_t>(item) % chunks) * kConversionChunk;
+      const std::size_t c = channels[k], last = std::min(n, first + kConversionChunk);
+      const R* src = job.slot->rows.get() + c * n;
+      float* dst = out_[c].data.data() + at[k];
+      const double scale = job.scale[c];
+      for (std::size_t t = first; t < last; ++t) {
+        dst[t] = static_cast<float>(static_cast<double>(src[t]) * scale);
+      }
+    });
     if (!job.withSifts) return;
     for (std::size_t c : channels) {
       // Mean over the members that produced an IMF (the CPU's convention).
@@ -231,7 +230,8 @@ class ImfRowsDownload {
   }
 
   // A few threads, leaving the host's other cores to the application: 8 took the 64-channel
-  // case's wait from 18.5 to 4.8 ms (docs/emd.md).
+  // case's wait from 18.5 to 4.8 ms (docs/emd.md). Leased once for the run, used by the
+  // conversion thread alone.
   static constexpr int kConversionThreads = 8;
   static constexpr std::size_t kConversionChunk = std::size_t{1} << 16;
 
@@ -244,10 +244,10 @@ class ImfRowsDownload {
   std::mutex lock_;
   std::condition_variable changed_;
   std::deque<Conversion> queue_;  // appended, not yet taken by the thread
-  bool converting_ = false;       // the thread converts one taken from queue_
   bool closing_ = false;          // the destructor waits for the thread
   std::exception_ptr error_;      // what stopped a conversion first
-  std::thread converter_;         // last: started when the rest is ready
+  HostThreadPool threads_{std::min(kConversionThreads, hardwareThreads())};
+  std::thread converter_;  // last: started when the rest is ready
 };
 
 }  // namespace modescope::cuda

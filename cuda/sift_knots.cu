@@ -302,6 +302,10 @@ __global__ void __launch_bounds__(32 * kScatterWarps, 5) scatterKnotsKernel(Sift
 // are not.
 constexpr int kEdgeTiles = 16;
 static_assert(2 * kEdgeTiles == 32, "a lane per edge");
+// The groups of kEdgeTiles tiles of a signal: the kernel's warps per signal.
+__host__ __device__ constexpr int edgeGroupsOf(int tiles) {
+  return (tiles + kEdgeTiles - 1) / kEdgeTiles;
+}
 constexpr int kWalkSamples = kSiftTileSamples / 32;  // a lane's share of a marked tile
 static_assert(kWalkSamples % 16 == 0, "a lane's flags in 16-byte loads");
 template <class R>
@@ -309,7 +313,7 @@ __global__ void flagTileEdgesKernel(SiftView<R> v, bool countZeros, bool firstIt
   startAfterKernelBefore();
   const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = static_cast<int>(threadIdx.x % 32);
-  const int groups = (v.tiles + kEdgeTiles - 1) / kEdgeTiles;
+  const int groups = edgeGroupsOf(v.tiles);
   const int s = warp / groups, group = warp % groups;
   if (s >= v.count) return;  // uniform over the warp
   const int status = v.status[s], parity = v.parity[s];
@@ -384,7 +388,7 @@ template <class R>
 void findKnots(const SiftView<R>& v, dim3 sampleGrid, bool firstIteration, bool countZeros,
                bool tilesFlagged, bool overlap, cudaStream_t stream) {
   if (tilesFlagged) {
-    const int warps = v.count * ((v.tiles + kEdgeTiles - 1) / kEdgeTiles);
+    const int warps = v.count * edgeGroupsOf(v.tiles);
     launchOverlapping(flagTileEdgesKernel<R>, dim3((warps + 3) / 4), dim3(128), stream, overlap, v,
                       countZeros, firstIteration);  // 4 warps a block
   } else {
