@@ -35,14 +35,7 @@ void checkArBlock(const SignalBlock& block) {
                                     std::to_string(block.samples) + " samples");
   for (std::size_t c = 0; c < block.channels.size(); ++c) {
     const float* x = block.channel(c);
-    if (const int64_t i = firstNonFinite(x, block.samples); i < block.samples)
-      throw InvalidInputError(channelName(block, c),
-                              "sample " + std::to_string(i) + " (" +
-                                  formatNumber(static_cast<double>(i) / block.sampleRate) +
-                                  " s into the block)",
-                              std::isnan(x[i]) ? "NaN" : "an infinite value", "finite samples",
-                              "exclude the channel or choose a time range without the bad "
-                              "samples");
+    requireFiniteSamples(channelName(block, c), x, block.samples, block.sampleRate, "block");
   }
 }
 

@@ -7,6 +7,9 @@
 #include <bit>
 #include <cmath>
 
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
 namespace modescope {
 
 int64_t firstNonFinite(const float* x, int64_t n) {
@@ -23,6 +26,19 @@ int64_t firstNonFinite(const float* x, int64_t n) {
       if (!std::isfinite(x[i])) return i;
   }
   return n;
+}
+
+void requireFiniteSamples(const std::string& channel, const float* x, int64_t n, double sampleRate,
+                          std::string_view span) {
+  const int64_t i = firstNonFinite(x, n);
+  if (i == n) return;
+  std::string where = "sample " + std::to_string(i);
+  if (sampleRate > 0)
+    where += " (" + formatNumber(static_cast<double>(i) / sampleRate) + " s into the " +
+             std::string(span) + ")";
+  throw InvalidInputError(channel, where, std::isnan(x[i]) ? "NaN" : "an infinite value",
+                          "finite samples",
+                          "exclude the channel or choose a time range without the bad samples");
 }
 
 }  // namespace modescope

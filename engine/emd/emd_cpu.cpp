@@ -77,16 +77,7 @@ void validateEmdInput(const SignalBlock& block, const EmdParams& params) {
                                     std::to_string(block.samples) + " samples");
   for (std::size_t c = 0; c < block.channels.size(); ++c) {
     const float* x = block.channel(c);
-    if (const int64_t i = firstNonFinite(x, block.samples); i < block.samples) {
-      std::string where = "sample " + std::to_string(i);
-      if (block.sampleRate > 0)
-        where +=
-            " (" + formatNumber(static_cast<double>(i) / block.sampleRate) + " s into the block)";
-      throw InvalidInputError(channelName(block, c), where,
-                              std::isnan(x[i]) ? "NaN" : "an infinite value", "finite samples",
-                              "exclude the channel or choose a time range without the bad "
-                              "samples");
-    }
+    requireFiniteSamples(channelName(block, c), x, block.samples, block.sampleRate, "block");
     if (std::all_of(x, x + block.samples, [&](float v) { return v == x[0]; }))
       throw InvalidInputError(channelName(block, c), "samples",
                               "a constant signal (every sample is " + formatNumber(x[0]) + ")",

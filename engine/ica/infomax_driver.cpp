@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/finite_samples.h"
 #include "engine/core/philox.h"
 #include "engine/core/text.h"
 #include "engine/ica/ica_whitening.h"
@@ -46,19 +47,8 @@ void checkInput(const SignalBlock& block) {
                                 "select the channels to unmix (ICA separates mixtures of "
                                 "several channels)");
   for (std::size_t ch = 0; ch < c; ++ch) {
-    const float* x = block.channel(ch);
-    for (int64_t t = 0; t < block.samples; ++t) {
-      if (!std::isfinite(x[t])) {
-        std::string where = "sample " + std::to_string(t);
-        if (block.sampleRate > 0)
-          where += " (" + formatNumber(static_cast<double>(t) / block.sampleRate) +
-                   " s into the selection)";
-        throw InvalidInputError(blockChannelName(block, ch), where,
-                                std::isnan(x[t]) ? "NaN" : "an infinite value", "finite samples",
-                                "exclude the channel or choose a time range without the bad "
-                                "samples");
-      }
-    }
+    requireFiniteSamples(blockChannelName(block, ch), block.channel(ch), block.samples,
+                         block.sampleRate, "selection");
   }
 }
 

@@ -67,11 +67,8 @@ void validateMemdInput(const SignalBlock& block, const MemdParams& params) {
         std::to_string(channels) + " channels x " + std::to_string(block.samples) + " samples");
   for (std::size_t c = 0; c < channels; ++c) {
     const float* x = block.channel(c);
-    if (const int64_t i = firstNonFinite(x, block.samples); i < block.samples)
-      throw InvalidInputError(rowName(block, c), "sample " + std::to_string(i),
-                              std::isnan(x[i]) ? "NaN" : "an infinite value", "finite samples",
-                              "exclude the channel or choose a time range without the bad "
-                              "samples");
+    // MEMD's message names the sample alone (sample rate 0: no time).
+    requireFiniteSamples(rowName(block, c), x, block.samples, 0.0, {});
     if (std::all_of(x, x + block.samples, [&](float v) { return v == x[0]; }))
       throw InvalidInputError(rowName(block, c), "samples",
                               "a constant signal (every sample is " + formatNumber(x[0]) + ")",
