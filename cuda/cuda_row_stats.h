@@ -1,5 +1,5 @@
 // Host entry to the device's row statistics (row_stats.cuh), for the parity test against the
-// CPU's sampleStd (tests/gpu/emd_parity_test.cpp). Host-only header.
+// CPU's sampleStd (tests/gpu/row_stats_parity_test.cpp). Host-only header.
 #pragma once
 
 #include <cstdint>

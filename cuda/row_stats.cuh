@@ -1,7 +1,7 @@
 // Mean, sample standard deviation and largest |x| of the rows of a batch on the device (internal
 // to cuda/): the channels' std that scales the ensemble's noise (engine/emd/emd.h), the noise
 // modes' std where ICEEMDAN normalises them, and max |x| for emd.m's amplitude stop. The CPU
-// twin is sampleStd (engine/emd/emd_internal.h); tests/gpu/emd_parity_test.cpp compares them.
+// twin is sampleStd (engine/emd/emd_internal.h); tests/gpu/row_stats_parity_test.cpp compares them.
 #pragma once
 
 #include <cuda_runtime.h>
