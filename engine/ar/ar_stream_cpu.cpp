@@ -13,6 +13,7 @@
 #include "engine/ar/ar_spectrum.h"
 #include "engine/ar/burg.h"
 #include "engine/core/error.h"
+#include "engine/core/finite_samples.h"
 #include "engine/parallel/worker_team.h"
 
 namespace modescope {
@@ -109,8 +110,7 @@ class CpuArStream final : public ArStream {
   void checkFinite(const float* samples, int64_t count) {
     for (std::size_t r = 0; r < inputs_; ++r) {
       const float* row = samples + r * static_cast<std::size_t>(count);
-      for (int64_t t = 0; t < count; ++t) {
-        if (std::isfinite(row[t])) continue;
+      if (const int64_t t = firstNonFinite(row, count); t < count) {
         const std::string name = r < inputNames_.size() && !inputNames_[r].empty()
                                      ? " (" + inputNames_[r] + ")"
                                      : std::string();
